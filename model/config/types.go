@@ -1,0 +1,269 @@
+// Package config is the attribute schema of rocesweep: every NIC and switch attribute of
+// spec/nic.md and spec/switch.md with its component path, type, unit and default, the
+// global simulation parameters, the topology and workload of a job, the unit parsers,
+// and the rules that stop a simulation before it starts.
+//
+// The typed structs below are the single source of truth: the schema (paths, types,
+// defaults) is derived from their field tags and from Default(), so `rocesweep defaults`,
+// the README table and validation cannot drift apart.
+//
+// Tags: `rs:"Name"` is the attribute or component name as the spec spells it; `type:"..."`
+// overrides the type derived from the Go type (e.g. queuesize); `doc:"..."` is a one-line
+// description with the spec section; `enum:"a|b|c"` lists allowed strings; `whole:"1"`
+// requires whole-number vector entries; `key:"..."` names topology/workload keys.
+package config
+
+import "github.com/rocesweep/rocesweep/model/sim"
+
+// Bytes is a byte count. Units: B, KB = 1,000, KiB = 1,024, MB = 10^6, MiB = 2^20.
+type Bytes int64
+
+// Rate is a data rate in bit/s. Units: Gbps = 10^9, Mbps = 10^6.
+type Rate float64
+
+// Gbps returns r in 10^9 bit/s.
+func (r Rate) Gbps() float64 { return float64(r) / 1e9 }
+
+// Vec8 is an 8-entry list indexed by traffic class or pool, e.g. "[0.9, 0.1, 0, 0, 0, 0, 0, 0]".
+type Vec8 [8]float64
+
+// Config is everything one simulation job needs.
+type Config struct {
+	Name     string   `key:"name" doc:"names the results"`
+	Seed     uint64   `key:"seed" doc:"job seed; devices draw from streams derived from it"`
+	Duration sim.Time `key:"duration" doc:"simulated time per job (the cap, with stop: drain)"`
+	Stop     string   `key:"stop" enum:"duration|drain" doc:"duration: run until duration; drain: end when every message completed (duration caps)"`
+
+	Global   Global   `key:"global"`
+	Topology Topology `key:"topology"`
+	Workload Workload `key:"workload"`
+	Switch   Switch   `key:"switch"`
+	NIC      NIC      `key:"nic"`
+}
+
+// Global holds the simulation parameters that belong to no device (nic.md §14 Globals,
+// records.md §1).
+type Global struct {
+	Mtu                                 Bytes    `rs:"Mtu" doc:"largest frame; MSS + 58 must be below it (nic.md §6)"`
+	NDStatsReportInterval               sim.Time `rs:"NDStatsReportInterval" doc:"period of nd-stats, ecn-pfc-stats, roce-transport-stats, tier-hop (records.md §1); the sweep spec's report_interval"`
+	StartTime                           sim.Time `rs:"StartTime" doc:"records.md RC-3: first periodic row at StartTime + ClientStartOffset + interval"`
+	ClientStartOffset                   sim.Time `rs:"ClientStartOffset" doc:"records.md RC-3"`
+	EnableNetDeviceStatLogging          bool     `rs:"EnableNetDeviceStatLogging" doc:"write nd-stats"`
+	EnablePFCECNStatsLogging            bool     `rs:"EnablePFCECNStatsLogging" doc:"write ecn-pfc-stats"`
+	EnableRoceTransportStats            bool     `rs:"EnableRoceTransportStats" doc:"write roce-transport-stats (nic.md §16.1)"`
+	EnableNetworkBufferStatsReporting   bool     `rs:"EnableNetworkBufferStatsReporting" doc:"NIC pools into net-buff-stats (nic.md §16.5)"`
+	NetworkBufferStatsReportingInterval sim.Time `rs:"NetworkBufferStatsReportingInterval" doc:"period of net-buff-stats"`
+}
+
+// Topology selects and sizes the fabric (design.md; records.md §2 topology context).
+type Topology struct {
+	Kind            string `key:"kind" enum:"star|leaf-spine|fat-tree" doc:"star: one rack switch; leaf-spine: two tiers; fat-tree: three-tier k-ary"`
+	Hosts           int    `key:"hosts" doc:"star: servers on the rack switch"`
+	Leaves          int    `key:"leaves" doc:"leaf-spine: rack switches"`
+	Spines          int    `key:"spines" doc:"leaf-spine: spine switches"`
+	HostsPerLeaf    int    `key:"hosts_per_leaf" doc:"leaf-spine: servers per rack switch"`
+	UplinksPerSpine int    `key:"uplinks_per_spine" doc:"leaf-spine: parallel links leaf-spine (the switch's NumUpLinksPerSwitch when 0)"`
+	K               int    `key:"k" doc:"fat-tree: arity (even)"`
+}
+
+// Workload is the traffic of a job (model/workload interprets it).
+type Workload struct {
+	Kind         string     `key:"kind" enum:"incast|permutation|all-to-all|load|mix|none" doc:"traffic generator"`
+	Senders      int        `key:"senders" doc:"incast: number of senders"`
+	Receiver     int        `key:"receiver" doc:"incast: receiving host index"`
+	MessageSize  Bytes      `key:"message_size" doc:"incast, permutation, all-to-all: bytes per message"`
+	Messages     int        `key:"messages" doc:"messages per sender (per QP)"`
+	Jitter       sim.Time   `key:"jitter" doc:"incast: uniform random start offset in [0, jitter)"`
+	Load         float64    `key:"load" doc:"load: offered load as a fraction of the host link rate"`
+	Distribution string     `key:"distribution" doc:"load: size CDF name (configs/size-cdf/NAME.txt) or a file path"`
+	DataTC       int        `key:"data_tc" doc:"traffic class of data packets"`
+	ControlTC    int        `key:"control_tc" doc:"traffic class of ACK/NAK/CNP"`
+	Start        sim.Time   `key:"start" doc:"time the workload posts its first message"`
+	QPsPerPair   int        `key:"qps_per_pair" doc:"queue pairs per host pair; messages spread over them"`
+	Verb         string     `key:"verb" enum:"write|send" doc:"RDMA verb of the work requests"`
+	Mix          []Workload `key:"mix" doc:"mix: workloads running together"`
+}
+
+// Switch is every attribute of the switch model (switch.md §3).
+type Switch struct {
+	NumUpLinks                       uint64   `rs:"NumUpLinks" doc:"advisory uplink port budget (§3.1)"`
+	NumDownLinks                     uint64   `rs:"NumDownLinks" doc:"advisory downlink port budget (§3.1)"`
+	NumUpLinksPerSwitch              uint64   `rs:"NumUpLinksPerSwitch" doc:"parallel links to each uplink peer switch (§3.1, RC-7)"`
+	SwitchingCapacity                Rate     `rs:"SwitchingCapacity" doc:"only compared with the sum of port rates (§3.1)"`
+	EcmpHashMethod                   string   `rs:"EcmpHashMethod" enum:"dpr|hash|hashWithSalt|crc32|crc32WithSalt|dprWithFallback" doc:"flow hash (§10.1)"`
+	LoadBalancingMethod              string   `rs:"LoadBalancingMethod" enum:"none|flowlet" doc:"member selection (§10.2, §10.3)"`
+	EnableLoadBalancingStats         bool     `rs:"EnableLoadBalancingStats" doc:"emit load-balancing-stats (§3.1)"`
+	LoadBalancingStatsReportInterval sim.Time `rs:"LoadBalancingStatsReportInterval" doc:"row spacing of load-balancing-stats, >= 10us (§3.1)"`
+
+	NetworkInterface     SwitchNetworkInterface `rs:"NetworkInterface"`
+	PacketTrimmer        PacketTrimmer          `rs:"PacketTrimmer"`
+	LoadBalancingFlowlet LoadBalancingFlowlet   `rs:"LoadBalancingFlowlet"`
+	SharedBufferManager  SharedBufferManager    `rs:"SharedBufferManager"`
+	EcnHandler           EcnHandler             `rs:"EcnHandler"`
+}
+
+// SwitchNetworkInterface is switch.md §3.2.
+type SwitchNetworkInterface struct {
+	UplinkNetworkInterface   DataRateIf `rs:"UplinkNetworkInterface"`
+	DownlinkNetworkInterface DataRateIf `rs:"DownlinkNetworkInterface"`
+	TransmissionMedium       Medium     `rs:"TransmissionMedium"`
+}
+
+// DataRateIf is a port's configured speed.
+type DataRateIf struct {
+	DataRate Rate `rs:"DataRate" doc:"port speed; a link runs at min(this end, peer end)"`
+}
+
+// Medium is the propagation delay of a device's links.
+type Medium struct {
+	Delay sim.Time `rs:"Delay" doc:"propagation delay; a link takes the delay of its lower-tier end (records.md §2)"`
+}
+
+// PacketTrimmer is switch.md §3.3.
+type PacketTrimmer struct {
+	TrimmingEnabled      bool `rs:"TrimmingEnabled" doc:"trim eligible over-limit packets (§6.3); needs UETPolicyEnabled and no PFC class"`
+	TrimmingStatsEnabled bool `rs:"TrimmingStatsEnabled" doc:"trimming statistics (ignored without trimming)"`
+}
+
+// LoadBalancingFlowlet is switch.md §3.4.
+type LoadBalancingFlowlet struct {
+	Gap      sim.Time `rs:"Gap" doc:"idle time after which a flow's member is chosen again; 0s = per packet; 0s..2s (§10.3)"`
+	PFCAware bool     `rs:"PFCAware" doc:"prefer members not PFC-paused for the packet's TC (§10.3)"`
+}
+
+// SharedBufferManager is switch.md §3.5.
+type SharedBufferManager struct {
+	TotalSharedBufferSize     Bytes    `rs:"TotalSharedBufferSize" doc:"whole buffer; headroom comes off first (§4.1)"`
+	UETPolicyEnabled          bool     `rs:"UETPolicyEnabled" doc:"UET partition instead of pools/classes (§6)"`
+	PoolAllocationMap         Vec8     `rs:"PoolAllocationMap" doc:"fraction of the sizing total per pool; 0 = no pool (§4.2)"`
+	TrafficClassPoolMapping   Vec8     `rs:"TrafficClassPoolMapping" whole:"1" doc:"index = TC, value = pool (§4.3)"`
+	EnablePFC                 Vec8     `rs:"EnablePFC" whole:"1" doc:"1 = lossless TC, 0 = lossy (§4.3)"`
+	HeadRoomPerPortLimit      Bytes    `rs:"HeadRoomPerPortLimit" doc:"reserved per connected port; each port's headroom cap per lossless pool (§4.1)"`
+	StaticPoolXoffThreshold   Bytes    `rs:"StaticPoolXoffThreshold" doc:"per-port, per-pool ingress bytes above which a pause is sent (§4.5)"`
+	StaticPoolXonThreshold    Bytes    `rs:"StaticPoolXonThreshold" doc:"per-port, per-pool ingress bytes at/below which a resume is sent (§4.5)"`
+	LossyAlpha                float64  `rs:"LossyAlpha" doc:"> 0: lossy egress limit = alpha x free egress bytes of the pool; 0: fixed limit (§4.4)"`
+	QueueDropThresholdEnable  bool     `rs:"QueueDropThresholdEnable" doc:"LossyAlpha = 0 only: true = QueueDropThreshold x PlaneBDP cap, false = pool / N (§4.4)"`
+	QueueDropThreshold        uint64   `rs:"QueueDropThreshold" doc:"multiplier of PlaneBDP for the fixed cap (§4.4)"`
+	PlaneBDP                  Bytes    `rs:"PlaneBDP" doc:"fabric bandwidth-delay product (§3.5)"`
+	BufferStatsReportInterval sim.Time `rs:"BufferStatsReportInterval" doc:"row spacing of buffer-stats (records.md §6)"`
+	ReportPerPortBufferStats  bool     `rs:"ReportPerPortBufferStats" doc:"write port-buffer-stats (records.md RC-4)"`
+}
+
+// EcnHandler is switch.md §3.6.
+type EcnHandler struct {
+	EnableEcn          bool    `rs:"EnableEcn" doc:"false = never mark (§9)"`
+	EwmaWeight         float64 `rs:"EwmaWeight" doc:"w in avg = (1-w) avg + w cur (§9)"`
+	MinThreshold       float64 `rs:"MinThreshold" doc:"fraction of the static egress limit below which nothing is marked (§4.4)"`
+	MaxThreshold       float64 `rs:"MaxThreshold" doc:"fraction of the static egress limit at/above which all ECT packets are marked (§4.4)"`
+	MaxMarkProbability float64 `rs:"MaxMarkProbability" doc:"marking probability at the upper threshold (§9)"`
+}
+
+// NIC is every attribute of the RoCE NIC model (nic.md §14).
+type NIC struct {
+	NumDownLinks      uint64 `rs:"NumDownLinks" doc:"read-only: one host per NIC"`
+	EnableBufferStats bool   `rs:"EnableBufferStats" doc:"NIC pools into net-buff-stats (§16.5)"`
+
+	NetworkInterface          NICNetworkInterface       `rs:"NetworkInterface"`
+	HostInterface             HostInterface             `rs:"HostInterface"`
+	TransportProcessingLayers TransportProcessingLayers `rs:"TransportProcessingLayers"`
+	RoceQpManager             RoceQpManager             `rs:"RoceQpManager"`
+	ECNHandler                ECNHandler                `rs:"ECNHandler"`
+}
+
+// NICNetworkInterface is the NIC's port, link and buffers (nic.md §14).
+type NICNetworkInterface struct {
+	UplinkNetworkInterface DataRateIf    `rs:"UplinkNetworkInterface"`
+	TransmissionMedium     Medium        `rs:"TransmissionMedium"`
+	IngressBufferManager   IngressBuffer `rs:"IngressBufferManager"`
+	EgressBufferManager    EgressBuffer  `rs:"EgressBufferManager"`
+}
+
+// IngressBuffer is nic.md §11, §12.
+type IngressBuffer struct {
+	TotalBufferSize        Bytes  `rs:"TotalBufferSize" doc:"receive buffer (§11)"`
+	QueueSchedulingType    string `rs:"QueueSchedulingType" enum:"StrictPriority|RoundRobin|WeightedRoundRobin" doc:"no effect on receive order (§5)"`
+	PoolAllocationVector   Vec8   `rs:"PoolAllocationVector" doc:"fraction of TotalBufferSize per TC, contiguous from TC 0 (§11)"`
+	PFCEnableVector        Vec8   `rs:"PFCEnableVector" doc:"1 = emit PFC for the TC (§12.1)"`
+	WRRQueueWeights        Vec8   `rs:"WRRQueueWeights" whole:"1" doc:"no effect on receive order"`
+	PfcStaticXoffThreshold Vec8   `rs:"PfcStaticXoffThreshold" doc:"Xoff as a fraction of the TC's pool, compared with >= (§12)"`
+	PfcXonResumeThreshold  Vec8   `rs:"PfcXonResumeThreshold" doc:"Xon as a fraction of the TC's pool (§12)"`
+	QuantaValue            Vec8   `rs:"QuantaValue" whole:"1" doc:"quanta per emitted pause; 1 quantum = 512 bit times (§12)"`
+}
+
+// EgressBuffer is nic.md §11, §7.
+type EgressBuffer struct {
+	TotalBufferSize      Bytes  `rs:"TotalBufferSize" doc:"transmit buffer (§11)"`
+	QueueSchedulingType  string `rs:"QueueSchedulingType" enum:"StrictPriority|RoundRobin|WeightedRoundRobin" doc:"port scheduler (§7)"`
+	PoolAllocationVector Vec8   `rs:"PoolAllocationVector" doc:"fraction of TotalBufferSize per TC (§11)"`
+	WRRQueueWeights      Vec8   `rs:"WRRQueueWeights" whole:"1" doc:"frames per WRR turn (§7)"`
+}
+
+// HostInterface is the PCIe link (nic.md §5, §14 notes 1-2).
+type HostInterface struct {
+	NICSide  NICSide  `rs:"NICSide"`
+	HostSide HostSide `rs:"HostSide"`
+}
+
+// NICSide is the NIC end of the PCIe link (platform path
+// HostInterface/NICSide/PCIeGen3.0/NicDeviceLayer/NicPCIeInterface/...).
+type NICSide struct {
+	TransactionLayer PCIeBuffers `rs:"TransactionLayer"`
+	PhysicalLayer    PCIeLanes   `rs:"PhysicalLayer"`
+	NICPCIeHandler   PCIeHandler `rs:"NICPCIeHandler"`
+}
+
+// HostSide is the host end of the PCIe link (platform path
+// HostInterface/HostSide/PCIeGen3.0/HostPCIeDeviceLayer/HostPCIeInterface/...).
+type HostSide struct {
+	TransactionLayer PCIeBuffers `rs:"TransactionLayer"`
+	PhysicalLayer    PCIeLanes   `rs:"PhysicalLayer"`
+}
+
+// PCIeBuffers are one end's transaction-layer buffers.
+type PCIeBuffers struct {
+	RXHeaderBufferSize Bytes `rs:"RXHeaderBufferSize" type:"queuesize" doc:"headers received from the far end"`
+	TXHeaderBufferSize Bytes `rs:"TXHeaderBufferSize" type:"queuesize" doc:"headers to the far end"`
+	RXDataBufferSize   Bytes `rs:"RXDataBufferSize" type:"queuesize" doc:"payload received from the far end"`
+	TXDataBufferSize   Bytes `rs:"TXDataBufferSize" type:"queuesize" doc:"payload to the far end"`
+}
+
+// PCIeLanes is one direction's rate: LaneBps x LaneCount.
+type PCIeLanes struct {
+	LaneBps   Rate   `rs:"LaneBps" doc:"lane rate of this end's transmit direction"`
+	LaneCount uint64 `rs:"LaneCount" doc:"1-16"`
+}
+
+// PCIeHandler holds the read request cost (NIC side only).
+type PCIeHandler struct {
+	ReadRequestSize Bytes `rs:"ReadRequestSize" doc:"link cost of one read request (NIC side; §5)"`
+}
+
+// TransportProcessingLayers holds the RoCE transport (nic.md §9, §10).
+type TransportProcessingLayers struct {
+	RoceTransportLayer RoceTransportLayer `rs:"RoceTransportLayer"`
+}
+
+// RoceTransportLayer is nic.md §9-10.
+type RoceTransportLayer struct {
+	RetransmitTimeout    sim.Time `rs:"RetransmitTimeout" doc:"transport timer, fixed, no backoff (§10)"`
+	AckCoalescingEnabled bool     `rs:"AckCoalescingEnabled" doc:"false = one ACK per data packet (§9)"`
+	AckDelay             sim.Time `rs:"AckDelay" doc:"ACK coalescing timer (§9)"`
+	AckThreshold         uint64   `rs:"AckThreshold" doc:"every (T+1)-th packet triggers an ACK (§9)"`
+}
+
+// RoceQpManager holds the segment size.
+type RoceQpManager struct {
+	MSS Bytes `rs:"MSS" doc:"payload per packet; 1-9,216 and MSS + 58 < Mtu (§6)"`
+}
+
+// ECNHandler is the DCQCN rate control (nic.md §13).
+type ECNHandler struct {
+	EnableECN                    bool    `rs:"EnableECN" doc:"data ECT(0) and CNPs acted on (§13)"`
+	MinimumRatePercentage        float64 `rs:"MinimumRatePercentage" doc:"rate floor as a fraction of L"`
+	FastRecoveryAttempt          uint64  `rs:"FastRecoveryAttempt" doc:"fast-recovery increases before additive increase"`
+	InitialTargetRatePercentage  float64 `rs:"InitialTargetRatePercentage" doc:"sizes step only"`
+	NumberActiveIncreaseSteps    uint64  `rs:"NumberActiveIncreaseSteps" doc:"divisor of step"`
+	ControlIntervalDurationNs    uint64  `rs:"ControlIntervalDurationNs" doc:"control interval in ns; loop every half"`
+	CongestionProbabilityWeight  float64 `rs:"CongestionProbabilityWeight" doc:"g of the alpha estimate"`
+	NumOfControlLoopsPerIncrease uint64  `rs:"NumOfControlLoopsPerIncrease" doc:"N: increase every N+1 increase halves while CNPs continue"`
+}

@@ -1,0 +1,176 @@
+// Package pkt holds the frame that crosses links between NICs and switches, and the
+// per-job pool that recycles frames so the hot path allocates nothing (design.md "The
+// engine": pooled packets). Frames are named by Handle, a small integer that fits in an
+// event's Arg; a *Packet stays valid until the handle is freed.
+package pkt
+
+import "fmt"
+
+// Type is what a frame is. The zero Type is invalid.
+type Type uint8
+
+const (
+	Data Type = iota + 1 // RoCEv2 data (SEND/WRITE segment)
+	Ack                  // RoCEv2 ACK
+	Nak                  // RoCEv2 NAK
+	Cnp                  // congestion notification packet
+	Pfc                  // IEEE 802.1Qbb PFC frame (pause or resume)
+)
+
+func (t Type) String() string {
+	switch t {
+	case Data:
+		return "data"
+	case Ack:
+		return "ack"
+	case Nak:
+		return "nak"
+	case Cnp:
+		return "cnp"
+	case Pfc:
+		return "pfc"
+	}
+	return fmt.Sprintf("pkt.Type(%d)", uint8(t))
+}
+
+// ECN field values (RFC 3168).
+const (
+	NotECT uint8 = 0
+	ECT1   uint8 = 1
+	ECT0   uint8 = 2
+	CE     uint8 = 3
+)
+
+// Frame sizes (nic.md §6, switch.md §5.1, DC-6, DC-8).
+const (
+	EthOverhead  = 18 // 14 B Ethernet header + 4 B FCS, added on transmit, never charged
+	MinL3        = 46 // minimum charge / padded payload of an Ethernet frame
+	DataOverhead = 58 // data frame on the wire = payload + 58 (12 BTH + 8 UDP + 20 IPv4 + 18)
+	DataL3Extra  = 40 // data L3 length = payload + 40
+	AckWire      = 126
+	CnpWire      = 122
+	PfcWire      = 84
+	ProtoUDP     = 17
+	ProtoTCP     = 6
+	RoCEv2Port   = 4791
+	PauseQuanta  = 65535 // quanta of a switch-sent pause (switch.md §7.1)
+)
+
+// Handle names a pooled Packet. The zero Handle is invalid.
+type Handle int32
+
+// Packet is one frame. Size is the L3 length (the frame without Ethernet header and FCS);
+// what a device charges to a buffer and what it puts on the wire derive from it.
+type Packet struct {
+	Type Type
+
+	// IPv4 / UDP.
+	SrcIP, DstIP uint32 // host addresses: host index + 1 (so dpr's dst-1 is the host index)
+	DSCP         uint8  // class × 8 (nic.md §6)
+	ECN          uint8  // NotECT, ECT1, ECT0, CE
+	Proto        uint8  // ProtoUDP for RoCEv2
+	SPort, DPort uint16
+	Size         int32 // L3 bytes
+
+	// RoCEv2 BTH/AETH.
+	DestQP  uint32 // BTH destination QPN
+	SrcQP   uint32 // sender's QP number (simulator metadata; the reply goes there)
+	PSN     int64  // data: its PSN; ACK: last PSN acknowledged (E-1); NAK: expected PSN E
+	SE      bool   // solicited event: last packet of a message
+	Payload int32  // data payload bytes
+
+	// Simulator metadata carried for the receiver (nic.md §3 [DC]: an implicit responder
+	// QP copies its TC pair from the first data packet).
+	SrcHost, DstHost int32
+	DataTC, CtrlTC   uint8
+	MsgID            int64 // sender-side message number, for tracing and conservation
+	Epoch            uint32
+
+	// PFC (802.1Qbb): class-enable vector and per-class quanta.
+	PfcVector uint8
+	PfcQuanta [8]uint16
+
+	// Switch admission tag {tc, pool, ingressPort, bytes} (switch.md §2), set at ingress
+	// and used to undo the charges at release. Meaningful only inside one switch.
+	TagTC, TagPool uint8
+	TagLossless    bool
+	TagIn          int16
+	TagBytes       int32
+
+	// Sent is when the frame last left a device (serialization end), for RTT samples.
+	Sent int64
+}
+
+// Wire returns the frame's bytes on the wire: max(46, Size) + 18 (switch.md §5.1, DC-6).
+func (p *Packet) Wire() int64 {
+	return int64(max(MinL3, p.Size)) + EthOverhead
+}
+
+// Charge returns the bytes a switch charges to its buffer: max(46, Size) (switch.md §5.1).
+func (p *Packet) Charge() int64 { return int64(max(MinL3, p.Size)) }
+
+// TC returns the traffic class from DSCP: DSCP >> 3 (switch.md §5.1, nic.md §6).
+func (p *Packet) TC() int { return int(p.DSCP >> 3) }
+
+// IsECT reports whether the ECN field is ECT(0) or ECT(1).
+func (p *Packet) IsECT() bool { return p.ECN == ECT0 || p.ECN == ECT1 }
+
+const chunkBits = 10
+const chunkSize = 1 << chunkBits
+
+// Pool recycles Packets of one job. Packets live in fixed chunks, so a *Packet stays put
+// while the pool grows. A Pool is not safe for concurrent use.
+type Pool struct {
+	chunks [][]Packet
+	live   []bool
+	free   []Handle
+	n      int32 // handles ever created (handle 0 unused)
+	inUse  int
+}
+
+// New returns a zeroed packet and its handle.
+func (pl *Pool) New() (Handle, *Packet) {
+	var h Handle
+	if k := len(pl.free); k > 0 {
+		h = pl.free[k-1]
+		pl.free = pl.free[:k-1]
+	} else {
+		pl.n++
+		h = Handle(pl.n)
+		if int(h)>>chunkBits >= len(pl.chunks) {
+			pl.chunks = append(pl.chunks, make([]Packet, chunkSize))
+			pl.live = append(pl.live, make([]bool, chunkSize)...)
+		}
+	}
+	p := pl.Get(h)
+	*p = Packet{}
+	pl.live[h] = true
+	pl.inUse++
+	return h, p
+}
+
+// Get returns the packet of a live handle.
+func (pl *Pool) Get(h Handle) *Packet {
+	return &pl.chunks[int(h)>>chunkBits][int(h)&(chunkSize-1)]
+}
+
+// Free returns h to the pool. Freeing a handle twice panics: it is a model bug.
+func (pl *Pool) Free(h Handle) {
+	if h <= 0 || !pl.live[h] {
+		panic(fmt.Sprintf("pkt: free of handle %d that is not live", h))
+	}
+	pl.live[h] = false
+	pl.inUse--
+	pl.free = append(pl.free, h)
+}
+
+// Clone copies the packet h into a new handle (used for retransmission bookkeeping).
+func (pl *Pool) Clone(h Handle) (Handle, *Packet) {
+	src := *pl.Get(h)
+	nh, p := pl.New()
+	*p = src
+	return nh, p
+}
+
+// InUse is the number of live packets (for leak checks in tests).
+func (pl *Pool) InUse() int { return pl.inUse }

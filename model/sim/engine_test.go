@@ -1,0 +1,147 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+const kindTest Kind = Kind(OwnerTest)<<8 | 1
+
+func TestTieOrderIsInsertionOrder(t *testing.T) {
+	e := NewEngine()
+	for i := 0; i < 1000; i++ {
+		e.Schedule(Time(i%3)*Nanosecond, kindTest, 0, 0, int64(i))
+	}
+	last := map[Time]int64{}
+	n := 0
+	for ev, ok := e.Next(); ok; ev, ok = e.Next() {
+		if prev, seen := last[ev.At]; seen && ev.Arg <= prev {
+			t.Fatalf("at %v: arg %d fired after %d", ev.At, ev.Arg, prev)
+		}
+		last[ev.At] = ev.Arg
+		n++
+	}
+	if n != 1000 {
+		t.Fatalf("fired %d events, want 1000", n)
+	}
+}
+
+func TestOrderMatchesSort(t *testing.T) {
+	e := NewEngine()
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 5000; i++ {
+		e.Schedule(Time(r.IntN(100)), kindTest, 0, 0, int64(i))
+	}
+	var prev Event
+	for ev, ok := e.Next(); ok; ev, ok = e.Next() {
+		if ev.At < prev.At || (ev.At == prev.At && ev.Arg < prev.Arg) {
+			t.Fatalf("out of order: %+v after %+v", ev, prev)
+		}
+		prev = ev
+	}
+}
+
+func TestTimerResetDoesNotLeak(t *testing.T) {
+	e := NewEngine()
+	id := e.NewTimer(kindTest, 7, 1, 42)
+	for i := 0; i < 10000; i++ {
+		e.Reset(id, Time(i+1)*Microsecond)
+	}
+	if e.Pending() != 1 {
+		t.Fatalf("pending = %d after 10000 resets, want 1", e.Pending())
+	}
+	e.Reset(id, 5*Nanosecond) // earlier than before
+	e.Schedule(5*Nanosecond, kindTest, 0, 0, 1)
+	ev, ok := e.Next()
+	if !ok || ev.Dev != 7 || ev.At != 5*Nanosecond || ev.Arg != 42 {
+		t.Fatalf("first event %+v, want timer at 5ns", ev)
+	}
+	if e.Armed(id) {
+		t.Fatal("timer still armed after firing")
+	}
+	if ev, _ := e.Next(); ev.Arg != 1 {
+		t.Fatalf("second event %+v", ev)
+	}
+	e.Reset(id, 10*Nanosecond)
+	if !e.Stop(id) || e.Pending() != 0 {
+		t.Fatalf("stop left %d pending", e.Pending())
+	}
+	if _, ok := e.Next(); ok {
+		t.Fatal("stopped timer fired")
+	}
+}
+
+func TestStopTime(t *testing.T) {
+	e := NewEngine()
+	e.Schedule(10, kindTest, 0, 0, 0)
+	e.Schedule(20, kindTest, 0, 0, 0)
+	e.SetStop(15)
+	if _, ok := e.Next(); !ok {
+		t.Fatal("event at 10 not delivered")
+	}
+	if _, ok := e.Next(); ok {
+		t.Fatal("event at 20 delivered past stop 15")
+	}
+	if e.Now() != 15 || e.Pending() != 1 {
+		t.Fatalf("now %v pending %d", e.Now(), e.Pending())
+	}
+}
+
+func TestPauseTimeWorkedNumbers(t *testing.T) {
+	// switch.md §12.6 and nic.md §17.
+	if got := PauseTime(65535, 400e9, 500*Nanosecond); got != 84_384_800 {
+		t.Errorf("switch pause time = %d ps, want 84,384,800", got)
+	}
+	if got := PauseTime(65535, 400e9, 100*Nanosecond); got != 83_984_800 {
+		t.Errorf("NIC pause time = %d ps, want 83,984,800", got)
+	}
+	if got := SerializationCeil(4018, 400e9); got != 80_360 {
+		t.Errorf("4,018 B at 400 Gbps = %d ps, want 80,360", got)
+	}
+	if got := SerializationNearest(4154, 400e9); got != 83_080 {
+		t.Errorf("4,154 B at 400 Gbps = %d ps, want 83,080", got)
+	}
+}
+
+// BenchmarkHold is the classic hold model: a steady population of pending events; each
+// step removes the earliest and schedules one at a random later time.
+func BenchmarkHold(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		b.Run(itoa(n), func(b *testing.B) {
+			e := NewEngine()
+			r := rand.New(rand.NewPCG(1, 1))
+			for i := 0; i < n; i++ {
+				e.Schedule(Time(r.Int64N(int64(Microsecond))), kindTest, 0, 0, 0)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				ev, _ := e.Next()
+				e.Schedule(ev.At+Time(r.Int64N(int64(Microsecond))), kindTest, 0, 0, 0)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+func BenchmarkTimerRestart(b *testing.B) {
+	e := NewEngine()
+	ids := make([]TimerID, 1000)
+	for i := range ids {
+		ids[i] = e.NewTimer(kindTest, int32(i), 0, 0)
+		e.Reset(ids[i], Time(i))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.Reset(ids[i%len(ids)], Time(i+1000))
+	}
+}
+
+func itoa(n int) string {
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s
+}
