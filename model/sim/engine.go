@@ -78,7 +78,6 @@ type payload struct {
 // structure is cache friendly and allocation-free once grown. Entries keep insertion
 // order inside every bucket (redistribution only ever fills empty buckets), so equal
 // times fire FIFO.
-
 //
 // BenchmarkHold (engine_test.go) compares it with the 4-ary heap of 16-byte keys it
 // replaced (heap_test.go); on the 2-core CI machine, 10^5 pending events: radix heap
