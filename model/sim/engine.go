@@ -102,6 +102,7 @@ type Engine struct {
 	slots   []payload
 	free    []uint32
 	timer   []uint64 // per slot: current tie of an armed timer, 0 when disarmed (timers only)
+	timerAt []Time   // per slot: when an armed timer fires
 	fired   uint64
 }
 
@@ -141,6 +142,7 @@ func (e *Engine) newSlot(p payload) uint32 {
 	}
 	e.slots = append(e.slots, p)
 	e.timer = append(e.timer, 0)
+	e.timerAt = append(e.timerAt, Never)
 	return uint32(len(e.slots) - 1)
 }
 
@@ -197,6 +199,7 @@ func (e *Engine) Reset(id TimerID, at Time) {
 	e.seq++
 	tie := e.seq<<seqShift | timerFlag | uint64(s)
 	e.timer[s] = tie
+	e.timerAt[s] = at
 	e.insert(at, tie)
 	e.maybeCompact()
 }
@@ -216,25 +219,12 @@ func (e *Engine) Stop(id TimerID) bool {
 // Armed reports whether timer id is waiting to fire.
 func (e *Engine) Armed(id TimerID) bool { return e.timer[id-1] != 0 }
 
-// When returns the time timer id will fire, or Never when it is disarmed. O(n): for
-// tests and diagnostics, not the hot path.
+// When returns the time timer id will fire, or Never when it is disarmed.
 func (e *Engine) When(id TimerID) Time {
-	tie := e.timer[id-1]
-	if tie == 0 {
+	if e.timer[id-1] == 0 {
 		return Never
 	}
-	for b := range e.buckets {
-		start := 0
-		if b == 0 {
-			start = e.head0
-		}
-		for _, en := range e.buckets[b][start:] {
-			if en.tie == tie {
-				return en.at
-			}
-		}
-	}
-	return Never
+	return e.timerAt[id-1]
 }
 
 func (e *Engine) isStale(en entry) bool {
