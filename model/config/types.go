@@ -10,7 +10,9 @@
 // Tags: `rs:"Name"` is the attribute or component name as the spec spells it; `type:"..."`
 // overrides the type derived from the Go type (e.g. queuesize); `doc:"..."` is a one-line
 // description with the spec section; `enum:"a|b|c"` lists allowed strings; `whole:"1"`
-// requires whole-number vector entries; `key:"..."` names topology/workload keys.
+// requires whole-number vector entries; `key:"..."` names topology/workload keys;
+// `unit:"..."` overrides the unit shown by the schema; `bare:"s"` lets a timeval be a bare
+// number of seconds (the spec's "double s" globals, nic.md §14).
 package config
 
 import "github.com/rocesweep/rocesweep/model/sim"
@@ -45,14 +47,14 @@ type Config struct {
 // records.md §1).
 type Global struct {
 	Mtu                                 Bytes    `rs:"Mtu" doc:"largest frame; MSS + 58 must be below it (nic.md §6)"`
-	NDStatsReportInterval               sim.Time `rs:"NDStatsReportInterval" doc:"period of nd-stats, ecn-pfc-stats, roce-transport-stats, tier-hop (records.md §1); the sweep spec's report_interval"`
+	NDStatsReportInterval               sim.Time `rs:"NDStatsReportInterval" bare:"s" doc:"period of nd-stats, ecn-pfc-stats, roce-transport-stats, tier-hop (records.md §1); the sweep spec's report_interval"`
 	StartTime                           sim.Time `rs:"StartTime" doc:"records.md RC-3: first periodic row at StartTime + ClientStartOffset + interval"`
 	ClientStartOffset                   sim.Time `rs:"ClientStartOffset" doc:"records.md RC-3"`
 	EnableNetDeviceStatLogging          bool     `rs:"EnableNetDeviceStatLogging" doc:"write nd-stats"`
 	EnablePFCECNStatsLogging            bool     `rs:"EnablePFCECNStatsLogging" doc:"write ecn-pfc-stats"`
 	EnableRoceTransportStats            bool     `rs:"EnableRoceTransportStats" doc:"write roce-transport-stats (nic.md §16.1)"`
 	EnableNetworkBufferStatsReporting   bool     `rs:"EnableNetworkBufferStatsReporting" doc:"NIC pools into net-buff-stats (nic.md §16.5)"`
-	NetworkBufferStatsReportingInterval sim.Time `rs:"NetworkBufferStatsReportingInterval" doc:"period of net-buff-stats"`
+	NetworkBufferStatsReportingInterval sim.Time `rs:"NetworkBufferStatsReportingInterval" bare:"s" doc:"period of net-buff-stats"`
 }
 
 // Topology selects and sizes the fabric (design.md; records.md §2 topology context).
@@ -263,7 +265,7 @@ type ECNHandler struct {
 	FastRecoveryAttempt          uint64  `rs:"FastRecoveryAttempt" doc:"fast-recovery increases before additive increase"`
 	InitialTargetRatePercentage  float64 `rs:"InitialTargetRatePercentage" doc:"sizes step only"`
 	NumberActiveIncreaseSteps    uint64  `rs:"NumberActiveIncreaseSteps" doc:"divisor of step"`
-	ControlIntervalDurationNs    uint64  `rs:"ControlIntervalDurationNs" doc:"control interval in ns; loop every half"`
+	ControlIntervalDurationNs    uint64  `rs:"ControlIntervalDurationNs" unit:"ns" doc:"control interval in ns; loop every half"`
 	CongestionProbabilityWeight  float64 `rs:"CongestionProbabilityWeight" doc:"g of the alpha estimate"`
 	NumOfControlLoopsPerIncrease uint64  `rs:"NumOfControlLoopsPerIncrease" doc:"N: increase every N+1 increase halves while CNPs continue"`
 }

@@ -1,0 +1,585 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// Attr describes one settable attribute or job key, derived by reflection from the typed
+// structs of types.go and the values of Default().
+type Attr struct {
+	// Path is the canonical path: "switch.SharedBufferManager.LossyAlpha",
+	// "nic.NetworkInterface.IngressBufferManager.TotalBufferSize", "global.Mtu",
+	// "topology.hosts", "workload.message_size", "duration", "seed", "stop", "name".
+	Path string `json:"path"`
+	// Device is the first path component ("switch", "nic", "global", "topology",
+	// "workload") or "job" for the top-level keys.
+	Device string `json:"device"`
+	// Type is one of uint, bool, double, string, bytes, queuesize, datarate, timeval,
+	// vector, int, list (switch.md §3, nic.md §14).
+	Type string `json:"type"`
+	// Unit is the base unit of the value: B, bps, ps; "" for unitless types.
+	Unit string `json:"unit"`
+	// Default is the default value formatted in the spec's units: 256KB, 400Gbps, 500ns,
+	// [0.9, 0.1, 0, 0, 0, 0, 0, 0].
+	Default string `json:"default"`
+	// Enum lists the allowed strings of a string attribute.
+	Enum []string `json:"enum,omitempty"`
+	// Doc is a one-line description citing the spec section.
+	Doc string `json:"doc"`
+
+	index       []int // reflect field index path from Config
+	whole       bool  // vector entries must be whole numbers
+	bareSeconds bool  // timeval: a bare number means seconds ("double s", nic.md §14)
+	comps       []string
+}
+
+// attrs is the schema, built once from the type tags. It is read-only after init, so
+// jobs in one process share nothing mutable (style.md §5).
+var attrs = buildSchema()
+
+// attrByPath indexes attrs by canonical path.
+var attrByPath = func() map[string]*Attr {
+	m := make(map[string]*Attr, len(attrs))
+	for i := range attrs {
+		m[attrs[i].Path] = &attrs[i]
+	}
+	return m
+}()
+
+// Aliases maps alternative job keys to canonical paths (design.md "Sweep spec").
+var aliases = map[string]string{
+	"report_interval": "global.NDStatsReportInterval",
+}
+
+// Schema returns every attribute with its canonical path, type, unit and default, in
+// declaration order (job keys, global, topology, workload, switch, nic).
+func Schema() []Attr {
+	out := make([]Attr, len(attrs))
+	copy(out, attrs)
+	return out
+}
+
+var (
+	typeBytes = reflect.TypeOf(Bytes(0))
+	typeRate  = reflect.TypeOf(Rate(0))
+	typeTime  = reflect.TypeOf(sim.Time(0))
+	typeVec8  = reflect.TypeOf(Vec8{})
+)
+
+func buildSchema() []Attr {
+	var out []Attr
+	def := reflect.ValueOf(Default())
+	t := def.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		key := f.Tag.Get("key")
+		if key == "" {
+			continue
+		}
+		if f.Type.Kind() == reflect.Struct && f.Type != typeVec8 {
+			walk(&out, key, []string{}, []int{i}, f.Type, def.Field(i))
+			continue
+		}
+		out = append(out, leaf("job", key, nil, []int{i}, f, def.Field(i)))
+	}
+	return out
+}
+
+// walk adds the leaves of struct type t under device, components comps.
+func walk(out *[]Attr, device string, comps []string, index []int, t reflect.Type, v reflect.Value) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name := f.Tag.Get("rs")
+		if name == "" {
+			name = f.Tag.Get("key")
+		}
+		if name == "" {
+			continue
+		}
+		idx := append(append([]int{}, index...), i)
+		if f.Type.Kind() == reflect.Struct && f.Type != typeVec8 {
+			walk(out, device, append(append([]string{}, comps...), name), idx, f.Type, v.Field(i))
+			continue
+		}
+		*out = append(*out, leaf(device, name, comps, idx, f, v.Field(i)))
+	}
+}
+
+func leaf(device, name string, comps []string, index []int, f reflect.StructField, v reflect.Value) Attr {
+	a := Attr{Device: device, index: index, Doc: f.Tag.Get("doc"), whole: f.Tag.Get("whole") == "1",
+		bareSeconds: f.Tag.Get("bare") == "s"}
+	a.comps = append(append([]string{}, comps...), name)
+	if device == "job" {
+		a.Path = name
+	} else {
+		a.Path = device + "." + strings.Join(a.comps, ".")
+	}
+	if e := f.Tag.Get("enum"); e != "" {
+		a.Enum = strings.Split(e, "|")
+	}
+	switch {
+	case f.Type == typeBytes:
+		a.Type, a.Unit = "bytes", "B"
+	case f.Type == typeRate:
+		a.Type, a.Unit = "datarate", "bps"
+	case f.Type == typeTime:
+		a.Type, a.Unit = "timeval", "ps"
+	case f.Type == typeVec8:
+		a.Type = "vector"
+	case f.Type.Kind() == reflect.Uint64:
+		a.Type = "uint"
+	case f.Type.Kind() == reflect.Int:
+		a.Type = "int"
+	case f.Type.Kind() == reflect.Float64:
+		a.Type = "double"
+	case f.Type.Kind() == reflect.Bool:
+		a.Type = "bool"
+	case f.Type.Kind() == reflect.String:
+		a.Type = "string"
+	case f.Type.Kind() == reflect.Slice:
+		a.Type = "list"
+	default:
+		panic("config: no schema type for " + f.Name)
+	}
+	if t := f.Tag.Get("type"); t != "" {
+		a.Type = t
+	}
+	if u := f.Tag.Get("unit"); u != "" {
+		a.Unit = u
+	}
+	a.Default = format(&a, v)
+	return a
+}
+
+// format prints a field value in the spec's units.
+func format(a *Attr, v reflect.Value) string {
+	switch a.Type {
+	case "bytes", "queuesize":
+		return FormatBytes(Bytes(v.Int()))
+	case "datarate":
+		return FormatRate(Rate(v.Float()))
+	case "timeval":
+		return FormatTime(sim.Time(v.Int()))
+	case "vector":
+		return FormatVec8(v.Interface().(Vec8))
+	case "uint":
+		return strconv.FormatUint(v.Uint(), 10)
+	case "int":
+		return strconv.FormatInt(v.Int(), 10)
+	case "double":
+		return FormatDouble(v.Float())
+	case "bool":
+		return strconv.FormatBool(v.Bool())
+	case "string":
+		return v.String()
+	case "list":
+		if v.Len() == 0 {
+			return "[]"
+		}
+		return fmt.Sprintf("[%d entries]", v.Len())
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+// devices are the first path components, in order.
+var devices = []string{"global", "topology", "workload", "switch", "nic"}
+
+// Canonical resolves a user path to its canonical form (design.md "Sweep spec"): a
+// canonical path, an alias (report_interval), or a short or partial path whose
+// components are an ordered subsequence of a canonical path ending in the attribute name
+// and unique within the device (switch.LossyAlpha, nic.HostSide.LaneBps). An ambiguous
+// path gets an error listing the candidates, an unknown one the closest known names.
+// workload.mix.N.key paths are canonical as given when key is a workload key.
+func Canonical(path string) (string, error) {
+	a, err := resolve(path)
+	if err != nil {
+		return "", err
+	}
+	if a == nil { // workload.mix.N.key
+		return path, nil
+	}
+	return a.Path, nil
+}
+
+// resolve finds the attribute of path; nil with no error for a workload.mix.N.key path.
+func resolve(path string) (*Attr, error) {
+	if p, ok := aliases[path]; ok {
+		path = p
+	}
+	if a, ok := attrByPath[path]; ok {
+		return a, nil
+	}
+	parts := strings.Split(path, ".")
+	if len(parts) >= 4 && parts[0] == "workload" && parts[1] == "mix" {
+		if _, err := mixPath(parts); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	device := parts[0]
+	known := false
+	for _, d := range devices {
+		known = known || d == device
+	}
+	if !known || len(parts) < 2 {
+		return nil, unknownErr(path, "")
+	}
+	var cands []*Attr
+	for i := range attrs {
+		a := &attrs[i]
+		if a.Device == device && a.comps[len(a.comps)-1] == parts[len(parts)-1] && subsequence(parts[1:], a.comps) {
+			cands = append(cands, a)
+		}
+	}
+	switch len(cands) {
+	case 1:
+		return cands[0], nil
+	case 0:
+		return nil, unknownErr(path, device)
+	}
+	names := make([]string, len(cands))
+	for i, a := range cands {
+		names[i] = a.Path
+	}
+	return nil, fmt.Errorf("%s: ambiguous attribute, matches %s", path, strings.Join(names, ", "))
+}
+
+// mixPath checks a workload.mix.N.key path and returns N.
+func mixPath(parts []string) (int, error) {
+	path := strings.Join(parts, ".")
+	n, err := strconv.Atoi(parts[2])
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s: workload.mix entries are numbered 0, 1, ... (got %q)", path, parts[2])
+	}
+	if len(parts) != 4 {
+		return 0, unknownErr(path, "workload")
+	}
+	if _, ok := attrByPath["workload."+parts[3]]; !ok || parts[3] == "mix" {
+		return 0, fmt.Errorf("%s: unknown workload key %q%s", path, parts[3], suggest(parts[3], workloadKeys()))
+	}
+	return n, nil
+}
+
+func workloadKeys() []string {
+	var out []string
+	for _, a := range attrs {
+		if a.Device == "workload" && a.Path != "workload.mix" {
+			out = append(out, a.comps[0])
+		}
+	}
+	return out
+}
+
+// subsequence reports whether want appears in have in order (not necessarily adjacent).
+func subsequence(want, have []string) bool {
+	j := 0
+	for _, h := range have {
+		if j < len(want) && want[j] == h {
+			j++
+		}
+	}
+	return j == len(want)
+}
+
+// unknownErr names an unknown path with the closest known names.
+func unknownErr(path, device string) error {
+	var names []string
+	for _, a := range attrs {
+		if device == "" || a.Device == device {
+			names = append(names, a.Path)
+		}
+	}
+	for k := range aliases {
+		names = append(names, k)
+	}
+	return fmt.Errorf("%s: unknown attribute%s", path, suggestPath(path, names))
+}
+
+// suggestPath proposes the closest canonical or short names to path, compared on the
+// last component and on the whole path, as "(did you mean X?)".
+func suggestPath(path string, names []string) string {
+	parts := strings.Split(path, ".")
+	last := strings.ToLower(parts[len(parts)-1])
+	type scored struct {
+		name string
+		d    int
+	}
+	var best []scored
+	for _, n := range names {
+		np := strings.Split(n, ".")
+		d := editDistance(last, strings.ToLower(np[len(np)-1]))
+		if d2 := editDistance(strings.ToLower(path), strings.ToLower(n)); d2 < d {
+			d = d2
+		}
+		best = append(best, scored{n, d})
+	}
+	sort.SliceStable(best, func(i, j int) bool { return best[i].d < best[j].d })
+	limit := len(last)/3 + 1
+	if limit < 2 {
+		limit = 2
+	}
+	var out []string
+	for _, s := range best {
+		if s.d > limit || len(out) == 3 || (len(out) > 0 && s.d > best[0].d) {
+			break
+		}
+		out = append(out, shortest(s.name))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (did you mean " + strings.Join(out, " or ") + "?)"
+}
+
+// shortest returns the shortest unique name of a canonical path: device + attribute when
+// unique within the device, else the canonical path.
+func shortest(canonical string) string {
+	a, ok := attrByPath[canonical]
+	if !ok || a.Device == "job" || len(a.comps) == 1 {
+		return canonical
+	}
+	short := a.Device + "." + a.comps[len(a.comps)-1]
+	if r, err := resolve(short); err == nil && r == a {
+		return short
+	}
+	return canonical
+}
+
+// suggest proposes the closest of names to s.
+func suggest(s string, names []string) string {
+	best, bd := "", 1<<30
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bd {
+			best, bd = n, d
+		}
+	}
+	if best == "" || bd > len(s)/3+1 {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			c = min(c, prev[j]+1, cur[j-1]+1)
+			cur[j] = c
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Set assigns value (YAML scalar text, or a bracket/flow list for vectors) to the
+// attribute at path, which may be any form Canonical accepts. workload.mix itself can
+// only be set from YAML (ApplyNode); workload.mix.N.key sets key of mix entry N, adding
+// the entry (at DefaultWorkload values) when N is the next index.
+func (c *Config) Set(path, value string) error {
+	a, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	if a == nil {
+		return c.setMix(path, value)
+	}
+	return setAttr(reflect.ValueOf(c).Elem().FieldByIndex(a.index), a, a.Path, value)
+}
+
+// setMix sets workload.mix.N.key.
+func (c *Config) setMix(path, value string) error {
+	parts := strings.Split(path, ".")
+	n, err := mixPath(parts)
+	if err != nil {
+		return err
+	}
+	w, err := c.Workload.mixEntry(path, n)
+	if err != nil {
+		return err
+	}
+	a := attrByPath["workload."+parts[3]]
+	v := reflect.ValueOf(w).Elem().FieldByIndex(a.index[1:])
+	return setAttr(v, a, path, value)
+}
+
+// mixEntry returns mix entry n, appending a DefaultWorkload entry when n == len(Mix).
+func (w *Workload) mixEntry(path string, n int) (*Workload, error) {
+	if n > len(w.Mix) {
+		return nil, fmt.Errorf("%s: workload.mix has %d entries; the next one is %d", path, len(w.Mix), len(w.Mix))
+	}
+	if n == len(w.Mix) {
+		w.Mix = append(w.Mix, DefaultWorkload())
+	}
+	return &w.Mix[n], nil
+}
+
+// setAttr parses value per a's type into v. Errors read `path: problem (value "x")`.
+func setAttr(v reflect.Value, a *Attr, path, value string) error {
+	fail := func(err error) error {
+		return &FieldError{Path: path, Value: value, Msg: err.Error()}
+	}
+	switch a.Type {
+	case "bytes", "queuesize":
+		b, err := ParseBytes(value)
+		if err != nil {
+			return fail(err)
+		}
+		if a.Device == "switch" && b > MaxSwitchBytes {
+			return fail(fmt.Errorf("%s B exceeds the largest switch size 4,294,967,295 B (switch.md §1, DC-21)", Commas(int64(b))))
+		}
+		v.SetInt(int64(b))
+	case "datarate":
+		r, err := ParseRate(value)
+		if err != nil {
+			return fail(err)
+		}
+		v.SetFloat(float64(r))
+	case "timeval":
+		t, err := ParseTime(value, a.bareSeconds)
+		if err != nil {
+			return fail(err)
+		}
+		v.SetInt(int64(t))
+	case "vector":
+		entries, err := SplitList(value)
+		if err != nil {
+			return fail(fmt.Errorf("%v (%s)", err, listRule(a)))
+		}
+		vec, err := ParseVec8(entries, a.whole)
+		if err != nil {
+			return fail(fmt.Errorf("%v (%s)", err, listRule(a)))
+		}
+		v.Set(reflect.ValueOf(vec))
+	case "uint":
+		u, err := ParseUint(value)
+		if err != nil {
+			return fail(err)
+		}
+		if a.Path == "nic.HostInterface.NICSide.PhysicalLayer.LaneCount" || a.Path == "nic.HostInterface.HostSide.PhysicalLayer.LaneCount" {
+			if u < 1 || u > 16 {
+				return fail(fmt.Errorf("LaneCount %d outside 1-16 (nic.md §15 rule 4)", u))
+			}
+		}
+		v.SetUint(u)
+	case "int":
+		n, err := ParseInt(value)
+		if err != nil {
+			return fail(err)
+		}
+		v.SetInt(int64(n))
+	case "double":
+		f, err := ParseDouble(value)
+		if err != nil {
+			return fail(err)
+		}
+		v.SetFloat(f)
+	case "bool":
+		b, err := ParseBool(value)
+		if err != nil {
+			return fail(err)
+		}
+		v.SetBool(b)
+	case "string":
+		s := strings.TrimSpace(value)
+		if len(a.Enum) > 0 && !contains(a.Enum, s) {
+			return fail(fmt.Errorf("not one of %s%s (%s)", strings.Join(a.Enum, ", "), suggest(s, a.Enum), enumRule(a)))
+		}
+		v.SetString(s)
+	case "list":
+		return fail(fmt.Errorf("%s is a list of workloads; give it in the YAML spec, or set workload.mix.0.kind, workload.mix.0.senders, ...", a.Path))
+	default:
+		return fail(fmt.Errorf("no parser for type %s", a.Type))
+	}
+	return nil
+}
+
+// listRule names the spec rule of a list attribute.
+func listRule(a *Attr) string {
+	if a.Device == "switch" {
+		if a.whole {
+			return "switch.md §1, §11 rule 1"
+		}
+		return "switch.md §1, §11 rule 2"
+	}
+	if a.Device == "nic" {
+		return "nic.md §14, §15"
+	}
+	return "switch.md §1"
+}
+
+func enumRule(a *Attr) string {
+	switch a.Device {
+	case "switch":
+		return "switch.md §3, DC-21"
+	case "nic":
+		return "nic.md §15"
+	}
+	return "design.md"
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Get returns the value at path formatted in the spec's units (the form Set accepts).
+func (c *Config) Get(path string) (string, error) {
+	a, err := resolve(path)
+	if err != nil {
+		return "", err
+	}
+	if a == nil {
+		parts := strings.Split(path, ".")
+		n, _ := mixPath(parts)
+		if n >= len(c.Workload.Mix) {
+			return "", fmt.Errorf("%s: workload.mix has %d entries", path, len(c.Workload.Mix))
+		}
+		a = attrByPath["workload."+parts[3]]
+		return format(a, reflect.ValueOf(&c.Workload.Mix[n]).Elem().FieldByIndex(a.index[1:])), nil
+	}
+	return format(a, reflect.ValueOf(c).Elem().FieldByIndex(a.index)), nil
+}
+
+// FieldError is a problem with one attribute's value. Error() reads
+// `file:line:col: path: problem (value "x")`, the position omitted when unknown.
+type FieldError struct {
+	Pos   string // "spec.yaml:9:3" or ""
+	Path  string // canonical or user path
+	Value string // the offending value as given
+	Msg   string // the problem, citing the rule
+}
+
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	if e.Pos != "" {
+		b.WriteString(e.Pos)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Path)
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if e.Value != "" {
+		fmt.Fprintf(&b, " (value %q)", e.Value)
+	}
+	return b.String()
+}
