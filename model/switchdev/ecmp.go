@@ -1,0 +1,310 @@
+package switchdev
+
+import (
+	"fmt"
+	"hash/crc32"
+	"strconv"
+	"strings"
+
+	"github.com/rocesweep/rocesweep/model/pkt"
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// Hash methods of switch.md §10.1 (EcmpHashMethod).
+const (
+	HashDPR = iota
+	HashHash
+	HashHashWithSalt
+	HashCRC32
+	HashCRC32WithSalt
+	HashDPRWithFallback
+)
+
+var hashNames = [...]string{"dpr", "hash", "hashWithSalt", "crc32", "crc32WithSalt", "dprWithFallback"}
+
+func hashMethod(name string) (int, error) {
+	for i, n := range hashNames {
+		if n == name {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("switch: EcmpHashMethod %q is not one of %s (switch.md §10.1)", name, strings.Join(hashNames[:], ", "))
+}
+
+// Flowlet table geometry (switch.md §10.3).
+const (
+	FlowTableSlots = 512 // slots per set, slot = h mod 512
+	FlowTableSets  = 128 // only the first 128 sets get a table
+)
+
+// fmix32 is the MurmurHash3 finaliser (§10.1).
+func fmix32(x uint32) uint32 {
+	x ^= x >> 16
+	x *= 0x85EBCA6B
+	x ^= x >> 13
+	x *= 0xC2B2AE35
+	x ^= x >> 16
+	return x
+}
+
+func fold16(x uint32) uint32 { return uint32(uint16(x ^ (x >> 16))) }
+
+// Salt is the per-switch salt, a pure function of the node id (switch.md §10.1, DC-18):
+// fmix32(uint32(nodeID) + 0x9E3779B9).
+func Salt(nodeID int64) uint32 { return fmix32(uint32(nodeID) + 0x9E3779B9) }
+
+// FlowHash is the flow identity h of switch.md §10.1 for method m (HashDPR..) and salt.
+// key is scratch space for the CRC input (protocol ‖ sport ‖ dport ‖ src ‖ dst, big-endian),
+// passed in so that the hot path does not allocate. The member index is h mod set size.
+// For dprWithFallback, n is the set size (the dpr index is used only when it is < n).
+func FlowHash(m int, salt uint32, p *pkt.Packet, n int, key *[13]byte) uint32 {
+	hashed := p.Proto == pkt.ProtoTCP || p.Proto == pkt.ProtoUDP // DC-17
+	switch m {
+	case HashDPR:
+		return (p.DstIP - 1) & 0x1FF // destination index, every IP packet
+	case HashDPRWithFallback:
+		if idx := (p.DstIP - 1) & 0x1FF; int(idx) < n {
+			return idx
+		}
+		m = HashCRC32 // fallback: unsalted CRC of the headers
+	}
+	if !hashed {
+		return 0 // DC-17: one shared identity for non-TCP/UDP
+	}
+	switch m {
+	case HashCRC32, HashCRC32WithSalt:
+		key[0] = p.Proto
+		key[1], key[2] = byte(p.SPort>>8), byte(p.SPort)
+		key[3], key[4] = byte(p.DPort>>8), byte(p.DPort)
+		key[5], key[6], key[7], key[8] = byte(p.SrcIP>>24), byte(p.SrcIP>>16), byte(p.SrcIP>>8), byte(p.SrcIP)
+		key[9], key[10], key[11], key[12] = byte(p.DstIP>>24), byte(p.DstIP>>16), byte(p.DstIP>>8), byte(p.DstIP)
+		if m == HashCRC32 {
+			return fold16(crc32.ChecksumIEEE(key[:]))
+		}
+		c := crc32.Update(salt, crc32.IEEETable, key[:])
+		return fold16(fmix32(c ^ salt))
+	case HashHash, HashHashWithSalt:
+		x := p.SrcIP ^ p.DstIP ^ (uint32(p.SPort)<<16 + uint32(p.DPort))
+		if m == HashHashWithSalt {
+			x += salt
+		}
+		return fold16(x)
+	}
+	panic(fmt.Sprintf("switchdev: hash method %d", m))
+}
+
+type flowSlot struct {
+	member int16 // index into the set's members
+	valid  bool
+	last   sim.Time
+}
+
+// lbCount are one member's counters (§10.3, §10.4).
+type lbCount struct {
+	bytes, packets, assignments, movIn, movOut, pausedSkips, pausedSels int64
+}
+
+type ecmpSet struct {
+	members []int16 // ascending port ids (DC-15)
+	ifids   string  // "a;b;c" (RC-18)
+	formed  sim.Time
+	table   []flowSlot // nil: no flowlet table (§10.3: sets after the 128th, or `none`)
+	cnt     []lbCount
+	prev    []lbCount // at the previous load-balancing row
+}
+
+type dstEntry struct {
+	known   bool
+	members []int16
+	set     int32 // -1: fewer than 2 members
+}
+
+type ecmpState struct {
+	salt uint32
+	key  [13]byte
+	dst  []dstEntry // per destination host, filled at first sight
+	sets []ecmpSet
+}
+
+// lbDecision carries the route choice from lookup to egress admission, where it is
+// committed (§10.3 "commit on egress admission only").
+type lbDecision struct {
+	set    int32 // -1: no set (single route)
+	member int16 // index in the set
+	slot   int32 // -1: no flowlet slot
+}
+
+func sameMembers(a, b []int16) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup returns the cached equal-cost members toward dstHost, asking route on first sight
+// and creating the set (DC-16: ≥ 2 members; ids in creation order) when needed.
+func (s *Switch) lookup(dstHost int32, now sim.Time) *dstEntry {
+	es := &s.ecmp
+	if dstHost < 0 {
+		return &dstEntry{members: s.route(dstHost), set: -1}
+	}
+	if int(dstHost) >= len(es.dst) {
+		n := max(int(dstHost)+1, 2*len(es.dst))
+		nd := make([]dstEntry, n)
+		copy(nd, es.dst)
+		es.dst = nd
+	}
+	d := &es.dst[dstHost]
+	if d.known {
+		return d
+	}
+	d.known = true
+	d.members = append([]int16(nil), s.route(dstHost)...)
+	d.set = -1
+	if len(d.members) < 2 {
+		return d
+	}
+	for k := range es.sets {
+		if sameMembers(es.sets[k].members, d.members) {
+			d.set = int32(k)
+			return d
+		}
+	}
+	ids := make([]string, len(d.members))
+	for k, m := range d.members {
+		ids[k] = strconv.Itoa(int(m))
+	}
+	set := ecmpSet{members: d.members, ifids: strings.Join(ids, ";"), formed: now,
+		cnt: make([]lbCount, len(d.members)), prev: make([]lbCount, len(d.members))}
+	if s.flowlet && len(es.sets) < FlowTableSets {
+		set.table = make([]flowSlot, FlowTableSlots)
+	}
+	d.set = int32(len(es.sets))
+	es.sets = append(es.sets, set)
+	return d
+}
+
+// selectEgress is switch.md §10: the egress port for packet p of class tc, with the
+// decision to commit at egress admission. It returns -1 when there is no route.
+func (s *Switch) selectEgress(p *pkt.Packet, tc int, now sim.Time) (int16, lbDecision) {
+	dec := lbDecision{set: -1, slot: -1}
+	d := s.lookup(int32(p.DstIP)-1, now)
+	switch len(d.members) {
+	case 0:
+		return -1, dec
+	case 1:
+		return d.members[0], dec
+	}
+	set := &s.ecmp.sets[d.set]
+	n := len(set.members)
+	h := FlowHash(s.hashFn, s.ecmp.salt, p, n, &s.ecmp.key)
+	dec.set = d.set
+	if set.table == nil {
+		// §10.2: member = members[h mod n].
+		dec.member = int16(h % uint32(n))
+		return set.members[dec.member], dec
+	}
+	// §10.3 flowlet.
+	slotIdx := int32(h % FlowTableSlots)
+	dec.slot = slotIdx
+	slot := &set.table[slotIdx]
+	if slot.valid && now-slot.last < s.gap {
+		dec.member = slot.member // within the gap: keep it, even if since paused
+		return set.members[dec.member], dec
+	}
+	dec.member = s.flowletPick(set, slot, tc, now)
+	return set.members[dec.member], dec
+}
+
+// flowletPick is the §10.3 decision: candidates (PFC-aware exclusion unless all are
+// paused), least load Σ_p egQ, keep the slot's member on a tie, else a seeded uniform
+// choice among the least loaded (DC-14). paused_* counters are taken here (DC-19).
+func (s *Switch) flowletPick(set *ecmpSet, slot *flowSlot, tc int, now sim.Time) int16 {
+	n := len(set.members)
+	paused := 0
+	for k := 0; k < n; k++ {
+		if s.ports[set.members[k]].pausedBy(tc, now) {
+			paused++
+		}
+	}
+	exclude := s.pfcAware && paused > 0 && paused < n
+	candidate := func(k int) bool {
+		return !exclude || !s.ports[set.members[k]].pausedBy(tc, now)
+	}
+	minLoad := int64(-1)
+	for k := 0; k < n; k++ {
+		if !candidate(k) {
+			set.cnt[k].pausedSkips++
+			continue
+		}
+		if l := s.load(set.members[k]); minLoad < 0 || l < minLoad {
+			minLoad = l
+		}
+	}
+	var pick int16 = -1
+	if slot.valid && candidate(int(slot.member)) && s.load(set.members[slot.member]) == minLoad {
+		pick = slot.member
+	} else {
+		ties := 0
+		for k := 0; k < n; k++ {
+			if candidate(k) && s.load(set.members[k]) == minLoad {
+				ties++
+			}
+		}
+		r := 0
+		if ties > 1 {
+			r = s.rng.IntN(ties)
+		}
+		for k := 0; k < n; k++ {
+			if candidate(k) && s.load(set.members[k]) == minLoad {
+				if r == 0 {
+					pick = int16(k)
+					break
+				}
+				r--
+			}
+		}
+	}
+	if s.ports[set.members[pick]].pausedBy(tc, now) {
+		set.cnt[pick].pausedSels++
+	}
+	return pick
+}
+
+// load is the §10.3 load metric: bytes in the port's egress queues, all pools, including
+// the frame being serialised.
+func (s *Switch) load(e int16) int64 {
+	var l int64
+	for _, q := range s.ports[e].egQ {
+		l += q
+	}
+	return l
+}
+
+// lbOnAdmit commits the flowlet choice and counts the member's traffic (§10.3, §10.4).
+func (s *Switch) lbOnAdmit(e int, b int64, dec lbDecision, now sim.Time) {
+	if dec.set < 0 {
+		return
+	}
+	set := &s.ecmp.sets[dec.set]
+	c := &set.cnt[dec.member]
+	c.bytes += b
+	c.packets++
+	if dec.slot < 0 {
+		return
+	}
+	slot := &set.table[dec.slot]
+	switch {
+	case !slot.valid:
+		c.assignments++
+	case slot.member != dec.member:
+		set.cnt[slot.member].movOut++
+		c.movIn++
+	}
+	slot.member, slot.last, slot.valid = dec.member, now, true
+}

@@ -1,0 +1,893 @@
+package switchdev
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/link"
+	"github.com/rocesweep/rocesweep/model/pkt"
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// Event kinds of the switch (owner 0x01). Dev is the switch's Identity.Dev.
+const (
+	KindTxDone      sim.Kind = sim.Kind(sim.OwnerSwitch)<<8 | 0x01 // Port = egress port: serialization end (§5.4 step 4)
+	KindPfcRefresh  sim.Kind = sim.Kind(sim.OwnerSwitch)<<8 | 0x02 // Port = ingress port, Arg = pool: pause refresh (§7.2)
+	KindPauseExpiry sim.Kind = sim.Kind(sim.OwnerSwitch)<<8 | 0x03 // Port = egress port, Arg = TC: received pause ends (§7.3)
+)
+
+// KindName names a switch event kind for traces.
+func KindName(k sim.Kind) string {
+	switch k {
+	case KindTxDone:
+		return "switch.TxDone"
+	case KindPfcRefresh:
+		return "switch.PfcRefresh"
+	case KindPauseExpiry:
+		return "switch.PauseExpiry"
+	}
+	return fmt.Sprintf("switch.Kind(%#04x)", uint16(k))
+}
+
+// UET DSCP codepoints (switch.md §6.2, DC-11: the suggested values). The NIC model of
+// nic.md does not emit them; they are exported so a UET-capable sender can share them.
+const (
+	DSCPControl        = 46
+	DSCPTrimmable      = 8
+	DSCPTrimmableRetx  = 10
+	DSCPNoTrim         = 12
+	DSCPTrimmed        = 16
+	DSCPTrimmedLastHop = 18
+)
+
+// trimmedL3 is the L3 length of a trimmed packet: 20 B IPv4 + 8 B UDP + 16 B of transport
+// header (switch.md §6.3, DC-12); charged at least 46 B like any frame.
+const trimmedL3 = 20 + 8 + 16
+
+// pfcL3 makes a PFC frame 84 B on the wire (DC-8): Wire() = 66 + 18.
+const pfcL3 = pkt.PfcWire - pkt.EthOverhead
+
+// Identity names the switch in the fabric and in the records.
+type Identity struct {
+	Dev    int32 // index in the fabric's switch slice = Dev of this switch's events
+	NodeID int64
+	Name   string
+	Tier   int // 0 spine, 1 fabric, 2 rack
+}
+
+// PortSpec describes one connected port.
+type PortSpec struct {
+	Out      *link.Link // transmit direction of this port: Out.RateBps = link operating rate, Out.Delay = link delay
+	PeerTier int        // 0..3 (3 = NIC)
+	Uplink   bool       // peer has a smaller tier number ("ul"), else "dl"
+}
+
+// ring is a FIFO of packet handles that grows by doubling and is reused: no allocation
+// once it has reached its working size.
+type ring struct {
+	buf     []pkt.Handle
+	head, n int
+}
+
+func (r *ring) push(h pkt.Handle) {
+	if r.n == len(r.buf) {
+		size := 2 * len(r.buf)
+		if size == 0 {
+			size = 64
+		}
+		nb := make([]pkt.Handle, size)
+		for i := 0; i < r.n; i++ {
+			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+		}
+		r.buf, r.head = nb, 0
+	}
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = h
+	r.n++
+}
+
+func (r *ring) pop() pkt.Handle {
+	h := r.buf[r.head]
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+	return h
+}
+
+// sampler is one buffer-stats view (records.md §6, RC-15): the current occupancy, bytes
+// ever charged, and the interval samples (one carried over at interval start, one after
+// every charge or release).
+type sampler struct {
+	cur, total    int64
+	cnt, min, max int64
+	sum           float64
+}
+
+func (s *sampler) add(d int64) {
+	s.cur += d
+	if d > 0 {
+		s.total += d
+	}
+	s.cnt++
+	if s.cur < s.min {
+		s.min = s.cur
+	}
+	if s.cur > s.max {
+		s.max = s.cur
+	}
+	s.sum += float64(s.cur)
+}
+
+// restart begins a new interval with the carried-over sample.
+func (s *sampler) restart() {
+	s.cnt, s.min, s.max, s.sum = 1, s.cur, s.cur, float64(s.cur)
+}
+
+// pauseLog accumulates received-pause time of one port × TC (records.md §4, RC-11).
+type pauseLog struct {
+	since       sim.Time // start of the open episode; valid while open
+	open        bool
+	total       sim.Time // closed episodes, cumulative
+	ivlStart    sim.Time // start of the current report interval
+	ivlClosed   sim.Time // closed time inside the current interval
+	ivlMaxEpoch sim.Time // longest closed episode part inside the interval
+}
+
+func (l *pauseLog) start(now sim.Time) {
+	if !l.open {
+		l.open, l.since = true, now
+	}
+}
+
+func (l *pauseLog) end(now sim.Time) {
+	if !l.open {
+		return
+	}
+	l.open = false
+	l.total += now - l.since
+	part := now - max(l.since, l.ivlStart)
+	l.ivlClosed += part
+	l.ivlMaxEpoch = max(l.ivlMaxEpoch, part)
+}
+
+// port is one connected port: its transmit side (queues, scheduler, received pauses)
+// and its ingress ledger (ingOcc, hdrm, xoff) per pool (switch.md §2).
+type port struct {
+	spec PortSpec
+	busy bool // a frame is being serialised
+
+	pfcQ ring    // §5.4 step 1: control frames, served first
+	fifo [8]ring // per TC, no length limit of its own
+
+	// Ingress side, per pool (§2).
+	ingOcc [8]int64
+	hdrm   [8]int64
+	xoff   [8]bool
+	// Egress side, per pool (§2).
+	egQ  [8]int64
+	avgQ [8]float64 // §9 ECN moving average
+
+	rxPausedUntil [8]sim.Time // per TC (§7.3)
+	refresh       [8]sim.TimerID
+	expiry        [8]sim.TimerID
+	pause         [8]pauseLog
+
+	// Counters (§8; DC-13: frames and wire bytes incl. PFC).
+	txFrames, rxFrames int64
+	txBytes, rxBytes   int64
+	txDrops, rxDrops   int64
+	pauseTx, pauseRx   [8]int64
+	resumeTx, resumeRx [8]int64
+	ecnMarks           [8]int64
+	ivlTxBytes         int64 // txBytes at the previous nd-stats row
+	ivlRxBytes         int64
+
+	// Ledger for the conservation check, in charged bytes, by ingress port.
+	rxCharged, sentCharged, dropCharged, trimCharged int64
+	// Egress ledger: bytes admitted to this port's queues and sent from them.
+	egAdmitted, egSent int64
+
+	// port-buffer-stats views (only sampled when ReportPerPortBufferStats).
+	vEg, vIng, vHdrm [8]sampler
+}
+
+// Counters are the switch totals the job summary and conservation checks read.
+type Counters struct {
+	RxFrames, RxBytes   int64    // every frame received, wire bytes, PFC included
+	TxFrames, TxBytes   int64    // every frame sent, wire bytes, PFC included
+	RxPfcFrames         int64    // PFC frames received (consumed at ingress)
+	TxPfcFrames         int64    // PFC frames sent
+	DropsLossless       int64    // packets of lossless classes dropped (rx + tx)
+	DropsLossy          int64    // packets of lossy classes dropped (rx + tx)
+	RxDrops, TxDrops    int64    // ingress-admission / egress-admission drops
+	NoRoute             int64    // packets dropped for an empty route (integration bug; in RxDrops)
+	DroppedBytes        int64    // charged bytes of dropped packets
+	BufferedBytes       int64    // charged bytes currently held (Σ ingOcc + hdrm)
+	PfcPauseTx          int64    // pause frames sent, refreshes included
+	PfcResumeTx         int64    // resume frames sent
+	PfcPauseRx          int64    // pause frames received
+	PfcResumeRx         int64    // resume frames received
+	PfcPausedTime       sim.Time // received-pause time over ports × TCs, open pauses to now
+	EcnMarked           int64    // packets marked CE
+	Trimmed             int64    // packets trimmed (§6.3)
+	MaxEgressQueueBytes int64    // max egQ[e][p] ever
+	MaxIngressPortBytes int64    // max ingOcc[i][p] ever
+	MaxPoolBytes        int64    // max ingTotal[p] ever
+	Forwarded           int64    // egress-admitted packets (tier-hop, records.md RC-20)
+}
+
+// Switch is one shared-buffer switch (switch.md). It is driven by the fabric: Receive for
+// frames the links deliver, Handle for its own events. Not safe for concurrent use.
+type Switch struct {
+	id    Identity
+	cfg   *config.Switch
+	g     *config.Global
+	buf   Buffer
+	eng   *sim.Engine
+	pool  *pkt.Pool
+	rng   *rand.Rand
+	route func(dstHost int32) []int16
+
+	ports []port
+
+	ingTotal [8]int64 // Σ ingOcc over ports (headroom excluded)
+	egTotal  [8]int64 // Σ egQ over ports
+
+	ecmp ecmpState
+
+	uet, trim bool
+	pfcAware  bool
+	flowlet   bool
+	gap       sim.Time
+	hashFn    int
+
+	// buffer-stats views (records.md §6): [dir][pool], dir 0 = ul, 1 = dl.
+	vEg, vIng [2][8]sampler
+	vShared   [8]sampler
+
+	c Counters
+
+	lastND, lastBuf, lastLB sim.Time
+}
+
+// New builds a switch with one port per PortSpec (port id = index) and runs the buffer
+// initialisation for N = len(ports). The route function returns the equal-cost egress
+// ports (ascending ids) toward a host; the switch caches its answer per destination.
+// seed is the job seed: ECN and flowlet draws use sim.NewRand(seed, NodeID) (DC-14).
+func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, route func(dstHost int32) []int16, eng *sim.Engine, pool *pkt.Pool, seed uint64) (*Switch, error) {
+	b, err := InitBuffer(cfg, len(ports))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id.Name, err)
+	}
+	s := &Switch{
+		id: id, cfg: cfg, g: g, buf: b, eng: eng, pool: pool, route: route,
+		rng:      sim.NewRand(seed, uint64(id.NodeID)),
+		ports:    make([]port, len(ports)),
+		uet:      cfg.SharedBufferManager.UETPolicyEnabled,
+		trim:     cfg.SharedBufferManager.UETPolicyEnabled && cfg.PacketTrimmer.TrimmingEnabled,
+		flowlet:  cfg.LoadBalancingMethod == "flowlet",
+		pfcAware: cfg.LoadBalancingFlowlet.PFCAware,
+		gap:      cfg.LoadBalancingFlowlet.Gap,
+	}
+	s.hashFn, err = hashMethod(cfg.EcmpHashMethod)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id.Name, err)
+	}
+	s.ecmp.salt = Salt(id.NodeID)
+	for i := range ports {
+		if ports[i].Out == nil {
+			return nil, fmt.Errorf("%s: port %d has no link", id.Name, i)
+		}
+		pt := &s.ports[i]
+		pt.spec = ports[i]
+		for p := 0; p < 8; p++ {
+			if b.Group[p] != 0 {
+				pt.refresh[p] = eng.NewTimer(KindPfcRefresh, id.Dev, int16(i), int64(p))
+			}
+		}
+		for tc := 0; tc < 8; tc++ {
+			pt.expiry[tc] = eng.NewTimer(KindPauseExpiry, id.Dev, int16(i), int64(tc))
+		}
+		for p := 0; p < 8; p++ {
+			pt.vEg[p].restart()
+			pt.vIng[p].restart()
+			pt.vHdrm[p].restart()
+		}
+	}
+	for d := 0; d < 2; d++ {
+		for p := 0; p < 8; p++ {
+			s.vEg[d][p].restart()
+			s.vIng[d][p].restart()
+		}
+	}
+	for p := 0; p < 8; p++ {
+		s.vShared[p].restart()
+	}
+	return s, nil
+}
+
+// Buffer returns the switch's buffer set-up (switch.md §4).
+func (s *Switch) Buffer() Buffer { return s.buf }
+
+// NumPorts is the number of connected ports N.
+func (s *Switch) NumPorts() int { return len(s.ports) }
+
+func dir(uplink bool) int {
+	if uplink {
+		return 0
+	}
+	return 1
+}
+
+// pausedBy reports whether the peer of port e has paused class tc (§5.4: now < rxPausedUntil).
+func (pt *port) pausedBy(tc int, now sim.Time) bool { return now < pt.rxPausedUntil[tc] }
+
+// classify is switch.md §5.1 (tc = DSCP >> 3) or §6.2 under the UET policy (codepoints).
+func (s *Switch) classify(p *pkt.Packet) int {
+	if !s.uet {
+		return p.TC()
+	}
+	switch p.DSCP {
+	case DSCPControl:
+		return 2
+	case DSCPTrimmed, DSCPTrimmedLastHop:
+		return 1
+	}
+	return 0
+}
+
+// ---- ingress -------------------------------------------------------------------------
+
+// Receive handles a frame that arrived on port i (the link delivered it).
+func (s *Switch) Receive(i int16, h pkt.Handle) {
+	now := s.eng.Now()
+	pt := &s.ports[i]
+	p := s.pool.Get(h)
+	wire := p.Wire()
+	if p.Type == pkt.Pfc {
+		wire = pkt.PfcWire
+	}
+	pt.rxFrames++
+	pt.rxBytes += wire
+	s.c.RxFrames++
+	s.c.RxBytes += wire
+
+	// §5.2: a PFC frame is consumed at ingress, never buffered or forwarded.
+	if p.Type == pkt.Pfc {
+		s.handleReceivedPFC(int(i), p, now)
+		s.pool.Free(h)
+		return
+	}
+
+	// §5.1 classification and charged size b = max(46, L3).
+	tc := s.classify(p)
+	pl := s.buf.PoolOfTC[tc]
+	lossless := s.buf.LosslessTC[tc]
+	b := p.Charge()
+	pt.rxCharged += b
+
+	inHdrm := false
+	if lossless && pt.xoff[pl] {
+		// §5.2: already paused → charge headroom (cap per port per lossless pool, DC-3);
+		// not pool-checked; drop when headroom would overflow.
+		if pt.hdrm[pl]+b > s.buf.HeadroomPerPort {
+			s.rxDrop(int(i), h, b, lossless)
+			return
+		}
+		pt.hdrm[pl] += b
+		if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
+			pt.vHdrm[pl].add(b)
+		}
+		inHdrm = true
+	} else {
+		// §5.2: Xoff test before the charge, strictly greater; the packet is still admitted.
+		if lossless && pt.ingOcc[pl]+b > s.buf.Xoff {
+			s.sendPause(int(i), pl)
+		}
+		// Charge (lossy: same, no PFC test).
+		pt.ingOcc[pl] += b
+		s.ingTotal[pl] += b
+		// §5.2 pool overflow: roll back and drop, whatever the class. A pause already
+		// sent for this packet stands (DC-7).
+		if s.ingTotal[pl] > s.buf.PoolSize[pl] {
+			pt.ingOcc[pl] -= b
+			s.ingTotal[pl] -= b
+			s.rxDrop(int(i), h, b, lossless)
+			return
+		}
+		s.chargeIngressViews(pt, pl, b)
+	}
+
+	// forward: tag the packet {tc, pool, ingressPort, bytes} (§2) for the release.
+	p.TagTC, p.TagPool, p.TagLossless, p.TagIn, p.TagBytes = uint8(tc), uint8(pl), lossless, i, int32(b)
+
+	// §10 route lookup.
+	e, dec := s.selectEgress(p, tc, now)
+	if e < 0 {
+		// No route: undo the ingress charge and count an rx drop (integration bug).
+		if inHdrm {
+			pt.hdrm[pl] -= b
+			if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
+				pt.vHdrm[pl].add(-b)
+			}
+		} else {
+			pt.ingOcc[pl] -= b
+			s.ingTotal[pl] -= b
+			s.chargeIngressViews(pt, pl, -b)
+		}
+		s.c.NoRoute++
+		s.rxDrop(int(i), h, b, lossless)
+		return
+	}
+	s.egressAdmit(int(e), h, p, dec, now)
+}
+
+// chargeIngressViews samples the ingressUsage and sharedBuffer views after an ingOcc change.
+func (s *Switch) chargeIngressViews(pt *port, pl int, d int64) {
+	s.vIng[dir(pt.spec.Uplink)][pl].add(d)
+	s.vShared[pl].add(d)
+	if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
+		pt.vIng[pl].add(d)
+	}
+	if pt.ingOcc[pl] > s.c.MaxIngressPortBytes {
+		s.c.MaxIngressPortBytes = pt.ingOcc[pl]
+	}
+	if s.ingTotal[pl] > s.c.MaxPoolBytes {
+		s.c.MaxPoolBytes = s.ingTotal[pl]
+	}
+}
+
+// rxDrop drops a packet at ingress admission: the arriving port's receive-drop counter
+// (§5.2 rxDrop). The caller has undone any charge.
+func (s *Switch) rxDrop(i int, h pkt.Handle, b int64, lossless bool) {
+	pt := &s.ports[i]
+	pt.rxDrops++
+	pt.dropCharged += b
+	s.c.RxDrops++
+	s.countDrop(b, lossless)
+	s.pool.Free(h)
+}
+
+func (s *Switch) countDrop(b int64, lossless bool) {
+	s.c.DroppedBytes += b
+	if lossless {
+		s.c.DropsLossless++
+	} else {
+		s.c.DropsLossy++
+	}
+}
+
+// ---- egress --------------------------------------------------------------------------
+
+// egressLimitExceeded is the lossy test of §5.3: over the port's limit L (§4.4) or over the
+// pool's egress capacity. "Exceeded" is strictly greater.
+func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
+	q := s.ports[e].egQ[pl]
+	if s.egTotal[pl]+b > s.buf.PoolSize[pl] {
+		return true
+	}
+	if s.buf.LimitForm == LimitDynamic {
+		// Dynamic: LossyAlpha × (poolSize − egTotal) in float64, per packet, before it is counted.
+		return float64(q+b) > s.buf.Alpha*float64(s.buf.PoolSize[pl]-s.egTotal[pl])
+	}
+	L := s.buf.PerPortLimit[pl]
+	if retx {
+		L = s.buf.RetxLimit[pl] // §6.1: trimmable-retransmit codepoint may use 1.5 × B
+	}
+	return q+b > L
+}
+
+// egressAdmit is switch.md §5.3 for a packet already charged at ingress.
+func (s *Switch) egressAdmit(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now sim.Time) {
+	pl, b := int(p.TagPool), int64(p.TagBytes)
+	if !p.TagLossless {
+		retx := s.uet && p.DSCP == DSCPTrimmableRetx
+		if s.egressLimitExceeded(e, pl, b, retx) {
+			// §6.3: trim eligible packets instead of dropping them.
+			if s.trim && (p.DSCP == DSCPTrimmable || p.DSCP == DSCPTrimmableRetx) {
+				s.trimAndReoffer(e, h, p, dec, now)
+				return
+			}
+			// §5.3: an egress drop releases the ingress charge (lossy) and counts a tx drop.
+			s.releaseIngress(p, true)
+			s.txDrop(e, h, b, false)
+			return
+		}
+	}
+	s.enqueue(e, h, p, dec, now)
+}
+
+// enqueue charges the egress queue (lossless without checks), updates the ECN average,
+// commits the load-balancing decision and queues the packet in FIFO[e][tc] (§5.3).
+func (s *Switch) enqueue(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now sim.Time) {
+	pt := &s.ports[e]
+	tc, pl, b := int(p.TagTC), int(p.TagPool), int64(p.TagBytes)
+	pt.egQ[pl] += b
+	s.egTotal[pl] += b
+	pt.egAdmitted += b
+	if pt.egQ[pl] > s.c.MaxEgressQueueBytes {
+		s.c.MaxEgressQueueBytes = pt.egQ[pl]
+	}
+	s.vEg[dir(pt.spec.Uplink)][pl].add(b)
+	if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
+		pt.vEg[pl].add(b)
+	}
+	// §9: EWMA at every egress admission, after the packet is counted.
+	w := s.cfg.EcnHandler.EwmaWeight
+	pt.avgQ[pl] = (1-w)*pt.avgQ[pl] + w*float64(pt.egQ[pl])
+	// §10.3, §10.4: commit the flowlet choice and count the member's traffic.
+	s.lbOnAdmit(e, b, dec, now)
+	s.c.Forwarded++
+	pt.fifo[tc].push(h)
+	if !pt.busy {
+		s.startNext(e)
+	}
+}
+
+// trimAndReoffer is switch.md §6.3: cut to headers, re-mark, move the ingress charge to
+// pool 1 (no capacity test), offer again to TC1 of the same port with the lossy check.
+func (s *Switch) trimAndReoffer(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now sim.Time) {
+	in := &s.ports[p.TagIn]
+	old := int64(p.TagBytes)
+	s.releaseIngress(p, true)
+	p.Size = trimmedL3
+	if s.ports[e].spec.PeerTier == 3 {
+		p.DSCP = DSCPTrimmedLastHop // DC-12: last hop toward a NIC
+	} else {
+		p.DSCP = DSCPTrimmed
+	}
+	nb := p.Charge()
+	in.trimCharged += old - nb
+	const tp = 1
+	in.ingOcc[tp] += nb
+	s.ingTotal[tp] += nb
+	s.chargeIngressViews(in, tp, nb)
+	p.TagTC, p.TagPool, p.TagLossless, p.TagBytes = 1, tp, s.buf.LosslessTC[1], int32(nb)
+	s.c.Trimmed++
+	if !p.TagLossless && s.egressLimitExceeded(e, tp, nb, false) {
+		s.releaseIngress(p, true)
+		s.txDrop(e, h, nb, p.TagLossless)
+		return
+	}
+	s.enqueue(e, h, p, dec, now)
+}
+
+// txDrop drops a packet at egress admission: the egress port's transmit-drop counter.
+func (s *Switch) txDrop(e int, h pkt.Handle, b int64, lossless bool) {
+	pt := &s.ports[e]
+	pt.txDrops++
+	s.ports[s.pool.Get(h).TagIn].dropCharged += b
+	s.c.TxDrops++
+	s.countDrop(b, lossless)
+	s.pool.Free(h)
+}
+
+// releaseIngress undoes the ingress charge of an admitted packet (switch.md §5.5).
+func (s *Switch) releaseIngress(p *pkt.Packet, lossy bool) {
+	i, pl, b := int(p.TagIn), int(p.TagPool), int64(p.TagBytes)
+	pt := &s.ports[i]
+	if lossy {
+		pt.ingOcc[pl] -= b
+		s.ingTotal[pl] -= b
+		s.chargeIngressViews(pt, pl, -b)
+		return
+	}
+	// Headroom repaid first, regardless of which packet was charged there.
+	hr := min(pt.hdrm[pl], b)
+	if hr > 0 {
+		pt.hdrm[pl] -= hr
+		if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
+			pt.vHdrm[pl].add(-hr)
+		}
+	}
+	if r := b - hr; r > 0 {
+		pt.ingOcc[pl] -= r
+		s.ingTotal[pl] -= r
+		s.chargeIngressViews(pt, pl, -r)
+	}
+	// §5.5 resume test, only on lossless departures (DC-9: lossy releases never resume).
+	if pt.xoff[pl] && pt.hdrm[pl] == 0 && pt.ingOcc[pl] <= s.buf.Xon {
+		s.sendResume(i, pl)
+	}
+}
+
+// ---- scheduling and transmission -----------------------------------------------------
+
+// startNext is switch.md §5.4: PFC queue first, then strict priority TC7..TC0 skipping
+// classes the peer paused; at transmit start the ECN decision, then the link is occupied
+// for the serialization time. Nothing eligible ⇒ the port idles until re-kicked.
+func (s *Switch) startNext(e int) {
+	pt := &s.ports[e]
+	now := s.eng.Now()
+	var h pkt.Handle
+	switch {
+	case pt.pfcQ.n > 0:
+		h = pt.pfcQ.pop()
+	default:
+		for tc := 7; tc >= 0; tc-- {
+			if pt.fifo[tc].n > 0 && !pt.pausedBy(tc, now) {
+				h = pt.fifo[tc].pop()
+				break
+			}
+		}
+	}
+	if h == 0 {
+		pt.busy = false
+		return
+	}
+	p := s.pool.Get(h)
+	if p.Type != pkt.Pfc {
+		s.ecnDecide(e, p)
+	}
+	pt.busy = true
+	// DC-1: serialization rounded up to a whole ps; 0 interframe gap.
+	s.eng.Schedule(now+sim.SerializationCeil(wireOf(p), pt.spec.Out.RateBps), KindTxDone, s.id.Dev, int16(e), int64(h))
+}
+
+func wireOf(p *pkt.Packet) int64 {
+	if p.Type == pkt.Pfc {
+		return pkt.PfcWire
+	}
+	return p.Wire()
+}
+
+// ecnDecide is the §9 marking decision at transmit start.
+func (s *Switch) ecnDecide(e int, p *pkt.Packet) {
+	ec := &s.cfg.EcnHandler
+	if !ec.EnableEcn || !p.IsECT() {
+		return // Not-ECT and already-CE packets are left alone
+	}
+	pl := int(p.TagPool)
+	avg := s.ports[e].avgQ[pl]
+	minB, maxB := s.buf.EcnMin[pl], s.buf.EcnMax[pl]
+	switch {
+	case avg < minB:
+		return
+	case avg >= maxB:
+	default:
+		prob := ec.MaxMarkProbability * (avg - minB) / (maxB - minB)
+		if s.rng.Float64() >= prob {
+			return
+		}
+	}
+	p.ECN = pkt.CE
+	s.ports[e].ecnMarks[p.TagTC]++
+	s.c.EcnMarked++
+}
+
+// txDone is serialization end (§5.4 step 4): the frame goes onto the link, charges are
+// released (§5.5), then the next frame starts.
+func (s *Switch) txDone(e int, h pkt.Handle) {
+	pt := &s.ports[e]
+	now := s.eng.Now()
+	p := s.pool.Get(h)
+	wire := wireOf(p)
+	pt.txFrames++
+	pt.txBytes += wire
+	s.c.TxFrames++
+	s.c.TxBytes += wire
+	if p.Type == pkt.Pfc {
+		s.c.TxPfcFrames++
+		pt.spec.Out.Send(s.eng, now, h, wire)
+		s.startNext(e)
+		return
+	}
+	pl, b := int(p.TagPool), int64(p.TagBytes)
+	lossless := p.TagLossless
+	// §5.5 onTxComplete: egress release, then ingress release (may send a resume).
+	pt.egQ[pl] -= b
+	s.egTotal[pl] -= b
+	pt.egSent += b
+	s.vEg[dir(pt.spec.Uplink)][pl].add(-b)
+	if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
+		pt.vEg[pl].add(-b)
+	}
+	s.ports[p.TagIn].sentCharged += b
+	s.releaseIngress(p, !lossless)
+	p.Sent = int64(now)
+	pt.spec.Out.Send(s.eng, now, h, wire)
+	s.startNext(e)
+}
+
+// ---- PFC (§7) ------------------------------------------------------------------------
+
+// pauseTime is §7.1 for port i: q × 512 bit / link rate + link propagation delay.
+func (s *Switch) pauseTime(i int, q int64) sim.Time {
+	l := s.ports[i].spec.Out
+	return sim.PauseTime(q, l.RateBps, l.Delay)
+}
+
+// queuePFC puts one PFC frame naming class tc with quanta q on port i's control queue.
+func (s *Switch) queuePFC(i, tc int, q uint16) {
+	pt := &s.ports[i]
+	h, f := s.pool.New()
+	f.Type = pkt.Pfc
+	f.Size = pfcL3
+	f.PfcVector = 1 << tc
+	f.PfcQuanta[tc] = q
+	pt.pfcQ.push(h)
+	if q > 0 {
+		pt.pauseTx[tc]++
+		s.c.PfcPauseTx++
+	} else {
+		pt.resumeTx[tc]++
+		s.c.PfcResumeTx++
+	}
+	if !pt.busy {
+		s.startNext(i)
+	}
+}
+
+// sendPause is §7.2 Send: set xoff, one frame (65535 quanta) per TC of the pool's
+// priority group, refresh timer at pauseTime(65535)/2.
+func (s *Switch) sendPause(i, pl int) {
+	pt := &s.ports[i]
+	pt.xoff[pl] = true
+	s.queueGroup(i, pl, pkt.PauseQuanta)
+	s.eng.Reset(pt.refresh[pl], s.eng.Now()+s.pauseTime(i, pkt.PauseQuanta)/2)
+}
+
+func (s *Switch) queueGroup(i, pl int, q uint16) {
+	g := s.buf.Group[pl]
+	for tc := 0; tc < 8; tc++ {
+		if g&(1<<tc) != 0 {
+			s.queuePFC(i, tc, q)
+		}
+	}
+}
+
+// refreshPause is §7.2 Refresh: while xoff holds, the same frames again and re-arm.
+func (s *Switch) refreshPause(i, pl int) {
+	pt := &s.ports[i]
+	if !pt.xoff[pl] {
+		return
+	}
+	s.queueGroup(i, pl, pkt.PauseQuanta)
+	s.eng.Reset(pt.refresh[pl], s.eng.Now()+s.pauseTime(i, pkt.PauseQuanta)/2)
+}
+
+// sendResume is §7.2 Resume: cancel the refresh, clear xoff, one quanta-0 frame per TC.
+func (s *Switch) sendResume(i, pl int) {
+	pt := &s.ports[i]
+	s.eng.Stop(pt.refresh[pl])
+	pt.xoff[pl] = false
+	s.queueGroup(i, pl, 0)
+}
+
+// handleReceivedPFC is §7.3: q > 0 pauses the named classes for pauseTime(q) (a new
+// pause restarts the full timer); q = 0 clears the pause at once and kicks the port.
+func (s *Switch) handleReceivedPFC(e int, f *pkt.Packet, now sim.Time) {
+	pt := &s.ports[e]
+	s.c.RxPfcFrames++
+	kick := false
+	for tc := 0; tc < 8; tc++ {
+		if f.PfcVector&(1<<tc) == 0 {
+			continue
+		}
+		q := int64(f.PfcQuanta[tc])
+		if q > 0 {
+			pt.pauseRx[tc]++
+			s.c.PfcPauseRx++
+			pt.pause[tc].start(now)
+			pt.rxPausedUntil[tc] = now + s.pauseTime(e, q)
+			s.eng.Reset(pt.expiry[tc], pt.rxPausedUntil[tc])
+		} else {
+			pt.resumeRx[tc]++
+			s.c.PfcResumeRx++
+			if pt.pause[tc].open {
+				pt.pause[tc].end(now)
+			}
+			pt.rxPausedUntil[tc] = 0
+			s.eng.Stop(pt.expiry[tc])
+			kick = true
+		}
+	}
+	if kick && !pt.busy {
+		s.startNext(e)
+	}
+}
+
+// pauseExpired is §7.3 expiry: the class is eligible again and the port is kicked.
+func (s *Switch) pauseExpired(e, tc int) {
+	pt := &s.ports[e]
+	pt.pause[tc].end(s.eng.Now())
+	if !pt.busy {
+		s.startNext(e)
+	}
+}
+
+// Handle runs one of the switch's own events (kinds 0x01xx).
+func (s *Switch) Handle(ev sim.Event) {
+	switch ev.Kind {
+	case KindTxDone:
+		s.txDone(int(ev.Port), pkt.Handle(ev.Arg))
+	case KindPfcRefresh:
+		s.refreshPause(int(ev.Port), int(ev.Arg))
+	case KindPauseExpiry:
+		s.pauseExpired(int(ev.Port), int(ev.Arg))
+	default:
+		panic(fmt.Sprintf("switchdev: %s got event %s", s.id.Name, KindName(ev.Kind)))
+	}
+}
+
+// ---- totals and checks ---------------------------------------------------------------
+
+// Counters returns the switch totals; open received pauses count up to now.
+func (s *Switch) Counters() Counters {
+	c := s.c
+	now := s.eng.Now()
+	c.BufferedBytes = 0
+	c.PfcPausedTime = 0
+	for i := range s.ports {
+		pt := &s.ports[i]
+		for p := 0; p < 8; p++ {
+			c.BufferedBytes += pt.ingOcc[p] + pt.hdrm[p]
+		}
+		for tc := 0; tc < 8; tc++ {
+			c.PfcPausedTime += pt.pause[tc].cumulative(now)
+		}
+	}
+	return c
+}
+
+func (l *pauseLog) cumulative(now sim.Time) sim.Time {
+	if l.open {
+		return l.total + now - l.since
+	}
+	return l.total
+}
+
+// PortState is a read-only view of one port × pool for tests and `explain`-style tracing.
+type PortState struct {
+	IngOcc, Hdrm, EgQ int64
+	Xoff              bool
+	AvgQ              float64
+}
+
+// Port returns port i's state in pool pl.
+func (s *Switch) Port(i, pl int) PortState {
+	pt := &s.ports[i]
+	return PortState{IngOcc: pt.ingOcc[pl], Hdrm: pt.hdrm[pl], EgQ: pt.egQ[pl], Xoff: pt.xoff[pl], AvgQ: pt.avgQ[pl]}
+}
+
+// PoolTotals returns ingTotal[p] and egTotal[p].
+func (s *Switch) PoolTotals(pl int) (ing, eg int64) { return s.ingTotal[pl], s.egTotal[pl] }
+
+// CheckConservation verifies the byte ledgers, per port: charged bytes received on a port
+// = sent + dropped + trimmed off + still held (ingOcc + hdrm); bytes admitted to a port's
+// egress = sent from it + still queued; Σ ingress holdings = Σ egress queues; pool totals
+// equal the sums of their parts.
+func (s *Switch) CheckConservation() error {
+	var held, queued int64
+	var ing, eg [8]int64
+	for i := range s.ports {
+		pt := &s.ports[i]
+		var h, q int64
+		for p := 0; p < 8; p++ {
+			if pt.ingOcc[p] < 0 || pt.hdrm[p] < 0 || pt.egQ[p] < 0 {
+				return fmt.Errorf("%s port %d pool %d: negative ledger ingOcc %d hdrm %d egQ %d", s.id.Name, i, p, pt.ingOcc[p], pt.hdrm[p], pt.egQ[p])
+			}
+			h += pt.ingOcc[p] + pt.hdrm[p]
+			q += pt.egQ[p]
+			ing[p] += pt.ingOcc[p]
+			eg[p] += pt.egQ[p]
+		}
+		if pt.rxCharged != pt.sentCharged+pt.dropCharged+pt.trimCharged+h {
+			return fmt.Errorf("%s port %d: received %d B ≠ sent %d + dropped %d + trimmed %d + held %d",
+				s.id.Name, i, pt.rxCharged, pt.sentCharged, pt.dropCharged, pt.trimCharged, h)
+		}
+		if pt.egAdmitted != pt.egSent+q {
+			return fmt.Errorf("%s port %d: egress admitted %d B ≠ sent %d + queued %d", s.id.Name, i, pt.egAdmitted, pt.egSent, q)
+		}
+		held += h
+		queued += q
+	}
+	if held != queued {
+		return fmt.Errorf("%s: ingress holdings %d B ≠ egress queues %d B", s.id.Name, held, queued)
+	}
+	for p := 0; p < 8; p++ {
+		if ing[p] != s.ingTotal[p] || eg[p] != s.egTotal[p] {
+			return fmt.Errorf("%s pool %d: ingTotal %d vs Σ %d, egTotal %d vs Σ %d", s.id.Name, p, s.ingTotal[p], ing[p], s.egTotal[p], eg[p])
+		}
+	}
+	return nil
+}
