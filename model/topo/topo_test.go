@@ -248,6 +248,11 @@ func TestRoutes(t *testing.T) {
 						if n != g.NICs[h] {
 							t.Fatalf("%s → %d via %d ends at %s", g.Nodes[s].Name, h, m, g.Nodes[n].Name)
 						}
+						// Shortest: cables to the NIC = BFS distance to its rack switch + 1.
+						A := len(g.rt.attachSw)
+						if want := int(g.hops[int(g.Nodes[s].Index)*A+int(g.rt.attach[h])]) + 1; steps != want {
+							t.Fatalf("%s → %d via %d: %d cables, shortest is %d", g.Nodes[s].Name, h, m, steps, want)
+						}
 					}
 				}
 			}
@@ -402,6 +407,30 @@ func BenchmarkBuildFatTree16(b *testing.B) {
 	for b.Loop() {
 		if _, err := Build(config.Topology{Kind: "fat-tree", K: 16}, &sw, &nic); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestConfigConnectedPorts: every switch's port count equals config.ConnectedPorts for its
+// tier (the number switch validation and buffer sizing use), and the host count
+// config.Hosts.
+func TestConfigConnectedPorts(t *testing.T) {
+	sw := config.DefaultSwitch()
+	for _, tp := range []config.Topology{star16, ls, lsDflt, fatTree4, fatTree6} {
+		g := build(t, tp)
+		want := config.ConnectedPorts(tp, &sw) // rack tier first, then upward
+		if g.Hosts() != config.Hosts(tp) {
+			t.Errorf("%s: %d hosts, config.Hosts says %d", tp.Kind, g.Hosts(), config.Hosts(tp))
+		}
+		for _, s := range g.Switches {
+			n := &g.Nodes[s]
+			idx := TierRack - n.Tier // rack 0, fabric 1, spine 2 (fat-tree)
+			if tp.Kind == "leaf-spine" && n.Tier == TierSpine {
+				idx = 1
+			}
+			if got := g.ConnectedPorts(s); got != want[idx] {
+				t.Errorf("%s %s: %d ports, config.ConnectedPorts says %d", tp.Kind, n.Name, got, want[idx])
+			}
 		}
 	}
 }

@@ -40,7 +40,7 @@ const MaxMessages = 20_000_000
 // Generate builds the message schedule of w for a fabric of hosts hosts whose host links
 // run at lineRateBps, over [0, duration), sorted by (Start, ID). cdfDir holds the named
 // size distributions (configs/size-cdf, embedded by the integrator); it may be nil when
-// no `load` element names one. Errors name the key path: "workload.mix[1].senders: ...".
+// no `load` element names one. Errors name the key path: "workload.mix.1.senders: ...".
 //
 // Kinds (each element of a mix likewise, with its own data_tc, control_tc and start):
 //   - incast: the first `senders` hosts other than `receiver` (-1 = the last host), in
@@ -68,7 +68,7 @@ func Generate(w config.Workload, hosts int, lineRateBps float64, duration sim.Ti
 		}
 		elems, paths = w.Mix, nil
 		for i := range w.Mix {
-			paths = append(paths, fmt.Sprintf("workload.mix[%d]", i))
+			paths = append(paths, fmt.Sprintf("workload.mix.%d", i))
 		}
 	}
 	g := &gen{hosts: hosts, rate: lineRateBps, duration: duration, seed: seed, cdfDir: cdfDir, qpBase: map[pair]int32{}}

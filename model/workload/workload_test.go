@@ -315,7 +315,7 @@ func TestCDFErrors(t *testing.T) {
 	bad := fstest.MapFS{"bad.txt": {Data: []byte("0 0\n10 50\n")}}
 	w.Distribution = "bad"
 	mix := config.Workload{Kind: "mix", Mix: []config.Workload{base("none"), w}}
-	if _, err := Generate(mix, 4, rate, sim.Millisecond, 1, bad); err == nil || err.Error() != "workload.mix[1].distribution: bad.txt:2: last percent is 50: the CDF must end at 100" {
+	if _, err := Generate(mix, 4, rate, sim.Millisecond, 1, bad); err == nil || err.Error() != "workload.mix.1.distribution: bad.txt:2: last percent is 50: the CDF must end at 100" {
 		t.Errorf("bad CDF in a mix: %v", err)
 	}
 	// A path loads from disk.
@@ -345,7 +345,7 @@ func TestGenerateErrors(t *testing.T) {
 		{mod("load", func(w *config.Workload) { w.Load = 0 }), 16, "workload.load: 0, want > 0"},
 		{mod("ring", func(w *config.Workload) {}), 16, `workload.kind: unknown kind "ring"`},
 		{config.Workload{Kind: "mix"}, 16, "workload.mix: a mix needs at least one element"},
-		{config.Workload{Kind: "mix", Mix: []config.Workload{{Kind: "mix"}}}, 16, "workload.mix[0].kind: a mix element cannot be a mix"},
+		{config.Workload{Kind: "mix", Mix: []config.Workload{{Kind: "mix"}}}, 16, "workload.mix.0.kind: a mix element cannot be a mix"},
 		{mod("all-to-all", func(w *config.Workload) { w.Messages = 100 }), 1000, "messages exceed the limit"},
 		{mod("load", func(w *config.Workload) { w.Distribution = "alistorage2019"; w.Load = 1 }), 1000, "lower load or duration"},
 	}
