@@ -1,0 +1,390 @@
+// Package results reads a results directory (design.md "Results directory"): the
+// manifest, the journal and any table's Parquet parts, as plain columns. It is the read
+// side that `report` and `compare` share; it knows the directory layout, not devices, and
+// it never writes.
+//
+// A table is read whole into memory (one float64 or string per cell): a jobs table of a
+// few thousand rows is small, and interval tables are read for a few chosen jobs only
+// (ReadTable's keep filter), so memory stays proportional to what a chart draws.
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// Column is one column of a table. Numbers (ints, floats, bools as 0/1) are kept in Num,
+// strings in Str; Null marks missing cells (optional columns). Exactly one of Num and Str
+// is non-nil.
+type Column struct {
+	Name string
+	// Type is the Parquet physical type as read: "boolean", "int32", "int64", "float",
+	// "double", "string".
+	Type string
+	Num  []float64
+	Str  []string
+	Null []bool
+}
+
+// IsString reports whether the column holds strings.
+func (c *Column) IsString() bool { return c.Str != nil }
+
+// Text returns cell i formatted for a human: the string, or the number with %g
+// (integers without exponent up to 2^53).
+func (c *Column) Text(i int) string {
+	switch {
+	case c.Null[i]:
+		return "null"
+	case c.Str != nil:
+		return c.Str[i]
+	default:
+		return FormatNum(c.Num[i])
+	}
+}
+
+// FormatNum prints v as an integer when it is one (below 2^53), else with %.6g.
+func FormatNum(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.6g", v)
+}
+
+// Table is a table read into columns of equal length Rows.
+type Table struct {
+	Name    string
+	Rows    int
+	Columns []*Column
+}
+
+// Col returns the column called name, or nil.
+func (t *Table) Col(name string) *Column {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Tables lists the record tables of design.md "Results directory" besides `jobs`.
+var Tables = []string{"nd_stats", "ecn_pfc_stats", "roce_transport_stats", "buffer_stats",
+	"lb_stats", "tier_hop", "messages", "topology"}
+
+// Identity columns of `jobs`: neither swept parameters nor metrics.
+var Identity = []string{"job_id", "status", "error", "replicate", "seed"}
+
+// ReadTable reads every committed DIR/<name>/part-*.parquet file (sink.Files: all shards,
+// in name order; temp files of a running sweep are skipped) into one table.
+// keep, if not nil, selects rows by their job_id (tables without job_id are kept whole).
+// A missing table folder is an error wrapping fs.ErrNotExist; files whose schemas differ
+// are refused, naming both files.
+func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
+	all, err := sink.Files(dir, name)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", name, err)
+	}
+	var parts []string
+	arrow := 0
+	for _, p := range all {
+		switch filepath.Ext(p) {
+		case ".parquet":
+			parts = append(parts, p)
+		case ".arrow":
+			arrow++
+		}
+	}
+	if len(parts) == 0 {
+		if arrow > 0 {
+			return nil, fmt.Errorf("table %s: %d Arrow IPC files in %s; report and compare read Parquet (run with --format parquet)", name, arrow, filepath.Join(dir, name))
+		}
+		return nil, fmt.Errorf("table %s: no committed part-*.parquet files in %s: %w", name, filepath.Join(dir, name), fs.ErrNotExist)
+	}
+	t := &Table{Name: name}
+	first := ""
+	for _, p := range parts {
+		if err := readPart(t, p, keep, &first); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// readPart appends the rows of one Parquet file to t.
+func readPart(t *Table, path string, keep func(string) bool, first *string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	schema := pf.Schema()
+	leaves := schema.Columns()
+	names := make([]string, len(leaves))
+	types := make([]string, len(leaves))
+	for i, l := range leaves {
+		names[i] = strings.Join(l, ".")
+		leaf, _ := schema.Lookup(l...)
+		types[i] = typeName(leaf.Node)
+	}
+	if *first == "" {
+		*first = path
+		for i := range names {
+			c := &Column{Name: names[i], Type: types[i]}
+			if types[i] == "string" {
+				c.Str = []string{}
+			} else {
+				c.Num = []float64{}
+			}
+			t.Columns = append(t.Columns, c)
+		}
+	} else if err := sameColumns(t, names, types); err != nil {
+		return fmt.Errorf("%s and %s: %w", *first, path, err)
+	}
+	idCol := -1
+	for i, n := range names {
+		if n == "job_id" && types[i] == "string" {
+			idCol = i
+		}
+	}
+	r := parquet.NewReader(pf)
+	defer r.Close()
+	buf := make([]parquet.Row, 256)
+	for {
+		n, err := r.ReadRows(buf)
+		for _, row := range buf[:n] {
+			if keep != nil && idCol >= 0 && !keep(string(cell(row, idCol).ByteArray())) {
+				continue
+			}
+			for i, c := range t.Columns {
+				v := cell(row, i)
+				c.Null = append(c.Null, v.IsNull())
+				if c.Str != nil {
+					c.Str = append(c.Str, string(v.ByteArray()))
+				} else {
+					c.Num = append(c.Num, number(v))
+				}
+			}
+			t.Rows++
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+// cell returns the value of leaf column i in a flat row (values are in column order,
+// one per column for non-repeated columns).
+func cell(row parquet.Row, i int) parquet.Value {
+	if i < len(row) && row[i].Column() == i {
+		return row[i]
+	}
+	for _, v := range row {
+		if v.Column() == i {
+			return v
+		}
+	}
+	return parquet.NullValue()
+}
+
+func number(v parquet.Value) float64 {
+	if v.IsNull() {
+		return math.NaN()
+	}
+	switch v.Kind() {
+	case parquet.Boolean:
+		if v.Boolean() {
+			return 1
+		}
+		return 0
+	case parquet.Int32:
+		return float64(v.Int32())
+	case parquet.Int64:
+		return float64(v.Int64())
+	case parquet.Float:
+		return float64(v.Float())
+	case parquet.Double:
+		return v.Double()
+	}
+	return math.NaN()
+}
+
+func typeName(n parquet.Node) string {
+	switch n.Type().Kind() {
+	case parquet.Boolean:
+		return "boolean"
+	case parquet.Int32:
+		return "int32"
+	case parquet.Int64:
+		return "int64"
+	case parquet.Float:
+		return "float"
+	case parquet.Double:
+		return "double"
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		return "string"
+	}
+	return n.Type().String()
+}
+
+func sameColumns(t *Table, names, types []string) error {
+	if len(names) != len(t.Columns) {
+		return fmt.Errorf("%d columns, then %d", len(t.Columns), len(names))
+	}
+	for i, c := range t.Columns {
+		if c.Name != names[i] || c.Type != types[i] {
+			return fmt.Errorf("column %d is %s %s, then %s %s", i, c.Name, c.Type, names[i], types[i])
+		}
+	}
+	return nil
+}
+
+// Manifest is DIR/manifest.json as far as readers need it. Unknown fields are kept in
+// Raw; Spec is the spec as given (a YAML text or a JSON object, as the writer chose).
+type Manifest struct {
+	Name     string          `json:"name"`
+	PlanSize int             `json:"plan_size"`
+	Version  string          `json:"version"`
+	Start    string          `json:"start"`
+	Axes     []string        `json:"axes"`
+	Spec     json.RawMessage `json:"spec"`
+	Raw      map[string]any  `json:"-"`
+}
+
+// ReadManifest reads DIR/manifest.json. Field names vary between writers; a few aliases
+// are accepted (plan_size/jobs/plan, start/start_time/started, version/tool_version).
+func ReadManifest(dir string) (*Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{}
+	if err := json.Unmarshal(data, &m.Raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.json"), err)
+	}
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			if s, ok := m.Raw[k].(string); ok {
+				return s
+			}
+		}
+		return ""
+	}
+	m.Name = str("name", "sweep")
+	m.Version = str("version", "tool_version")
+	m.Start = str("start", "start_time", "started", "started_at")
+	for _, k := range []string{"plan_size", "jobs", "plan", "total_jobs"} {
+		if n, ok := m.Raw[k].(float64); ok {
+			m.PlanSize = int(n)
+			break
+		}
+	}
+	for _, k := range []string{"axes", "swept", "columns"} {
+		if list, ok := m.Raw[k].([]any); ok {
+			for _, a := range list {
+				switch a := a.(type) {
+				case string:
+					m.Axes = append(m.Axes, a)
+				case map[string]any:
+					if p, ok := a["path"].(string); ok {
+						m.Axes = append(m.Axes, p)
+					} else if p, ok := a["name"].(string); ok {
+						m.Axes = append(m.Axes, p)
+					}
+				}
+			}
+			break
+		}
+	}
+	for _, k := range []string{"spec", "spec_yaml", "spec_text"} {
+		if v, ok := m.Raw[k]; ok {
+			m.Spec, _ = json.Marshal(v)
+			if m.Name == "" {
+				if o, ok := v.(map[string]any); ok {
+					m.Name, _ = o["name"].(string)
+				}
+			}
+			break
+		}
+	}
+	return m, nil
+}
+
+// ColumnOf turns a parameter path into its jobs column name: `.` becomes `_`
+// (design.md: switch.LossyAlpha -> switch_LossyAlpha).
+func ColumnOf(path string) string { return strings.ReplaceAll(path, ".", "_") }
+
+// IsMetric reports whether name is a summary metric of the jobs table.
+func IsMetric(name string) bool {
+	for _, m := range stats.MetricNames {
+		if m == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Axes returns the swept-parameter columns of a jobs table, in order: the manifest's
+// axes when it lists them (as paths or column names), else every column that is neither
+// identity nor metric and takes more than one value.
+func Axes(m *Manifest, jobs *Table) []string {
+	var out []string
+	if m != nil && len(m.Axes) > 0 {
+		for _, a := range m.Axes {
+			if c := jobs.Col(ColumnOf(a)); c != nil {
+				out = append(out, c.Name)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	for _, c := range jobs.Columns {
+		if IsMetric(c.Name) || isIdentity(c.Name) {
+			continue
+		}
+		if distinct(c) > 1 {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func isIdentity(name string) bool {
+	for _, n := range Identity {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+func distinct(c *Column) int {
+	seen := map[string]bool{}
+	for i := range c.Null {
+		seen[c.Text(i)] = true
+	}
+	return len(seen)
+}

@@ -1,0 +1,192 @@
+// Package resultstest writes small synthetic results directories through the real sink
+// writer, for the tests of report, compare and the command line while real sweeps are
+// not at hand. The metrics follow a made-up but monotone model of LossyAlpha and Xoff,
+// so charts have something to show; nothing here is a simulation.
+package resultstest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// Job is one row of the jobs table: identity, swept values (in Axes order) and metrics.
+type Job struct {
+	ID        string
+	Status    string
+	Error     string
+	Replicate int64
+	Seed      int64
+	Params    []float64
+	Summary   stats.Summary
+}
+
+// Sweep describes a synthetic results directory.
+type Sweep struct {
+	Name string
+	// Axes are parameter paths (switch.LossyAlpha); each becomes a float64 column.
+	Axes []string
+	Jobs []Job
+	// Intervals is the number of interval rows per job and table (0: none).
+	Intervals int
+	// Spec is stored as manifest.json's "spec".
+	Spec map[string]any
+}
+
+// JobsType returns the row type of a jobs table with these axes: job_id, status, error,
+// replicate, seed, one float64 column per axis, then the summary metrics.
+func JobsType(axes []string) reflect.Type {
+	fields := []reflect.StructField{
+		{Name: "JobID", Type: reflect.TypeFor[string](), Tag: `parquet:"job_id"`},
+		{Name: "Status", Type: reflect.TypeFor[string](), Tag: `parquet:"status"`},
+		{Name: "Error", Type: reflect.TypeFor[string](), Tag: `parquet:"error"`},
+		{Name: "Replicate", Type: reflect.TypeFor[int64](), Tag: `parquet:"replicate"`},
+		{Name: "Seed", Type: reflect.TypeFor[int64](), Tag: `parquet:"seed"`},
+	}
+	for i, a := range axes {
+		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("Axis%d", i), Type: reflect.TypeFor[float64](),
+			Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, colOf(a)))})
+	}
+	st := reflect.TypeFor[stats.Summary]()
+	for i := 0; i < st.NumField(); i++ {
+		fields = append(fields, st.Field(i))
+	}
+	return reflect.StructOf(fields)
+}
+
+func colOf(path string) string {
+	b := []byte(path)
+	for i := range b {
+		if b[i] == '.' {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// Write writes s into dir (which must be empty or missing): manifest.json, the journal,
+// jobs and, with Intervals > 0, buffer_stats, ecn_pfc_stats and nd_stats rows per job.
+func Write(dir string, s Sweep) error {
+	jt := JobsType(s.Axes)
+	tables := []sink.Table{
+		sink.DynamicTable("jobs", jt),
+		sink.TableOf[stats.BufferStats]("buffer_stats"),
+		sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
+		sink.TableOf[stats.NdStats]("nd_stats"),
+	}
+	w, err := sink.Open(sink.Options{Dir: dir, CommitInterval: -1}, tables)
+	if err != nil {
+		return err
+	}
+	for _, j := range s.Jobs {
+		if err := WriteJob(w, jt, j); err != nil {
+			return err
+		}
+		if err := writeIntervals(w, j, s.Intervals); err != nil {
+			return err
+		}
+		if err := w.JobDone(sink.JobLine{ID: j.ID, Status: j.Status}); err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	man := map[string]any{"name": s.Name, "plan_size": len(s.Jobs), "version": "test",
+		"start": "2025-01-01T00:00:00Z", "axes": s.Axes, "spec": s.Spec}
+	data, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return err
+	}
+	return sink.WriteFileAtomic(nil, filepath.Join(dir, "manifest.json"), data)
+}
+
+// WriteJob writes one jobs row of type jt (from JobsType) through w.
+func WriteJob(w *sink.Writer, jt reflect.Type, j Job) error {
+	v := reflect.New(jt).Elem()
+	v.Field(0).SetString(j.ID)
+	v.Field(1).SetString(j.Status)
+	v.Field(2).SetString(j.Error)
+	v.Field(3).SetInt(j.Replicate)
+	v.Field(4).SetInt(j.Seed)
+	for i, p := range j.Params {
+		v.Field(5 + i).SetFloat(p)
+	}
+	sv := reflect.ValueOf(j.Summary)
+	for i := 0; i < sv.NumField(); i++ {
+		v.Field(5 + len(j.Params) + i).Set(sv.Field(i))
+	}
+	rows := reflect.MakeSlice(reflect.SliceOf(jt), 0, 1)
+	rows = reflect.Append(rows, v)
+	return w.Write("jobs", rows.Interface())
+}
+
+func writeIntervals(w *sink.Writer, j Job, n int) error {
+	var bs []stats.BufferStats
+	var ep []stats.EcnPfcStats
+	var nd []stats.NdStats
+	for k := 1; k <= n; k++ {
+		t := float64(k) * 100e-6
+		q := float64(j.Summary.MaxEgressQueueBytes) * math.Sin(math.Pi*float64(k)/float64(n+1))
+		for _, view := range []string{"egress_queue", "pool"} {
+			scale := 1.0
+			if view == "pool" {
+				scale = 1.5
+			}
+			bs = append(bs, stats.BufferStats{JobID: j.ID, SimTimeSec: t, ComponentName: "rack0", Tier: 2,
+				BuffID: view, Uldl: "dl", PoolNum: 0, IvlMaxBytes: int64(q * scale), IvlMeanBytes: q * scale / 2,
+				BufferLimit: 230_000_000})
+		}
+		ep = append(ep, stats.EcnPfcStats{JobID: j.ID, SimTimeSec: t, ComponentName: "rack0", Ifid: 1,
+			Priority: 0, PfcTimePausedUsec: j.Summary.PfcPausedUsec / float64(n), PfcxoffTx: 1})
+		nd = append(nd, stats.NdStats{JobID: j.ID, SimTimeSec: t, ComponentName: "host0", NdName: "eth0",
+			ComponentType: "nic", Ifid: 0, Uldl: "ul", TxRateGbps: 400 * float64(k) / float64(n)})
+	}
+	if err := w.Write("buffer_stats", bs); err != nil {
+		return err
+	}
+	if err := w.Write("ecn_pfc_stats", ep); err != nil {
+		return err
+	}
+	return w.Write("nd_stats", nd)
+}
+
+// Grid returns an alpha x xoff sweep with replicates: axes switch.LossyAlpha and
+// switch.StaticPoolXoffThreshold, job ids "j0001"..., metrics a smooth function of the
+// parameters plus a small replicate offset. The last job fails when failLast is set.
+func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
+	s := Sweep{Name: "synthetic", Axes: []string{"switch.LossyAlpha", "switch.StaticPoolXoffThreshold"},
+		Intervals: 8, Spec: map[string]any{"name": "synthetic", "duration": "2ms",
+			"topology": map[string]any{"kind": "star", "hosts": 16},
+			"switch":   map[string]any{"LossyAlpha": 1.0}}}
+	n := 0
+	for _, a := range alphas {
+		for _, x := range xoffs {
+			for r := 0; r < replicates; r++ {
+				n++
+				j := Job{ID: fmt.Sprintf("j%04d", n), Status: "ok", Replicate: int64(r), Seed: int64(1000 + n),
+					Params: []float64{a, x}}
+				d := float64(r) * 0.01
+				j.Summary = stats.Summary{
+					SimTimeSec: 0.002, WallSec: 0.5 + d, Events: 100000 + int64(n), EventsPerSec: 2e5,
+					BytesDelivered: 15 << 20, GoodputGbps: 380 - 10*a + d, MsgsCompleted: 15,
+					FctP50Usec: 300 + 20*a + x/1e4 + d, FctP99Usec: 400 + 40*a + x/5e3 + d, FctMaxUsec: 420 + 40*a + x/5e3,
+					DropsTotal: int64(100 * a), DropsLossy: int64(100 * a), PfcPauseTx: int64(1e6 / x * 10),
+					PfcPausedUsec: 1e7/x + d, EcnMarked: int64(50 * a), CnpSent: int64(10 * a),
+					MaxEgressQueueBytes: int64(200_000 * a), MaxIngressPortBytes: int64(x), MaxPoolBytes: int64(300_000 * a),
+				}
+				s.Jobs = append(s.Jobs, j)
+			}
+		}
+	}
+	if failLast {
+		j := &s.Jobs[len(s.Jobs)-1]
+		j.Status, j.Error, j.Summary = "failed", "switch.md §11 rule 5: headroom exceeds TotalSharedBufferSize", stats.Summary{}
+	}
+	return s
+}
