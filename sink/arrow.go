@@ -1,0 +1,123 @@
+package sink
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// arrowRows writes row slices of one table into an Arrow IPC file (the file format, with
+// a footer, readable by pyarrow.ipc.open_file and DuckDB's arrow extension). Rows are
+// buffered in builders and written as one record batch per row group.
+type arrowRows struct {
+	t       reflect.Type
+	w       *ipc.FileWriter
+	b       *array.RecordBuilder
+	appends []func(array.Builder, reflect.Value)
+	n       int
+}
+
+func arrowSchema(t reflect.Type) *arrow.Schema {
+	fields := make([]arrow.Field, t.NumField())
+	for i := range fields {
+		f := t.Field(i)
+		base, nullable := f.Type, false
+		if base.Kind() == reflect.Pointer {
+			base, nullable = base.Elem(), true
+		}
+		var dt arrow.DataType
+		switch base.Kind() {
+		case reflect.String:
+			dt = arrow.BinaryTypes.String
+		case reflect.Bool:
+			dt = arrow.FixedWidthTypes.Boolean
+		case reflect.Int32:
+			dt = arrow.PrimitiveTypes.Int32
+		case reflect.Int64:
+			dt = arrow.PrimitiveTypes.Int64
+		case reflect.Float64:
+			dt = arrow.PrimitiveTypes.Float64
+		}
+		fields[i] = arrow.Field{Name: columnName(f), Type: dt, Nullable: nullable}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+func newArrowRows(t reflect.Type, w File) (*arrowRows, error) {
+	schema := arrowSchema(t)
+	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(schema), ipc.WithZstd())
+	if err != nil {
+		return nil, err
+	}
+	r := &arrowRows{t: t, w: fw, b: array.NewRecordBuilder(memory.DefaultAllocator, schema)}
+	for i := 0; i < t.NumField(); i++ {
+		r.appends = append(r.appends, arrowAppender(t.Field(i).Type))
+	}
+	return r, nil
+}
+
+// arrowAppender returns the function appending one field value to its column builder.
+func arrowAppender(ft reflect.Type) func(array.Builder, reflect.Value) {
+	if ft.Kind() == reflect.Pointer {
+		inner := arrowAppender(ft.Elem())
+		return func(b array.Builder, v reflect.Value) {
+			if v.IsNil() {
+				b.AppendNull()
+				return
+			}
+			inner(b, v.Elem())
+		}
+	}
+	switch ft.Kind() {
+	case reflect.String:
+		return func(b array.Builder, v reflect.Value) { b.(*array.StringBuilder).Append(v.String()) }
+	case reflect.Bool:
+		return func(b array.Builder, v reflect.Value) { b.(*array.BooleanBuilder).Append(v.Bool()) }
+	case reflect.Int32:
+		return func(b array.Builder, v reflect.Value) { b.(*array.Int32Builder).Append(int32(v.Int())) }
+	case reflect.Int64:
+		return func(b array.Builder, v reflect.Value) { b.(*array.Int64Builder).Append(v.Int()) }
+	case reflect.Float64:
+		return func(b array.Builder, v reflect.Value) { b.(*array.Float64Builder).Append(v.Float()) }
+	}
+	panic(fmt.Sprintf("sink: unsupported arrow column type %v", ft))
+}
+
+func (r *arrowRows) write(rows any) (int, error) {
+	v := reflect.ValueOf(rows)
+	if v.Kind() != reflect.Slice || v.Type().Elem() != r.t {
+		return 0, fmt.Errorf("rows are %T, want []%v", rows, r.t)
+	}
+	for i := 0; i < v.Len(); i++ {
+		row := v.Index(i)
+		for j, app := range r.appends {
+			app(r.b.Field(j), row.Field(j))
+		}
+	}
+	r.n += v.Len()
+	return v.Len(), nil
+}
+
+// Flush writes the buffered rows as one record batch.
+func (r *arrowRows) Flush() error {
+	if r.n == 0 {
+		return nil
+	}
+	rec := r.b.NewRecord()
+	defer rec.Release()
+	r.n = 0
+	return r.w.Write(rec)
+}
+
+func (r *arrowRows) Close() error {
+	err := r.Flush()
+	if cerr := r.w.Close(); err == nil {
+		err = cerr
+	}
+	r.b.Release()
+	return err
+}

@@ -1,0 +1,95 @@
+package sink
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// FS is the file system the sink writes through. The operating system's is the default;
+// tests substitute one that fails (a full disk) to check that the journal stays
+// consistent. Every path is a full path as the sink builds it.
+type FS interface {
+	// Create creates a new file for writing; it fails if the file exists.
+	Create(name string) (File, error)
+	// OpenAppend opens (creating if needed) a file for appending.
+	OpenAppend(name string) (File, error)
+	ReadFile(name string) ([]byte, error)
+	ReadDir(dir string) ([]fs.DirEntry, error)
+	Rename(oldName, newName string) error
+	Remove(name string) error
+	MkdirAll(dir string) error
+	Truncate(name string, size int64) error
+	// SyncDir makes the entries of dir (creations, renames) durable.
+	SyncDir(dir string) error
+}
+
+// File is an open file of an FS. Seek is needed by the Arrow IPC file writer.
+type File interface {
+	io.Writer
+	io.Seeker
+	Sync() error
+	Close() error
+}
+
+// OS is the operating system's file system.
+type OS struct{}
+
+func (OS) Create(name string) (File, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+func (OS) OpenAppend(name string) (File, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+}
+
+func (OS) ReadFile(name string) ([]byte, error)      { return os.ReadFile(name) }
+func (OS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
+func (OS) Rename(oldName, newName string) error      { return os.Rename(oldName, newName) }
+func (OS) Remove(name string) error                  { return os.Remove(name) }
+func (OS) MkdirAll(dir string) error                 { return os.MkdirAll(dir, 0o755) }
+func (OS) Truncate(name string, size int64) error    { return os.Truncate(name, size) }
+
+func (OS) SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// WriteFileAtomic writes data to name through a temporary file in the same directory:
+// write, fsync, rename, fsync the directory. Readers see the old content or the new,
+// never a part (used for manifest.json).
+func WriteFileAtomic(fsys FS, name string, data []byte) error {
+	if fsys == nil {
+		fsys = OS{}
+	}
+	dir, base := filepath.Dir(name), filepath.Base(name)
+	tmp := filepath.Join(dir, "."+base+".tmp")
+	_ = fsys.Remove(tmp)
+	f, err := fsys.Create(tmp)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = fsys.Rename(tmp, name)
+	}
+	if err != nil {
+		_ = fsys.Remove(tmp)
+		return err
+	}
+	return fsys.SyncDir(dir)
+}

@@ -1,0 +1,643 @@
+// Package sink writes the rows of a sweep into a results directory (design.md "Results
+// directory"): one folder per table, Parquet (parquet-go, zstd, dictionary-encoded
+// strings) or Arrow IPC files (arrow/go/v17), and a journal of finished jobs. It knows
+// rows, not devices: a table is a name and a flat struct type (see Table).
+//
+// # Durability: commits
+//
+// Rows go into one temporary file per table (".part-SHARD-NNNNNN.parquet.tmp"; the
+// leading dot hides it from DuckDB globs and pyarrow datasets). A commit closes those
+// files, fsyncs them, renames them to "part-SHARD-NNNNNN.parquet", fsyncs the folders,
+// and only then appends to the journal, in one write followed by fsync, one line per
+// job of the commit and a closing commit line:
+//
+//	{"job_id":"4f0c…","status":"ok","commit":3}
+//	{"job_id":"91ab…","status":"failed","commit":3}
+//	{"commit":3,"jobs":2,"files":["jobs/part-1of1-000003.parquet", …]}
+//
+// A job counts as done only when its commit line is in the journal. A process killed at
+// any moment leaves either a complete commit or debris that Open(Resume) removes: temp
+// files, renamed files of a commit with no commit line, and a torn journal tail. So every
+// job is, after a resume, in the tables exactly once.
+//
+// A commit happens when the open files reach Options.FileBytes (this is how files are
+// rotated by size), when jobs have waited Options.CommitInterval, and at Close.
+//
+// A Writer is not safe for concurrent use: the sweep runner gives it to one goroutine.
+package sink
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// Format is the file format of the tables.
+type Format string
+
+const (
+	Parquet Format = "parquet"
+	Arrow   Format = "arrow"
+)
+
+// Options configure a Writer. The zero value of each field means its default.
+type Options struct {
+	Dir    string // results directory; created if missing
+	Format Format // Parquet (default) or Arrow
+	// Shard tags file names and the journal so that N processes can write side by side
+	// into one directory: "2of3". Default "1of1".
+	Shard string
+	// Resume keeps the journal's finished jobs and removes debris of an interrupted run;
+	// without it Open refuses a directory that already holds results of this shard.
+	Resume bool
+	// FileBytes commits (and so rotates to new files) once the open files of the
+	// commit hold this many bytes. Default 64 MiB.
+	FileBytes int64
+	// RowGroupRows is the number of rows per row group (Parquet) or record batch (Arrow).
+	// Default 65,536.
+	RowGroupRows int
+	// CommitInterval commits jobs that have waited this long (checked at JobDone and
+	// Tick). Default 10 s; a negative value commits after every job.
+	CommitInterval time.Duration
+	FS             FS               // nil: the operating system
+	Now            func() time.Time // nil: time.Now
+}
+
+// JobLine is a finished job as the journal records it.
+type JobLine struct {
+	ID     string `json:"job_id"`
+	Status string `json:"status"`
+}
+
+// Stats counts what a Writer has committed in this process.
+type Stats struct {
+	Commits int
+	Jobs    int
+	Rows    int64
+	Bytes   int64 // bytes of the renamed files
+	Files   int
+}
+
+// Recovery says what Open(Resume) found and cleaned.
+type Recovery struct {
+	Done           int   // jobs in complete commits of the journal
+	RemovedFiles   int   // temp files and files of commits without a commit line
+	TruncatedBytes int64 // torn journal tail dropped
+}
+
+// Writer writes tables into a results directory. See the package doc for the protocol.
+type Writer struct {
+	opts     Options
+	fs       FS
+	ext      string
+	tables   []*tableFile
+	byName   map[string]*tableFile
+	journal  File
+	jpath    string
+	jsize    int64 // bytes of the journal that are complete commits
+	commit   int   // number of the commit being filled
+	pending  []JobLine
+	since    time.Time // when the oldest pending job finished
+	done     map[string]string
+	recovery Recovery
+	stats    Stats
+	err      error // sticky: after a failed commit the Writer refuses more work
+}
+
+// tableFile is the open temp file of one table in the current commit.
+type tableFile struct {
+	Table
+	dir  string
+	tmp  string
+	f    File
+	cw   *countingFile
+	pq   parquetRows
+	ar   *arrowRows
+	rows int64 // rows in the open file
+	grp  int   // rows in the open row group
+}
+
+// JournalName is the journal file of a shard: "journal.jsonl" for "1of1", else
+// "journal-KofN.jsonl".
+func JournalName(shard string) string {
+	if shard == "" || shard == "1of1" {
+		return "journal.jsonl"
+	}
+	return "journal-" + shard + ".jsonl"
+}
+
+// ErrExists is returned by Open without Resume when the directory already holds results
+// of this shard.
+var ErrExists = errors.New("already holds results")
+
+// Open prepares dir for writing tables. It creates the folders and the journal, so an
+// unwritable directory fails here, before any job runs. With Resume it reads the journal
+// (Done), drops a torn tail and removes this shard's debris (see Recovery).
+func Open(opts Options, tables []Table) (*Writer, error) {
+	if opts.Format == "" {
+		opts.Format = Parquet
+	}
+	if opts.Format != Parquet && opts.Format != Arrow {
+		return nil, fmt.Errorf("format %q: want parquet or arrow", opts.Format)
+	}
+	if opts.Shard == "" {
+		opts.Shard = "1of1"
+	}
+	if opts.FileBytes <= 0 {
+		opts.FileBytes = 64 << 20
+	}
+	if opts.RowGroupRows <= 0 {
+		opts.RowGroupRows = 1 << 16
+	}
+	if opts.CommitInterval == 0 {
+		opts.CommitInterval = 10 * time.Second
+	}
+	if opts.FS == nil {
+		opts.FS = OS{}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	w := &Writer{opts: opts, fs: opts.FS, ext: "." + string(opts.Format), byName: map[string]*tableFile{},
+		done: map[string]string{}, jpath: filepath.Join(opts.Dir, JournalName(opts.Shard))}
+	if err := w.fs.MkdirAll(opts.Dir); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	for _, t := range tables {
+		if w.byName[t.Name] != nil {
+			return nil, fmt.Errorf("table %s registered twice", t.Name)
+		}
+		tf := &tableFile{Table: t, dir: filepath.Join(opts.Dir, t.Name)}
+		if err := w.fs.MkdirAll(tf.dir); err != nil {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		w.tables = append(w.tables, tf)
+		w.byName[t.Name] = tf
+	}
+	if err := w.recover(); err != nil {
+		return nil, err
+	}
+	j, err := w.fs.OpenAppend(w.jpath)
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	w.journal = j
+	if err := w.fs.SyncDir(opts.Dir); err != nil {
+		j.Close()
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	return w, nil
+}
+
+// partRE matches this package's file names: part-SHARD-NNNNNN.EXT and the temp
+// .part-SHARD-NNNNNN.EXT.tmp.
+var partRE = regexp.MustCompile(`^(\.)?part-([0-9]+of[0-9]+)-([0-9]+)\.(parquet|arrow)(\.tmp)?$`)
+
+// recover reads the journal and removes debris of this shard; without Resume it refuses
+// a directory with results of this shard.
+func (w *Writer) recover() error {
+	data, err := w.fs.ReadFile(w.jpath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	complete, valid, last := parseJournal(data)
+	w.jsize = valid
+	w.commit = last + 1
+	var debris []string
+	for _, t := range w.tables {
+		entries, err := w.fs.ReadDir(t.dir)
+		if err != nil {
+			return fmt.Errorf("output directory: %w", err)
+		}
+		for _, e := range entries {
+			m := partRE.FindStringSubmatch(e.Name())
+			if m == nil || m[2] != w.opts.Shard {
+				continue
+			}
+			n, _ := strconv.Atoi(m[3])
+			w.commit = max(w.commit, n+1)
+			if m[1] == "" && m[5] == "" && complete[n] != nil {
+				continue // a committed file
+			}
+			debris = append(debris, filepath.Join(t.dir, e.Name()))
+		}
+	}
+	if !w.opts.Resume {
+		if len(data) > 0 || len(debris) > 0 {
+			return fmt.Errorf("output directory %s %w of shard %s (%s); use --resume to continue it or choose another directory", w.opts.Dir, ErrExists, w.opts.Shard, JournalName(w.opts.Shard))
+		}
+		return nil
+	}
+	for _, name := range debris {
+		if err := w.fs.Remove(name); err != nil {
+			return fmt.Errorf("removing leftover %s: %w", name, err)
+		}
+		w.recovery.RemovedFiles++
+	}
+	if valid < int64(len(data)) {
+		if err := w.fs.Truncate(w.jpath, valid); err != nil {
+			return fmt.Errorf("dropping the torn tail of %s: %w", w.jpath, err)
+		}
+		w.recovery.TruncatedBytes = int64(len(data)) - valid
+	}
+	for _, jobs := range complete {
+		for _, j := range jobs {
+			w.done[j.ID] = j.Status
+		}
+	}
+	w.recovery.Done = len(w.done)
+	return nil
+}
+
+type journalEntry struct {
+	JobID  string   `json:"job_id"`
+	Status string   `json:"status"`
+	Commit *int     `json:"commit"`
+	Jobs   *int     `json:"jobs"`
+	Files  []string `json:"files"`
+}
+
+// parseJournal returns the jobs of each complete commit, the byte length of the journal
+// prefix made of complete commits, and the highest commit number seen.
+func parseJournal(data []byte) (complete map[int][]JobLine, valid int64, last int) {
+	complete = map[int][]JobLine{}
+	open := map[int][]JobLine{}
+	var off int64
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break // torn last line
+		}
+		line := data[:i]
+		data = data[i+1:]
+		off += int64(i + 1)
+		var e journalEntry
+		if json.Unmarshal(line, &e) != nil || e.Commit == nil {
+			break
+		}
+		last = max(last, *e.Commit)
+		switch {
+		case e.JobID != "":
+			open[*e.Commit] = append(open[*e.Commit], JobLine{ID: e.JobID, Status: e.Status})
+		case e.Jobs != nil && *e.Jobs == len(open[*e.Commit]):
+			complete[*e.Commit] = open[*e.Commit]
+			delete(open, *e.Commit)
+			valid = off
+		default:
+			return complete, valid, last
+		}
+	}
+	return complete, valid, last
+}
+
+// Done returns the jobs of complete commits found by Open(Resume), id → status.
+func (w *Writer) Done() map[string]string { return w.done }
+
+// Recovery says what Open(Resume) cleaned.
+func (w *Writer) Recovery() Recovery { return w.recovery }
+
+// Stats returns what was committed so far.
+func (w *Writer) Stats() Stats { return w.stats }
+
+// JournalPath is the path of this shard's journal.
+func (w *Writer) JournalPath() string { return w.jpath }
+
+// Write appends rows (a []T of the table's row type) to table. Empty slices are free.
+func (w *Writer) Write(table string, rows any) error {
+	if w.err != nil {
+		return w.err
+	}
+	t := w.byName[table]
+	if t == nil {
+		return fmt.Errorf("sink: unknown table %q", table)
+	}
+	if err := w.write(t, rows); err != nil {
+		w.fail(fmt.Errorf("writing %s: %w", t.tmp, err))
+		return w.err
+	}
+	return nil
+}
+
+func (w *Writer) write(t *tableFile, rows any) error {
+	n := sliceLen(rows)
+	if n < 0 {
+		return fmt.Errorf("rows are %T, want a slice", rows)
+	}
+	if n == 0 {
+		return nil
+	}
+	if t.f == nil {
+		if err := w.openFile(t); err != nil {
+			return err
+		}
+	}
+	for off := 0; off < n; {
+		chunk := min(n-off, w.opts.RowGroupRows-t.grp)
+		part := subSlice(rows, off, off+chunk)
+		var err error
+		if t.pq != nil {
+			_, err = t.pq.write(part)
+		} else {
+			_, err = t.ar.write(part)
+		}
+		if err != nil {
+			return err
+		}
+		off += chunk
+		t.grp += chunk
+		t.rows += int64(chunk)
+		if t.grp >= w.opts.RowGroupRows {
+			if err := t.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (t *tableFile) flush() error {
+	t.grp = 0
+	if t.pq != nil {
+		return t.pq.Flush()
+	}
+	return t.ar.Flush()
+}
+
+func (w *Writer) openFile(t *tableFile) error {
+	t.tmp = filepath.Join(t.dir, "."+w.fileName(w.commit)+".tmp")
+	f, err := w.fs.Create(t.tmp)
+	if err != nil {
+		return err
+	}
+	t.f, t.cw = f, &countingFile{File: f}
+	if w.opts.Format == Arrow {
+		t.ar, err = newArrowRows(t.Type, t.cw)
+		return err
+	}
+	t.pq = t.newParquet(t.cw, []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{}),
+		parquet.CreatedBy("rocesweep", "", ""),
+	})
+	return nil
+}
+
+func (w *Writer) fileName(commit int) string {
+	return fmt.Sprintf("part-%s-%06d%s", w.opts.Shard, commit, w.ext)
+}
+
+// JobDone records that every row of job has been written. Its journal line is appended
+// at the next commit; JobDone commits if the files are big enough or jobs waited long.
+func (w *Writer) JobDone(job JobLine) error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.pending) == 0 {
+		w.since = w.opts.Now()
+	}
+	w.pending = append(w.pending, job)
+	return w.maybeCommit()
+}
+
+// Tick commits if pending jobs have waited Options.CommitInterval. The runner calls it
+// periodically so that finished jobs become durable while long jobs still run.
+func (w *Writer) Tick() error {
+	if w.err != nil {
+		return w.err
+	}
+	return w.maybeCommit()
+}
+
+func (w *Writer) maybeCommit() error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	var open int64
+	for _, t := range w.tables {
+		if t.cw != nil {
+			open += t.cw.n
+		}
+	}
+	if w.opts.CommitInterval < 0 || open >= w.opts.FileBytes || w.opts.Now().Sub(w.since) >= w.opts.CommitInterval {
+		return w.Commit()
+	}
+	return nil
+}
+
+// Commit makes the pending jobs durable: files closed, fsynced, renamed, folders
+// fsynced, then the journal lines appended and fsynced. On error nothing of the commit
+// counts (the journal is cut back to its last complete commit) and the Writer refuses
+// further work; the error says how many jobs the journal holds.
+func (w *Writer) Commit() error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.pending) == 0 {
+		return nil
+	}
+	if err := w.commitFiles(); err != nil {
+		w.fail(err)
+		return w.err
+	}
+	return nil
+}
+
+func (w *Writer) commitFiles() error {
+	var files, dirs []string
+	var nbytes int64
+	var rows int64
+	for _, t := range w.tables {
+		if t.f == nil {
+			continue
+		}
+		var err error
+		if t.pq != nil {
+			err = t.pq.Close()
+		} else {
+			err = t.ar.Close()
+		}
+		if err == nil {
+			err = t.f.Sync()
+		}
+		if cerr := t.f.Close(); err == nil {
+			err = cerr
+		}
+		t.f, t.pq, t.ar = nil, nil, nil
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", t.tmp, err)
+		}
+		final := filepath.Join(t.dir, w.fileName(w.commit))
+		if err := w.fs.Rename(t.tmp, final); err != nil {
+			return fmt.Errorf("renaming %s: %w", t.tmp, err)
+		}
+		t.tmp = ""
+		files = append(files, filepath.ToSlash(filepath.Join(t.Name, w.fileName(w.commit))))
+		dirs = append(dirs, t.dir)
+		nbytes += t.cw.n
+		rows += t.rows
+		t.cw, t.rows, t.grp = nil, 0, 0
+	}
+	for _, d := range dirs {
+		if err := w.fs.SyncDir(d); err != nil {
+			return fmt.Errorf("syncing %s: %w", d, err)
+		}
+	}
+	var buf bytes.Buffer
+	for _, j := range w.pending {
+		line, _ := json.Marshal(struct {
+			JobLine
+			Commit int `json:"commit"`
+		}{j, w.commit})
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	marker, _ := json.Marshal(struct {
+		Commit int      `json:"commit"`
+		Jobs   int      `json:"jobs"`
+		Files  []string `json:"files"`
+	}{w.commit, len(w.pending), files})
+	buf.Write(marker)
+	buf.WriteByte('\n')
+	_, err := w.journal.Write(buf.Bytes())
+	if err == nil {
+		err = w.journal.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("appending to %s: %w", w.jpath, err)
+	}
+	w.jsize += int64(buf.Len())
+	for _, j := range w.pending {
+		w.done[j.ID] = j.Status
+	}
+	w.stats.Commits++
+	w.stats.Jobs += len(w.pending)
+	w.stats.Rows += rows
+	w.stats.Bytes += nbytes
+	w.stats.Files += len(files)
+	w.pending = w.pending[:0]
+	w.commit++
+	return nil
+}
+
+// fail makes err sticky and leaves the directory as the last complete commit left it:
+// temp files removed, files renamed by the failed commit removed, journal cut back.
+func (w *Writer) fail(err error) {
+	for _, t := range w.tables {
+		if t.f != nil {
+			t.f.Close()
+			t.f, t.pq, t.ar, t.cw = nil, nil, nil, nil
+		}
+		if t.tmp != "" {
+			_ = w.fs.Remove(t.tmp)
+			t.tmp = ""
+		}
+		_ = w.fs.Remove(filepath.Join(t.dir, w.fileName(w.commit)))
+	}
+	_ = w.fs.Truncate(w.jpath, w.jsize)
+	lost := len(w.pending)
+	w.pending = nil
+	w.err = &Error{Err: err, Journal: w.jpath, Done: len(w.done), Lost: lost}
+}
+
+// Error is a failure to write results. The journal is consistent: it holds Done jobs,
+// all durable; Lost finished jobs were not recorded and rerun with --resume.
+type Error struct {
+	Err     error
+	Journal string
+	Done    int
+	Lost    int
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("writing results: %v; the journal %s is consistent and holds %d finished jobs (%d not recorded); free the space and run again with --resume",
+		e.Err, e.Journal, e.Done, e.Lost)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Close commits the pending jobs and closes the journal.
+func (w *Writer) Close() error {
+	err := w.Commit()
+	if w.journal != nil {
+		if cerr := w.journal.Close(); err == nil {
+			err = cerr
+		}
+		w.journal = nil
+	}
+	return err
+}
+
+// Files lists the committed data files of table in dir (all shards), sorted.
+func Files(dir, table string) ([]string, error) {
+	entries, err := OS{}.ReadDir(filepath.Join(dir, table))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if m := partRE.FindStringSubmatch(e.Name()); m != nil && m[1] == "" && m[5] == "" {
+			out = append(out, filepath.Join(dir, table, e.Name()))
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// ReadJournal returns the jobs of the complete commits of a journal file.
+func ReadJournal(fsys FS, path string) (map[string]string, error) {
+	if fsys == nil {
+		fsys = OS{}
+	}
+	data, err := fsys.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	complete, _, _ := parseJournal(data)
+	out := map[string]string{}
+	for _, jobs := range complete {
+		for _, j := range jobs {
+			out[j.ID] = j.Status
+		}
+	}
+	return out, nil
+}
+
+// countingFile counts the bytes written through it.
+type countingFile struct {
+	File
+	n int64
+}
+
+func (c *countingFile) Write(p []byte) (int, error) {
+	n, err := c.File.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// sliceLen returns the length of a slice held in an interface.
+func sliceLen(rows any) int {
+	v := reflect.ValueOf(rows)
+	if v.Kind() != reflect.Slice {
+		return -1
+	}
+	return v.Len()
+}
+
+// subSlice returns rows[i:j] for a slice held in an interface.
+func subSlice(rows any, i, j int) any {
+	v := reflect.ValueOf(rows)
+	if i == 0 && j == v.Len() {
+		return rows
+	}
+	return v.Slice(i, j).Interface()
+}

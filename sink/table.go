@@ -1,0 +1,140 @@
+package sink
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// Table is one folder of a results directory and the Go type of its rows: a flat struct
+// whose `parquet:"name"` tags name the columns, in field order. Column types: string
+// (Parquet BYTE_ARRAY UTF8, dictionary-encoded), bool, int32, int64, float64 (DOUBLE),
+// and pointers to them for nullable columns (a nil pointer is a null).
+//
+// Build one with TableOf for a row type known at compile time (the fast path) or with
+// DynamicTable for a type made with reflect.StructOf (the `jobs` table, whose swept
+// columns depend on the plan).
+type Table struct {
+	Name string
+	Type reflect.Type
+
+	schema     *parquet.Schema
+	newParquet func(w io.Writer, opts []parquet.WriterOption) parquetRows
+}
+
+// parquetRows writes row slices of the table's type into one Parquet file.
+type parquetRows interface {
+	write(rows any) (int, error)
+	Flush() error
+	Close() error
+}
+
+// TableOf returns the table name whose rows are T. It panics if T is not a flat struct
+// of the supported column types (a programming error, caught by any test).
+func TableOf[T any](name string) Table {
+	t := reflect.TypeFor[T]()
+	schema := tableSchema(name, t)
+	return Table{Name: name, Type: t, schema: schema,
+		newParquet: func(w io.Writer, opts []parquet.WriterOption) parquetRows {
+			return typedRows[T]{parquet.NewGenericWriter[T](w, append(opts, schema)...)}
+		}}
+}
+
+// DynamicTable returns the table name whose rows are values of the struct type t, passed
+// to Writer.Write as a slice of t (reflect.MakeSlice(reflect.SliceOf(t), ...).Interface()).
+func DynamicTable(name string, t reflect.Type) Table {
+	schema := tableSchema(name, t)
+	return Table{Name: name, Type: t, schema: schema,
+		newParquet: func(w io.Writer, opts []parquet.WriterOption) parquetRows {
+			return dynamicRows{t: t, w: parquet.NewWriter(w, append(opts, schema)...)}
+		}}
+}
+
+// Columns returns the table's column names in order.
+func (t Table) Columns() []string {
+	names := make([]string, t.Type.NumField())
+	for i := range names {
+		names[i] = columnName(t.Type.Field(i))
+	}
+	return names
+}
+
+type typedRows[T any] struct{ w *parquet.GenericWriter[T] }
+
+func (r typedRows[T]) write(rows any) (int, error) {
+	rs, ok := rows.([]T)
+	if !ok {
+		return 0, fmt.Errorf("rows are %T, want %T", rows, []T(nil))
+	}
+	return r.w.Write(rs)
+}
+func (r typedRows[T]) Flush() error { return r.w.Flush() }
+func (r typedRows[T]) Close() error { return r.w.Close() }
+
+type dynamicRows struct {
+	t reflect.Type
+	w *parquet.Writer
+}
+
+func (r dynamicRows) write(rows any) (int, error) {
+	v := reflect.ValueOf(rows)
+	if v.Kind() != reflect.Slice || v.Type().Elem() != r.t {
+		return 0, fmt.Errorf("rows are %T, want []%v", rows, r.t)
+	}
+	for i := 0; i < v.Len(); i++ {
+		if err := r.w.Write(v.Index(i).Interface()); err != nil {
+			return i, err
+		}
+	}
+	return v.Len(), nil
+}
+func (r dynamicRows) Flush() error { return r.w.Flush() }
+func (r dynamicRows) Close() error { return r.w.Close() }
+
+// columnName is the Parquet column name of a field: its tag name, else the field name.
+func columnName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+// tableSchema checks t and returns its Parquet schema: strings are dictionary-encoded
+// (component names, ids and statuses repeat row after row, so the dictionary pays);
+// numbers are plain; pointer fields are optional. Compression (zstd) is a writer option.
+func tableSchema(name string, t reflect.Type) *parquet.Schema {
+	if t.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("sink: table %s: row type %v is not a struct", name, t))
+	}
+	fields := make([]reflect.StructField, t.NumField())
+	seen := map[string]bool{}
+	for i := range fields {
+		f := t.Field(i)
+		col := columnName(f)
+		if !f.IsExported() || seen[col] {
+			panic(fmt.Sprintf("sink: table %s: field %s is unexported or repeats column %q", name, f.Name, col))
+		}
+		seen[col] = true
+		base := f.Type
+		opts := ""
+		if base.Kind() == reflect.Pointer {
+			base = base.Elem()
+			opts = ",optional"
+		}
+		switch base.Kind() {
+		case reflect.String:
+			opts += ",dict"
+		case reflect.Bool, reflect.Int32, reflect.Int64, reflect.Float64:
+		default:
+			panic(fmt.Sprintf("sink: table %s: column %s has unsupported type %v", name, col, f.Type))
+		}
+		f.Tag = reflect.StructTag(fmt.Sprintf(`parquet:"%s%s"`, col, opts))
+		fields[i] = f
+	}
+	mirror := reflect.StructOf(fields)
+	return parquet.SchemaOf(reflect.New(mirror).Elem().Interface())
+}
