@@ -1,0 +1,305 @@
+package nic
+
+import (
+	"fmt"
+
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/link"
+	"github.com/rocesweep/rocesweep/model/pkt"
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// Event kinds of the NIC (owner 0x02). Dev is the NIC's Identity.Dev; Port and Arg are
+// given per kind.
+const (
+	KindGenStart   sim.Kind = sim.Kind(sim.OwnerNIC)<<8 | 0x01 // §3 generation start, 80 ns after Idle/Blocked
+	KindTxDone     sim.Kind = sim.Kind(sim.OwnerNIC)<<8 | 0x02 // §7 serialization end on the Ethernet port
+	KindPCIeDone   sim.Kind = sim.Kind(sim.OwnerNIC)<<8 | 0x03 // §5 serialization end of a PCIe transfer; Port = direction
+	KindRtxTimer   sim.Kind = sim.Kind(sim.OwnerNIC)<<8 | 0x04 // §10 retransmission timer; Arg = QP index
+	KindAckTimer   sim.Kind = sim.Kind(sim.OwnerNIC)<<8 | 0x05 // §9 ACK coalescing timer; Arg = QP index
+	KindRateTimer  sim.Kind = sim.Kind(sim.OwnerNIC)<<8 | 0x06 // §13 DCQCN half period; Arg = QP index
+	KindPfcRefresh sim.Kind = sim.Kind(sim.OwnerNIC)<<8 | 0x07 // §12.2 pause refresh; Port = TC
+	KindPauseEnd   sim.Kind = sim.Kind(sim.OwnerNIC)<<8 | 0x08 // §12.3 received pause expiry; Port = TC
+)
+
+// KindString names a NIC event kind (sim.Kind has no String for other owners' ranges).
+func KindString(k sim.Kind) string {
+	switch k {
+	case KindGenStart:
+		return "nic.GenStart"
+	case KindTxDone:
+		return "nic.TxDone"
+	case KindPCIeDone:
+		return "nic.PCIeDone"
+	case KindRtxTimer:
+		return "nic.RtxTimer"
+	case KindAckTimer:
+		return "nic.AckTimer"
+	case KindRateTimer:
+		return "nic.RateTimer"
+	case KindPfcRefresh:
+		return "nic.PfcRefresh"
+	case KindPauseEnd:
+		return "nic.PauseEnd"
+	}
+	return fmt.Sprintf("nic.Kind(%#04x)", uint16(k))
+}
+
+// Identity places a NIC in the fabric.
+type Identity struct {
+	Dev    int32  // index in the fabric's NIC slice = Dev of this NIC's events
+	NodeID int64  // records' node_id
+	Name   string // records' component_name
+	Host   int32  // host index; its IPv4 address is Host+1
+}
+
+// Verb is the RDMA operation of a work request (nic.md §3). Both behave the same on the
+// wire; the records count both as writes (§16.1 [DC]).
+type Verb uint8
+
+const (
+	Write Verb = iota
+	Send
+)
+
+// WorkRequest is one doorbell (nic.md §3).
+type WorkRequest struct {
+	Dst            int32 // destination host index
+	QP             int32 // sender-local QP index chosen by the workload; the same (Dst, QP) reuses the same QP
+	Size           int64 // bytes (0 allowed: one empty packet)
+	Verb           Verb
+	DataTC, CtrlTC uint8 // fixed by the QP's first WR (§3: a QP has one TC pair)
+	Tag            int64 // workload's message id, echoed in Completion
+}
+
+// Completion reports a work request whose last PSN was retired (nic.md §10, §16.4).
+type Completion struct {
+	Tag               int64
+	Src, Dst          int32 // host indices
+	QP                int32 // the WR's QP (workload index)
+	Size              int64
+	Posted, Completed sim.Time
+	DataTC            uint8
+}
+
+// FCT is the completion time minus the post time.
+func (c Completion) FCT() sim.Time { return c.Completed - c.Posted }
+
+// generation states (nic.md §3 "Generation state machine").
+type genState uint8
+
+const (
+	genIdle genState = iota
+	genScheduled
+	genRunning
+	genBlocked
+)
+
+// NIC is one RoCE NIC with its host, Ethernet port and PCIe link (nic.md §2). It is
+// driven by the fabric: Post (doorbells), Receive (frames from the link), Handle (its own
+// events). It is single-threaded and allocates nothing per packet once its rings and QP
+// table have grown. Every callback runs synchronously inside the call that caused it.
+type NIC struct {
+	id   Identity
+	eng  *sim.Engine
+	pool *pkt.Pool
+	out  *link.Link
+
+	// OnComplete is called at the sender when a WR's last PSN is retired (§10). Nil: ignored.
+	OnComplete func(c Completion)
+	// OnDelivered is called at the receiver when an in-order data packet's payload has been
+	// written to host memory (its last PCIe write reached the host, §5). May be nil.
+	OnDelivered func(src int32, bytes int64)
+	// OnReceived is called at the receiver when a message's last packet has been written to
+	// host memory ("message received", §8 [DC]); bytes = payload since the previous SE.
+	OnReceived func(src int32, bytes int64)
+
+	// Configuration, resolved once.
+	P         Pools
+	L         float64  // line rate (§0)
+	mss       int64    // MSS (§4)
+	rto       sim.Time // RetransmitTimeout (§10)
+	ackDelay  sim.Time // AckDelay (§9)
+	ackThresh int      // AckThreshold (§9)
+	coalesce  bool     // AckCoalescingEnabled (§9)
+	ecn       bool     // EnableECN (§13)
+	pfcEnable [8]bool  // PFCEnableVector[c] == 1 (§12.1)
+	quanta    [8]int64 // QuantaValue (§12)
+	schedMode schedMode
+	wrrWeight [8]int64
+	readReq   int64 // ReadRequestSize (§5)
+	dc        dcqcnParams
+	nEgPools  int                                          // TCs with an egress pool (§7 WRR n)
+	trace     func(ev string, h pkt.Handle, p *pkt.Packet) // tests only
+	recND     bool                                         // EnableNetDeviceStatLogging
+	recPFC    bool                                         // EnablePFCECNStatsLogging
+	recRoce   bool                                         // EnableRoceTransportStats
+
+	// QPs (§3). qps[i] has QPN i+1.
+	qps       []*qp
+	reqIndex  map[qpKey]int32 // (Dst, workload QP) -> index; used at Post only
+	respIndex [][]int32       // [src host][src QPN] -> index+1 of the responder QP
+
+	// Packet generation (§3).
+	ready       ring[int32]
+	gen         genState
+	blockedPool int
+	blockedNeed int64
+	blockedQP   int32
+
+	// Egress (§4, §6, §7, §11).
+	egOcc     [8]int64
+	txq       [8]ring[pkt.Handle] // per-TC egress queues
+	ackWait   [8]ring[pkt.Handle] // ACK/NAK waiting for control-pool room (§6 [DC])
+	dedicated ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
+	txBusy    bool
+	txCur     pkt.Handle
+	rrLast    int   // §7 RoundRobin "last served"
+	wrrCur    int   // §7 WRR turn holder
+	wrrUsed   int64 // §7 WRR frames sent in the current turn
+
+	// Received PFC (§12.3).
+	paused     [8]bool
+	pauseTimer [8]sim.TimerID
+
+	// Ingress (§8, §11, §12).
+	inOcc        [8]int64
+	pauseOut     [8]bool
+	refreshTimer [8]sim.TimerID
+
+	// PCIe (§5).
+	n2h, h2n pcieDir
+
+	// Counters and report state (§16).
+	cnt     Counters
+	roce    RoceCounters
+	pfc     [8]pfcStat
+	rtt     rttStat
+	last    reportSnap
+	written int64 // in-order payload bytes handed to the PCIe write FIFO
+}
+
+type qpKey struct{ dst, qp int32 }
+
+// New builds a NIC. out is its transmit link: out.RateBps = L, out.Delay = the NIC's
+// Delay. seed is unused: the NIC model draws no random numbers. It fails only on
+// configurations it cannot run at all; the validation rules of nic.md §15 are
+// config.ValidateNIC's job.
+func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *sim.Engine, pool *pkt.Pool, seed uint64) (*NIC, error) {
+	_ = seed
+	if out == nil || out.RateBps <= 0 {
+		return nil, fmt.Errorf("nic %s: transmit link missing or without a rate", id.Name)
+	}
+	mss := int64(cfg.RoceQpManager.MSS)
+	if mss < 1 {
+		return nil, fmt.Errorf("nic %s: RoceQpManager.MSS %d must be at least 1 (nic.md §15 rule 3)", id.Name, mss)
+	}
+	n2hRate := float64(cfg.HostInterface.NICSide.PhysicalLayer.LaneBps) * float64(cfg.HostInterface.NICSide.PhysicalLayer.LaneCount)
+	h2nRate := float64(cfg.HostInterface.HostSide.PhysicalLayer.LaneBps) * float64(cfg.HostInterface.HostSide.PhysicalLayer.LaneCount)
+	if n2hRate <= 0 || h2nRate <= 0 {
+		return nil, fmt.Errorf("nic %s: PCIe rate LaneBps x LaneCount must be positive (NIC side %g, host side %g bit/s; nic.md §5)", id.Name, n2hRate, h2nRate)
+	}
+	n := &NIC{
+		id: id, eng: eng, pool: pool, out: out,
+		P:         ComputePools(cfg, g, out.RateBps),
+		L:         out.RateBps,
+		mss:       mss,
+		rto:       cfg.TransportProcessingLayers.RoceTransportLayer.RetransmitTimeout,
+		ackDelay:  cfg.TransportProcessingLayers.RoceTransportLayer.AckDelay,
+		ackThresh: int(cfg.TransportProcessingLayers.RoceTransportLayer.AckThreshold),
+		coalesce:  cfg.TransportProcessingLayers.RoceTransportLayer.AckCoalescingEnabled,
+		ecn:       cfg.ECNHandler.EnableECN,
+		readReq:   int64(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize),
+		dc:        newDcqcnParams(&cfg.ECNHandler, out.RateBps),
+		reqIndex:  make(map[qpKey]int32),
+		recND:     g.EnableNetDeviceStatLogging,
+		recPFC:    g.EnablePFCECNStatsLogging,
+		recRoce:   g.EnableRoceTransportStats,
+	}
+	in := &cfg.NetworkInterface.IngressBufferManager
+	eg := &cfg.NetworkInterface.EgressBufferManager
+	for c := 0; c < 8; c++ {
+		n.pfcEnable[c] = in.PFCEnableVector[c] == 1 // §12.1: any other value disables
+		n.quanta[c] = int64(in.QuantaValue[c])
+		n.wrrWeight[c] = int64(eg.WRRQueueWeights[c])
+		if n.P.Egress[c] > 0 {
+			n.nEgPools++
+		}
+		n.pauseTimer[c] = eng.NewTimer(KindPauseEnd, id.Dev, int16(c), 0)
+		n.refreshTimer[c] = eng.NewTimer(KindPfcRefresh, id.Dev, int16(c), 0)
+	}
+	switch eg.QueueSchedulingType {
+	case "", "StrictPriority":
+		n.schedMode = schedSP
+	case "RoundRobin":
+		n.schedMode = schedRR
+	case "WeightedRoundRobin":
+		n.schedMode = schedWRR
+	default:
+		return nil, fmt.Errorf("nic %s: EgressBufferManager.QueueSchedulingType %q: want StrictPriority, RoundRobin or WeightedRoundRobin (nic.md §7)", id.Name, eg.QueueSchedulingType)
+	}
+	// §7 [DC]: RR's initial "last served" and WRR's first turn are the highest TC with a pool.
+	for c := 7; c >= 0; c-- {
+		if n.P.Egress[c] > 0 {
+			n.rrLast, n.wrrCur = c, c
+			break
+		}
+	}
+	n.n2h = pcieDir{dir: dirN2H, rateBps: n2hRate,
+		txHdrCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXDataBufferSize),
+		rxHdrCap: int64(cfg.HostInterface.HostSide.TransactionLayer.RXHeaderBufferSize), rxDataCap: int64(cfg.HostInterface.HostSide.TransactionLayer.RXDataBufferSize)}
+	n.h2n = pcieDir{dir: dirH2N, rateBps: h2nRate,
+		txHdrCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXDataBufferSize),
+		rxHdrCap: int64(cfg.HostInterface.NICSide.TransactionLayer.RXHeaderBufferSize), rxDataCap: int64(cfg.HostInterface.NICSide.TransactionLayer.RXDataBufferSize)}
+	return n, nil
+}
+
+// ID returns the NIC's identity.
+func (n *NIC) ID() Identity { return n.id }
+
+// Handle runs one of the NIC's own events (kinds 0x02xx).
+func (n *NIC) Handle(ev sim.Event) {
+	switch ev.Kind {
+	case KindGenStart:
+		n.genRun()
+	case KindTxDone:
+		n.txDone()
+	case KindPCIeDone:
+		if ev.Port == int16(dirN2H) {
+			n.pcieDone(&n.n2h)
+		} else {
+			n.pcieDone(&n.h2n)
+		}
+	case KindRtxTimer:
+		n.rtxExpired(n.qps[ev.Arg])
+	case KindAckTimer:
+		n.ackTimerExpired(n.qps[ev.Arg])
+	case KindRateTimer:
+		n.rateTimer(n.qps[ev.Arg])
+	case KindPfcRefresh:
+		n.pfcRefresh(int(ev.Port))
+	case KindPauseEnd:
+		n.pauseEnd(int(ev.Port))
+	default:
+		panic(fmt.Sprintf("nic %s: event %s is not a NIC event", n.id.Name, KindString(ev.Kind)))
+	}
+}
+
+// Stalled reports a NIC that can never make progress again on its own, so the fabric can
+// fail the job with a clear reason instead of running silently to its time cap
+// (nic.md §4: a data-TC egress pool below MSS + 58 blocks generation permanently; §6 [DC]:
+// ACK/NAK without a control-TC pool are never sent). Nil when no such condition holds.
+func (n *NIC) Stalled() error {
+	if n.gen == genBlocked && n.blockedNeed > n.P.Egress[n.blockedPool] {
+		q := n.qps[n.blockedQP]
+		return fmt.Errorf("nic %s: packet generation blocked for good: a %d B data packet of QP %d (to host %d) does not fit the %d B egress pool of data TC %d (EgressBufferManager.PoolAllocationVector[%d] x TotalBufferSize; it must hold MSS + 58 = %d B, nic.md §4, §11)",
+			n.id.Name, n.blockedNeed, q.wqp, q.peerHost, n.P.Egress[n.blockedPool], n.blockedPool, n.blockedPool, n.mss+pkt.DataOverhead)
+	}
+	for c := 0; c < 8; c++ {
+		if n.ackWait[c].Len() > 0 && n.P.Egress[c] < pkt.AckWire {
+			return fmt.Errorf("nic %s: %d ACK/NAK frames can never be sent: control TC %d has a %d B egress pool, below one 126 B ACK (EgressBufferManager.PoolAllocationVector[%d]; nic.md §6, §11)",
+				n.id.Name, n.ackWait[c].Len(), c, n.P.Egress[c], c)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package nic
+
+import (
+	"fmt"
+
+	"github.com/rocesweep/rocesweep/model/pkt"
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// GenStartDelay is the delay from Idle or Blocked to Running of packet generation
+// (nic.md §3, §18 DC-3).
+const GenStartDelay = 80 * sim.Nanosecond
+
+// qp is one end of a reliable-connected queue pair (nic.md §3). A requester QP is created
+// by Post for a new (Dst, QP); a responder QP by the first data packet of a peer QP. The
+// two roles use disjoint fields.
+type qp struct {
+	idx            int32  // index in NIC.qps; QPN = idx+1
+	qpn            uint32 // BTH QPN of this end
+	requester      bool
+	peerHost       int32
+	peerQPN        uint32 // requester: 0 until an ACK names it; responder: the requester's QPN
+	wqp            int32  // requester: the workload's QP index
+	dataTC, ctrlTC uint8
+	sport          uint16 // UDP source port: ECMP entropy, fixed per QP (see sourcePort)
+
+	// Requester: WR FIFO and the one active message (§3 Rule 1).
+	wrq     ring[pendingWR]
+	active  bool
+	msg     pendingWR
+	msgBase int64 // PSN of the message's first segment
+	msgSegs int64
+	cursor  int64 // next segment index to fetch (§3)
+	inReady bool
+
+	// Requester transport (§10).
+	una, nxt, maxAssigned int64
+	epoch                 uint32
+	sentAt                []sim.Time // serialization end of the latest transmission, by segment index
+	rtxTimer              sim.TimerID
+
+	// Requester rate control (§13).
+	cc        dcqcnState
+	rateTimer sim.TimerID
+
+	// Responder (§8, §9).
+	expected int64 // E
+	gap      bool
+	held     int
+	ackTimer sim.TimerID
+	msgBytes int64 // payload since the last SE, for OnReceived
+}
+
+type pendingWR struct {
+	WorkRequest
+	posted sim.Time
+}
+
+// sourcePort is the UDP source port of a QP's packets: fixed per QP so a flow stays on one
+// ECMP path, and spread over 49152-65535 by host and QPN so that different QPs hash apart.
+// (Our choice; RoCEv2 leaves the source port to the implementation.)
+func sourcePort(host int32, qpn uint32) uint16 {
+	h := uint32(host)*2654435761 ^ qpn*40503
+	h ^= h >> 15
+	return uint16(49152 + h%16384)
+}
+
+func (n *NIC) newQP(requester bool, peerHost int32, dataTC, ctrlTC uint8) *qp {
+	idx := int32(len(n.qps))
+	q := &qp{idx: idx, qpn: uint32(idx + 1), requester: requester, peerHost: peerHost,
+		dataTC: dataTC & 7, ctrlTC: ctrlTC & 7, maxAssigned: -1}
+	q.sport = sourcePort(n.id.Host, q.qpn)
+	if requester {
+		q.rtxTimer = n.eng.NewTimer(KindRtxTimer, n.id.Dev, 0, int64(idx))
+		q.rateTimer = n.eng.NewTimer(KindRateTimer, n.id.Dev, 0, int64(idx))
+		q.cc.alpha = 1 // §13 [DC]: alpha starts at 1.0 at QP creation
+		q.cc.rc = n.L
+	} else {
+		q.ackTimer = n.eng.NewTimer(KindAckTimer, n.id.Dev, 0, int64(idx))
+	}
+	n.qps = append(n.qps, q)
+	return q
+}
+
+// Post rings the doorbell for wr at the current time (nic.md §3): the WR joins its QP's
+// FIFO at once (num_wqe_created++), creating the requester QP on first use; it starts when
+// no message of the QP is active. Doorbells cost no PCIe time (§3 [DC]).
+func (n *NIC) Post(wr WorkRequest) {
+	key := qpKey{wr.Dst, wr.QP}
+	i, ok := n.reqIndex[key]
+	if !ok {
+		q := n.newQP(true, wr.Dst, wr.DataTC, wr.CtrlTC)
+		i = q.idx
+		n.reqIndex[key] = i
+	}
+	q := n.qps[i]
+	q.wqp = wr.QP
+	if wr.Size < 0 {
+		panic(fmt.Sprintf("nic %s: work request of %d bytes", n.id.Name, wr.Size))
+	}
+	n.roce.WqeCreated++
+	q.wrq.Push(pendingWR{WorkRequest: wr, posted: n.eng.Now()})
+	if !q.active {
+		n.startMessage(q)
+	}
+}
+
+// startMessage makes the head WR the QP's active message (§3 Rule 1) and puts the QP on
+// the ready queue. PSNs continue from the previous message (§4).
+func (n *NIC) startMessage(q *qp) {
+	q.msg = q.wrq.Pop()
+	q.active = true
+	q.msgBase = q.nxt
+	q.msgSegs = segments(q.msg.Size, n.mss)
+	q.cursor = 0
+	if int64(cap(q.sentAt)) < q.msgSegs {
+		q.sentAt = make([]sim.Time, q.msgSegs)
+	}
+	q.sentAt = q.sentAt[:q.msgSegs]
+	n.appendReady(q)
+}
+
+// segPayload is the payload of segment s of the active message: all full except the last
+// (§4).
+func (n *NIC) segPayload(q *qp, s int64) int64 {
+	rest := q.msg.Size - s*n.mss
+	return min(rest, n.mss)
+}
+
+// appendReady puts q at the tail of the ready queue if absent (§3 Rule 2). From Idle it
+// schedules the generation start 80 ns later; in other states it adds no delay.
+func (n *NIC) appendReady(q *qp) {
+	if q.inReady {
+		return
+	}
+	q.inReady = true
+	n.ready.Push(q.idx)
+	if n.gen == genIdle {
+		n.gen = genScheduled
+		n.eng.After(GenStartDelay, KindGenStart, n.id.Dev, 0, 0)
+	}
+}
+
+// genRun is the Running state of packet generation (nic.md §3, §4): in zero time, reserve
+// each head QP's next segment in its data-TC egress pool, issue its PCIe read, and rotate
+// the QP (one segment per visit). A failed reservation blocks the whole NIC on that pool
+// (head-of-line) until it drains to half (egRelease).
+func (n *NIC) genRun() {
+	n.gen = genRunning
+	for n.ready.Len() > 0 {
+		i := *n.ready.Peek()
+		q := n.qps[i]
+		if !q.active || q.cursor >= q.msgSegs {
+			// Nothing left to fetch (an ACK past nxt moved the cursor, §10 [DC]).
+			n.ready.Pop()
+			q.inReady = false
+			continue
+		}
+		payload := n.segPayload(q, q.cursor)
+		wire := payload + pkt.DataOverhead
+		tc := int(q.dataTC)
+		// §4: reserve payload + 58 B; succeeds iff occupancy + size <= pool.
+		if n.egOcc[tc]+wire > n.P.Egress[tc] {
+			n.gen = genBlocked
+			n.blockedPool, n.blockedNeed, n.blockedQP = tc, wire, i
+			return
+		}
+		n.egOcc[tc] += wire
+		n.pcieRead(q, q.cursor, payload)
+		q.cursor++
+		n.ready.Pop()
+		if q.cursor < q.msgSegs {
+			n.ready.Push(i)
+		} else {
+			q.inReady = false
+		}
+	}
+	n.gen = genIdle
+}
+
+// egRelease frees bytes of egress pool tc (§4: at serialization end or on a stale
+// discard; §6: ACK/NAK at serialization end). A release that leaves the pool at or below
+// half unblocks generation blocked on it (§3, [DC] the only unblock trigger); then ACK/NAK
+// waiting for room in this pool are retried in order (§6 [DC]).
+func (n *NIC) egRelease(tc int, bytes int64) {
+	n.egOcc[tc] -= bytes
+	if n.egOcc[tc] < 0 {
+		panic(fmt.Sprintf("nic.md §11: NIC %s egress pool %d occupancy %d < 0 at %v", n.id.Name, tc, n.egOcc[tc], n.eng.Now()))
+	}
+	if n.gen == genBlocked && n.blockedPool == tc && 2*n.egOcc[tc] <= n.P.Egress[tc] {
+		n.gen = genScheduled
+		n.eng.After(GenStartDelay, KindGenStart, n.id.Dev, 0, 0)
+	}
+	n.retryAcks(tc)
+}
