@@ -166,22 +166,6 @@ func (f *fab) run(until sim.Time) {
 	}
 }
 
-// held counts frames a switch holds in its queues or on the wire.
-func (s *Switch) heldFrames() int {
-	n := 0
-	for i := range s.ports {
-		pt := &s.ports[i]
-		n += pt.pfcQ.n
-		for tc := range pt.fifo {
-			n += pt.fifo[tc].n
-		}
-		if pt.busy {
-			n++
-		}
-	}
-	return n
-}
-
 // checkConservation verifies every switch's ledgers and that every pooled frame is
 // accounted for: live frames = held by switches + on links + not yet injected.
 func (f *fab) checkConservation() {
@@ -191,7 +175,7 @@ func (f *fab) checkConservation() {
 		if err := sw.CheckConservation(); err != nil {
 			f.t.Fatal(err)
 		}
-		held += sw.heldFrames()
+		held += sw.HeldFrames()
 	}
 	for _, l := range f.links {
 		n, _ := l.InFlight()

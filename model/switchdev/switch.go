@@ -836,6 +836,23 @@ func (l *pauseLog) cumulative(now sim.Time) sim.Time {
 	return l.total
 }
 
+// HeldFrames counts the frames the switch holds: queued (data and PFC) or being
+// serialised. With the links' in-flight frames it closes a fabric-wide frame ledger.
+func (s *Switch) HeldFrames() int {
+	n := 0
+	for i := range s.ports {
+		pt := &s.ports[i]
+		n += pt.pfcQ.n
+		for tc := range pt.fifo {
+			n += pt.fifo[tc].n
+		}
+		if pt.busy {
+			n++
+		}
+	}
+	return n
+}
+
 // PortState is a read-only view of one port × pool for tests and `explain`-style tracing.
 type PortState struct {
 	IngOcc, Hdrm, EgQ int64
