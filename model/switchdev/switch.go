@@ -683,7 +683,6 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 	}
 	s.ports[p.TagIn].sentCharged += b
 	s.releaseIngress(p, !lossless)
-	p.Sent = int64(now)
 	pt.spec.Out.Send(s.eng, now, h, wire)
 	s.startNext(e)
 }
