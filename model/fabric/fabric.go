@@ -1,0 +1,436 @@
+// Package fabric runs one simulation job: it turns a validated configuration into a
+// topology of switches, NICs and links (model/topo), posts the workload's messages
+// (model/workload), runs the event loop to the stop condition and returns the job's
+// records and summary (design.md "The engine", issue 5).
+//
+// Run is the interface the sweep runner uses: a pure function of the configuration and
+// its seed. Nothing here is global; two jobs in one process share no state.
+//
+// The loop is a switch on the event's owner, so every call is static:
+//
+//	link delivery   → the receiving switch's or NIC's Receive
+//	switch / NIC    → the device's Handle
+//	workload        → post the next message to its sender's NIC
+//	fabric          → periodic records (nd-stats, buffer-stats, load-balancing-stats)
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/link"
+	"github.com/rocesweep/rocesweep/model/nic"
+	"github.com/rocesweep/rocesweep/model/pkt"
+	"github.com/rocesweep/rocesweep/model/sim"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/model/switchdev"
+	"github.com/rocesweep/rocesweep/model/topo"
+	"github.com/rocesweep/rocesweep/model/workload"
+)
+
+// Event kinds owned by the fabric and the workload.
+const (
+	kindPost         sim.Kind = sim.Kind(sim.OwnerWorkload)<<8 | 0x01 // post message Arg
+	kindReportND     sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x01   // NDStatsReportInterval records
+	kindReportBuffer sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x02   // BufferStatsReportInterval records
+	kindReportLB     sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x03   // LoadBalancingStatsReportInterval records
+)
+
+// Options are the parts of a job that are not its configuration.
+type Options struct {
+	JobID string           // stamped on every row
+	Clock func() time.Time // time_utc of rows; nil = time.Now (tests fix it)
+	CDFs  fs.FS            // size-CDF files for the load workload (configs/size-cdf); nil = none
+}
+
+// Fabric is one job's devices, links and event loop.
+type Fabric struct {
+	cfg  *config.Config
+	eng  *sim.Engine
+	pool pkt.Pool
+	g    *topo.Graph
+	rec  *stats.Recorder
+
+	links    []link.Link
+	switches []*switchdev.Switch
+	nics     []*nic.NIC
+
+	msgs      []workload.Message
+	next      int   // next message to post
+	completed int   // messages completed
+	posted    int64 // payload bytes posted
+	delivered int64 // payload bytes delivered in order to receiving hosts
+	fcts      []float64
+	ideal     map[[2]int32]idealPath
+
+	lastTierHop [3]int64
+	stopReason  string
+}
+
+// idealPath caches what an ideal FCT needs about a host pair's path.
+type idealPath struct {
+	rates []float64 // operating rate of each cable, in travel order
+	prop  sim.Time  // Σ propagation delay
+}
+
+// Run builds and runs the job described by cfg and returns its records and summary. It
+// returns an error for an invalid configuration (before anything runs) or when ctx is
+// cancelled (the sweep's --max-wall-per-job and Ctrl-C).
+func Run(ctx context.Context, cfg config.Config, opts Options) (*stats.Result, error) {
+	start := time.Now()
+	f, err := New(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Loop(ctx); err != nil {
+		return nil, err
+	}
+	res := f.Finish()
+	res.Summary.WallSec = time.Since(start).Seconds()
+	if res.Summary.WallSec > 0 {
+		res.Summary.EventsPerSec = float64(res.Summary.Events) / res.Summary.WallSec
+	}
+	return res, nil
+}
+
+// Validate checks cfg against every rule that stops a simulation (config.Validate) and
+// builds its topology, without running anything.
+func Validate(cfg *config.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	_, err := topo.Build(cfg.Topology, &cfg.Switch, &cfg.NIC)
+	return err
+}
+
+// New builds the fabric of cfg: devices, links, the workload schedule and the first
+// report events.
+func New(cfg config.Config, opts Options) (*Fabric, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	g, err := topo.Build(cfg.Topology, &cfg.Switch, &cfg.NIC)
+	if err != nil {
+		return nil, err
+	}
+	f := &Fabric{cfg: &cfg, eng: sim.NewEngine(), g: g, rec: stats.NewRecorder(opts.JobID, opts.Clock), ideal: map[[2]int32]idealPath{}}
+	f.rec.Topology = g.TopologyRows(opts.JobID)
+
+	// Two links per cable: down (A → B) and up (B → A). link id = 2×cable + dir.
+	f.links = make([]link.Link, 2*len(g.Cables))
+	for ci, c := range g.Cables {
+		a, b := &g.Nodes[c.A], &g.Nodes[c.B]
+		f.links[2*ci] = link.Link{ID: int32(2 * ci), From: endpoint(a, c.APort), To: endpoint(b, c.BPort), RateBps: c.RateBps, Delay: c.Delay}
+		f.links[2*ci+1] = link.Link{ID: int32(2*ci + 1), From: endpoint(b, c.BPort), To: endpoint(a, c.APort), RateBps: c.RateBps, Delay: c.Delay}
+	}
+	out := func(node int, p topo.Port) *link.Link {
+		if g.Cables[p.Cable].A == node {
+			return &f.links[2*p.Cable]
+		}
+		return &f.links[2*p.Cable+1]
+	}
+
+	for _, n := range g.Switches {
+		node := &g.Nodes[n]
+		ports := make([]switchdev.PortSpec, len(node.Ports))
+		for i, p := range node.Ports {
+			ports[i] = switchdev.PortSpec{Out: out(n, p), PeerTier: g.Nodes[p.Peer].Tier, Uplink: p.Uplink}
+		}
+		nodeIdx := n
+		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier},
+			&f.cfg.Switch, &f.cfg.Global, ports, func(dst int32) []int16 { return g.Route(nodeIdx, dst) },
+			f.eng, &f.pool, cfg.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", node.Name, err)
+		}
+		f.switches = append(f.switches, sw)
+	}
+	for h, n := range g.NICs {
+		node := &g.Nodes[n]
+		nc, err := nic.New(nic.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Host: int32(h)},
+			&f.cfg.NIC, &f.cfg.Global, out(n, node.Ports[0]), f.eng, &f.pool, cfg.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", node.Name, err)
+		}
+		nc.OnComplete = f.onComplete
+		nc.OnDelivered = f.onDelivered
+		f.nics = append(f.nics, nc)
+	}
+
+	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
+	f.msgs, err = workload.Generate(cfg.Workload, len(g.NICs), lineRate, cfg.Duration, cfg.Seed, opts.CDFs)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.msgs) > 0 {
+		f.eng.Schedule(f.msgs[0].Start, kindPost, 0, 0, 0)
+	}
+
+	// Periodic records: first row at StartTime + ClientStartOffset + interval (RC-3).
+	gl := &cfg.Global
+	base := gl.StartTime + gl.ClientStartOffset
+	if gl.NDStatsReportInterval > 0 {
+		f.eng.Schedule(base+gl.NDStatsReportInterval, kindReportND, 0, 0, 0)
+	}
+	if iv := cfg.Switch.SharedBufferManager.BufferStatsReportInterval; iv > 0 {
+		f.eng.Schedule(base+iv, kindReportBuffer, 0, 0, 0)
+	}
+	if iv := cfg.Switch.LoadBalancingStatsReportInterval; cfg.Switch.EnableLoadBalancingStats && iv > 0 {
+		f.eng.Schedule(base+iv, kindReportLB, 0, 0, 0)
+	}
+	f.eng.SetStop(cfg.Duration)
+	return f, nil
+}
+
+func endpoint(n *topo.Node, port int16) link.Endpoint {
+	if n.Kind == topo.SwitchNode {
+		return link.Endpoint{Owner: sim.OwnerSwitch, Dev: n.Index, Port: port}
+	}
+	return link.Endpoint{Owner: sim.OwnerNIC, Dev: n.Index, Port: 0}
+}
+
+// Loop runs events until the stop condition: the duration, or with stop: drain the
+// completion of every message (capped by the duration). It checks ctx every 2^16 events.
+func (f *Fabric) Loop(ctx context.Context) error {
+	drain := f.cfg.Stop == "drain"
+	for {
+		ev, ok := f.eng.Next()
+		if !ok {
+			f.stopReason = "duration"
+			return nil
+		}
+		switch ev.Kind.Owner() {
+		case sim.OwnerLink:
+			l := &f.links[ev.Dev]
+			h := l.Deliver(f.eng)
+			if l.To.Owner == sim.OwnerSwitch {
+				f.switches[l.To.Dev].Receive(l.To.Port, h)
+			} else {
+				f.nics[l.To.Dev].Receive(h)
+			}
+		case sim.OwnerSwitch:
+			f.switches[ev.Dev].Handle(ev)
+		case sim.OwnerNIC:
+			f.nics[ev.Dev].Handle(ev)
+		case sim.OwnerWorkload:
+			f.post()
+		case sim.OwnerFabric:
+			f.report(ev)
+		default:
+			return fmt.Errorf("fabric: event of unknown kind %#04x at %v", uint16(ev.Kind), ev.At)
+		}
+		if drain && f.next == len(f.msgs) && f.completed == len(f.msgs) {
+			f.stopReason = "drained"
+			return nil
+		}
+		if f.eng.Fired()&0xFFFF == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("stopped at simulated %v: %w", f.eng.Now(), err)
+			}
+		}
+	}
+}
+
+// post hands every message due now to its sender's NIC and schedules the next one.
+func (f *Fabric) post() {
+	now := f.eng.Now()
+	for f.next < len(f.msgs) && f.msgs[f.next].Start <= now {
+		m := &f.msgs[f.next]
+		verb := nic.Write
+		if m.Verb == "send" {
+			verb = nic.Send
+		}
+		f.nics[m.Src].Post(nic.WorkRequest{Dst: m.Dst, QP: m.QP, Size: m.Size, Verb: verb, DataTC: m.DataTC, CtrlTC: m.CtrlTC, Tag: int64(f.next)})
+		f.posted += m.Size
+		f.next++
+	}
+	if f.next < len(f.msgs) {
+		f.eng.Schedule(f.msgs[f.next].Start, kindPost, 0, 0, 0)
+	}
+}
+
+func (f *Fabric) onDelivered(src int32, bytes int64) { f.delivered += bytes }
+
+// onComplete writes the messages row of a completed work request (records.md §8 perf
+// record plus FCT columns).
+func (f *Fabric) onComplete(c nic.Completion) {
+	f.completed++
+	m := &f.msgs[c.Tag]
+	fct := (c.Completed - c.Posted).Micros()
+	ideal := f.idealFCT(m)
+	f.fcts = append(f.fcts, fct)
+	slow := math.NaN()
+	if ideal > 0 {
+		slow = fct / ideal.Micros()
+	}
+	now := f.eng.Now()
+	f.rec.Messages = append(f.rec.Messages, stats.Message{
+		JobID: f.rec.JobID, TimeUTC: f.rec.UTC(now), SimTimeSec: c.Completed.Seconds(),
+		MetricName: "fct", PerfMetricUsec: fct, MetricPath: "NAN", MetricAggregationID: "NAN",
+		NodeID: f.g.Nodes[f.g.NICs[c.Src]].ID, TransactionNumber: c.Tag, StartTimeSec: c.Posted.Seconds(),
+		TransferSizeB: float64(c.Size), ApplicationName: m.App,
+		SrcNode: f.g.Nodes[f.g.NICs[c.Src]].ID, DstNode: f.g.Nodes[f.g.NICs[c.Dst]].ID, QP: int64(c.QP),
+		DataTC: int32(c.DataTC), SizeBytes: c.Size, PostNs: int64(c.Posted / sim.Nanosecond),
+		CompleteNs: int64(c.Completed / sim.Nanosecond), FctUsec: fct, IdealUsec: ideal.Micros(), Slowdown: slow,
+	})
+}
+
+// report writes the periodic records due now and schedules the next row.
+func (f *Fabric) report(ev sim.Event) {
+	now := f.eng.Now()
+	switch ev.Kind {
+	case kindReportND:
+		f.reportND(now)
+		f.eng.Schedule(now+f.cfg.Global.NDStatsReportInterval, kindReportND, 0, 0, 0)
+	case kindReportBuffer:
+		for _, s := range f.switches {
+			s.ReportBuffer(now, f.rec)
+		}
+		f.eng.Schedule(now+f.cfg.Switch.SharedBufferManager.BufferStatsReportInterval, kindReportBuffer, 0, 0, 0)
+	case kindReportLB:
+		for _, s := range f.switches {
+			s.ReportLB(now, f.rec)
+		}
+		f.eng.Schedule(now+f.cfg.Switch.LoadBalancingStatsReportInterval, kindReportLB, 0, 0, 0)
+	}
+}
+
+// reportND writes nd-stats, ecn-pfc-stats, roce-transport-stats and tier-hop rows.
+func (f *Fabric) reportND(now sim.Time) {
+	for _, s := range f.switches {
+		s.ReportND(now, f.rec)
+	}
+	for _, n := range f.nics {
+		n.ReportND(now, f.rec)
+	}
+	var tiers [3]int64
+	for i, s := range f.switches {
+		if t := f.g.Nodes[f.g.Switches[i]].Tier; t < 3 {
+			tiers[t] += s.Counters().Forwarded
+		}
+	}
+	f.rec.TierHop = append(f.rec.TierHop, stats.TierHop{
+		JobID: f.rec.JobID, TimeUTC: f.rec.UTC(now), SimTimeSec: now.Seconds(),
+		Spine: tiers[0], Fabric: tiers[1], Rack: tiers[2],
+		SpineInt: tiers[0] - f.lastTierHop[0], FabricInt: tiers[1] - f.lastTierHop[1], RackInt: tiers[2] - f.lastTierHop[2],
+	})
+	f.lastTierHop = tiers
+}
+
+// Finish writes the final rows (a last partial interval when the run did not end on a
+// report boundary, and the final load-balancing row of records.md §7) and the summary.
+func (f *Fabric) Finish() *stats.Result {
+	now := f.eng.Now()
+	if f.cfg.Global.NDStatsReportInterval > 0 && (len(f.rec.TierHop) == 0 || f.rec.TierHop[len(f.rec.TierHop)-1].SimTimeSec < now.Seconds()) {
+		f.reportND(now)
+	}
+	if n := len(f.rec.BufferStats); n == 0 || f.rec.BufferStats[n-1].SimTimeSec < now.Seconds() {
+		for _, s := range f.switches {
+			s.ReportBuffer(now, f.rec)
+		}
+	}
+	if f.cfg.Switch.EnableLoadBalancingStats {
+		for _, s := range f.switches {
+			s.ReportLB(now, f.rec)
+		}
+	}
+	return &stats.Result{Rec: f.rec, Summary: f.summary()}
+}
+
+// summary aggregates the device counters into the jobs metrics (design.md "Summary
+// metrics"). drops_total = drops_lossless + drops_lossy + nic_rx_drops.
+func (f *Fabric) summary() stats.Summary {
+	now := f.eng.Now()
+	s := stats.Summary{
+		SimTimeSec:     now.Seconds(),
+		Events:         int64(f.eng.Fired()),
+		BytesDelivered: f.delivered,
+		MsgsCompleted:  int64(f.completed),
+	}
+	if now > 0 {
+		s.GoodputGbps = float64(f.delivered) * 8 / now.Seconds() / 1e9
+	}
+	if len(f.fcts) > 0 {
+		sorted := slices.Clone(f.fcts)
+		slices.Sort(sorted)
+		s.FctP50Usec = percentile(sorted, 0.50)
+		s.FctP99Usec = percentile(sorted, 0.99)
+		s.FctMaxUsec = sorted[len(sorted)-1]
+	}
+	var paused sim.Time
+	for _, sw := range f.switches {
+		c := sw.Counters()
+		s.DropsLossless += c.DropsLossless
+		s.DropsLossy += c.DropsLossy
+		s.PfcPauseTx += c.PfcPauseTx
+		paused += c.PfcPausedTime
+		s.EcnMarked += c.EcnMarked
+		s.MaxEgressQueueBytes = max(s.MaxEgressQueueBytes, c.MaxEgressQueueBytes)
+		s.MaxIngressPortBytes = max(s.MaxIngressPortBytes, c.MaxIngressPortBytes)
+		s.MaxPoolBytes = max(s.MaxPoolBytes, c.MaxPoolBytes)
+	}
+	for _, n := range f.nics {
+		c := n.Counters()
+		s.NicRxDrops += c.RxDrops
+		s.PfcPauseTx += c.PfcPauseTx
+		paused += c.PfcPausedTime
+		s.CnpSent += c.CnpSent
+		s.Retransmits += c.Retransmits
+	}
+	s.PfcPausedUsec = paused.Micros()
+	s.DropsTotal = s.DropsLossless + s.DropsLossy + s.NicRxDrops
+	return s
+}
+
+// percentile returns the nearest-rank p-quantile of sorted values.
+func percentile(sorted []float64, p float64) float64 {
+	k := int(math.Ceil(p*float64(len(sorted)))) - 1
+	return sorted[max(0, min(k, len(sorted)-1))]
+}
+
+// idealFCT is the completion time of message m alone in an idle fabric: the 80 ns
+// generation start, the first segment's PCIe read (request + completion), the first
+// packet's store-and-forward trip over every cable, the remaining packets at the
+// bottleneck pace (slowest cable or PCIe completion stream), and the ACK's trip back
+// (nic.md §3, §5, §6, §9: the solicited last packet is acknowledged on arrival).
+func (f *Fabric) idealFCT(m *workload.Message) sim.Time {
+	key := [2]int32{m.Src, m.Dst}
+	ip, ok := f.ideal[key]
+	if !ok {
+		for _, c := range f.g.Path(m.Src, m.Dst) {
+			ip.rates = append(ip.rates, f.g.Cables[c].RateBps)
+			ip.prop += f.g.Cables[c].Delay
+		}
+		f.ideal[key] = ip
+	}
+	if len(ip.rates) == 0 {
+		return 0
+	}
+	nc := &f.cfg.NIC
+	mss := int64(nc.RoceQpManager.MSS)
+	n := max(1, (m.Size+mss-1)/mss)
+	first := min(m.Size, mss)
+	toHost := float64(nc.HostInterface.NICSide.PhysicalLayer.LaneBps) * float64(nc.HostInterface.NICSide.PhysicalLayer.LaneCount)
+	toNIC := float64(nc.HostInterface.HostSide.PhysicalLayer.LaneBps) * float64(nc.HostInterface.HostSide.PhysicalLayer.LaneCount)
+	pcie := func(payload int64) sim.Time {
+		tr := max(1, (payload+511)/512)
+		return sim.SerializationNearest(payload+34*tr, toNIC)
+	}
+	t := 80*sim.Nanosecond + sim.SerializationNearest(int64(nc.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize)+34, toHost) + pcie(first)
+	pace := pcie(mss)
+	for _, r := range ip.rates {
+		t += sim.SerializationNearest(first+pkt.DataOverhead, r)
+		pace = max(pace, sim.SerializationNearest(mss+pkt.DataOverhead, r))
+		t += sim.SerializationNearest(pkt.AckWire, r)
+	}
+	t += 2 * ip.prop
+	// The remaining n-1 packets follow at the bottleneck pace (counted as full segments:
+	// a shorter last packet makes the ideal at most one packet time pessimistic).
+	t += sim.Time(n-1) * pace
+	return t
+}
