@@ -1,0 +1,333 @@
+// Package sweep turns a sweep spec into a plan of independent jobs and runs them:
+// spec parsing (spec.go), expansion with constraints, sampling, replicates, stable job
+// ids and per-job seeds (plan.go), the runner with its journal, resume, shards and
+// signals (runner.go), and the glue from stats rows to the sink's tables (tables.go).
+// It is the only package with goroutines; each job builds its own engine.
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/rocesweep/rocesweep/model/config"
+)
+
+// ModelVersion names the behaviour of the simulation model. It is part of every job
+// id, so results of different model versions never mix: bump it whenever a change to
+// model/... changes any job's rows or summary.
+const ModelVersion = "rocesweep-model/0.1.0"
+
+// Plan is the expanded list of jobs of a spec, in plan order (grid order, then
+// replicates). Shards and resume select from it; the runner shuffles its selection.
+type Plan struct {
+	Spec *Spec
+	Axes []*Axis // the axes of the jobs' Values, in order
+	Jobs []*Job
+	// Points is the number of grid points (before replicates) that passed the
+	// constraints; Filtered counts the ones a constraint removed.
+	Points, Filtered int
+}
+
+// Job is one simulation: a grid point and a replicate.
+type Job struct {
+	Index     int    // position in the plan, from 0
+	ID        string // stable: hash of the resolved config, replicate, ModelVersion
+	Point     int    // grid point, from 0
+	Replicate int    // from 0
+	Seed      uint64 // derived; also Config.Seed
+	Values    []Value
+	Config    config.Config
+	// Invalid is the rule the job breaks (config.Validate and the extra validator);
+	// such a job cannot run.
+	Invalid error
+}
+
+// Label names the job for people: "job 7 (switch.LossyAlpha=0.5, switch.StaticPoolXoffThreshold=200KB, replicate 1)".
+func (p *Plan) Label(j *Job) string {
+	parts := make([]string, 0, len(p.Axes)+1)
+	for i, a := range p.Axes {
+		parts = append(parts, a.Path+"="+j.Values[i].Text)
+	}
+	if p.Spec.Replicates > 1 {
+		parts = append(parts, "replicate "+strconv.Itoa(j.Replicate))
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("job %d", j.Index)
+	}
+	return fmt.Sprintf("job %d (%s)", j.Index, strings.Join(parts, ", "))
+}
+
+// Expand builds the plan of a spec: the cartesian product of the grid axes and zip
+// groups (in spec order, the last one varying fastest), or the sampled points crossed
+// with the listed axes; points failing a constraint are dropped; each point runs
+// Replicates times. validate, if non-nil, adds rules beyond config.Validate (e.g. the
+// fabric's topology checks); a job breaking a rule gets Invalid set, it is not dropped.
+func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
+	p := &Plan{Spec: s, Axes: s.Axes}
+	dims, err := s.dimensions()
+	if err != nil {
+		return nil, err
+	}
+	total := 1
+	for _, d := range dims {
+		total *= len(d)
+		if total > 10_000_000 {
+			return nil, fmt.Errorf("%s: the sweep expands to more than 10,000,000 points", s.File)
+		}
+	}
+	idx := make([]int, len(dims))
+	for n := 0; n < total; n++ {
+		rem := n
+		for d := len(dims) - 1; d >= 0; d-- {
+			idx[d] = rem % len(dims[d])
+			rem /= len(dims[d])
+		}
+		values := make([]Value, len(s.Axes))
+		for d, dim := range dims {
+			for _, av := range dim[idx[d]] {
+				values[av.axis] = av.Value
+			}
+		}
+		cfg := s.Base
+		for i, a := range s.Axes {
+			if err := cfg.Set(a.Attr.Path, values[i].Text); err != nil {
+				return nil, fmt.Errorf("%s: %v", a.Pos, err)
+			}
+		}
+		keep := true
+		for _, c := range s.Constraints {
+			ok, err := c.Eval(func(path string) (any, error) { return lookup(&cfg, path) })
+			if err != nil {
+				return nil, fmt.Errorf("%s: sweep.constraint: %v", c.Pos, err)
+			}
+			if !ok {
+				keep = false
+				break
+			}
+		}
+		if !keep {
+			p.Filtered++
+			continue
+		}
+		point := p.Points
+		p.Points++
+		var invalid error
+		if err := cfg.Validate(); err != nil {
+			invalid = err
+		} else if validate != nil {
+			invalid = validate(&cfg)
+		}
+		for r := 0; r < s.Replicates; r++ {
+			j := &Job{Index: len(p.Jobs), Point: point, Replicate: r, Values: values, Config: cfg, Invalid: invalid}
+			j.Seed = deriveSeed(&cfg, r)
+			j.Config.Seed = j.Seed
+			j.ID = jobID(&j.Config, r)
+			p.Jobs = append(p.Jobs, j)
+		}
+	}
+	if len(p.Jobs) == 0 {
+		return nil, fmt.Errorf("%s: the sweep has no jobs: every one of %d points fails a constraint", s.File, p.Filtered)
+	}
+	return p, nil
+}
+
+func lookup(c *config.Config, path string) (any, error) {
+	canon, err := config.Canonical(path)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := attrOf(canon)
+	if !ok {
+		return nil, fmt.Errorf("%s cannot be read in a constraint", path)
+	}
+	return Typed(c, a)
+}
+
+// axisValue is a value of axis number axis.
+type axisValue struct {
+	Value
+	axis int
+}
+
+// dimensions returns the independent dimensions of the product: one per grid axis,
+// one per zip group, one for the sample (in place of the first sampled range).
+func (s *Spec) dimensions() ([][][]axisValue, error) {
+	var dims [][][]axisValue
+	zipDim := map[int]int{}
+	sampleDim := -1
+	for ai, a := range s.Axes {
+		switch {
+		case a.Zip >= 0:
+			d, ok := zipDim[a.Zip]
+			if !ok {
+				d = len(dims)
+				zipDim[a.Zip] = d
+				dims = append(dims, make([][]axisValue, len(a.Values)))
+			}
+			for i, v := range a.Values {
+				dims[d][i] = append(dims[d][i], axisValue{v, ai})
+			}
+		case s.Sample != nil && a.Range != nil:
+			if sampleDim < 0 {
+				sampleDim = len(dims)
+				dims = append(dims, nil)
+			}
+		default:
+			dim := make([][]axisValue, len(a.Values))
+			for i, v := range a.Values {
+				dim[i] = []axisValue{{v, ai}}
+			}
+			dims = append(dims, dim)
+		}
+	}
+	if sampleDim >= 0 {
+		pts, err := s.samplePoints()
+		if err != nil {
+			return nil, err
+		}
+		dims[sampleDim] = pts
+	}
+	return dims, nil
+}
+
+// samplePoints draws Sample.N points over the grid's ranges. Random: each coordinate
+// uniform on its scale. LHS: each range is cut into N equal strata (on its scale) and
+// every stratum is used once, in an independent random order per range.
+func (s *Spec) samplePoints() ([][]axisValue, error) {
+	smp := s.Sample
+	rng := rand.New(rand.NewPCG(smp.Seed, 0x5a3e1e))
+	pts := make([][]axisValue, smp.N)
+	for ai, a := range s.Axes {
+		if a.Range == nil || a.Zip >= 0 {
+			continue
+		}
+		var perm []int
+		if smp.Method == "lhs" {
+			perm = rng.Perm(smp.N)
+		}
+		for i := range pts {
+			u := rng.Float64()
+			if perm != nil {
+				u = (float64(perm[i]) + u) / float64(smp.N)
+			}
+			v, err := s.rangeValue(a, u)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", a.Pos, err)
+			}
+			pts[i] = append(pts[i], axisValue{v, ai})
+		}
+	}
+	return pts, nil
+}
+
+// canonicalJSON is the JSON of c without its name (names label results, they do not
+// change them).
+func canonicalJSON(c *config.Config) []byte {
+	cc := *c
+	cc.Name = ""
+	data, err := json.Marshal(cc)
+	if err != nil {
+		// Validated configs hold no NaN or Inf; reaching here is a bug.
+		panic(fmt.Sprintf("sweep: config does not marshal: %v", err))
+	}
+	return data
+}
+
+// deriveSeed returns the seed of replicate r of the point c (design.md "The engine"):
+// a hash of the sweep seed (c.Seed as the spec and axes set it), every other parameter
+// and r. The same point with the same sweep seed gets the same seed in any sweep. The
+// top bit is cleared so the seed fits the int64 `seed` column.
+func deriveSeed(c *config.Config, r int) uint64 {
+	cc := *c
+	cc.Seed = 0
+	h := sha256.New()
+	fmt.Fprintf(h, "seed\x00%d\x00%d\x00", c.Seed, r)
+	h.Write(canonicalJSON(&cc))
+	return binary.BigEndian.Uint64(h.Sum(nil)) &^ (1 << 63)
+}
+
+// jobID is the stable id of a job: 16 hex digits of SHA-256 over the resolved config
+// (its derived seed included, its name excluded), the replicate and ModelVersion.
+func jobID(c *config.Config, r int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%d\x00", ModelVersion, r)
+	h.Write(canonicalJSON(c))
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// Hash identifies the plan: its job ids in order. manifest.json records it, and
+// --resume refuses a directory whose plan differs.
+func (p *Plan) Hash() string {
+	h := sha256.New()
+	for _, j := range p.Jobs {
+		h.Write([]byte(j.ID))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Invalid returns the jobs that break a rule, one per grid point.
+func (p *Plan) Invalid() []*Job {
+	var out []*Job
+	last := -1
+	for _, j := range p.Jobs {
+		if j.Invalid != nil && j.Point != last {
+			out = append(out, j)
+			last = j.Point
+		}
+	}
+	return out
+}
+
+// Shard is a deterministic 1/N of a plan: the jobs whose plan index i has i mod N = K-1.
+// Round-robin keeps every shard's mix of axes (and so its run time) alike; shards
+// 1/N..N/N are disjoint and together are the plan.
+type Shard struct{ K, N int }
+
+// ParseShard reads "K/N" (1 <= K <= N).
+func ParseShard(s string) (Shard, error) {
+	k, n, ok := strings.Cut(s, "/")
+	ki, err1 := strconv.Atoi(k)
+	ni, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || ni < 1 || ki < 1 || ki > ni {
+		return Shard{}, fmt.Errorf("--shard %q: want K/N with 1 <= K <= N, e.g. 2/8", s)
+	}
+	return Shard{ki, ni}, nil
+}
+
+// Tag is the shard in file names: "2of3"; "1of1" for the whole plan.
+func (s Shard) Tag() string {
+	if s.N <= 1 {
+		return "1of1"
+	}
+	return fmt.Sprintf("%dof%d", s.K, s.N)
+}
+
+// Select returns the jobs of shard s, in plan order.
+func (s Shard) Select(jobs []*Job) []*Job {
+	if s.N <= 1 {
+		return jobs
+	}
+	var out []*Job
+	for _, j := range jobs {
+		if j.Index%s.N == s.K-1 {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// Shuffle returns jobs in a seeded random order, so that the first jobs done are a fair
+// sample of the sweep and the ETA is honest. The same seed gives the same order.
+func Shuffle(jobs []*Job, seed uint64) []*Job {
+	out := append([]*Job(nil), jobs...)
+	rng := rand.New(rand.NewPCG(seed, 0x5ee9))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}

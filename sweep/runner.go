@@ -1,0 +1,490 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// JobFunc runs one simulation: cfg is the job's resolved configuration (its Seed is the
+// derived per-job seed) and jobID stamps every row. It must build its own engine and
+// share nothing with other jobs (they run in parallel). It should return soon after ctx
+// is done (check it every few thousand events): ctx ends at --max-wall-per-job or on a
+// second Ctrl-C, and a job that ignores it is abandoned, still burning its CPU.
+type JobFunc func(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error)
+
+// Options configure Run. The zero value of each field means its default.
+type Options struct {
+	Dir           string
+	Workers       int           // parallel jobs; default runtime.NumCPU()
+	FailFast      bool          // stop taking jobs after the first failed or timed-out job
+	MaxWallPerJob time.Duration // a job running longer is abandoned with status timeout; 0 = no limit
+	Shard         Shard
+	Resume        bool // run only the jobs absent from the journal
+	Force         bool // accept a directory whose manifest has another plan or model version
+	SkipInvalid   bool // record invalid jobs with status invalid instead of refusing the sweep
+	Format        sink.Format
+	// CommitInterval bounds how long finished jobs wait before they are durable
+	// (sink.Options.CommitInterval); default 10 s.
+	CommitInterval time.Duration
+	FS             sink.FS // nil: the operating system (tests inject a full disk)
+
+	Progress    io.Writer     // progress and the closing table; nil: nothing
+	TTY         bool          // Progress is a terminal: a live bar instead of log lines
+	LogEvery    time.Duration // period of the log lines without a TTY; default 5 s
+	Abort       <-chan struct{}
+	CommandLine []string
+	ToolVersion string
+}
+
+// Report says what Run did.
+type Report struct {
+	Dir                          string
+	Planned                      int // jobs in the plan
+	Selected                     int // jobs of this shard
+	Skipped                      int // already in the journal (resume)
+	OK, Failed, Timeout, Invalid int
+	Abandoned                    int    // running at an abort; not recorded, rerun by --resume
+	NotRun                       int    // not started because the sweep stopped
+	Stopped                      string // why the sweep stopped early: "interrupted", "fail-fast", "results"; "" if not
+	Wall                         time.Duration
+	Events                       int64
+	Recovery                     sink.Recovery
+	Sink                         sink.Stats
+	// Summaries of the jobs that finished ok in this run, by job.
+	Summaries map[*Job]*stats.Summary
+	Errors    []string // "job 7 (...): error", failed and timed-out jobs of this run
+}
+
+// SetupError is a problem found before any job ran (bad directory, invalid jobs, a
+// manifest of another plan): the command exits 2.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// Manifest is DIR/manifest.json.
+type Manifest struct {
+	Name         string   `json:"name"`
+	SpecFile     string   `json:"spec_file"`
+	Spec         string   `json:"spec"` // as given
+	Sets         []string `json:"sets,omitempty"`
+	PlanSize     int      `json:"plan_size"`
+	PlanHash     string   `json:"plan_hash"`
+	Axes         []string `json:"axes"`
+	Replicates   int      `json:"replicates"`
+	ModelVersion string   `json:"model_version"`
+	Version      string   `json:"version"`
+	CommandLine  []string `json:"command_line"`
+	Start        string   `json:"start"`
+	Format       string   `json:"format"`
+	Tables       []string `json:"tables"`
+}
+
+type outcome struct {
+	job    *Job
+	status string
+	err    string
+	res    *stats.Result
+}
+
+// Run runs the jobs of plan p (those of o.Shard not yet in the journal) with job, writing
+// o.Dir. It returns a *SetupError before any job starts when the directory or the plan
+// cannot be used. Failed jobs do not make Run fail: they are rows with status failed, in
+// Report. Run returns an error when it stopped early (signal, --fail-fast) or the results
+// could not be written (a *sink.Error: the journal is consistent, --resume continues).
+func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) {
+	start := time.Now()
+	if o.Workers <= 0 {
+		o.Workers = runtime.NumCPU()
+	}
+	if o.LogEvery <= 0 {
+		o.LogEvery = 5 * time.Second
+	}
+	if o.Format == "" {
+		o.Format = sink.Parquet
+	}
+	rep := &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*Job]*stats.Summary{}}
+	selected := o.Shard.Select(p.Jobs)
+	rep.Selected = len(selected)
+	if !o.SkipInvalid {
+		if bad := p.Invalid(); len(bad) > 0 {
+			return nil, &SetupError{InvalidError(p, bad)}
+		}
+	}
+	if err := checkManifest(p, o); err != nil {
+		return nil, &SetupError{err}
+	}
+	jt := newJobsTable(p.Axes)
+	tables := append([]sink.Table{jt.table()}, recordTables...)
+	w, err := sink.Open(sink.Options{Dir: o.Dir, Format: o.Format, Shard: o.Shard.Tag(), Resume: o.Resume,
+		CommitInterval: o.CommitInterval, FS: o.FS}, tables)
+	if err != nil {
+		return nil, &SetupError{err}
+	}
+	rep.Recovery = w.Recovery()
+	if err := writeManifest(p, o, start, tables); err != nil {
+		w.Close()
+		return nil, &SetupError{fmt.Errorf("output directory: %w", err)}
+	}
+	done := w.Done()
+	var todo, invalid []*Job
+	for _, j := range selected {
+		switch {
+		case done[j.ID] != "":
+			rep.Skipped++
+		case j.Invalid != nil:
+			invalid = append(invalid, j)
+		default:
+			todo = append(todo, j)
+		}
+	}
+	order := Shuffle(todo, p.Spec.Base.Seed)
+
+	r := &runner{plan: p, job: job, o: o, jt: jt, w: w, rep: rep, stop: make(chan struct{})}
+	r.abortCtx, r.abortCancel = context.WithCancel(context.Background())
+	defer r.abortCancel()
+	prog := newProgress(o, len(todo)+len(invalid))
+	r.prog = prog
+
+	results := make(chan outcome, o.Workers)
+	sinkDone := make(chan error, 1)
+	go r.sinkLoop(results, sinkDone)
+	for _, j := range invalid {
+		results <- outcome{job: j, status: "invalid", err: j.Invalid.Error()}
+	}
+
+	finished := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.halt("interrupted")
+		case <-finished:
+			return
+		}
+		select {
+		case <-o.Abort:
+			r.abortCancel()
+		case <-finished:
+		}
+	}()
+
+	var g errgroup.Group
+	g.SetLimit(o.Workers)
+	var notRun atomic.Int64
+	for i, j := range order {
+		if r.stopped() {
+			notRun.Add(int64(len(order) - i))
+			break
+		}
+		g.Go(func() error {
+			if r.stopped() {
+				notRun.Add(1)
+				return nil
+			}
+			out, ok := r.runOne(j)
+			if ok {
+				results <- out
+			} else {
+				r.mu.Lock()
+				rep.Abandoned++
+				r.mu.Unlock()
+			}
+			return nil
+		})
+	}
+	g.Wait()
+	close(finished)
+	close(results)
+	sinkErr := <-sinkDone
+	prog.finish()
+	rep.NotRun = int(notRun.Load())
+	rep.Wall = time.Since(start)
+	rep.Sink = w.Stats()
+	rep.Stopped = r.reason
+	if sinkErr != nil {
+		rep.Stopped = "results"
+		return rep, sinkErr
+	}
+	switch r.reason {
+	case "interrupted":
+		return rep, fmt.Errorf("interrupted: %d jobs recorded, %d not run, %d abandoned; the journal is consistent, run again with --resume", rep.OK+rep.Failed+rep.Timeout+rep.Invalid, rep.NotRun, rep.Abandoned)
+	case "fail-fast":
+		return rep, fmt.Errorf("stopped by --fail-fast after a job failed: %s", strings.Join(rep.Errors, "; "))
+	}
+	return rep, nil
+}
+
+// InvalidError lists the invalid grid points, one line each.
+func InvalidError(p *Plan, bad []*Job) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d of %d grid points break a rule that stops a simulation:", p.Spec.File, len(bad), p.Points)
+	for _, j := range bad {
+		fmt.Fprintf(&b, "\n  %s: %s", p.Label(j), strings.ReplaceAll(j.Invalid.Error(), "\n", "\n    "))
+	}
+	b.WriteString("\n(fix the spec, add a sweep.constraint, or use --skip-invalid to run the rest)")
+	return errors.New(b.String())
+}
+
+type runner struct {
+	plan        *Plan
+	job         JobFunc
+	o           Options
+	jt          *jobsTable
+	w           *sink.Writer
+	rep         *Report
+	prog        *progress
+	abortCtx    context.Context
+	abortCancel context.CancelFunc
+
+	mu     sync.Mutex
+	stop   chan struct{}
+	reason string
+}
+
+func (r *runner) halt(reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reason == "" {
+		r.reason = reason
+		close(r.stop)
+		if reason == "interrupted" && r.o.Progress != nil {
+			fmt.Fprintf(r.o.Progress, "\nrocesweep: stopping: no new jobs; waiting for %d running (interrupt again to abandon them)\n", r.prog.running.Load())
+		}
+	}
+}
+
+func (r *runner) stopped() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// runOne runs job j with a deadline and panic recovery. ok is false when the job was
+// abandoned by an abort (nothing to record).
+func (r *runner) runOne(j *Job) (outcome, bool) {
+	r.prog.running.Add(1)
+	defer r.prog.running.Add(-1)
+	ctx, cancel := context.WithCancel(r.abortCtx)
+	if r.o.MaxWallPerJob > 0 {
+		ctx, cancel = context.WithTimeout(r.abortCtx, r.o.MaxWallPerJob)
+	}
+	defer cancel()
+	type ret struct {
+		res *stats.Result
+		err error
+	}
+	ch := make(chan ret, 1) // buffered: an abandoned job can still finish and exit
+	begin := time.Now()
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				ch <- ret{err: fmt.Errorf("panic: %v\n%s", v, stackHead(debug.Stack()))}
+			}
+		}()
+		res, err := r.job(ctx, j.Config, j.ID)
+		ch <- ret{res, err}
+	}()
+	var x ret
+	select {
+	case x = <-ch:
+	case <-ctx.Done():
+	}
+	wall := time.Since(begin)
+	if r.abortCtx.Err() != nil {
+		return outcome{}, false
+	}
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (x.err != nil || x.res == nil):
+		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; abandoned", r.o.MaxWallPerJob)}, true
+	case x.err != nil:
+		return outcome{job: j, status: "failed", err: x.err.Error()}, true
+	case x.res == nil || x.res.Rec == nil:
+		return outcome{job: j, status: "failed", err: "the job returned no result"}, true
+	}
+	x.res.Summary.WallSec = wall.Seconds()
+	if wall > 0 {
+		x.res.Summary.EventsPerSec = float64(x.res.Summary.Events) / wall.Seconds()
+	}
+	return outcome{job: j, status: "ok", res: x.res}, true
+}
+
+// stackHead keeps the first lines of a panic stack for the error column.
+func stackHead(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	if len(lines) > 16 {
+		lines = lines[:16]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// sinkLoop is the one goroutine that owns the sink: it writes each outcome's rows, then
+// its jobs row, then marks it done; a ticker commits jobs that waited.
+func (r *runner) sinkLoop(results <-chan outcome, done chan<- error) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var failed error
+	for {
+		select {
+		case o, ok := <-results:
+			if !ok {
+				err := r.w.Close()
+				if failed == nil {
+					failed = err
+				}
+				done <- failed
+				return
+			}
+			if failed != nil {
+				continue
+			}
+			if err := r.record(o); err != nil {
+				failed = err
+				r.halt("results")
+			}
+		case <-tick.C:
+			if failed == nil {
+				if err := r.w.Tick(); err != nil {
+					failed = err
+					r.halt("results")
+				}
+			}
+			r.prog.render(false)
+		}
+	}
+}
+
+func (r *runner) record(o outcome) error {
+	var sum *stats.Summary
+	if o.status == "ok" {
+		if err := writeRecords(r.w, o.res.Rec); err != nil {
+			return err
+		}
+		sum = &o.res.Summary
+	}
+	if err := r.w.Write("jobs", r.jt.row(o.job, o.status, o.err, sum)); err != nil {
+		return err
+	}
+	if err := r.w.JobDone(sink.JobLine{ID: o.job.ID, Status: o.status}); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	switch o.status {
+	case "ok":
+		r.rep.OK++
+		r.rep.Summaries[o.job] = sum
+		r.rep.Events += sum.Events
+		r.prog.events.Add(sum.Events)
+	case "failed":
+		r.rep.Failed++
+	case "timeout":
+		r.rep.Timeout++
+	case "invalid":
+		r.rep.Invalid++
+	}
+	if o.status == "failed" || o.status == "timeout" {
+		r.rep.Errors = append(r.rep.Errors, r.plan.Label(o.job)+": "+firstLine(o.err))
+		r.prog.failed.Add(1)
+		if r.o.FailFast {
+			r.mu.Unlock()
+			r.halt("fail-fast")
+			r.mu.Lock()
+		}
+	}
+	r.mu.Unlock()
+	r.prog.done.Add(1)
+	r.prog.render(true)
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func manifestOf(p *Plan, o Options, start time.Time, tables []sink.Table) Manifest {
+	m := Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets,
+		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: ModelVersion,
+		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format)}
+	for _, a := range p.Axes {
+		m.Axes = append(m.Axes, a.Path)
+	}
+	for _, t := range tables {
+		m.Tables = append(m.Tables, t.Name)
+	}
+	return m
+}
+
+func readManifest(fsys sink.FS, dir string) (*Manifest, error) {
+	if fsys == nil {
+		fsys = sink.OS{}
+	}
+	data, err := fsys.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "manifest.json"), err)
+	}
+	return &m, nil
+}
+
+// checkManifest refuses a directory whose manifest has another plan, model version or
+// format, unless --force.
+func checkManifest(p *Plan, o Options) error {
+	m, err := readManifest(o.FS, o.Dir)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		if o.Force {
+			return nil
+		}
+		return fmt.Errorf("output directory %s: %v (use --force to overwrite it)", o.Dir, err)
+	}
+	var diffs []string
+	if m.ModelVersion != ModelVersion {
+		diffs = append(diffs, fmt.Sprintf("model version %s, this tool runs %s", m.ModelVersion, ModelVersion))
+	}
+	if m.PlanHash != p.Hash() {
+		diffs = append(diffs, fmt.Sprintf("a plan of %d jobs (%s) that differs from this one of %d jobs", m.PlanSize, m.PlanHash, len(p.Jobs)))
+	}
+	if m.Format != "" && m.Format != string(o.Format) {
+		diffs = append(diffs, fmt.Sprintf("format %s, not %s", m.Format, o.Format))
+	}
+	if len(diffs) > 0 && !o.Force {
+		return fmt.Errorf("output directory %s holds results of %s; use another -o, or --force to add to it anyway", o.Dir, strings.Join(diffs, " and "))
+	}
+	return nil
+}
+
+// writeManifest writes manifest.json when absent (the first shard to start writes it),
+// or over an old one with --force.
+func writeManifest(p *Plan, o Options, start time.Time, tables []sink.Table) error {
+	if _, err := readManifest(o.FS, o.Dir); err == nil && !o.Force {
+		return nil
+	}
+	data, _ := json.MarshalIndent(manifestOf(p, o, start, tables), "", "  ")
+	return sink.WriteFileAtomic(o.FS, filepath.Join(o.Dir, "manifest.json"), append(data, '\n'))
+}

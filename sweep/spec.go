@@ -1,0 +1,495 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rocesweep/rocesweep/model/config"
+)
+
+// Spec is a parsed sweep spec (design.md "Sweep spec"): the base job, the axes and the
+// sweep's own settings. ParseSpec builds it; Expand turns it into a Plan.
+type Spec struct {
+	File string // as named in errors
+	Text []byte // the spec as given, recorded in manifest.json
+	Sets []string
+
+	Base        config.Config // the job keys of the spec and --set applied
+	Replicates  int           // each point runs this many times; default 1
+	Axes        []*Axis       // in the order the spec names them
+	Constraints []*Constraint
+	Sample      *Sample
+}
+
+// Axis is one swept attribute.
+type Axis struct {
+	Path   string      // as the user wrote it: switch.LossyAlpha
+	Column string      // jobs column: Path with `.` → `_`
+	Attr   config.Attr // canonical path and type
+	Pos    string      // file:line:col of the key
+	Zip    int         // -1 on the grid, else the index of its zip group
+	Values []Value     // the listed or stepped values; empty for a sampled range
+	Range  *Range      // non-nil when given as {from, to, steps, scale}
+}
+
+// Value is one value of an axis: the text Set parses and the typed value the jobs
+// column and constraints see (see Typed).
+type Value struct {
+	Text  string
+	Typed any
+}
+
+// Range is {from, to, steps, scale}; From and To are in base units (B, bps, seconds).
+type Range struct {
+	From, To float64
+	Steps    int
+	Log      bool
+}
+
+// Sample draws N points over the grid's ranges: uniformly at random ("random") or by
+// Latin hypercube ("lhs"), from Seed (the spec's seed when absent).
+type Sample struct {
+	N      int
+	Method string
+	Seed   uint64
+	Pos    string
+}
+
+// sweepKeys are the keys of the `sweep:` mapping.
+var sweepKeys = []string{"grid", "zip", "constraint", "sample"}
+
+// ParseSpec parses a sweep spec. Every problem is an error naming file:line:col; the
+// job keys go to config.ApplyNode. sets are --set path=value overrides, applied after
+// the file (an override of a swept path replaces that axis by the one value; `replicates`
+// may be set too).
+func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
+	s := &Spec{File: file, Text: data, Sets: sets, Base: config.Default(), Replicates: 1}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(doc.Content) > 0 {
+		root := doc.Content[0]
+		if root.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("%s: the spec is a mapping of keys (name, seed, duration, ..., sweep)", pos(file, root))
+		}
+		if err := s.Base.ApplyNode(file, root, config.SweepKeys()...); err != nil {
+			return nil, err
+		}
+		for i := 0; i < len(root.Content); i += 2 {
+			k, v := root.Content[i], root.Content[i+1]
+			switch k.Value {
+			case "replicates":
+				n, err := strconv.Atoi(v.Value)
+				if err != nil || n < 1 || v.Kind != yaml.ScalarNode {
+					return nil, fmt.Errorf("%s: replicates: want a whole number >= 1 (value %q)", pos(file, v), v.Value)
+				}
+				s.Replicates = n
+			case "sweep":
+				if err := s.parseSweep(v); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	if err := s.applySets(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func pos(file string, n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", file, n.Line, n.Column) }
+
+func (s *Spec) parseSweep(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: sweep: want a mapping with %s", pos(s.File, v), strings.Join(sweepKeys, ", "))
+	}
+	zips := 0
+	for i := 0; i < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		switch k.Value {
+		case "grid":
+			if err := s.parseAxes(val, -1); err != nil {
+				return err
+			}
+		case "zip":
+			// One zip group as a mapping, or several as a list of mappings.
+			groups := []*yaml.Node{val}
+			if val.Kind == yaml.SequenceNode {
+				groups = val.Content
+			}
+			for _, g := range groups {
+				if err := s.parseAxes(g, zips); err != nil {
+					return err
+				}
+				zips++
+			}
+		case "constraint":
+			exprs := []*yaml.Node{val}
+			if val.Kind == yaml.SequenceNode {
+				exprs = val.Content
+			}
+			for _, e := range exprs {
+				if e.Kind != yaml.ScalarNode {
+					return fmt.Errorf("%s: sweep.constraint: want an expression string", pos(s.File, e))
+				}
+				c, err := ParseConstraint(e.Value)
+				if err != nil {
+					return fmt.Errorf("%s: sweep.constraint: %v", pos(s.File, e), err)
+				}
+				c.Pos = pos(s.File, e)
+				s.Constraints = append(s.Constraints, c)
+			}
+		case "sample":
+			if err := s.parseSample(val); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%s: sweep.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(sweepKeys, ", "), closest(k.Value, sweepKeys))
+		}
+	}
+	// Zip groups move in lock-step: equal lengths.
+	for z := 0; z < zips; z++ {
+		var first *Axis
+		for _, a := range s.Axes {
+			if a.Zip != z {
+				continue
+			}
+			if a.Range != nil && len(a.Values) == 0 {
+				return fmt.Errorf("%s: %s: a zipped range needs steps", a.Pos, a.Path)
+			}
+			if first == nil {
+				first = a
+			} else if len(a.Values) != len(first.Values) {
+				return fmt.Errorf("%s: sweep.zip: %s has %d values but %s (%s) has %d; zipped axes move together and need equal lengths",
+					a.Pos, a.Path, len(a.Values), first.Path, first.Pos, len(first.Values))
+			}
+		}
+	}
+	for _, c := range s.Constraints {
+		for _, ref := range c.Refs() {
+			if _, err := config.Canonical(ref); err != nil {
+				return fmt.Errorf("%s: sweep.constraint: %v", c.Pos, err)
+			}
+		}
+	}
+	if s.Sample == nil {
+		for _, a := range s.Axes {
+			if a.Range != nil && len(a.Values) == 0 {
+				return fmt.Errorf("%s: %s: a range needs steps (or add sweep.sample to draw points)", a.Pos, a.Path)
+			}
+		}
+	} else if !slicesContainsFunc(s.Axes, func(a *Axis) bool { return a.Range != nil && a.Zip < 0 }) {
+		return fmt.Errorf("%s: sweep.sample draws over ranges ({from, to}) of the grid, and the grid has none", s.Sample.Pos)
+	}
+	return nil
+}
+
+func slicesContainsFunc[T any](xs []T, f func(T) bool) bool {
+	for _, x := range xs {
+		if f(x) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseAxes reads a mapping path → values (a list) or range ({from, to, steps, scale}).
+func (s *Spec) parseAxes(m *yaml.Node, zip int) error {
+	where := "sweep.grid"
+	if zip >= 0 {
+		where = "sweep.zip"
+	}
+	if m.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: %s: want a mapping of attribute paths to value lists", pos(s.File, m), where)
+	}
+	for i := 0; i < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		a, err := s.newAxis(k.Value, pos(s.File, k), zip)
+		if err != nil {
+			return err
+		}
+		switch v.Kind {
+		case yaml.SequenceNode:
+			if len(v.Content) == 0 {
+				return fmt.Errorf("%s: %s: no values", pos(s.File, v), a.Path)
+			}
+			for _, item := range v.Content {
+				text, err := nodeText(item)
+				if err != nil {
+					return fmt.Errorf("%s: %s: %v", pos(s.File, item), a.Path, err)
+				}
+				val, err := s.value(a, text)
+				if err != nil {
+					return fmt.Errorf("%s: %v", pos(s.File, item), err)
+				}
+				a.Values = append(a.Values, val)
+			}
+		case yaml.MappingNode:
+			if err := s.parseRange(a, v); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%s: %s: want a list of values or a range {from, to, steps, scale} (value %q)", pos(s.File, v), a.Path, v.Value)
+		}
+		s.Axes = append(s.Axes, a)
+	}
+	return nil
+}
+
+func (s *Spec) newAxis(path, at string, zip int) (*Axis, error) {
+	canon, err := config.Canonical(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", at, err)
+	}
+	attr, ok := attrOf(canon)
+	if !ok || attr.Type == "list" {
+		return nil, fmt.Errorf("%s: %s cannot be swept", at, path)
+	}
+	for _, b := range s.Axes {
+		if b.Attr.Path == canon {
+			return nil, fmt.Errorf("%s: %s is already swept as %s at %s", at, path, b.Path, b.Pos)
+		}
+	}
+	return &Axis{Path: path, Column: strings.ReplaceAll(path, ".", "_"), Attr: attr, Pos: at, Zip: zip}, nil
+}
+
+// nodeText is the text Set parses: a scalar, or a flow list of scalars for vectors.
+func nodeText(n *yaml.Node) (string, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.Value, nil
+	case yaml.SequenceNode:
+		parts := make([]string, len(n.Content))
+		for i, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return "", fmt.Errorf("a value list entry must be a scalar or a list of scalars")
+			}
+			parts[i] = c.Value
+		}
+		return "[" + strings.Join(parts, ", ") + "]", nil
+	}
+	return "", fmt.Errorf("a value must be a scalar or a list of scalars")
+}
+
+// value checks text against the attribute (by setting it on a copy of the base) and
+// returns it with its typed value.
+func (s *Spec) value(a *Axis, text string) (Value, error) {
+	c := s.Base
+	if err := c.Set(a.Attr.Path, text); err != nil {
+		return Value{}, fmt.Errorf("%s: %v", a.Path, strings.TrimPrefix(err.Error(), a.Attr.Path+": "))
+	}
+	typed, err := Typed(&c, a.Attr)
+	if err != nil {
+		return Value{}, err
+	}
+	return Value{Text: text, Typed: typed}, nil
+}
+
+var rangeKeys = []string{"from", "to", "steps", "scale"}
+
+func (s *Spec) parseRange(a *Axis, m *yaml.Node) error {
+	switch a.Attr.Type {
+	case "bytes", "queuesize", "datarate", "timeval", "uint", "int", "double":
+	default:
+		return fmt.Errorf("%s: %s: a range needs a numeric attribute (this one is %s)", pos(s.File, m), a.Path, a.Attr.Type)
+	}
+	r := &Range{}
+	var from, to *yaml.Node
+	for i := 0; i < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		switch k.Value {
+		case "from":
+			from = v
+		case "to":
+			to = v
+		case "steps":
+			n, err := strconv.Atoi(v.Value)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%s: %s: steps: want a whole number >= 1 (value %q)", pos(s.File, v), a.Path, v.Value)
+			}
+			r.Steps = n
+		case "scale":
+			switch v.Value {
+			case "linear":
+			case "log":
+				r.Log = true
+			default:
+				return fmt.Errorf("%s: %s: scale: want linear or log (value %q)", pos(s.File, v), a.Path, v.Value)
+			}
+		default:
+			return fmt.Errorf("%s: %s: unknown range key %q (want %s)%s", pos(s.File, k), a.Path, k.Value, strings.Join(rangeKeys, ", "), closest(k.Value, rangeKeys))
+		}
+	}
+	for _, e := range []struct {
+		name string
+		n    *yaml.Node
+		dst  *float64
+	}{{"from", from, &r.From}, {"to", to, &r.To}} {
+		if e.n == nil {
+			return fmt.Errorf("%s: %s: a range needs from and to", pos(s.File, m), a.Path)
+		}
+		v, err := s.value(a, e.n.Value)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %v", pos(s.File, e.n), e.name, err)
+		}
+		*e.dst = toFloat(v.Typed)
+	}
+	if r.Log && (r.From <= 0 || r.To <= 0) {
+		return fmt.Errorf("%s: %s: a log range needs from and to above 0", pos(s.File, m), a.Path)
+	}
+	a.Range = r
+	for i := 0; i < r.Steps; i++ {
+		u := 0.0
+		if r.Steps > 1 {
+			u = float64(i) / float64(r.Steps-1)
+		}
+		v, err := s.rangeValue(a, u)
+		if err != nil {
+			return fmt.Errorf("%s: %v", pos(s.File, m), err)
+		}
+		if n := len(a.Values); n > 0 && a.Values[n-1].Text == v.Text {
+			continue // rounding to whole units made two steps equal
+		}
+		a.Values = append(a.Values, v)
+	}
+	return nil
+}
+
+// rangeValue returns the value at fraction u in [0, 1] of a's range, on its scale,
+// rounded to the attribute's resolution (whole bytes, ps, integers).
+func (s *Spec) rangeValue(a *Axis, u float64) (Value, error) {
+	r := a.Range
+	x := r.From + u*(r.To-r.From)
+	if r.Log {
+		x = math.Exp(math.Log(r.From) + u*(math.Log(r.To)-math.Log(r.From)))
+	}
+	var text string
+	switch a.Attr.Type {
+	case "bytes", "queuesize":
+		text = config.FormatBytes(config.Bytes(math.Round(x)))
+	case "timeval":
+		text = config.FormatTime(secondsToTime(x))
+	case "datarate":
+		text = strconv.FormatFloat(math.Round(x), 'f', -1, 64) + "bps"
+		if x >= 1e6 {
+			text = strconv.FormatFloat(x/1e9, 'g', 12, 64) + "Gbps"
+		}
+	case "uint", "int":
+		text = strconv.FormatInt(int64(math.Round(x)), 10)
+	default:
+		text = strconv.FormatFloat(x, 'g', 12, 64)
+	}
+	return s.value(a, text)
+}
+
+// closest returns " (did you mean X?)" for the nearest name within edit distance 2.
+func closest(s string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+var setRE = regexp.MustCompile(`^([^=\s]+)=(.*)$`)
+
+// applySets applies --set overrides in order.
+func (s *Spec) applySets() error {
+	for _, set := range s.Sets {
+		m := setRE.FindStringSubmatch(set)
+		if m == nil {
+			return fmt.Errorf("--set %q: want path=value", set)
+		}
+		path, value := m[1], strings.TrimSpace(m[2])
+		if path == "replicates" {
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				return fmt.Errorf("--set replicates=%s: want a whole number >= 1", value)
+			}
+			s.Replicates = n
+			continue
+		}
+		if err := s.Base.Set(path, value); err != nil {
+			return fmt.Errorf("--set %s: %v", set, err)
+		}
+		// An override of a swept attribute pins it: the axis goes.
+		canon, _ := config.Canonical(path)
+		for i, a := range s.Axes {
+			if a.Attr.Path == canon {
+				if a.Zip >= 0 {
+					return fmt.Errorf("--set %s: %s is zipped with other axes at %s; edit the spec instead", set, a.Path, a.Pos)
+				}
+				s.Axes = append(s.Axes[:i], s.Axes[i+1:]...)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Spec) parseSample(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: sweep.sample: want {n, method, seed}", pos(s.File, v))
+	}
+	smp := &Sample{Method: "random", Seed: s.Base.Seed, Pos: pos(s.File, v)}
+	for i := 0; i < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		switch k.Value {
+		case "n":
+			n, err := strconv.Atoi(val.Value)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%s: sweep.sample.n: want a whole number >= 1 (value %q)", pos(s.File, val), val.Value)
+			}
+			smp.N = n
+		case "method":
+			if val.Value != "random" && val.Value != "lhs" {
+				return fmt.Errorf("%s: sweep.sample.method: want random or lhs (value %q)", pos(s.File, val), val.Value)
+			}
+			smp.Method = val.Value
+		case "seed":
+			n, err := strconv.ParseUint(val.Value, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s: sweep.sample.seed: want a whole number (value %q)", pos(s.File, val), val.Value)
+			}
+			smp.Seed = n
+		default:
+			return fmt.Errorf("%s: sweep.sample.%s: unknown key (want n, method, seed)%s", pos(s.File, k), k.Value, closest(k.Value, []string{"n", "method", "seed"}))
+		}
+	}
+	if smp.N == 0 {
+		return fmt.Errorf("%s: sweep.sample: n is required", smp.Pos)
+	}
+	s.Sample = smp
+	return nil
+}

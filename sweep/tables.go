@@ -1,0 +1,124 @@
+package sweep
+
+import (
+	"reflect"
+	"strconv"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// Record tables of a results directory (design.md "Results directory", records.md), in
+// the order they are written for each job. The jobs table comes last: a job's row in
+// jobs means its records were written before it.
+var recordTables = []sink.Table{
+	sink.TableOf[stats.NdStats]("nd_stats"),
+	sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
+	sink.TableOf[stats.RoceTransportStats]("roce_transport_stats"),
+	sink.TableOf[stats.BufferStats]("buffer_stats"),
+	sink.TableOf[stats.PortBufferStats]("port_buffer_stats"),
+	sink.TableOf[stats.LbStats]("lb_stats"),
+	sink.TableOf[stats.TierHop]("tier_hop"),
+	sink.TableOf[stats.Message]("messages"),
+	sink.TableOf[stats.TopologyLink]("topology"),
+}
+
+// RecordTables lists the record table names.
+func RecordTables() []string {
+	out := make([]string, len(recordTables))
+	for i, t := range recordTables {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// writeRecords writes the rows of a job's recorder into the record tables.
+func writeRecords(w *sink.Writer, rec *stats.Recorder) error {
+	for _, t := range []struct {
+		name string
+		rows any
+	}{
+		{"nd_stats", rec.NdStats}, {"ecn_pfc_stats", rec.EcnPfcStats},
+		{"roce_transport_stats", rec.RoceTransportStats}, {"buffer_stats", rec.BufferStats},
+		{"port_buffer_stats", rec.PortBufferStats}, {"lb_stats", rec.LbStats},
+		{"tier_hop", rec.TierHop}, {"messages", rec.Messages}, {"topology", rec.Topology},
+	} {
+		if err := w.Write(t.name, t.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jobsTable builds the row type of the jobs table of a plan:
+//
+//	job_id string, status string (ok|failed|timeout|invalid), error string,
+//	replicate int64, seed int64,
+//	one column per axis, named by its path with `.` → `_`, typed as Typed says
+//	(bytes int64, rates float64 bit/s, times float64 seconds, vectors as bracket text),
+//	the summary metrics of stats.Summary, nullable: null unless status is ok.
+type jobsTable struct {
+	t       reflect.Type
+	naxes   int
+	metrics int // index of the first metric field
+}
+
+func newJobsTable(axes []*Axis) *jobsTable {
+	str, i64 := reflect.TypeFor[string](), reflect.TypeFor[int64]()
+	fields := []reflect.StructField{
+		{Type: str, Tag: `parquet:"job_id"`},
+		{Type: str, Tag: `parquet:"status"`},
+		{Type: str, Tag: `parquet:"error"`},
+		{Type: i64, Tag: `parquet:"replicate"`},
+		{Type: i64, Tag: `parquet:"seed"`},
+	}
+	for _, a := range axes {
+		fields = append(fields, reflect.StructField{Type: columnType(a.Attr), Tag: reflect.StructTag(`parquet:"` + a.Column + `"`)})
+	}
+	jt := &jobsTable{naxes: len(axes), metrics: len(fields)}
+	st := reflect.TypeFor[stats.Summary]()
+	for i := 0; i < st.NumField(); i++ {
+		f := st.Field(i)
+		fields = append(fields, reflect.StructField{Type: reflect.PointerTo(f.Type), Tag: f.Tag})
+	}
+	for i := range fields {
+		fields[i].Name = "F" + strconv.Itoa(i)
+	}
+	jt.t = reflect.StructOf(fields)
+	return jt
+}
+
+func (jt *jobsTable) table() sink.Table { return sink.DynamicTable("jobs", jt.t) }
+
+// row returns a one-row slice of the jobs table for job j.
+func (jt *jobsTable) row(j *Job, status, errText string, sum *stats.Summary) any {
+	s := reflect.MakeSlice(reflect.SliceOf(jt.t), 1, 1)
+	v := s.Index(0)
+	v.Field(0).SetString(j.ID)
+	v.Field(1).SetString(status)
+	v.Field(2).SetString(errText)
+	v.Field(3).SetInt(int64(j.Replicate))
+	v.Field(4).SetInt(int64(j.Seed))
+	for i, val := range j.Values {
+		f := v.Field(5 + i)
+		switch x := val.Typed.(type) {
+		case int64:
+			f.SetInt(x)
+		case float64:
+			f.SetFloat(x)
+		case bool:
+			f.SetBool(x)
+		case string:
+			f.SetString(x)
+		}
+	}
+	if sum != nil {
+		sv := reflect.ValueOf(sum).Elem()
+		for i := 0; i < sv.NumField(); i++ {
+			p := reflect.New(sv.Field(i).Type())
+			p.Elem().Set(sv.Field(i))
+			v.Field(jt.metrics + i).Set(p)
+		}
+	}
+	return s.Interface()
+}
