@@ -341,8 +341,8 @@ func explainSwitch(cfg *config.Config, g *topo.Graph, n *topo.Node, count int, l
 			ep.LosslessFits = &fits
 			ep.LosslessNeeds = int64(N) * (b.Xoff + largest)
 			if !fits {
-				warns = append(warns, fmt.Sprintf("%s switch pool %d (%s B) fails sizing condition 2: %d ports × (Xoff %s + largest packet %s) = %s B; lossless TC %v can be dropped at ingress (switch.md §4.6)",
-					name, p, config.Commas(b.PoolSize[p]), N, config.Commas(b.Xoff), config.Commas(largest), config.Commas(ep.LosslessNeeds), ep.LosslessClasses))
+				warns = append(warns, fmt.Sprintf("%s switch pool %d (%s B) fails sizing condition 2: %d ports × (Xoff %s + largest packet %s) = %s B; lossless %s can be dropped at ingress (switch.md §4.6)",
+					name, p, config.Commas(b.PoolSize[p]), N, config.Commas(b.Xoff), config.Commas(largest), config.Commas(ep.LosslessNeeds), explainTCs(ep.LosslessClasses)))
 			}
 		}
 		se.Pools = append(se.Pools, ep)
