@@ -1,0 +1,399 @@
+// Package compare checks whether two results directories give the same answers: it joins
+// their `jobs` tables on job_id and compares the chosen summary metrics within a
+// tolerance (the CI regression check of `rocesweep compare`). It reads through package
+// results and writes text, JSON or Go benchmark lines; it never runs anything.
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+)
+
+// WallClock lists the metrics that measure the machine, not the model; they are left
+// out of the default metric set because they differ between any two runs.
+var WallClock = []string{"wall_sec", "events_per_sec"}
+
+// DefaultMetrics returns every summary metric except the wall-clock ones.
+func DefaultMetrics() []string {
+	var out []string
+	for _, m := range stats.MetricNames {
+		if !slices.Contains(WallClock, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Options choose what is compared. The zero value compares DefaultMetrics exactly
+// (RTol 0, ATol 0); the command line's default RTol is 1e-9.
+type Options struct {
+	Metrics []string // nil: DefaultMetrics
+	// A metric moves beyond tolerance when |new - base| > ATol + RTol × |base|. A null or
+	// NaN on one side only is beyond tolerance; on both sides it is equal.
+	RTol, ATol float64
+}
+
+// Delta is one metric of one job present on both sides.
+type Delta struct {
+	JobID  string  `json:"job_id"`
+	Metric string  `json:"metric"`
+	Base   float64 `json:"base"`
+	New    float64 `json:"new"`
+	Diff   float64 `json:"diff"`   // new - base
+	Rel    float64 `json:"rel"`    // diff / |base|; 0 when both are 0, ±Inf when only base is 0
+	Beyond bool    `json:"beyond"` // outside tolerance
+}
+
+// MetricSummary aggregates the deltas of one metric over the common jobs.
+type MetricSummary struct {
+	Metric  string  `json:"metric"`
+	Jobs    int     `json:"jobs"`
+	Changed int     `json:"changed"` // diff != 0
+	Beyond  int     `json:"beyond"`
+	MaxAbs  float64 `json:"max_abs_diff"`
+	MaxRel  float64 `json:"max_rel_diff"`
+	Missing string  `json:"missing,omitempty"` // "base" or "new" when one table lacks the column
+}
+
+// StatusChange is a job whose status differs between the two sides.
+type StatusChange struct {
+	JobID string `json:"job_id"`
+	Base  string `json:"base"`
+	New   string `json:"new"`
+	Error string `json:"new_error,omitempty"`
+}
+
+// Result is the comparison of two jobs tables.
+type Result struct {
+	RTol     float64         `json:"rtol"`
+	ATol     float64         `json:"atol"`
+	Common   int             `json:"common_jobs"`
+	Metrics  []MetricSummary `json:"metrics"`
+	Deltas   []Delta         `json:"deltas"` // every delta of the common ok jobs, job then metric order
+	OnlyBase []string        `json:"only_base"`
+	OnlyNew  []string        `json:"only_new"`
+	Status   []StatusChange  `json:"status_changes"`
+}
+
+// Failed reports whether the two sides differ beyond tolerance: a metric moved beyond
+// tolerance or is missing on one side, a job changed status, or a job exists on one
+// side only (a different plan gives different answers too).
+func (r *Result) Failed() bool {
+	for _, m := range r.Metrics {
+		if m.Beyond > 0 || m.Missing != "" {
+			return true
+		}
+	}
+	return len(r.Status) > 0 || len(r.OnlyBase) > 0 || len(r.OnlyNew) > 0
+}
+
+// Beyond returns the deltas outside tolerance.
+func (r *Result) Beyond() []Delta {
+	var out []Delta
+	for _, d := range r.Deltas {
+		if d.Beyond {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Dirs reads the jobs tables of two results directories and compares them.
+func Dirs(baseDir, newDir string, opts Options) (*Result, error) {
+	base, err := results.ReadTable(baseDir, "jobs", nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", baseDir, err)
+	}
+	nw, err := results.ReadTable(newDir, "jobs", nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", newDir, err)
+	}
+	return Tables(base, nw, opts)
+}
+
+// Tables compares two jobs tables. A metric not in stats.MetricNames nor in either table
+// is an error naming it and the known metrics.
+func Tables(base, nw *results.Table, opts Options) (*Result, error) {
+	metrics := opts.Metrics
+	if metrics == nil {
+		metrics = DefaultMetrics()
+	}
+	for _, m := range metrics {
+		if !results.IsMetric(m) && base.Col(m) == nil && nw.Col(m) == nil {
+			return nil, fmt.Errorf("--metric %s: not a column of jobs (metrics: %s)", m, strings.Join(stats.MetricNames, ", "))
+		}
+	}
+	bIdx, err := index(base)
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	nIdx, err := index(nw)
+	if err != nil {
+		return nil, fmt.Errorf("new: %w", err)
+	}
+	r := &Result{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []Delta{}}
+	ids := jobIDs(base)
+	for _, id := range ids {
+		if _, ok := nIdx[id]; !ok {
+			r.OnlyBase = append(r.OnlyBase, id)
+		}
+	}
+	for _, id := range jobIDs(nw) {
+		if _, ok := bIdx[id]; !ok {
+			r.OnlyNew = append(r.OnlyNew, id)
+		}
+	}
+	var common []string
+	for _, id := range ids {
+		if _, ok := nIdx[id]; ok {
+			common = append(common, id)
+		}
+	}
+	r.Common = len(common)
+	var cmp []string // common jobs whose metrics are compared: same status, ok
+	for _, id := range common {
+		bs, ns := status(base, bIdx[id]), status(nw, nIdx[id])
+		if bs != ns {
+			r.Status = append(r.Status, StatusChange{JobID: id, Base: bs, New: ns, Error: text(nw, "error", nIdx[id])})
+			continue
+		}
+		if bs == "" || bs == "ok" {
+			cmp = append(cmp, id)
+		}
+	}
+	for _, m := range metrics {
+		s := MetricSummary{Metric: m, Jobs: len(cmp)}
+		bc, nc := base.Col(m), nw.Col(m)
+		switch {
+		case bc == nil:
+			s.Missing = "base"
+		case nc == nil:
+			s.Missing = "new"
+		}
+		r.Metrics = append(r.Metrics, s)
+	}
+	for _, id := range cmp {
+		for k, m := range metrics {
+			s := &r.Metrics[k]
+			if s.Missing != "" {
+				continue
+			}
+			d := delta(id, m, value(base.Col(m), bIdx[id]), value(nw.Col(m), nIdx[id]), opts)
+			if d.Diff != 0 || math.IsNaN(d.Diff) {
+				s.Changed++
+			}
+			if d.Beyond {
+				s.Beyond++
+			}
+			if a := math.Abs(d.Diff); a > s.MaxAbs {
+				s.MaxAbs = a
+			}
+			if a := math.Abs(d.Rel); a > s.MaxRel && !math.IsInf(a, 0) {
+				s.MaxRel = a
+			}
+			r.Deltas = append(r.Deltas, d)
+		}
+	}
+	return r, nil
+}
+
+// delta compares one value; NaN stands for null.
+func delta(id, m string, b, n float64, opts Options) Delta {
+	d := Delta{JobID: id, Metric: m, Base: b, New: n, Diff: n - b}
+	switch {
+	case math.IsNaN(b) && math.IsNaN(n):
+		d.Diff = 0
+	case math.IsNaN(b) || math.IsNaN(n):
+		d.Beyond = true
+	default:
+		d.Beyond = math.Abs(d.Diff) > opts.ATol+opts.RTol*math.Abs(b)
+	}
+	switch {
+	case d.Diff == 0:
+	case b == 0:
+		d.Rel = math.Inf(int(math.Copysign(1, d.Diff)))
+	default:
+		d.Rel = d.Diff / math.Abs(b)
+	}
+	return d
+}
+
+func value(c *results.Column, i int) float64 {
+	if c.Null[i] || c.IsString() {
+		return math.NaN()
+	}
+	return c.Num[i]
+}
+
+func index(t *results.Table) (map[string]int, error) {
+	c := t.Col("job_id")
+	if c == nil || !c.IsString() {
+		return nil, fmt.Errorf("jobs table has no job_id string column")
+	}
+	m := make(map[string]int, t.Rows)
+	for i, id := range c.Str {
+		if j, dup := m[id]; dup {
+			return nil, fmt.Errorf("job_id %s appears twice (rows %d and %d)", id, j, i)
+		}
+		m[id] = i
+	}
+	return m, nil
+}
+
+// jobIDs returns the ids of t sorted.
+func jobIDs(t *results.Table) []string {
+	ids := slices.Clone(t.Col("job_id").Str)
+	slices.Sort(ids)
+	return ids
+}
+
+func status(t *results.Table, i int) string { return text(t, "status", i) }
+
+func text(t *results.Table, col string, i int) string {
+	c := t.Col(col)
+	if c == nil || c.Null[i] {
+		return ""
+	}
+	return c.Text(i)
+}
+
+// WriteText prints a table a human reads: one line per metric, then every delta beyond
+// tolerance and every change within it, then jobs on one side only and status changes.
+func (r *Result) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "compared %d jobs (tolerance |new-base| <= %g + %g*|base|)\n\n", r.Common, r.ATol, r.RTol)
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tjobs\tchanged\tbeyond\tmax |diff|\tmax |rel|\t")
+	for _, m := range r.Metrics {
+		if m.Missing != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Jobs, m.Changed, m.Beyond, results.FormatNum(m.MaxAbs), m.MaxRel)
+	}
+	tw.Flush()
+	var changed []Delta
+	for _, d := range r.Deltas {
+		if d.Diff != 0 || d.Beyond {
+			changed = append(changed, d)
+		}
+	}
+	if len(changed) > 0 {
+		fmt.Fprintf(w, "\nchanged values:\n")
+		tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "job\tmetric\tbase\tnew\tdiff\trel\t\t")
+		for _, d := range changed {
+			verdict := "within tolerance"
+			if d.Beyond {
+				verdict = "BEYOND tolerance"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.JobID, d.Metric, results.FormatNum(d.Base),
+				results.FormatNum(d.New), results.FormatNum(d.Diff), d.Rel, verdict)
+		}
+		tw.Flush()
+	}
+	for _, s := range r.Status {
+		fmt.Fprintf(w, "job %s: status %s -> %s %s\n", s.JobID, s.Base, s.New, s.Error)
+	}
+	if len(r.OnlyBase) > 0 {
+		fmt.Fprintf(w, "\njobs only in base (%d): %s\n", len(r.OnlyBase), strings.Join(r.OnlyBase, " "))
+	}
+	if len(r.OnlyNew) > 0 {
+		fmt.Fprintf(w, "\njobs only in new (%d): %s\n", len(r.OnlyNew), strings.Join(r.OnlyNew, " "))
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// WriteJSON prints r as one JSON object (Inf and NaN, which JSON lacks, as null).
+func (r *Result) WriteJSON(w io.Writer) error {
+	out := *r
+	type jd struct {
+		Delta
+		Rel  *float64 `json:"rel"`
+		Base *float64 `json:"base"`
+		New  *float64 `json:"new"`
+		Diff *float64 `json:"diff"`
+	}
+	ds := make([]jd, len(r.Deltas))
+	for i, d := range r.Deltas {
+		ds[i] = jd{Delta: d, Rel: finite(d.Rel), Base: finite(d.Base), New: finite(d.New), Diff: finite(d.Diff)}
+	}
+	type alias Result
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		alias
+		Deltas []jd `json:"deltas"`
+		Failed bool `json:"failed"`
+	}{alias(out), ds, r.Failed()})
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Unit returns the benchmark unit of a metric, from its name: _usec -> usec, _sec ->
+// sec, _bytes -> B, _gbps -> Gbps; a count is its own unit (drops_total).
+func Unit(metric string) string {
+	switch {
+	case strings.HasSuffix(metric, "_usec"):
+		return "usec"
+	case strings.HasSuffix(metric, "_per_sec"):
+		return metric
+	case strings.HasSuffix(metric, "_sec"):
+		return "sec"
+	case strings.HasSuffix(metric, "_bytes"):
+		return "B"
+	case strings.HasSuffix(metric, "_gbps"):
+		return "Gbps"
+	}
+	return metric
+}
+
+// WriteBench prints one Go benchmark line per ok job and metric of t, in job then metric
+// order: "BenchmarkSweep/<job>/<metric> 1 <value> <unit>", which benchstat reads (the
+// metric is part of the name so each is tracked on its own).
+func WriteBench(w io.Writer, t *results.Table, metrics []string) error {
+	if metrics == nil {
+		metrics = DefaultMetrics()
+	}
+	idx, err := index(t)
+	if err != nil {
+		return err
+	}
+	for _, id := range jobIDs(t) {
+		i := idx[id]
+		if s := status(t, i); s != "" && s != "ok" {
+			continue
+		}
+		for _, m := range metrics {
+			c := t.Col(m)
+			if c == nil || c.IsString() || c.Null[i] {
+				continue
+			}
+			if _, err := fmt.Fprintf(w, "BenchmarkSweep/%s/%s 1 %s %s\n", id, m, benchNum(c.Num[i]), Unit(m)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// benchNum prints v with full precision (strconv 'g', shortest round-trip).
+func benchNum(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,379 @@
+// Package report turns a results directory into one self-contained HTML page of charts
+// (`rocesweep report`): per summary metric a heatmap over the first two swept axes and
+// line charts with min–max bands over each axis, time series of chosen jobs from the
+// interval records, and a header with the sweep, its failures and its shared
+// configuration. Charts are drawn with gonum.org/v1/plot into PNGs that the page embeds
+// as base64, so it opens without a network; WritePNGs writes the same images as files.
+//
+// The package reads through package results and knows the record columns of
+// spec/records.md; it does not know how jobs were planned, only which jobs columns vary
+// (manifest.json's axes, else every varying non-metric column).
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+)
+
+// Options choose what a report shows. The zero value means: every summary metric, no
+// time series, 640 x 480 pixel charts.
+type Options struct {
+	Jobs    []string // job ids whose interval records are drawn as time series
+	Metrics []string // nil: stats.MetricNames
+	// Width and Height are the size of every chart in pixels; 0 means 640 x 480.
+	Width, Height int
+}
+
+// Report is everything the page shows, charts rendered.
+type Report struct {
+	Dir      string
+	Name     string
+	PlanSize int // from the manifest; 0 when it does not say
+	Rows     int // jobs rows present
+	OK       int // jobs with status ok
+	Version  string
+	Start    string
+	Axes     []string // parameter paths of the swept columns, in order
+	Failures []Failure
+	Shared   []Setting // non-swept jobs columns: one value for every job
+	Spec     string    // the spec as given (manifest.json)
+	Notes    []string  // what the reader should know about how charts were folded
+	Metrics  []MetricCharts
+	Series   []JobSeries
+}
+
+// Failure is a job whose status is not ok.
+type Failure struct {
+	JobID, Status, Error, Params string
+}
+
+// Setting is one column shared by all jobs.
+type Setting struct{ Name, Value string }
+
+// MetricCharts are the charts of one summary metric.
+type MetricCharts struct {
+	Metric string
+	Charts []*Chart
+}
+
+// JobSeries are the time-series charts of one job.
+type JobSeries struct {
+	JobID, Params string
+	Charts        []*Chart
+	Missing       []string // record tables this results directory lacks
+}
+
+// Charts returns every chart of the report in page order.
+func (r *Report) Charts() []*Chart {
+	var out []*Chart
+	for _, m := range r.Metrics {
+		out = append(out, m.Charts...)
+	}
+	for _, s := range r.Series {
+		out = append(out, s.Charts...)
+	}
+	return out
+}
+
+// Build reads dir and renders the charts. A missing jobs table, an unknown metric or an
+// unknown --job id is an error; a missing interval table is noted on the page.
+func Build(dir string, opts Options) (*Report, error) {
+	if opts.Width == 0 {
+		opts.Width = 640
+	}
+	if opts.Height == 0 {
+		opts.Height = 480
+	}
+	if opts.Width < 100 || opts.Height < 100 {
+		return nil, fmt.Errorf("chart size %dx%d: want at least 100x100 pixels", opts.Width, opts.Height)
+	}
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
+	}
+	jobs, err := results.ReadTable(dir, "jobs", nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	ids, status := jobs.Col("job_id"), jobs.Col("status")
+	if ids == nil || status == nil {
+		return nil, fmt.Errorf("%s: jobs table lacks job_id or status", dir)
+	}
+	r := &Report{Dir: dir, Name: m.Name, PlanSize: m.PlanSize, Rows: jobs.Rows, Version: m.Version, Start: m.Start,
+		Spec: specText(m.Spec)}
+	ok := make([]bool, jobs.Rows)
+	axisCols := results.Axes(m, jobs)
+	for i := 0; i < jobs.Rows; i++ {
+		ok[i] = status.Text(i) == "ok"
+		if ok[i] {
+			r.OK++
+			continue
+		}
+		f := Failure{JobID: ids.Str[i], Status: status.Text(i), Params: params(jobs, axisCols, i)}
+		if e := jobs.Col("error"); e != nil {
+			f.Error = e.Text(i)
+		}
+		r.Failures = append(r.Failures, f)
+	}
+	r.Shared = shared(jobs, axisCols)
+	all := make([]bool, jobs.Rows)
+	for i := range all {
+		all[i] = true
+	}
+	var axes []*axis
+	for _, c := range axisCols {
+		a := newAxis(jobs.Col(c), all)
+		axes = append(axes, a)
+		r.Axes = append(r.Axes, a.Label)
+	}
+	metrics := opts.Metrics
+	if metrics == nil {
+		metrics = stats.MetricNames
+	}
+	for _, name := range metrics {
+		if c := jobs.Col(name); c == nil || c.IsString() {
+			return nil, fmt.Errorf("metric %s: not a numeric column of %s/jobs (metrics: %s)", name, dir, strings.Join(stats.MetricNames, ", "))
+		}
+	}
+	switch {
+	case len(axes) == 0:
+		r.Notes = append(r.Notes, "No swept axis: nothing to chart over; see the jobs table for the values.")
+	case len(axes) > 2:
+		r.Notes = append(r.Notes, fmt.Sprintf("%d swept axes: heatmaps are over %s × %s, averaged over the other axes and the replicates.", len(axes), axes[0].Label, axes[1].Label))
+	}
+	if r.OK < jobs.Rows {
+		r.Notes = append(r.Notes, fmt.Sprintf("Charts average the %d ok jobs; %d jobs that did not finish ok are left out (grey cells: no ok job).", r.OK, jobs.Rows-r.OK))
+	}
+	for _, name := range metrics {
+		mc := MetricCharts{Metric: name}
+		if len(axes) >= 2 {
+			c, err := heatmapChart(name, newGrid(jobs, ok, axes[0], axes[1], name), opts.Width, opts.Height)
+			if err != nil {
+				return nil, fmt.Errorf("heatmap of %s: %w", name, err)
+			}
+			mc.Charts = append(mc.Charts, c)
+		}
+		for _, a := range axes {
+			c, err := lineChart(name, newBand(jobs, ok, a, name), opts.Width, opts.Height)
+			if err != nil {
+				return nil, fmt.Errorf("line chart of %s over %s: %w", name, a.Label, err)
+			}
+			mc.Charts = append(mc.Charts, c)
+		}
+		r.Metrics = append(r.Metrics, mc)
+	}
+	for _, id := range opts.Jobs {
+		i := slices.Index(ids.Str, id)
+		if i < 0 {
+			n := min(5, len(ids.Str))
+			return nil, fmt.Errorf("--job %s: no such job in %s/jobs (first ids: %s)", id, dir, strings.Join(ids.Str[:n], ", "))
+		}
+		js, err := jobSeries(dir, id, params(jobs, axisCols, i), opts)
+		if err != nil {
+			return nil, err
+		}
+		r.Series = append(r.Series, *js)
+	}
+	return r, nil
+}
+
+// params formats the swept values of row i: "switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=700KB".
+func params(jobs *results.Table, axisCols []string, i int) string {
+	var parts []string
+	for _, c := range axisCols {
+		col := jobs.Col(c)
+		v := col.Text(i)
+		if a, ok := attrOf(c); ok && !col.IsString() {
+			v = formatValue(a, col.Num[i])
+		}
+		parts = append(parts, pathOf(c)+"="+v)
+	}
+	if rep := jobs.Col("replicate"); rep != nil {
+		parts = append(parts, "replicate="+rep.Text(i))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shared lists the non-metric, non-identity, non-axis columns with one value.
+func shared(jobs *results.Table, axisCols []string) []Setting {
+	var out []Setting
+	for _, c := range jobs.Columns {
+		if results.IsMetric(c.Name) || slices.Contains(results.Identity, c.Name) || slices.Contains(axisCols, c.Name) || jobs.Rows == 0 {
+			continue
+		}
+		v := c.Text(0)
+		same := true
+		for i := 1; i < jobs.Rows && same; i++ {
+			same = c.Text(i) == v
+		}
+		if !same {
+			continue
+		}
+		if a, ok := attrOf(c.Name); ok && !c.IsString() {
+			v = formatValue(a, c.Num[0])
+		}
+		out = append(out, Setting{Name: pathOf(c.Name), Value: v})
+	}
+	return out
+}
+
+// specText returns the spec as given: a JSON string is the YAML text itself; an object
+// is shown indented.
+func specText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// jobSeries draws the interval records of one job: egress queue and pool occupancy
+// (buffer_stats egressQueue and sharedBuffer views, ivl_max_bytes), received PFC pause
+// time per interval (ecn_pfc_stats interval_total_time_xoff_usec) and send rate
+// (nd_stats tx_rate_Gbps).
+func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
+	js := &JobSeries{JobID: id, Params: params}
+	keep := func(j string) bool { return j == id }
+	type spec struct {
+		table, filterCol, filterVal, value, title, ylabel, slug string
+		key                                                     []string
+	}
+	specs := []spec{
+		{"buffer_stats", "buff_id", "egressQueue", "ivl_max_bytes", "egress queue occupancy (interval max)", "bytes", "egress_queue", []string{"component_name", "uldl", "pool_num"}},
+		{"buffer_stats", "buff_id", "sharedBuffer", "ivl_max_bytes", "pool occupancy (interval max)", "bytes", "pool", []string{"component_name", "pool_num"}},
+		{"ecn_pfc_stats", "", "", "interval_total_time_xoff_usec", "PFC pause time received per interval", "µs paused", "pfc_pause", []string{"component_name", "ifid", "priority"}},
+		{"nd_stats", "", "", "tx_rate_Gbps", "send rate per port", "Gbps", "tx_rate", []string{"component_name", "nd_name"}},
+	}
+	tables := map[string]*results.Table{}
+	for _, s := range specs {
+		t, seen := tables[s.table]
+		if !seen {
+			var err error
+			t, err = results.ReadTable(dir, s.table, keep)
+			if errors.Is(err, fs.ErrNotExist) {
+				js.Missing = append(js.Missing, s.table)
+				t = nil
+			} else if err != nil {
+				return nil, err
+			}
+			tables[s.table] = t
+		}
+		if t == nil {
+			continue
+		}
+		lines, err := seriesOf(t, s.filterCol, s.filterVal, s.value, s.key)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: %w", id, err)
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		c, err := seriesChart("series-"+id+"-"+s.slug, s.title, s.ylabel, lines, opts.Width, opts.Height)
+		if err != nil {
+			return nil, err
+		}
+		js.Charts = append(js.Charts, c)
+	}
+	return js, nil
+}
+
+// seriesOf groups the rows of t (optionally where filterCol == filterVal) by the key
+// columns into lines of value over sim_time_sec (in µs).
+func seriesOf(t *results.Table, filterCol, filterVal, value string, key []string) ([]seriesLine, error) {
+	tc, vc := t.Col("sim_time_sec"), t.Col(value)
+	if tc == nil || vc == nil {
+		return nil, fmt.Errorf("table %s lacks sim_time_sec or %s", t.Name, value)
+	}
+	var fc *results.Column
+	if filterCol != "" {
+		if fc = t.Col(filterCol); fc == nil {
+			return nil, fmt.Errorf("table %s lacks %s", t.Name, filterCol)
+		}
+	}
+	var kc []*results.Column
+	for _, k := range key {
+		if c := t.Col(k); c != nil {
+			kc = append(kc, c)
+		}
+	}
+	idx := map[string]int{}
+	var out []seriesLine
+	for i := 0; i < t.Rows; i++ {
+		if fc != nil && fc.Text(i) != filterVal {
+			continue
+		}
+		var parts []string
+		for _, c := range kc {
+			parts = append(parts, c.Text(i))
+		}
+		name := strings.Join(parts, " ")
+		k, seen := idx[name]
+		if !seen {
+			k = len(out)
+			idx[name] = k
+			out = append(out, seriesLine{Name: name, Peak: math.Inf(-1)})
+		}
+		v := vc.Num[i]
+		out[k].XY = append(out[k].XY, plotter.XY{X: tc.Num[i] * 1e6, Y: v})
+		out[k].Peak = math.Max(out[k].Peak, v)
+	}
+	for k := range out {
+		slices.SortStableFunc(out[k].XY, func(a, b plotter.XY) int {
+			switch {
+			case a.X < b.X:
+				return -1
+			case a.X > b.X:
+				return 1
+			}
+			return 0
+		})
+	}
+	return out, nil
+}
+
+// WritePNGs writes every chart as DIR/<chart id>.png and returns the paths in page order.
+func (r *Report) WritePNGs(dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, c := range r.Charts() {
+		p := filepath.Join(dir, fileSafe(c.ID)+".png")
+		if err := os.WriteFile(p, c.PNG, 0o644); err != nil {
+			return nil, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// fileSafe replaces characters that are awkward in file names.
+func fileSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, s)
+}

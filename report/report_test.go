@@ -1,0 +1,177 @@
+package report_test
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/report"
+	"github.com/rocesweep/rocesweep/results/resultstest"
+)
+
+// CheckPNG decodes a PNG file and checks its size and that it is not blank: the
+// variance of the pixels' luminance must exceed a small floor (a blank or single-colour
+// image has 0).
+func checkPNG(t *testing.T, path string, w, h int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Fatalf("%s: %dx%d, want %dx%d", path, b.Dx(), b.Dy(), w, h)
+	}
+	if v := variance(img); v < 100 {
+		t.Fatalf("%s: luminance variance %.1f: blank image", path, v)
+	}
+}
+
+func variance(img image.Image) float64 {
+	var sum, sq, n float64
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			l := (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(bl)) / 257
+			sum += l
+			sq += l * l
+			n++
+		}
+	}
+	m := sum / n
+	return sq/n - m*m
+}
+
+func TestReportGrid(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "res")
+	alphas, xoffs := []float64{0.25, 0.5, 1, 2}, []float64{200e3, 400e3, 700e3}
+	if err := resultstest.Write(dir, resultstest.Grid(alphas, xoffs, 2, true)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build(dir, report.Options{Jobs: []string{"j0003"}, Width: 480, Height: 320})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rows != 24 || r.OK != 23 || len(r.Failures) != 1 || r.Failures[0].JobID != "j0024" {
+		t.Fatalf("rows %d ok %d failures %+v", r.Rows, r.OK, r.Failures)
+	}
+	if !strings.Contains(r.Failures[0].Params, "switch.LossyAlpha=2") || !strings.Contains(r.Failures[0].Params, "switch.StaticPoolXoffThreshold=700KB") {
+		t.Fatalf("failure params %q", r.Failures[0].Params)
+	}
+	heat := map[string]int{}
+	lines := 0
+	for _, c := range r.Charts() {
+		switch c.Kind {
+		case "heatmap":
+			heat[c.Metric] = c.Cells
+		case "line":
+			lines++
+		}
+	}
+	if len(heat) != len(stats.MetricNames) || lines != 2*len(stats.MetricNames) {
+		t.Fatalf("%d heatmaps, %d line charts; want %d and %d", len(heat), lines, len(stats.MetricNames), 2*len(stats.MetricNames))
+	}
+	for m, n := range heat {
+		if n != len(alphas)*len(xoffs) {
+			t.Fatalf("heatmap %s has %d cells, want %d", m, n, len(alphas)*len(xoffs))
+		}
+	}
+	// Replicates averaged: alpha 0.25, Xoff 200KB holds replicates 0 and 1 (fct_p99 =
+	// 400 + 40*0.25 + 40 + {0, 0.01}).
+	g := r.Metrics[8].Charts[0].Grid
+	if r.Metrics[8].Metric != "fct_p99_usec" || g.N[0][0] != 2 || g.Val[0][0] != (450+450.01)/2 {
+		t.Fatalf("%s cell (0,0) = %v over %d jobs", r.Metrics[8].Metric, g.Val[0][0], g.N[0][0])
+	}
+	if len(r.Series) != 1 || len(r.Series[0].Charts) != 4 {
+		t.Fatalf("series %+v", r.Series)
+	}
+
+	var html bytes.Buffer
+	if err := r.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	page := html.String()
+	if strings.Contains(page, "http://") || strings.Contains(page, "https://") || strings.Contains(page, "<script") {
+		t.Fatal("page refers to the network or runs scripts")
+	}
+	figs := regexp.MustCompile(`<figure class="heatmap" id="heatmap-([a-z0-9_]+)" data-cells="(\d+)">`).FindAllStringSubmatch(page, -1)
+	if len(figs) != len(stats.MetricNames) {
+		t.Fatalf("%d heatmap figures in the page, want %d", len(figs), len(stats.MetricNames))
+	}
+	for _, f := range figs {
+		if n, _ := strconv.Atoi(f[2]); n != 12 {
+			t.Fatalf("heatmap %s: data-cells %s", f[1], f[2])
+		}
+	}
+	// The value table under each heatmap has one cell per grid point.
+	tables := regexp.MustCompile(`(?s)<table class="grid" data-metric="([a-z0-9_]+)">(.*?)</table>`).FindAllStringSubmatch(page, -1)
+	if len(tables) != len(stats.MetricNames) {
+		t.Fatalf("%d value tables", len(tables))
+	}
+	for _, tb := range tables {
+		if n := strings.Count(tb[2], `<td class="cell"`); n != 12 {
+			t.Fatalf("value table %s has %d cells, want 12", tb[1], n)
+		}
+	}
+	if n := strings.Count(page, `src="data:image/png;base64,`); n != len(r.Charts()) {
+		t.Fatalf("%d embedded images, want %d", n, len(r.Charts()))
+	}
+	for _, want := range []string{"synthetic", "j0024", "headroom exceeds TotalSharedBufferSize", "switch.LossyAlpha", "Job j0003"} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("page lacks %q", want)
+		}
+	}
+
+	pngDir := filepath.Join(t.TempDir(), "png")
+	paths, err := r.WritePNGs(pngDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != len(r.Charts()) {
+		t.Fatalf("%d PNG files, want %d", len(paths), len(r.Charts()))
+	}
+	for _, p := range paths {
+		checkPNG(t, p, 480, 320)
+	}
+}
+
+func TestReportOneAxisAndErrors(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "res")
+	s := resultstest.Grid([]float64{0.5, 1, 2}, []float64{700e3}, 3, false)
+	if err := resultstest.Write(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	// The manifest lists two axes, but Xoff has one value: both remain axes (manifest
+	// wins), so lines come per axis; a heatmap of 3 x 1 cells.
+	r, err := report.Build(dir, report.Options{Metrics: []string{"drops_total"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(r.Charts()); got != 3 {
+		t.Fatalf("%d charts, want heatmap + 2 lines", got)
+	}
+	if c := r.Charts()[0]; c.Cells != 3 {
+		t.Fatalf("cells %d", c.Cells)
+	}
+	if _, err := report.Build(dir, report.Options{Metrics: []string{"drops"}}); err == nil || !strings.Contains(err.Error(), "drops") {
+		t.Fatalf("unknown metric: %v", err)
+	}
+	if _, err := report.Build(dir, report.Options{Jobs: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("unknown job: %v", err)
+	}
+	if _, err := report.Build(t.TempDir(), report.Options{}); err == nil || !strings.Contains(err.Error(), "not a results directory") {
+		t.Fatalf("empty dir: %v", err)
+	}
+}
