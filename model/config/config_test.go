@@ -99,6 +99,8 @@ func TestCanonical(t *testing.T) {
 		{"workload.mix.0.sendrs", "", `unknown workload key "sendrs" (did you mean senders?)`},
 		{"workload.mix.x.senders", "", "numbered"},
 		{"swich.LossyAlpha", "", "unknown attribute"},
+		{"nic.Mtu", "", "nic.Mtu: unknown attribute (did you mean global.Mtu?)"},
+		{"Mtu", "", "Mtu: unknown attribute (did you mean global.Mtu?)"},
 		{"switch.NetworkInterface.LossyAlpha", "", "unknown attribute"},
 	} {
 		got, err := Canonical(tc.in)

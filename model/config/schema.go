@@ -298,6 +298,18 @@ func unknownErr(path, device string) error {
 	for k := range aliases {
 		names = append(names, k)
 	}
+	// The same attribute name in another device or the wrong case is the likeliest slip
+	// (nic.Mtu → global.Mtu); otherwise the closest names by edit distance.
+	parts := strings.Split(path, ".")
+	var same []string
+	for _, a := range attrs {
+		if strings.EqualFold(a.comps[len(a.comps)-1], parts[len(parts)-1]) && len(same) < 3 {
+			same = append(same, shortest(a.Path))
+		}
+	}
+	if len(same) > 0 {
+		return fmt.Errorf("%s: unknown attribute (did you mean %s?)", path, strings.Join(same, " or "))
+	}
 	return fmt.Errorf("%s: unknown attribute%s", path, suggestPath(path, names))
 }
 
