@@ -22,6 +22,7 @@ import (
 	"slices"
 	"time"
 
+	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/link"
 	"github.com/rocesweep/rocesweep/model/nic"
@@ -45,7 +46,7 @@ const (
 type Options struct {
 	JobID string           // stamped on every row
 	Clock func() time.Time // time_utc of rows; nil = time.Now (tests fix it)
-	CDFs  fs.FS            // size-CDF files for the load workload (configs/size-cdf); nil = none
+	CDFs  fs.FS            // size-CDF files for the load workload; nil = the shipped configs/size-cdf
 }
 
 // Fabric is one job's devices, links and event loop.
@@ -163,7 +164,11 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	}
 
 	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
-	f.msgs, err = workload.Generate(cfg.Workload, len(g.NICs), lineRate, cfg.Duration, cfg.Seed, opts.CDFs)
+	cdfs := opts.CDFs
+	if cdfs == nil {
+		cdfs = sizecdf.FS
+	}
+	f.msgs, err = workload.Generate(cfg.Workload, len(g.NICs), lineRate, cfg.Duration, cfg.Seed, cdfs)
 	if err != nil {
 		return nil, err
 	}
@@ -422,15 +427,21 @@ func (f *Fabric) idealFCT(m *workload.Message) sim.Time {
 		return sim.SerializationNearest(payload+34*tr, toNIC)
 	}
 	t := 80*sim.Nanosecond + sim.SerializationNearest(int64(nc.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize)+34, toHost) + pcie(first)
-	pace := pcie(mss)
+	// pace(b) is the spacing of b-byte segments at the bottleneck: the slowest cable or
+	// the PCIe completion stream, whichever is slower.
+	pace := func(b int64) sim.Time {
+		p := pcie(b)
+		for _, r := range ip.rates {
+			p = max(p, sim.SerializationNearest(b+pkt.DataOverhead, r))
+		}
+		return p
+	}
 	for _, r := range ip.rates {
-		t += sim.SerializationNearest(first+pkt.DataOverhead, r)
-		pace = max(pace, sim.SerializationNearest(mss+pkt.DataOverhead, r))
-		t += sim.SerializationNearest(pkt.AckWire, r)
+		t += sim.SerializationNearest(first+pkt.DataOverhead, r) + sim.SerializationNearest(pkt.AckWire, r)
 	}
 	t += 2 * ip.prop
-	// The remaining n-1 packets follow at the bottleneck pace (counted as full segments:
-	// a shorter last packet makes the ideal at most one packet time pessimistic).
-	t += sim.Time(n-1) * pace
+	if n > 1 { // the other segments follow at the bottleneck pace; the last may be short
+		t += sim.Time(n-2)*pace(mss) + pace(m.Size-(n-1)*mss)
+	}
 	return t
 }
