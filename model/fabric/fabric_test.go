@@ -170,7 +170,7 @@ func TestLeafSpineIdealFCT(t *testing.T) {
 	worst := 0.0
 	for _, m := range res.Rec.Messages {
 		worst = max(worst, m.Slowdown)
-		
+
 	}
 	if worst > 1.05 || worst < 0.999 {
 		t.Errorf("worst FCT / ideal = %.4f, want within [1, 1.05]", worst)
