@@ -138,7 +138,7 @@ type NIC struct {
 	// QPs (§3). qps[i] has QPN i+1.
 	qps       []*qp
 	reqIndex  map[qpKey]int32 // (Dst, workload QP) -> index; used at Post only
-	respIndex [][]int32       // [src host][src QPN] -> index+1 of the responder QP
+	respIndex [][]int32       // [src host] -> indices of responder QPs of that host
 
 	// Packet generation (§3).
 	ready       ring[int32]

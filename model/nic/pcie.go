@@ -21,7 +21,7 @@ var pcieTrace = [...]string{opRead: "read-at-host", opCompletion: "fetched", opW
 
 // xfer is one PCIe transfer, or (hdr = data = 0) an empty write entry (§5 [DC]).
 type xfer struct {
-	hdr, data int64 // header part (34, + ReadRequestSize for a read) and payload part (§5 [DC])
+	hdr, data int32 // header part (34, + ReadRequestSize for a read) and payload part (§5 [DC])
 	op        uint8
 	last      bool  // last transfer of its segment or packet
 	tc        uint8 // write: ingress pool to release on acceptance
@@ -29,8 +29,8 @@ type xfer struct {
 	qp        int32
 	epoch     uint32
 	seg       int64 // read/completion: segment index
-	payload   int64 // the segment's or packet's whole payload
-	charge    int64 // write: ingress charge released when the last transfer is accepted
+	payload   int32 // the segment's or packet's whole payload
+	charge    int32 // write: ingress charge released when the last transfer is accepted
 }
 
 // pcieDir is one direction of the PCIe link with the sender end's TX buffers and the far
@@ -54,12 +54,12 @@ type pcieDir struct {
 
 // fits is the credit test of §5: room for x bytes in a buffer of capacity cap holding occ,
 // or [DC] an oversize transfer into an empty buffer.
-func fits(occ, x, cap int64) bool { return occ+x <= cap || occ == 0 }
+func fits(occ int64, x int32, cap int64) bool { return occ+int64(x) <= cap || occ == 0 }
 
 // pcieRead issues the read request of segment s of q (§5: one request of
 // ReadRequestSize + 34 B per segment, whatever its length).
 func (n *NIC) pcieRead(q *qp, s, payload int64) {
-	n.n2h.wait.Push(xfer{op: opRead, hdr: n.readReq + PCIeOverhead, qp: q.idx, epoch: q.epoch, seg: s, payload: payload, last: true})
+	n.n2h.wait.Push(xfer{op: opRead, hdr: int32(n.readReq + PCIeOverhead), qp: q.idx, epoch: q.epoch, seg: s, payload: int32(payload), last: true})
 	n.pcieAccept(&n.n2h)
 }
 
@@ -69,12 +69,12 @@ func (n *NIC) pcieRead(q *qp, s, payload int64) {
 // the NIC-side TX buffer.
 func (n *NIC) hostWrite(q *qp, tc uint8, charge, payload int64, se bool) {
 	if payload == 0 {
-		n.n2h.wait.Push(xfer{op: opWrite, last: true, tc: tc, se: se, qp: q.idx, payload: 0, charge: charge})
+		n.n2h.wait.Push(xfer{op: opWrite, last: true, tc: tc, se: se, qp: q.idx, payload: 0, charge: int32(charge)})
 	}
 	for off := int64(0); off < payload; off += PCIeMaxPayload {
 		chunk := min(PCIeMaxPayload, payload-off)
-		n.n2h.wait.Push(xfer{op: opWrite, hdr: PCIeOverhead, data: chunk, last: off+chunk == payload,
-			tc: tc, se: se, qp: q.idx, payload: payload, charge: charge})
+		n.n2h.wait.Push(xfer{op: opWrite, hdr: PCIeOverhead, data: int32(chunk), last: off+chunk == payload,
+			tc: tc, se: se, qp: q.idx, payload: int32(payload), charge: int32(charge)})
 	}
 	n.pcieAccept(&n.n2h)
 }
@@ -95,8 +95,8 @@ func (n *NIC) pcieAccept(d *pcieDir) {
 			break
 		}
 		v := d.wait.Pop()
-		d.txHdr += v.hdr
-		d.txData += v.data
+		d.txHdr += int64(v.hdr)
+		d.txData += int64(v.data)
 		d.acc.Push(v)
 		n.pcieAccepted(d, &v)
 	}
@@ -113,10 +113,10 @@ func (n *NIC) pcieStart(d *pcieDir) {
 	if !fits(d.rxHdr, x.hdr, d.rxHdrCap) || !fits(d.rxData, x.data, d.rxDataCap) {
 		return // cannot happen while RX frees on arrival; kept for the rule
 	}
-	d.rxHdr += x.hdr
-	d.rxData += x.data
+	d.rxHdr += int64(x.hdr)
+	d.rxData += int64(x.data)
 	d.busy = true
-	t := sim.SerializationNearest(x.hdr+x.data, d.rateBps) // §0 [DC]: nearest ps per transfer
+	t := sim.SerializationNearest(int64(x.hdr)+int64(x.data), d.rateBps) // §0 [DC]: nearest ps per transfer
 	d.busyTime += t
 	n.eng.After(t, KindPCIeDone, n.id.Dev, int16(d.dir), 0)
 }
@@ -126,12 +126,12 @@ func (n *NIC) pcieStart(d *pcieDir) {
 func (n *NIC) pcieDone(d *pcieDir) {
 	x := d.acc.Pop()
 	d.busy = false
-	d.txHdr -= x.hdr
-	d.txData -= x.data
-	d.rxHdr -= x.hdr
-	d.rxData -= x.data
+	d.txHdr -= int64(x.hdr)
+	d.txData -= int64(x.data)
+	d.rxHdr -= int64(x.hdr)
+	d.rxData -= int64(x.data)
 	d.xfers++
-	d.bytes += x.hdr + x.data
+	d.bytes += int64(x.hdr) + int64(x.data)
 	n.pcieArrived(d, &x)
 	n.pcieAccept(d)
 }
@@ -140,7 +140,7 @@ func (n *NIC) pcieDone(d *pcieDir) {
 func (n *NIC) pcieAccepted(d *pcieDir, x *xfer) {
 	if x.op == opWrite && x.last {
 		// §5: the packet's ingress charge is released when its last write is accepted.
-		n.inRelease(int(x.tc), x.charge)
+		n.inRelease(int(x.tc), int64(x.charge))
 	}
 }
 
@@ -156,7 +156,7 @@ func (n *NIC) pcieArrived(d *pcieDir, x *xfer) {
 		if x.payload == 0 {
 			n.h2n.wait.Push(xfer{op: opCompletion, hdr: PCIeOverhead, last: true, qp: x.qp, epoch: x.epoch, seg: x.seg})
 		}
-		for off := int64(0); off < x.payload; off += PCIeMaxPayload {
+		for off := int32(0); off < x.payload; off += PCIeMaxPayload {
 			chunk := min(PCIeMaxPayload, x.payload-off)
 			n.h2n.wait.Push(xfer{op: opCompletion, hdr: PCIeOverhead, data: chunk, last: off+chunk == x.payload,
 				qp: x.qp, epoch: x.epoch, seg: x.seg, payload: x.payload})
@@ -164,11 +164,11 @@ func (n *NIC) pcieArrived(d *pcieDir, x *xfer) {
 		n.pcieAccept(&n.h2n)
 	case opCompletion:
 		if x.last {
-			n.segmentFetched(n.qps[x.qp], x.seg, x.payload, x.epoch)
+			n.segmentFetched(n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
 		}
 	case opWrite:
 		if x.last {
-			n.writtenToHost(n.qps[x.qp], x.payload, x.se)
+			n.writtenToHost(n.qps[x.qp], int64(x.payload), x.se)
 		}
 	}
 }

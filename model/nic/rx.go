@@ -56,6 +56,9 @@ func (n *NIC) Receive(h pkt.Handle) {
 		n.onNak(q, p.PSN, p.SrcQP)
 	case pkt.Cnp:
 		n.roce.CnpRecvd++
+		if q.peerQPN == 0 {
+			q.peerQPN = p.SrcQP
+		}
 		n.onCNP(q)
 	default:
 		panic(fmt.Sprintf("nic %s: received frame of type %v", n.id.Name, p.Type))
@@ -65,8 +68,16 @@ func (n *NIC) Receive(h pkt.Handle) {
 }
 
 // responder returns the responder QP for data from (src host, src QPN), creating it on the
-// first data packet with the TC pair of the packet's metadata (§3 [DC]).
+// first data packet with the TC pair of the packet's metadata (§3 [DC]). The BTH
+// destination QPN names it directly once the requester has learnt it from an ACK, NAK or
+// CNP; before that (the first round trip) the QP is found by a short scan of the QPs of
+// that source host. Memory grows with the QPs that exist, not with hosts × QPNs.
 func (n *NIC) responder(p *pkt.Packet) *qp {
+	if i := int(p.DestQP) - 1; i >= 0 && i < len(n.qps) {
+		if q := n.qps[i]; !q.requester && q.peerHost == p.SrcHost && q.peerQPN == p.SrcQP {
+			return q
+		}
+	}
 	src := int(p.SrcHost)
 	if src < 0 {
 		panic(fmt.Sprintf("nic %s: data packet without a source host", n.id.Name))
@@ -74,17 +85,14 @@ func (n *NIC) responder(p *pkt.Packet) *qp {
 	for len(n.respIndex) <= src {
 		n.respIndex = append(n.respIndex, nil)
 	}
-	row := n.respIndex[src]
-	for len(row) <= int(p.SrcQP) {
-		row = append(row, 0)
-	}
-	n.respIndex[src] = row
-	if k := row[p.SrcQP]; k > 0 {
-		return n.qps[k-1]
+	for _, i := range n.respIndex[src] {
+		if q := n.qps[i]; q.peerQPN == p.SrcQP {
+			return q
+		}
 	}
 	q := n.newQP(false, p.SrcHost, p.DataTC, p.CtrlTC)
 	q.peerQPN = p.SrcQP
-	row[p.SrcQP] = q.idx + 1
+	n.respIndex[src] = append(n.respIndex[src], q.idx)
 	return q
 }
 
