@@ -2,11 +2,62 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rocesweep/rocesweep/report"
 )
 
-// cmdReport is a placeholder until its owner lands it.
+// cmdReport writes one self-contained HTML page of charts for a results directory
+// (package report); --png also writes each chart as a PNG file.
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("report: not implemented yet")
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.StringP("output", "o", "", "HTML file to write (default DIR/report.html)")
+	jobs := fs.StringSlice("job", nil, "job id whose interval records are drawn as time series (repeatable)")
+	pngDir := fs.String("png", "", "also write every chart as DIR/<chart>.png")
+	metrics := fs.StringSlice("metric", nil, "summary metric to chart (repeatable; default: all)")
+	width := fs.Int("width", 640, "chart width in pixels")
+	height := fs.Int("height", 480, "chart height in pixels")
+	if err := fs.Parse(args); err != nil {
+		return usagef("report: %v", err)
+	}
+	if fs.NArg() != 1 {
+		return usagef("report: want one results DIR, got %d arguments", fs.NArg())
+	}
+	if *width < 100 || *height < 100 || *width > 4000 || *height > 4000 {
+		return usagef("report: --width %d --height %d: each must be 100..4000 pixels", *width, *height)
+	}
+	dir := fs.Arg(0)
+	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if *out == "" {
+		*out = filepath.Join(dir, "report.html")
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	err = r.WriteHTML(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", *out, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d charts, %d of %d jobs ok)\n", *out, len(r.Charts()), r.OK, r.Rows)
+	if *pngDir != "" {
+		paths, err := r.WritePNGs(*pngDir)
+		if err != nil {
+			return fmt.Errorf("report: --png %s: %w", *pngDir, err)
+		}
+		fmt.Fprintf(stdout, "wrote %d PNG files (%dx%d) to %s\n", len(paths), *width, *height, *pngDir)
+	}
+	return nil
 }
