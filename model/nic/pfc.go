@@ -21,9 +21,12 @@ func (n *NIC) pfcCheck(c int, charge int64) {
 	if !n.pauseOut[c] && n.inOcc[c]+charge >= n.P.Xoff[c] {
 		n.queuePFC(c, n.quanta[c])
 		n.pauseOut[c] = true
-		n.eng.Reset(n.refreshTimer[c], n.eng.Now()+n.P.Refresh[c])
+		n.eng.Reset(n.refreshTimer[c], n.eng.Now()+n.refresh(c))
 	}
 }
+
+// refresh is R[c], at least 1 ps so a zero pause time cannot spin at one instant.
+func (n *NIC) refresh(c int) sim.Time { return max(n.P.Refresh[c], 1) }
 
 // pfcRefresh runs every R[c] after the last pause frame [DC: from its generation]
 // (§12.2): occupancy still >= Xoff sends the pause again; otherwise XON, even above Xon.
@@ -33,7 +36,7 @@ func (n *NIC) pfcRefresh(c int) {
 	}
 	if n.inOcc[c] >= n.P.Xoff[c] {
 		n.queuePFC(c, n.quanta[c])
-		n.eng.Reset(n.refreshTimer[c], n.eng.Now()+n.P.Refresh[c])
+		n.eng.Reset(n.refreshTimer[c], n.eng.Now()+n.refresh(c))
 		return
 	}
 	n.queuePFC(c, 0)
