@@ -3,10 +3,99 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// cmdSim is a placeholder until its owner lands it.
+// cmdSim runs one job (a spec without axes, or the built-in defaults: a star of 16 hosts,
+// an incast of 15 senders × 1 MiB, 1 ms) into a results directory through the same
+// runner and sink as `run`, then prints a short human summary.
 func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("sim: not implemented yet")
+	fl := pflag.NewFlagSet("sim", pflag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	out := fl.StringP("output", "o", "", "results directory (default results/<name>)")
+	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
+	format := fl.String("format", "parquet", "parquet or arrow")
+	if err := fl.Parse(args); err != nil {
+		return usagef("sim: %v", err)
+	}
+	if fl.NArg() > 1 {
+		return usagef("sim: one SPEC at most, got %d arguments", fl.NArg())
+	}
+	file, data := "(defaults)", []byte{}
+	if fl.NArg() == 1 {
+		file = fl.Arg(0)
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return usagef("sim: %v", err)
+		}
+		data = b
+	}
+	if *format != string(sink.Parquet) && *format != string(sink.Arrow) {
+		return usagef("sim: --format %q: want parquet or arrow", *format)
+	}
+	spec, err := sweep.ParseSpec(file, data, *sets)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(spec.Axes) > 0 || spec.Sample != nil {
+		return usagef("sim: %s sweeps %d axes; sim runs one job — use 'rocesweep run %s' for a sweep", file, len(spec.Axes), file)
+	}
+	spec.Replicates = 1
+	plan, err := sweep.Expand(spec, validateJob)
+	if err != nil {
+		return usageError{err}
+	}
+	if bad := plan.Invalid(); len(bad) > 0 {
+		return usageError{bad[0].Invalid}
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("results", plan.Jobs[0].Config.Name)
+	}
+	for _, w := range plan.Jobs[0].Config.Warnings() {
+		fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
+	}
+	rep, err := sweep.Run(ctx, plan, simulate, sweep.Options{Dir: dir, Workers: 1, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...)})
+	if err != nil {
+		var se *sweep.SetupError
+		if errors.As(err, &se) {
+			return usageError{err}
+		}
+		return err
+	}
+	if len(rep.Errors) > 0 {
+		return fmt.Errorf("sim: %s", rep.Errors[0])
+	}
+	for _, s := range rep.Summaries {
+		printSummary(stdout, &plan.Jobs[0].Config, s)
+	}
+	fmt.Fprintf(stdout, "results: %s\n", dir)
+	return nil
+}
+
+// printSummary is the short human summary of one job.
+func printSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "simulated\t%.6g s in %.3g s wall (%s events, %.3g M events/s)\n", s.SimTimeSec, s.WallSec, config.Commas(s.Events), s.EventsPerSec/1e6)
+	fmt.Fprintf(tw, "messages completed\t%d, %s B delivered, goodput %.4g Gbps\n", s.MsgsCompleted, config.Commas(s.BytesDelivered), s.GoodputGbps)
+	fmt.Fprintf(tw, "FCT p50 / p99 / max\t%.4g / %.4g / %.4g us\n", s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec)
+	fmt.Fprintf(tw, "drops\t%d total: %d lossless, %d lossy (switch), %d NIC rx\n", s.DropsTotal, s.DropsLossless, s.DropsLossy, s.NicRxDrops)
+	fmt.Fprintf(tw, "PFC\t%d pause frames sent, %.4g us paused\n", s.PfcPauseTx, s.PfcPausedUsec)
+	fmt.Fprintf(tw, "ECN / DCQCN\t%d marked, %d CNPs, %d retransmission episodes\n", s.EcnMarked, s.CnpSent, s.Retransmits)
+	fmt.Fprintf(tw, "deepest\tegress queue %s B, ingress port %s B, pool %s B\n", config.Commas(s.MaxEgressQueueBytes), config.Commas(s.MaxIngressPortBytes), config.Commas(s.MaxPoolBytes))
+	tw.Flush()
+	if cfg.Stop == "drain" && s.SimTimeSec >= cfg.Duration.Seconds() {
+		fmt.Fprintf(w, "note: stop: drain reached the duration cap %v before every message completed\n", cfg.Duration)
+	}
 }

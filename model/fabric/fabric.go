@@ -91,6 +91,9 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (*stats.Result, e
 	if err := f.Loop(ctx); err != nil {
 		return nil, err
 	}
+	if err := f.Stalled(); err != nil {
+		return nil, err
+	}
 	res := f.Finish()
 	res.Summary.WallSec = time.Since(start).Seconds()
 	if res.Summary.WallSec > 0 {
@@ -239,6 +242,22 @@ func (f *Fabric) Loop(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// Stalled reports why messages remain incomplete when a NIC can never send them (nic.md
+// §4: a data-TC egress pool smaller than one packet blocks generation for good; no
+// control-TC pool means no ACK is ever sent), so such a job fails with that reason
+// instead of ending quietly with nothing delivered.
+func (f *Fabric) Stalled() error {
+	if f.completed == len(f.msgs) {
+		return nil
+	}
+	for i, n := range f.nics {
+		if err := n.Stalled(); err != nil {
+			return fmt.Errorf("%s: %w (%d of %d messages completed)", f.g.Nodes[f.g.NICs[i]].Name, err, f.completed, len(f.msgs))
+		}
+	}
+	return nil
 }
 
 // post hands every message due now to its sender's NIC and schedules the next one.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -207,3 +208,14 @@ func TestDeterminism(t *testing.T) {
 }
 
 var _ = fmt.Sprint
+
+// TestStalledEgressPool: a data-class egress pool smaller than one packet stops every QP
+// (nic.md §4); the job fails with that reason instead of ending quietly.
+func TestStalledEgressPool(t *testing.T) {
+	cfg := job(t, "nic.EgressBufferManager.TotalBufferSize", "4KB", "duration", "100us")
+	_, err := Run(context.Background(), cfg, Options{JobID: "stall", Clock: fixedClock})
+	if err == nil || !strings.Contains(err.Error(), "pool") {
+		t.Fatalf("Run = %v, want an error naming the egress pool", err)
+	}
+	t.Log(err)
+}
