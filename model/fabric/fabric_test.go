@@ -92,7 +92,7 @@ func TestConservationEverywhere(t *testing.T) {
 // enough that the three sizing conditions hold: no drop anywhere, and the switch pauses
 // the ports facing the senders.
 func TestLosslessIncastPauses(t *testing.T) {
-	cfg := job(t, "switch.TotalSharedBufferSize", "8MB", "switch.StaticPoolXoffThreshold", "100KB",
+	cfg := job(t, "switch.StaticPoolXoffThreshold", "100KB",
 		"switch.StaticPoolXonThreshold", "50KB", "stop", "drain", "duration", "5ms")
 	_, res := run(t, cfg)
 	s := res.Summary
