@@ -219,3 +219,24 @@ func TestStalledEgressPool(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// BenchmarkLeafSpinePermutation is the acceptance job of issue 5: a 2-leaf, 2-spine,
+// 16-host permutation of 1 MiB messages, drained.
+func BenchmarkLeafSpinePermutation(b *testing.B) {
+	cfg := job(b, "topology.kind", "leaf-spine", "topology.leaves", "2", "topology.spines", "2",
+		"topology.hosts_per_leaf", "8", "workload.kind", "permutation", "workload.message_size", "1MiB",
+		"stop", "drain", "duration", "10ms")
+	b.ReportAllocs()
+	var events uint64
+	for i := 0; i < b.N; i++ {
+		f, err := New(cfg, Options{JobID: "bench", Clock: fixedClock})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Loop(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		events += f.eng.Fired()
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
