@@ -6,12 +6,17 @@ package resultstest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
@@ -133,9 +138,9 @@ func writeIntervals(w *sink.Writer, j Job, n int) error {
 	for k := 1; k <= n; k++ {
 		t := float64(k) * 100e-6
 		q := float64(j.Summary.MaxEgressQueueBytes) * math.Sin(math.Pi*float64(k)/float64(n+1))
-		for _, view := range []string{"egress_queue", "pool"} {
+		for _, view := range []string{"egressQueue", "sharedBuffer"} { // records.md §6 buff_id
 			scale := 1.0
-			if view == "pool" {
+			if view == "sharedBuffer" {
 				scale = 1.5
 			}
 			bs = append(bs, stats.BufferStats{JobID: j.ID, SimTimeSec: t, ComponentName: "rack0", Tier: 2,
@@ -143,9 +148,10 @@ func writeIntervals(w *sink.Writer, j Job, n int) error {
 				BufferLimit: 230_000_000})
 		}
 		ep = append(ep, stats.EcnPfcStats{JobID: j.ID, SimTimeSec: t, ComponentName: "rack0", Ifid: 1,
-			Priority: 0, PfcTimePausedUsec: j.Summary.PfcPausedUsec / float64(n), PfcxoffTx: 1})
+			Priority: 0, PfcTimePausedUsec: j.Summary.PfcPausedUsec * float64(k) / float64(n),
+			IntervalTotalTimeXoffUsec: j.Summary.PfcPausedUsec / float64(n), PfcxoffTx: 1})
 		nd = append(nd, stats.NdStats{JobID: j.ID, SimTimeSec: t, ComponentName: "host0", NdName: "eth0",
-			ComponentType: "nic", Ifid: 0, Uldl: "ul", TxRateGbps: 400 * float64(k) / float64(n)})
+			ComponentType: "NIC", Ifid: 0, Uldl: "ul", TxRateGbps: 400 * float64(k) / float64(n)})
 	}
 	if err := w.Write("buffer_stats", bs); err != nil {
 		return err
@@ -189,4 +195,106 @@ func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
 		j.Status, j.Error, j.Summary = "failed", "switch.md §11 rule 5: headroom exceeds TotalSharedBufferSize", stats.Summary{}
 	}
 	return s
+}
+
+// Copy rewrites the results directory src into dst through the real sink writer, table by
+// table (every table src holds), after edit has changed each table in memory (edit may
+// be nil). manifest.json is copied as is; the journal is the writer's own. Column types
+// are kept (string, bool, int32, int64, float64; a column with nulls becomes optional).
+func Copy(src, dst string, edit func(t *results.Table)) error {
+	var tables []*results.Table
+	for _, name := range append([]string{"jobs"}, results.Tables...) {
+		t, err := results.ReadTable(src, name, nil)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if edit != nil {
+			edit(t)
+		}
+		tables = append(tables, t)
+	}
+	var st []sink.Table
+	types := make([]reflect.Type, len(tables))
+	for i, t := range tables {
+		types[i] = rowType(t)
+		st = append(st, sink.DynamicTable(t.Name, types[i]))
+	}
+	w, err := sink.Open(sink.Options{Dir: dst, CommitInterval: -1}, st)
+	if err != nil {
+		return err
+	}
+	for i, t := range tables {
+		rows := reflect.MakeSlice(reflect.SliceOf(types[i]), t.Rows, t.Rows)
+		for r := 0; r < t.Rows; r++ {
+			v := rows.Index(r)
+			for k, c := range t.Columns {
+				f := v.Field(k)
+				if f.Kind() == reflect.Pointer {
+					if c.Null[r] {
+						continue
+					}
+					f.Set(reflect.New(f.Type().Elem()))
+					f = f.Elem()
+				}
+				switch f.Kind() {
+				case reflect.String:
+					f.SetString(c.Str[r])
+				case reflect.Bool:
+					f.SetBool(c.Num[r] != 0)
+				case reflect.Int32, reflect.Int64:
+					f.SetInt(int64(c.Num[r]))
+				case reflect.Float64:
+					f.SetFloat(c.Num[r])
+				}
+			}
+		}
+		if err := w.Write(t.Name, rows.Interface()); err != nil {
+			return err
+		}
+	}
+	if jobs := tables[0]; jobs.Name == "jobs" {
+		ids, st := jobs.Col("job_id"), jobs.Col("status")
+		for r := 0; r < jobs.Rows; r++ {
+			if err := w.JobDone(sink.JobLine{ID: ids.Str[r], Status: st.Text(r)}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(src, "manifest.json"))
+	if err != nil {
+		return err
+	}
+	return sink.WriteFileAtomic(nil, filepath.Join(dst, "manifest.json"), data)
+}
+
+// rowType is a struct type with one field per column of t, in order.
+func rowType(t *results.Table) reflect.Type {
+	fields := make([]reflect.StructField, len(t.Columns))
+	for i, c := range t.Columns {
+		var typ reflect.Type
+		switch c.Type {
+		case "string":
+			typ = reflect.TypeFor[string]()
+		case "boolean":
+			typ = reflect.TypeFor[bool]()
+		case "int32":
+			typ = reflect.TypeFor[int32]()
+		case "int64":
+			typ = reflect.TypeFor[int64]()
+		default:
+			typ = reflect.TypeFor[float64]()
+		}
+		if slices.Contains(c.Null, true) {
+			typ = reflect.PointerTo(typ)
+		}
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("C%d", i), Type: typ,
+			Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, c.Name))}
+	}
+	return reflect.StructOf(fields)
 }
