@@ -1,0 +1,142 @@
+package report_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
+)
+
+// update rewrites the generated README sections: go test ./report -run README -update
+var update = flag.Bool("update", false, "rewrite the generated sections of README.md")
+
+const readmePath = "../README.md"
+
+// recordTables are the record tables with their row types, in results-directory order.
+// TestREADMETables checks the names against sweep.RecordTables so this list cannot
+// drift from what a sweep writes.
+var recordTables = []sink.Table{
+	sink.TableOf[stats.NdStats]("nd_stats"),
+	sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
+	sink.TableOf[stats.RoceTransportStats]("roce_transport_stats"),
+	sink.TableOf[stats.BufferStats]("buffer_stats"),
+	sink.TableOf[stats.PortBufferStats]("port_buffer_stats"),
+	sink.TableOf[stats.LbStats]("lb_stats"),
+	sink.TableOf[stats.TierHop]("tier_hop"),
+	sink.TableOf[stats.Message]("messages"),
+	sink.TableOf[stats.TopologyLink]("topology"),
+}
+
+// defaultsTable is the markdown table of every attribute of config.Schema (the source of
+// `rocesweep defaults`).
+func defaultsTable() string {
+	var b strings.Builder
+	b.WriteString("| path | type | unit | default | description |\n|---|---|---|---|---|\n")
+	for _, a := range config.Schema() {
+		doc := a.Doc
+		if len(a.Enum) > 0 {
+			doc = strings.TrimSpace("one of " + strings.Join(a.Enum, ", ") + "; " + doc)
+		}
+		unit := a.Unit
+		if unit == "" {
+			unit = "-"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` | %s |\n", a.Path, a.Type, unit, cellEscape(a.Default), cellEscape(doc))
+	}
+	return b.String()
+}
+
+func cellEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// parquetType names the Parquet column type of a row field.
+func parquetType(t reflect.Type) string {
+	opt := ""
+	if t.Kind() == reflect.Pointer {
+		t, opt = t.Elem(), ", nullable"
+	}
+	names := map[reflect.Kind]string{reflect.String: "string", reflect.Bool: "boolean", reflect.Int32: "int32",
+		reflect.Int64: "int64", reflect.Float64: "double"}
+	return names[t.Kind()] + opt
+}
+
+// schemaTables is the markdown of the jobs table and every record table.
+func schemaTables() string {
+	var b strings.Builder
+	b.WriteString("**jobs** — one row per job:\n\n| column | type |\n|---|---|\n")
+	b.WriteString("| `job_id` | string |\n| `status` | string: ok, failed, timeout, invalid |\n| `error` | string |\n")
+	b.WriteString("| `replicate` | int64 |\n| `seed` | int64 |\n")
+	b.WriteString("| one column per swept parameter, named by its path with `.` → `_` (`switch_LossyAlpha`) | bytes int64 (B), rates double (bit/s), times double (s), vectors string |\n")
+	st := reflect.TypeFor[stats.Summary]()
+	for i := 0; i < st.NumField(); i++ {
+		f := st.Field(i)
+		fmt.Fprintf(&b, "| `%s` | %s, null unless status is ok |\n", f.Tag.Get("parquet"), parquetType(f.Type))
+	}
+	for _, t := range recordTables {
+		fmt.Fprintf(&b, "\n**%s**: ", t.Name)
+		cols := t.Columns()
+		for i, c := range cols {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "`%s` %s", c, parquetType(t.Type.Field(i).Type))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// section replaces (or returns) the text between <!-- BEGIN name --> and <!-- END name -->.
+func section(doc, name, body string) (string, string, error) {
+	begin, end := "<!-- BEGIN "+name+" -->\n", "<!-- END "+name+" -->"
+	i := strings.Index(doc, begin)
+	j := strings.Index(doc, end)
+	if i < 0 || j < i {
+		return "", "", fmt.Errorf("README.md lacks the markers %q ... %q", strings.TrimSpace(begin), end)
+	}
+	cur := doc[i+len(begin) : j]
+	return doc[:i+len(begin)] + body + doc[j:], cur, nil
+}
+
+// TestREADMETables fails when the generated README tables differ from the code; run
+// `go test ./report -run README -update` to rewrite them and review the diff.
+func TestREADMETables(t *testing.T) {
+	if got, want := tableNames(), sweep.RecordTables(); !slices.Equal(got, want) {
+		t.Fatalf("record tables here %v, sweep writes %v", got, want)
+	}
+	data, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	for _, s := range []struct{ name, body string }{{"defaults", defaultsTable()}, {"schema", schemaTables()}} {
+		next, cur, err := section(doc, s.name, s.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cur != s.body && !*update {
+			t.Errorf("README.md section %q is out of date with the code; run: go test ./report -run README -update", s.name)
+		}
+		doc = next
+	}
+	if *update && doc != string(data) {
+		if err := os.WriteFile(readmePath, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func tableNames() []string {
+	var out []string
+	for _, t := range recordTables {
+		out = append(out, t.Name)
+	}
+	return out
+}
