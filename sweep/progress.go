@@ -171,7 +171,11 @@ func Pivot(w io.Writer, p *Plan, sums map[*Job]*stats.Summary, metric string) er
 	if len(p.Axes) > 1 {
 		head += " \\ " + p.Axes[1].Path
 	}
-	fmt.Fprintf(w, "%s (mean over %s):\n", metric, meanOver(p))
+	if over := meanOver(p); over != "" {
+		fmt.Fprintf(w, "%s (mean over %s):\n", metric, over)
+	} else {
+		fmt.Fprintf(w, "%s:\n", metric)
+	}
 	table := [][]string{append([]string{head}, cols...)}
 	if len(p.Axes) == 1 {
 		table[0] = []string{head, metric}
@@ -213,9 +217,6 @@ func meanOver(p *Plan) string {
 	}
 	for _, a := range p.Axes[min(2, len(p.Axes)):] {
 		parts = append(parts, a.Path)
-	}
-	if len(parts) == 0 {
-		return "jobs of this run"
 	}
 	return strings.Join(parts, ", ")
 }

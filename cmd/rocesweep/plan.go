@@ -2,11 +2,147 @@ package main
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rocesweep/rocesweep/configs"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// cmdPlan is a placeholder until its owner lands it.
+// loadPlan reads SPEC (or, when args is empty and quickstart is true, the embedded
+// configs/quickstart.yaml), applies --set and expands the plan. Every problem is a
+// usageError (exit 2).
+func loadPlan(cmd string, args []string, sets []string, quickstart bool) (*sweep.Plan, error) {
+	var file string
+	var data []byte
+	switch {
+	case len(args) == 0 && quickstart:
+		file, data = "quickstart.yaml (embedded)", configs.Quickstart()
+	case len(args) == 1:
+		file = args[0]
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usagef("%s: %v", cmd, err)
+		}
+		data = b
+	case len(args) == 0:
+		return nil, usagef("%s: SPEC is required", cmd)
+	default:
+		return nil, usagef("%s: one SPEC, got %d arguments (%s)", cmd, len(args), strings.Join(args, " "))
+	}
+	spec, err := sweep.ParseSpec(file, data, sets)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	p, err := sweep.Expand(spec, validateJob)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return p, nil
+}
+
+// cmdPlan lists the jobs of a sweep with their axis values; nothing runs.
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("plan: not implemented yet")
+	fl := pflag.NewFlagSet("plan", pflag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
+	asJSON := fl.Bool("json", false, "print the plan as JSON")
+	if err := fl.Parse(args); err != nil {
+		return usagef("plan: %v", err)
+	}
+	p, err := loadPlan("plan", fl.Args(), *sets, false)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printPlanJSON(stdout, p)
+	}
+	printPlan(stdout, p)
+	return nil
+}
+
+func planHeadline(p *sweep.Plan) string {
+	s := fmt.Sprintf("%s: %d jobs = %d points x %d replicates", p.Spec.Base.Name, len(p.Jobs), p.Points, p.Spec.Replicates)
+	if p.Filtered > 0 {
+		s += fmt.Sprintf(" (%d points removed by constraints)", p.Filtered)
+	}
+	if bad := p.Invalid(); len(bad) > 0 {
+		s += fmt.Sprintf("; %d points INVALID (see 'rocesweep validate')", len(bad))
+	}
+	return s
+}
+
+func printPlan(w io.Writer, p *sweep.Plan) {
+	fmt.Fprintln(w, planHeadline(p))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := []string{"job", "id", "replicate", "seed"}
+	for _, a := range p.Axes {
+		head = append(head, a.Path)
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, j := range p.Jobs {
+		line := []string{strconv.Itoa(j.Index), j.ID, strconv.Itoa(j.Replicate), strconv.FormatUint(j.Seed, 10)}
+		for _, v := range j.Values {
+			line = append(line, v.Text)
+		}
+		if j.Invalid != nil {
+			line = append(line, "INVALID")
+		}
+		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
+	}
+	tw.Flush()
+}
+
+// planJSON is the --json form of a plan.
+type planJSON struct {
+	Name         string    `json:"name"`
+	PlanSize     int       `json:"plan_size"`
+	Points       int       `json:"points"`
+	Filtered     int       `json:"filtered"`
+	Replicates   int       `json:"replicates"`
+	Axes         []string  `json:"axes"`
+	ModelVersion string    `json:"model_version"`
+	PlanHash     string    `json:"plan_hash"`
+	Jobs         []jobJSON `json:"jobs"`
+}
+
+type jobJSON struct {
+	Index     int               `json:"index"`
+	ID        string            `json:"id"`
+	Point     int               `json:"point"`
+	Replicate int               `json:"replicate"`
+	Seed      uint64            `json:"seed"`
+	Params    map[string]string `json:"params"` // path → value as written
+	Values    map[string]any    `json:"values"` // jobs column → typed value
+	Invalid   string            `json:"invalid,omitempty"`
+}
+
+func printPlanJSON(w io.Writer, p *sweep.Plan) error {
+	out := planJSON{Name: p.Spec.Base.Name, PlanSize: len(p.Jobs), Points: p.Points, Filtered: p.Filtered,
+		Replicates: p.Spec.Replicates, Axes: []string{}, ModelVersion: sweep.ModelVersion, PlanHash: p.Hash()}
+	for _, a := range p.Axes {
+		out.Axes = append(out.Axes, a.Path)
+	}
+	for _, j := range p.Jobs {
+		jj := jobJSON{Index: j.Index, ID: j.ID, Point: j.Point, Replicate: j.Replicate, Seed: j.Seed,
+			Params: map[string]string{}, Values: map[string]any{}}
+		for i, a := range p.Axes {
+			jj.Params[a.Path] = j.Values[i].Text
+			jj.Values[a.Column] = j.Values[i].Typed
+		}
+		if j.Invalid != nil {
+			jj.Invalid = j.Invalid.Error()
+		}
+		out.Jobs = append(out.Jobs, jj)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

@@ -3,10 +3,174 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// cmdRun is a placeholder until its owner lands it.
+// jobFunc is the job `run` runs: the fabric simulation. Tests replace it with a fake
+// (sweep/sweeptest) before calling mainWithArgs.
+var jobFunc sweep.JobFunc = simulate
+
+// cmdRun runs a sweep (design.md "Runner guarantees"). Bad input (spec, flags, invalid
+// grid points, an unusable output directory) exits 2 before any job runs; failed jobs
+// exit 1 and are rows of `jobs`; an interrupt exits 130 with a consistent journal.
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("run: not implemented yet")
+	fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	out := fl.StringP("output", "o", "", "results directory (default results/<name>)")
+	workers := fl.IntP("jobs", "j", runtime.NumCPU(), "jobs run in parallel")
+	resume := fl.Bool("resume", false, "run only the jobs absent from the journal; remove debris of an interrupted run")
+	force := fl.Bool("force", false, "with --resume: accept a directory whose manifest has another plan or model version")
+	shard := fl.String("shard", "1/1", "run the deterministic K/N slice of the plan (jobs whose index mod N = K-1)")
+	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
+	format := fl.String("format", "parquet", "parquet or arrow")
+	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
+	maxWall := fl.Duration("max-wall-per-job", 0, "abandon a job running longer than this (status timeout); 0 = no limit")
+	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
+	metric := fl.String("metric", "drops_total", "summary metric of the closing table")
+	commit := fl.Duration("commit-interval", 10*time.Second, "longest time a finished job waits before its rows are durable")
+	if err := fl.Parse(args); err != nil {
+		return usagef("run: %v", err)
+	}
+	if *workers < 1 {
+		return usagef("run: -j %d: want at least 1", *workers)
+	}
+	if *format != string(sink.Parquet) && *format != string(sink.Arrow) {
+		return usagef("run: --format %q: want parquet or arrow", *format)
+	}
+	if *maxWall < 0 {
+		return usagef("run: --max-wall-per-job %v: want 0 (no limit) or more", *maxWall)
+	}
+	if *commit <= 0 {
+		return usagef("run: --commit-interval %v: want more than 0", *commit)
+	}
+	sh, err := sweep.ParseShard(*shard)
+	if err != nil {
+		return usagef("run: %v", err)
+	}
+	if err := checkMetric(*metric); err != nil {
+		return usagef("run: --metric: %v", err)
+	}
+	p, err := loadPlan("run", fl.Args(), *sets, true)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("results", p.Spec.Base.Name)
+	}
+	printWarnings(stderr, p)
+
+	// A first interrupt cancels ctx (main's signal.NotifyContext): no new jobs, running
+	// ones finish, results are flushed. A second one abandons the running jobs.
+	abort := make(chan struct{})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for range sigs {
+			if n++; n == 2 {
+				fmt.Fprintln(stderr, "\nrocesweep: second interrupt: abandoning running jobs, flushing finished ones")
+				close(abort)
+				return
+			}
+		}
+	}()
+
+	fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
+	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{
+		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *maxWall, Shard: sh,
+		Resume: *resume, Force: *force, SkipInvalid: *skipInvalid, Format: sink.Format(*format),
+		CommitInterval: *commit, Progress: stderr, TTY: isTerminal(stderr), Abort: abort,
+		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
+	})
+	var se *sweep.SetupError
+	if errors.As(err, &se) {
+		return usageError{err}
+	}
+	if rep != nil {
+		printRunReport(stdout, stderr, p, rep, *metric)
+	}
+	switch {
+	case err != nil && rep != nil && rep.Stopped == "interrupted":
+		return exitError{130, err}
+	case err != nil:
+		return err
+	case rep.Failed+rep.Timeout > 0:
+		return exitError{1, fmt.Errorf("%d of %d jobs failed or timed out (listed above; status and error are in %s/jobs)", rep.Failed+rep.Timeout, rep.Selected, dir)}
+	}
+	return nil
+}
+
+func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string) {
+	if rep.Recovery.RemovedFiles > 0 || rep.Recovery.TruncatedBytes > 0 {
+		fmt.Fprintf(stderr, "rocesweep: resume: removed %d leftover files and %d bytes of torn journal\n", rep.Recovery.RemovedFiles, rep.Recovery.TruncatedBytes)
+	}
+	for _, e := range rep.Errors {
+		fmt.Fprintf(stderr, "rocesweep: %s\n", e)
+	}
+	if len(rep.Summaries) > 0 {
+		sweep.Pivot(stdout, p, rep.Summaries, metric)
+	}
+	var parts []string
+	parts = append(parts, fmt.Sprintf("%d ok", rep.OK))
+	for _, x := range []struct {
+		n    int
+		what string
+	}{{rep.Failed, "failed"}, {rep.Timeout, "timeout"}, {rep.Invalid, "invalid"}, {rep.Skipped, "already done"}, {rep.NotRun, "not run"}, {rep.Abandoned, "abandoned"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
+		}
+	}
+	evs := 0.0
+	if rep.Wall > 0 {
+		evs = float64(rep.Events) / rep.Wall.Seconds()
+	}
+	fmt.Fprintf(stdout, "%d jobs: %s in %v (%.3g M events/s); results in %s\n", rep.Selected, strings.Join(parts, ", "),
+		rep.Wall.Round(time.Millisecond), evs/1e6, rep.Dir)
+}
+
+func checkMetric(m string) error {
+	var b strings.Builder
+	return sweep.Pivot(&b, &sweep.Plan{}, nil, m)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// toolVersion is the module version of the binary ("(devel)" in a source build) and its
+// VCS revision when known.
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+	}
+	return v
 }
