@@ -1,0 +1,408 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/sweeptest"
+)
+
+// childEnv makes the test binary act as the rocesweep binary (TestMain), so the crash
+// and signal tests kill a real process. ROCESWEEP_TEST_WORK is the fake job's length.
+const childEnv = "ROCESWEEP_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		// The job of the child process. To crash-test the real simulation instead, delete
+		// this line (jobFunc is then simulate) and use a spec the fabric runs quickly.
+		jobFunc = childJob()
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+func childJob() sweep.JobFunc {
+	work, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_WORK"))
+	return sweeptest.Job(work)
+}
+
+// crashSpec: 4 x 3 points x 3 replicates = 36 jobs.
+const crashSpec = `name: crash
+seed: 5
+replicates: 3
+duration: 100us
+topology: {kind: star, hosts: 8}
+workload: {kind: incast, senders: 7, message_size: 64KB}
+sweep:
+  grid:
+    switch.LossyAlpha: [0.25, 0.5, 1, 2]
+    switch.StaticPoolXoffThreshold: [400KB, 700KB, 1MB]
+`
+
+func writeSpec(t *testing.T, text string) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func child(work int, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_WORK="+strconv.Itoa(work))
+	return cmd
+}
+
+func readRows[T any](t *testing.T, dir, table string) []T {
+	t.Helper()
+	files, err := sink.Files(dir, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []T
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := f.Stat()
+		rows, err := parquet.Read[T](f, st.Size())
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s does not open: %v", name, err)
+		}
+		all = append(all, rows...)
+	}
+	return all
+}
+
+type jobsRow struct {
+	JobID  string `parquet:"job_id"`
+	Status string `parquet:"status"`
+}
+
+// checkExactlyOnce: every job of the plan is once in jobs and has its rows once in every
+// record table; nothing else is there; no temp files are left.
+func checkExactlyOnce(t *testing.T, dir string, p *sweep.Plan) {
+	t.Helper()
+	count := map[string]int{}
+	for _, r := range readRows[jobsRow](t, dir, "jobs") {
+		count[r.JobID]++
+		if r.Status != "ok" {
+			t.Errorf("job %s status %s", r.JobID, r.Status)
+		}
+	}
+	perTable := map[string]map[string]int{}
+	tally := func(table string, ids []string) {
+		perTable[table] = map[string]int{}
+		for _, id := range ids {
+			perTable[table][id]++
+		}
+	}
+	tally("nd_stats", ids(readRows[stats.NdStats](t, dir, "nd_stats"), func(r stats.NdStats) string { return r.JobID }))
+	tally("messages", ids(readRows[stats.Message](t, dir, "messages"), func(r stats.Message) string { return r.JobID }))
+	tally("topology", ids(readRows[stats.TopologyLink](t, dir, "topology"), func(r stats.TopologyLink) string { return r.JobID }))
+	tally("ecn_pfc_stats", ids(readRows[stats.EcnPfcStats](t, dir, "ecn_pfc_stats"), func(r stats.EcnPfcStats) string { return r.JobID }))
+	tally("roce_transport_stats", ids(readRows[stats.RoceTransportStats](t, dir, "roce_transport_stats"), func(r stats.RoceTransportStats) string { return r.JobID }))
+	tally("buffer_stats", ids(readRows[stats.BufferStats](t, dir, "buffer_stats"), func(r stats.BufferStats) string { return r.JobID }))
+	tally("port_buffer_stats", ids(readRows[stats.PortBufferStats](t, dir, "port_buffer_stats"), func(r stats.PortBufferStats) string { return r.JobID }))
+	tally("lb_stats", ids(readRows[stats.LbStats](t, dir, "lb_stats"), func(r stats.LbStats) string { return r.JobID }))
+	tally("tier_hop", ids(readRows[stats.TierHop](t, dir, "tier_hop"), func(r stats.TierHop) string { return r.JobID }))
+	if len(count) != len(p.Jobs) {
+		t.Errorf("jobs holds %d jobs, the plan %d", len(count), len(p.Jobs))
+	}
+	for _, j := range p.Jobs {
+		if count[j.ID] != 1 {
+			t.Errorf("job %d (%s) is %d times in jobs", j.Index, j.ID, count[j.ID])
+		}
+		for table, n := range sweeptest.RecordRows(j.Config) {
+			if got := perTable[table][j.ID]; got != n {
+				t.Errorf("job %d: %s has %d rows, want %d", j.Index, table, got, n)
+			}
+		}
+	}
+	for table, m := range perTable {
+		if len(m) != len(p.Jobs) {
+			t.Errorf("%s holds rows of %d jobs, want %d", table, len(m), len(p.Jobs))
+		}
+	}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, ".tmp") {
+			t.Errorf("temp file left: %s", path)
+		}
+		return nil
+	})
+}
+
+func ids[T any](rows []T, id func(T) string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = id(r)
+	}
+	return out
+}
+
+func expand(t *testing.T, specFile string) *sweep.Plan {
+	t.Helper()
+	data, _ := os.ReadFile(specFile)
+	s, err := sweep.ParseSpec(specFile, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sweep.Expand(s, validateJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCrashResume is the acceptance crash test: a real sweep in a child process is
+// SIGKILLed at several random moments and resumed each time; in the end every job of the
+// plan is exactly once in jobs and in every record table, and every Parquet file opens.
+func TestCrashResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	dir := filepath.Join(t.TempDir(), "out")
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t.Logf("kill moments from seed %d", seed)
+	const work = 20_000_000 // ~20-40 ms per job: 36 jobs take ~0.5 s on 2 workers
+	kills := 0
+	for round := 0; round < 8; round++ {
+		args := []string{"run", spec, "-o", dir, "-j", "2", "--commit-interval", []string{"1ms", "20ms", "200ms"}[round%3]}
+		if round > 0 {
+			args = append(args, "--resume")
+		}
+		cmd := child(work, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.IntN(250)+10) * time.Millisecond
+		timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
+		err := cmd.Wait()
+		timer.Stop()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+			// finished before the kill
+		case errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+			kills++
+		default:
+			t.Fatalf("round %d: %v\n%s", round, err, stderr.String())
+		}
+	}
+	if kills < 3 {
+		t.Logf("only %d of 8 rounds were killed mid-run (the machine is fast)", kills)
+	}
+	final := child(work, "run", spec, "-o", dir, "-j", "2", "--resume")
+	if out, err := final.CombinedOutput(); err != nil {
+		t.Fatalf("final resume: %v\n%s", err, out)
+	}
+	checkExactlyOnce(t, dir, p)
+}
+
+// The first SIGINT stops taking jobs and flushes (exit 130); the journal is consistent
+// and --resume finishes the sweep. Two SIGINTs abandon the running jobs.
+func TestInterruptExitsNonZeroJournalConsistent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	for _, signals := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d signals", signals), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			cmd := child(100_000_000, "run", spec, "-o", dir, "-j", "2") // ~0.2-0.5 s per job
+			stderr, _ := cmd.StderrPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(stderr)
+			var log strings.Builder
+			for sc.Scan() { // wait for the run to start
+				log.WriteString(sc.Text() + "\n")
+				if strings.Contains(sc.Text(), "-> "+dir) {
+					break
+				}
+			}
+			for i := 0; i < signals; i++ {
+				cmd.Process.Signal(os.Interrupt)
+				if i == 0 && signals == 2 {
+					for sc.Scan() { // the first one was seen
+						log.WriteString(sc.Text() + "\n")
+						if strings.Contains(sc.Text(), "stopping") {
+							break
+						}
+					}
+				}
+			}
+			for sc.Scan() {
+				log.WriteString(sc.Text() + "\n")
+			}
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Fatalf("exit %v, want 130\n%s", err, log.String())
+			}
+			if !strings.Contains(log.String(), "--resume") {
+				t.Errorf("the message does not say how to continue:\n%s", log.String())
+			}
+			done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(done) >= len(p.Jobs) {
+				t.Errorf("the interrupted run finished all %d jobs", len(done))
+			}
+			final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume")
+			if out, err := final.CombinedOutput(); err != nil {
+				t.Fatalf("resume: %v\n%s", err, out)
+			}
+			checkExactlyOnce(t, dir, p)
+		})
+	}
+}
+
+// runMain runs one command line in-process with a counting fake job.
+func runMain(t *testing.T, args ...string) (code int, stdout, stderr string, jobs int64) {
+	t.Helper()
+	var n atomic.Int64
+	saved := jobFunc
+	fake := sweeptest.Job(1000)
+	jobFunc = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		n.Add(1)
+		return fake(ctx, cfg, id)
+	}
+	defer func() { jobFunc = saved }()
+	var out, errb bytes.Buffer
+	code = mainWithArgs(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String(), n.Load()
+}
+
+// Bad input is refused before any job runs, exit 2, naming the place.
+func TestBadInputRefusedBeforeAnyJob(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o644)
+	for _, tc := range []struct {
+		name string
+		spec string
+		args []string
+		want []string
+	}{
+		{"typo'd attribute", "sweep:\n  grid:\n    switch.LossyAlpa: [1, 2]\n", nil,
+			[]string{"spec.yaml:3:5", "switch.LossyAlpa", "did you mean", "LossyAlpha"}},
+		{"zip of unequal lengths", "sweep:\n  zip:\n    switch.StaticPoolXoffThreshold: [200KB, 400KB, 700KB]\n    switch.StaticPoolXonThreshold: [100KB, 150KB]\n", nil,
+			[]string{"spec.yaml:4:5", "switch.StaticPoolXonThreshold has 2 values", "3", "equal lengths"}},
+		{"invalid grid point", "sweep:\n  grid:\n    switch.HeadRoomPerPortLimit: [256KB, 40MB]\n", nil,
+			[]string{"1 of 2 grid points", "job 1 (switch.HeadRoomPerPortLimit=40MB)", "HeadRoomPerPortLimit", "--skip-invalid"}},
+		{"unwritable output directory", "name: x\n", []string{"-o", filepath.Join(file, "out")},
+			[]string{"output directory", "a-file"}},
+		{"bad --set", "name: x\n", []string{"--set", "switch.LossyAlfa=2"},
+			[]string{"--set switch.LossyAlfa=2", "LossyAlpha"}},
+		{"bad flag", "name: x\n", []string{"--shard", "4/3"}, []string{"--shard", "4/3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := filepath.Join(t.TempDir(), "spec.yaml")
+			os.WriteFile(spec, []byte(tc.spec), 0o644)
+			args := append([]string{"run", spec}, tc.args...)
+			if !contains(tc.args, "-o") {
+				args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
+			}
+			code, _, stderr, jobs := runMain(t, args...)
+			if code != 2 || jobs != 0 {
+				t.Errorf("exit %d after %d jobs, want 2 before any job", code, jobs)
+			}
+			stderr = strings.ReplaceAll(stderr, filepath.Dir(spec)+"/", "")
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not name %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPlanAndValidate(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	code, out, stderr, _ := runMain(t, "plan", spec, "--json")
+	if code != 0 {
+		t.Fatalf("plan exit %d: %s", code, stderr)
+	}
+	var pj planJSON
+	if err := json.Unmarshal([]byte(out), &pj); err != nil {
+		t.Fatal(err)
+	}
+	if pj.PlanSize != 36 || len(pj.Jobs) != 36 || pj.Jobs[4].Params["switch.StaticPoolXoffThreshold"] != "700KB" ||
+		pj.Jobs[4].Values["switch_StaticPoolXoffThreshold"] != float64(700_000) || pj.Jobs[4].Replicate != 1 {
+		t.Errorf("plan --json: size %d, job 4 %+v", pj.PlanSize, pj.Jobs[4])
+	}
+	code, out, _, _ = runMain(t, "plan", spec, "--set", "replicates=1")
+	if code != 0 || !strings.Contains(out, "crash: 12 jobs = 12 points x 1 replicates") || strings.Count(out, "\n") != 14 {
+		t.Errorf("plan table (exit %d):\n%s", code, out)
+	}
+	code, out, _, _ = runMain(t, "validate", spec)
+	if code != 0 || !strings.HasPrefix(out, "ok: ") {
+		t.Errorf("validate exit %d: %s", code, out)
+	}
+	code, out, _, _ = runMain(t, "validate", spec, "--set", "switch.HeadRoomPerPortLimit=40MB", "--skip-invalid")
+	if code != 0 || !strings.Contains(out, "12 of 12 grid points") {
+		t.Errorf("validate --skip-invalid exit %d: %s", code, out)
+	}
+}
+
+// run without SPEC runs the embedded quickstart into results/quickstart.
+func TestRunQuickstartDefault(t *testing.T) {
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	os.Chdir(t.TempDir())
+	code, out, stderr, jobs := runMain(t, "run", "-j", "2")
+	if code != 0 || jobs != 12 {
+		t.Fatalf("exit %d, %d jobs:\n%s\n%s", code, jobs, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join("results", "quickstart", "manifest.json")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(out, "switch.LossyAlpha \\ switch.StaticPoolXoffThreshold") {
+		t.Errorf("no closing table:\n%s", out)
+	}
+}
