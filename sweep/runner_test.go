@@ -442,11 +442,11 @@ func TestPivot(t *testing.T) {
 	}
 }
 
-// BenchmarkRunner measures jobs/s on CPU-bound fake jobs (~2 ms each) with 1 and 2
+// BenchmarkRunner measures jobs/s on CPU-bound fake jobs (~10-20 ms each) with 1 and 2
 // workers; compare the two for the scaling on this machine.
 func BenchmarkRunner(b *testing.B) {
 	p := plan(b, spec, "replicates=10") // 120 jobs
-	job := sweeptest.Job(2_000_000)
+	job := sweeptest.Job(10_000_000)
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			jobs := 0
