@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -404,5 +405,82 @@ func TestRunQuickstartDefault(t *testing.T) {
 	}
 	if !strings.Contains(out, "switch.LossyAlpha \\ switch.StaticPoolXoffThreshold") {
 		t.Errorf("no closing table:\n%s", out)
+	}
+}
+
+// readGeneric reads every committed file of a table as rows of column → value text.
+func readGeneric(t *testing.T, dir, table string) []map[string]string {
+	t.Helper()
+	files, err := sink.Files(dir, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]string
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := f.Stat()
+		pf, err := parquet.OpenFile(f, st.Size())
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		cols := pf.Schema().Columns()
+		r := parquet.NewReader(pf)
+		buf := make([]parquet.Row, 64)
+		for {
+			n, err := r.ReadRows(buf)
+			for _, row := range buf[:n] {
+				m := map[string]string{}
+				for _, v := range row {
+					m[cols[v.Column()][0]] = v.String()
+				}
+				out = append(out, m)
+			}
+			if err != nil {
+				break
+			}
+		}
+		r.Close()
+		f.Close()
+	}
+	return out
+}
+
+// The shipped quickstart with the real simulation: 12 jobs that show the trade-off, and
+// the same jobs rows with -j 1 and -j 8 (wall-clock columns aside).
+func TestQuickstartRealSimulationDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 24 simulations")
+	}
+	rows := map[string][]string{}
+	for _, j := range []string{"1", "8"} {
+		dir := filepath.Join(t.TempDir(), "qs")
+		var out, errb bytes.Buffer
+		if code := mainWithArgs(context.Background(), []string{"run", "-o", dir, "-j", j}, &out, &errb); code != 0 {
+			t.Fatalf("-j %s: exit %d\n%s%s", j, code, out.String(), errb.String())
+		}
+		var lines []string
+		drops := 0
+		for _, r := range readGeneric(t, dir, "jobs") {
+			if r["status"] != "ok" {
+				t.Errorf("job %s: %s %s", r["job_id"], r["status"], r["error"])
+			}
+			if r["drops_total"] != "0" {
+				drops++
+			}
+			delete(r, "wall_sec")
+			delete(r, "events_per_sec")
+			lines = append(lines, fmt.Sprint(r))
+		}
+		sort.Strings(lines)
+		rows[j] = lines
+		if len(lines) != 12 || drops == 0 {
+			t.Errorf("-j %s: %d jobs rows, %d with drops; want 12, some with drops", j, len(lines), drops)
+		}
+	}
+	if strings.Join(rows["1"], "\n") != strings.Join(rows["8"], "\n") {
+		t.Errorf("jobs rows differ between -j 1 and -j 8:\n%s\n---\n%s", strings.Join(rows["1"], "\n"), strings.Join(rows["8"], "\n"))
 	}
 }
