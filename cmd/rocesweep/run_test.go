@@ -36,9 +36,11 @@ const childEnv = "ROCESWEEP_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		// The job of the child process. To crash-test the real simulation instead, delete
-		// this line (jobFunc is then simulate) and use a spec the fabric runs quickly.
-		jobFunc = childJob()
+		// The job of the child process: the fake one, unless ROCESWEEP_TEST_REAL=1 keeps
+		// jobFunc = simulate (the real simulation).
+		if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
+			jobFunc = childJob()
+		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
 		stop()
@@ -193,43 +195,9 @@ func TestCrashResume(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
-	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 1))
-	t.Logf("kill moments from seed %d", seed)
 	const work = 20_000_000 // ~20-40 ms per job: 36 jobs take ~0.5 s on 2 workers
-	kills := 0
-	for round := 0; round < 8; round++ {
-		args := []string{"run", spec, "-o", dir, "-j", "2", "--commit-interval", []string{"1ms", "20ms", "200ms"}[round%3]}
-		if round > 0 {
-			args = append(args, "--resume")
-		}
-		cmd := child(work, args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		delay := time.Duration(rng.IntN(250)+10) * time.Millisecond
-		timer := time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
-		err := cmd.Wait()
-		timer.Stop()
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			// finished before the kill
-		case errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
-			kills++
-		default:
-			t.Fatalf("round %d: %v\n%s", round, err, stderr.String())
-		}
-	}
-	if kills < 3 {
-		t.Logf("only %d of 8 rounds were killed mid-run (the machine is fast)", kills)
-	}
-	final := child(work, "run", spec, "-o", dir, "-j", "2", "--resume")
-	if out, err := final.CombinedOutput(); err != nil {
-		t.Fatalf("final resume: %v\n%s", err, out)
-	}
+	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=" + strconv.Itoa(work)}, 8, "run", spec, "-o", dir, "-j", "2")
+	t.Logf("%d of 8 rounds killed mid-run", kills)
 	checkExactlyOnce(t, dir, p)
 }
 
@@ -482,5 +450,91 @@ func TestQuickstartRealSimulationDeterministic(t *testing.T) {
 	}
 	if strings.Join(rows["1"], "\n") != strings.Join(rows["8"], "\n") {
 		t.Errorf("jobs rows differ between -j 1 and -j 8:\n%s\n---\n%s", strings.Join(rows["1"], "\n"), strings.Join(rows["8"], "\n"))
+	}
+}
+
+// killAndResume runs `run args...` in child processes, SIGKILLed at rounds random moments
+// (each later round with --resume), then a final --resume to the end.
+func killAndResume(t *testing.T, env []string, rounds int, args ...string) (kills int) {
+	t.Helper()
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t.Logf("kill moments from seed %d", seed)
+	for round := 0; round < rounds; round++ {
+		a := append([]string{}, args...)
+		a = append(a, "--commit-interval", []string{"1ms", "20ms", "200ms"}[round%3])
+		if round > 0 {
+			a = append(a, "--resume")
+		}
+		cmd := exec.Command(os.Args[0], a...)
+		cmd.Env = append(os.Environ(), env...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		timer := time.AfterFunc(time.Duration(rng.IntN(250)+10)*time.Millisecond, func() { cmd.Process.Signal(syscall.SIGKILL) })
+		err := cmd.Wait()
+		timer.Stop()
+		var ee *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL:
+			kills++
+		default:
+			t.Fatalf("round %d: %v\n%s", round, err, stderr.String())
+		}
+	}
+	final := exec.Command(os.Args[0], append(args, "--resume")...)
+	final.Env = append(os.Environ(), env...)
+	if out, err := final.CombinedOutput(); err != nil {
+		t.Fatalf("final resume: %v\n%s", err, out)
+	}
+	return kills
+}
+
+// The crash test with the real simulation: the killed-and-resumed directory holds the
+// same jobs rows (wall-clock aside) and the same number of rows per job in every record
+// table as an uninterrupted run, and every Parquet file opens.
+func TestCrashResumeRealSimulation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	env := []string{childEnv + "=1", "ROCESWEEP_TEST_REAL=1"}
+	spec := filepath.Join("..", "..", "configs", "quickstart.yaml")
+	base := []string{"run", spec, "-j", "2", "--set", "replicates=15"} // 180 jobs
+	ref := filepath.Join(t.TempDir(), "ref")
+	cmd := exec.Command(os.Args[0], append(base, "-o", ref)...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("reference run: %v\n%s", err, out)
+	}
+	dir := filepath.Join(t.TempDir(), "crash")
+	kills := killAndResume(t, env, 6, append(base, "-o", dir)...)
+	t.Logf("%d of 6 rounds killed mid-run", kills)
+	for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
+		want, got := map[string]int{}, map[string]int{}
+		for _, r := range readGeneric(t, ref, table) {
+			want[r["job_id"]]++
+		}
+		for _, r := range readGeneric(t, dir, table) {
+			got[r["job_id"]]++
+		}
+		if fmt.Sprint(want) != fmt.Sprint(got) {
+			t.Errorf("%s: rows per job differ from the uninterrupted run (%d vs %d jobs)", table, len(got), len(want))
+		}
+	}
+	jobsOf := func(d string) string {
+		var lines []string
+		for _, r := range readGeneric(t, d, "jobs") {
+			delete(r, "wall_sec")
+			delete(r, "events_per_sec")
+			lines = append(lines, fmt.Sprint(r))
+		}
+		sort.Strings(lines)
+		return strings.Join(lines, "\n")
+	}
+	if jobsOf(ref) != jobsOf(dir) {
+		t.Error("jobs rows differ from the uninterrupted run")
 	}
 }
