@@ -14,7 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // WallClock lists the metrics that measure the machine, not the model; they are left

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/sim"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // axis is one swept column: its distinct values in order and their labels.

@@ -15,7 +15,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 )
 
 func TestNotebookDuckDB(t *testing.T) {

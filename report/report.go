@@ -24,7 +24,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // Options choose what a report shows. The zero value means: every summary metric, no

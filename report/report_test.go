@@ -13,7 +13,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 )
 
 // CheckPNG decodes a PNG file and checks its size and that it is not blank: the

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/compare"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // cmdCompare compares the jobs tables of two results directories (design.md "Commands

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 )
 
 // TestCIAcceptance is issue 7's acceptance on a fresh results directory of

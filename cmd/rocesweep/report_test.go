@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 )
 
 func TestReportCommand(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"slices"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/sink"
 )
 

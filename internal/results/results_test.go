@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 )
 
 func TestReadJobsAndManifest(t *testing.T) {
