@@ -13,8 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/model/stats"
 )
 
 // WallClock lists the metrics that measure the machine, not the model; they are left

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/sim"
-	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // axis is one swept column: its distinct values in order and their labels.

@@ -23,8 +23,8 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/model/stats"
 )
 
 // Options choose what a report shows. The zero value means: every summary metric, no

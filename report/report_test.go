@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 )
 
 // CheckPNG decodes a PNG file and checks its size and that it is not blank: the

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
+	"github.com/rocesweep/rocesweep/model/stats"
 )
 
 // TestCIAcceptance is issue 7's acceptance on a fresh results directory of

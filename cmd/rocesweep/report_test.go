@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
+	"github.com/rocesweep/rocesweep/model/stats"
 )
 
 func TestReportCommand(t *testing.T) {

@@ -5,9 +5,9 @@ import (
 	"io/fs"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
+	"github.com/rocesweep/rocesweep/model/stats"
 )
 
 func TestReadJobsAndManifest(t *testing.T) {
