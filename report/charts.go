@@ -159,7 +159,13 @@ func lineChart(metric string, b *band, w, h int) (*Chart, error) {
 		p.NominalX(b.X.Labels...)
 	} else {
 		p.X.Tick.Marker = levelTicks{b.X}
-		if n := len(b.X.Num); n > 0 { // 5% margin so the end points are not on the frame
+		if n := len(b.X.Num); n > 0 && b.X.Num[0] > 0 && b.X.Num[n-1] >= 8*b.X.Num[0] {
+			// Levels spanning a decade or more (LossyAlpha 0.125 … 8, sizes 100KB … 10MB)
+			// read best on a log axis; 5% margin (in log space) keeps points off the frame.
+			p.X.Scale = plot.LogScale{}
+			pad := math.Pow(b.X.Num[n-1]/b.X.Num[0], 0.05)
+			p.X.Min, p.X.Max = b.X.Num[0]/pad, b.X.Num[n-1]*pad
+		} else if n > 0 { // 5% margin so the end points are not on the frame
 			pad := (b.X.Num[n-1] - b.X.Num[0]) * 0.05
 			p.X.Min, p.X.Max = b.X.Num[0]-pad, b.X.Num[n-1]+pad
 		}
