@@ -24,6 +24,7 @@ import (
 
 	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/internal/invariants"
 	"github.com/rocesweep/rocesweep/model/link"
 	"github.com/rocesweep/rocesweep/model/nic"
 	"github.com/rocesweep/rocesweep/model/pkt"
@@ -235,6 +236,12 @@ func (f *Fabric) Loop(ctx context.Context) error {
 		if drain && f.next == len(f.msgs) && f.completed == len(f.msgs) {
 			f.stopReason = "drained"
 			return nil
+		}
+		if invariants.Enabled && f.eng.Fired()&0x3FF == 0 {
+			// Every ledger balances after every 1,024th event (switch.md §5.6, issue 5).
+			if err := f.CheckConservation(); err != nil {
+				panic(fmt.Sprintf("invariant broken at %v after %d events: %v", f.eng.Now(), f.eng.Fired(), err))
+			}
 		}
 		if f.eng.Fired()&0xFFFF == 0 {
 			if err := ctx.Err(); err != nil {

@@ -27,7 +27,7 @@ func (f *Fabric) CheckConservation() error {
 		rx += c.RxFrames
 		data := c.RxFrames - c.RxPfcFrames
 		out := c.TxFrames - c.TxPfcFrames
-		if held := int64(s.HeldFrames()); data != out+c.RxDrops+c.TxDrops+held {
+		if held := int64(s.HeldDataFrames()); data != out+c.RxDrops+c.TxDrops+held {
 			errs = append(errs, fmt.Errorf("switch frames: received %d data frames, forwarded %d + dropped %d + held %d", data, out, c.RxDrops+c.TxDrops, held))
 		}
 		if err := s.CheckConservation(); err != nil {

@@ -152,8 +152,9 @@ func (l *pauseLog) end(now sim.Time) {
 // port is one connected port: its transmit side (queues, scheduler, received pauses)
 // and its ingress ledger (ingOcc, hdrm, xoff) per pool (switch.md §2).
 type port struct {
-	spec PortSpec
-	busy bool // a frame is being serialised
+	spec    PortSpec
+	busy    bool // a frame is being serialised
+	busyPfc bool // ... and it is a PFC frame this switch made
 
 	pfcQ ring    // §5.4 step 1: control frames, served first
 	fifo [8]ring // per TC, no length limit of its own
@@ -618,7 +619,7 @@ func (s *Switch) startNext(e int) {
 	if p.Type != pkt.Pfc {
 		s.ecnDecide(e, p)
 	}
-	pt.busy = true
+	pt.busy, pt.busyPfc = true, p.Type == pkt.Pfc
 	// DC-1: serialization rounded up to a whole ps; 0 interframe gap.
 	s.eng.Schedule(now+sim.SerializationCeil(wireOf(p), pt.spec.Out.RateBps), KindTxDone, s.id.Dev, int16(e), int64(h))
 }
@@ -846,6 +847,23 @@ func (s *Switch) HeldFrames() int {
 			n += pt.fifo[tc].n
 		}
 		if pt.busy {
+			n++
+		}
+	}
+	return n
+}
+
+// HeldDataFrames is HeldFrames without the PFC frames this switch made: the received
+// frames it still holds, queued or on the wire (for the fabric's frame ledger:
+// received = forwarded + dropped + held).
+func (s *Switch) HeldDataFrames() int {
+	n := 0
+	for i := range s.ports {
+		pt := &s.ports[i]
+		for tc := range pt.fifo {
+			n += pt.fifo[tc].n
+		}
+		if pt.busy && !pt.busyPfc {
 			n++
 		}
 	}
