@@ -11,7 +11,6 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -20,20 +19,8 @@ var update = flag.Bool("update", false, "rewrite the generated sections of READM
 
 const readmePath = "../README.md"
 
-// recordTables are the record tables with their row types, in results-directory order.
-// TestREADMETables checks the names against sweep.RecordTables so this list cannot
-// drift from what a sweep writes.
-var recordTables = []sink.Table{
-	sink.TableOf[stats.NdStats]("nd_stats"),
-	sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
-	sink.TableOf[stats.RoceTransportStats]("roce_transport_stats"),
-	sink.TableOf[stats.BufferStats]("buffer_stats"),
-	sink.TableOf[stats.PortBufferStats]("port_buffer_stats"),
-	sink.TableOf[stats.LbStats]("lb_stats"),
-	sink.TableOf[stats.TierHop]("tier_hop"),
-	sink.TableOf[stats.Message]("messages"),
-	sink.TableOf[stats.TopologyLink]("topology"),
-}
+// recordTables are the record tables a sweep writes, with their row types.
+var recordTables = sweep.RecordTableSchemas()
 
 // defaultsTable is the markdown table of every attribute of config.Schema (the source of
 // `rocesweep defaults`).

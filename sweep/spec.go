@@ -150,7 +150,7 @@ func (s *Spec) parseSweep(v *yaml.Node) error {
 				return err
 			}
 		default:
-			return fmt.Errorf("%s: sweep.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(sweepKeys, ", "), closest(k.Value, sweepKeys))
+			return fmt.Errorf("%s: sweep.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(sweepKeys, ", "), config.Suggest(k.Value, sweepKeys))
 		}
 	}
 	// Zip groups move in lock-step: equal lengths.
@@ -323,7 +323,7 @@ func (s *Spec) parseRange(a *Axis, m *yaml.Node) error {
 				return fmt.Errorf("%s: %s: scale: want linear or log (value %q)", pos(s.File, v), a.Path, v.Value)
 			}
 		default:
-			return fmt.Errorf("%s: %s: unknown range key %q (want %s)%s", pos(s.File, k), a.Path, k.Value, strings.Join(rangeKeys, ", "), closest(k.Value, rangeKeys))
+			return fmt.Errorf("%s: %s: unknown range key %q (want %s)%s", pos(s.File, k), a.Path, k.Value, strings.Join(rangeKeys, ", "), config.Suggest(k.Value, rangeKeys))
 		}
 	}
 	for _, e := range []struct {
@@ -388,39 +388,6 @@ func (s *Spec) rangeValue(a *Axis, u float64) (Value, error) {
 	return s.value(a, text)
 }
 
-// closest returns " (did you mean X?)" for the nearest name within edit distance 2.
-func closest(s string, names []string) string {
-	best, bestD := "", 3
-	for _, n := range names {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return " (did you mean " + best + "?)"
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 var setRE = regexp.MustCompile(`^([^=\s]+)=(.*)$`)
 
@@ -484,7 +451,7 @@ func (s *Spec) parseSample(v *yaml.Node) error {
 			}
 			smp.Seed = n
 		default:
-			return fmt.Errorf("%s: sweep.sample.%s: unknown key (want n, method, seed)%s", pos(s.File, k), k.Value, closest(k.Value, []string{"n", "method", "seed"}))
+			return fmt.Errorf("%s: sweep.sample.%s: unknown key (want n, method, seed)%s", pos(s.File, k), k.Value, config.Suggest(k.Value, []string{"n", "method", "seed"}))
 		}
 	}
 	if smp.N == 0 {

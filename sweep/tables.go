@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/rocesweep/rocesweep/model/stats"
@@ -23,7 +24,11 @@ var recordTables = []sink.Table{
 	sink.TableOf[stats.TopologyLink]("topology"),
 }
 
-// RecordTables lists the record table names.
+// RecordTableSchemas returns the record tables with their row types, in results-directory
+// order (the README's generated schema section reads them).
+func RecordTableSchemas() []sink.Table { return slices.Clone(recordTables) }
+
+// RecordTables returns the names of the record tables, in results-directory order.
 func RecordTables() []string {
 	out := make([]string, len(recordTables))
 	for i, t := range recordTables {

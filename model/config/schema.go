@@ -363,6 +363,10 @@ func shortest(canonical string) string {
 	return canonical
 }
 
+// Suggest returns " (did you mean X?)" for the name in names closest to s, or "" when
+// none is close (within a third of s's length): the hint of every "unknown key" error.
+func Suggest(s string, names []string) string { return suggest(s, names) }
+
 // suggest proposes the closest of names to s.
 func suggest(s string, names []string) string {
 	best, bd := "", 1<<30
