@@ -32,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -640,4 +641,33 @@ func subSlice(rows any, i, j int) any {
 		return rows
 	}
 	return v.Slice(i, j).Interface()
+}
+
+// ReadRows reads every committed Parquet file of table in dir into rows of type T
+// (columns matched by parquet tag). Tests and tools use it to check what a sweep wrote;
+// an error names the file that does not open.
+func ReadRows[T any](dir, table string) ([]T, error) {
+	files, err := Files(dir, table)
+	if err != nil {
+		return nil, err
+	}
+	var all []T
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		rows, err := parquet.Read[T](f, st.Size())
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s does not open: %w", name, err)
+		}
+		all = append(all, rows...)
+	}
+	return all, nil
 }

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
-
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -70,25 +68,11 @@ type jobRow struct {
 
 func readTable[T any](t testing.TB, dir, table string) []T {
 	t.Helper()
-	files, err := sink.Files(dir, table)
+	rows, err := sink.ReadRows[T](dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []T
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, _ := f.Stat()
-		rows, err := parquet.Read[T](f, st.Size())
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s does not open: %v", name, err)
-		}
-		all = append(all, rows...)
-	}
-	return all
+	return rows
 }
 
 func sortedJobs(t testing.TB, dir string) []jobRow {

@@ -388,7 +388,6 @@ func (s *Spec) rangeValue(a *Axis, u float64) (Value, error) {
 	return s.value(a, text)
 }
 
-
 var setRE = regexp.MustCompile(`^([^=\s]+)=(.*)$`)
 
 // applySets applies --set overrides in order.

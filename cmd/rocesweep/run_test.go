@@ -84,25 +84,11 @@ func child(work int, args ...string) *exec.Cmd {
 
 func readRows[T any](t *testing.T, dir, table string) []T {
 	t.Helper()
-	files, err := sink.Files(dir, table)
+	rows, err := sink.ReadRows[T](dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []T
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, _ := f.Stat()
-		rows, err := parquet.Read[T](f, st.Size())
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s does not open: %v", name, err)
-		}
-		all = append(all, rows...)
-	}
-	return all
+	return rows
 }
 
 type jobsRow struct {
