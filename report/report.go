@@ -140,7 +140,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	}
 	metrics := opts.Metrics
 	if metrics == nil {
-		metrics = stats.MetricNames
+		metrics = pageOrder()
 	}
 	for _, name := range metrics {
 		if c := jobs.Col(name); c == nil || c.IsString() {
@@ -376,4 +376,24 @@ func fileSafe(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// answers are the summary metrics a user tuning a fabric looks at first; the page shows
+// them first, then the rest of stats.MetricNames (delivery, run bookkeeping) in order.
+var answers = []string{
+	"drops_total", "drops_lossless", "drops_lossy", "nic_rx_drops", "pfc_pause_tx",
+	"pfc_paused_usec", "fct_p50_usec", "fct_p99_usec", "fct_max_usec", "goodput_gbps",
+	"ecn_marked", "cnp_sent", "retransmits", "max_egress_queue_bytes",
+	"max_ingress_port_bytes", "max_pool_bytes",
+}
+
+// pageOrder returns every summary metric once: answers first, then the others.
+func pageOrder() []string {
+	out := slices.Clone(answers)
+	for _, m := range stats.MetricNames {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
