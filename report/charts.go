@@ -155,6 +155,11 @@ func lineChart(metric string, b *band, w, h int) (*Chart, error) {
 		p.Legend.Add("min–max", poly)
 		p.Legend.Top = true
 	}
+	if lo, hi := yRange(mean, lower, upper); lo == hi {
+		// A constant metric: centre it in a ±10% window so the tick labels show its value.
+		pad := math.Max(math.Abs(lo)*0.1, 1e-12)
+		p.Y.Min, p.Y.Max = lo-pad, hi+pad
+	}
 	if b.X.Num == nil {
 		p.NominalX(b.X.Labels...)
 	} else {
@@ -244,4 +249,15 @@ func seriesChart(id, title, ylabel string, lines []seriesLine, w, h int) (*Chart
 		return nil, err
 	}
 	return &Chart{ID: id, Kind: "series", Metric: ylabel, Title: title, PNG: img, W: w, H: h}, nil
+}
+
+// yRange returns the smallest and largest Y of the given point sets.
+func yRange(sets ...plotter.XYs) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, xys := range sets {
+		for _, p := range xys {
+			lo, hi = math.Min(lo, p.Y), math.Max(hi, p.Y)
+		}
+	}
+	return lo, hi
 }
