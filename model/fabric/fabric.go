@@ -67,12 +67,18 @@ type Fabric struct {
 	completed int   // messages completed
 	posted    int64 // payload bytes posted
 	delivered int64 // payload bytes delivered in order to receiving hosts
+	pairs     map[[2]int32]*pairBytes
 	fcts      []float64
 	ideal     map[[2]int32]idealPath
 
 	lastTierHop [3]int64
 	stopReason  string
 }
+
+// pairBytes is the payload ledger of one (sender, receiver) host pair: what the workload
+// posted and what the receiver wrote in order to its host. delivered <= posted always;
+// once every message of the pair completed, they are equal (each byte exactly once).
+type pairBytes struct{ posted, delivered int64 }
 
 // idealPath caches what an ideal FCT needs about a host pair's path.
 type idealPath struct {
@@ -123,7 +129,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fabric{cfg: &cfg, eng: sim.NewEngine(), g: g, rec: stats.NewRecorder(opts.JobID, opts.Clock), ideal: map[[2]int32]idealPath{}}
+	f := &Fabric{cfg: &cfg, eng: sim.NewEngine(), g: g, rec: stats.NewRecorder(opts.JobID, opts.Clock), ideal: map[[2]int32]idealPath{}, pairs: map[[2]int32]*pairBytes{}}
 	f.rec.Topology = g.TopologyRows(opts.JobID)
 
 	// Two links per cable: down (A → B) and up (B → A). link id = 2×cable + dir.
@@ -163,7 +169,8 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 			return nil, fmt.Errorf("%s: %w", node.Name, err)
 		}
 		nc.OnComplete = f.onComplete
-		nc.OnDelivered = f.onDelivered
+		dst := int32(h)
+		nc.OnDelivered = func(src int32, bytes int64) { f.onDelivered(src, dst, bytes) }
 		f.nics = append(f.nics, nc)
 	}
 
@@ -278,6 +285,7 @@ func (f *Fabric) post() {
 		}
 		f.nics[m.Src].Post(nic.WorkRequest{Dst: m.Dst, QP: m.QP, Size: m.Size, Verb: verb, DataTC: m.DataTC, CtrlTC: m.CtrlTC, Tag: int64(f.next)})
 		f.posted += m.Size
+		f.pair(m.Src, m.Dst).posted += m.Size
 		f.next++
 	}
 	if f.next < len(f.msgs) {
@@ -285,7 +293,19 @@ func (f *Fabric) post() {
 	}
 }
 
-func (f *Fabric) onDelivered(src int32, bytes int64) { f.delivered += bytes }
+func (f *Fabric) onDelivered(src, dst int32, bytes int64) {
+	f.delivered += bytes
+	f.pair(src, dst).delivered += bytes
+}
+
+func (f *Fabric) pair(src, dst int32) *pairBytes {
+	p := f.pairs[[2]int32{src, dst}]
+	if p == nil {
+		p = &pairBytes{}
+		f.pairs[[2]int32{src, dst}] = p
+	}
+	return p
+}
 
 // onComplete writes the messages row of a completed work request (records.md §8 perf
 // record plus FCT columns).

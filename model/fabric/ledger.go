@@ -11,7 +11,8 @@ import (
 //   - links: every frame a device sent was received by its peer or is still on the link;
 //   - switches: frames received = frames forwarded + dropped + held (each switch also
 //     checks its own per-port byte ledgers);
-//   - payload: bytes delivered in order to hosts never exceed the bytes posted.
+//   - payload: bytes delivered in order to hosts never exceed the bytes posted, per host
+//     pair (CheckDrained adds: once drained, they are equal).
 //
 // Tests call it after every run; a failure is a model bug, reported with the numbers.
 func (f *Fabric) CheckConservation() error {
@@ -44,6 +45,27 @@ func (f *Fabric) CheckConservation() error {
 	}
 	if f.delivered > f.posted {
 		errs = append(errs, fmt.Errorf("payload: %d bytes delivered, only %d posted", f.delivered, f.posted))
+	}
+	for k, p := range f.pairs {
+		if p.delivered > p.posted {
+			errs = append(errs, fmt.Errorf("payload host %d -> %d: %d bytes delivered, only %d posted", k[0], k[1], p.delivered, p.posted))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckDrained checks, after a drained run, that every host pair's posted payload was
+// delivered exactly once: delivered == posted per pair (issue 5: "every completed
+// message delivered exactly its bytes once").
+func (f *Fabric) CheckDrained() error {
+	if f.completed != len(f.msgs) {
+		return fmt.Errorf("%d of %d messages completed", f.completed, len(f.msgs))
+	}
+	var errs []error
+	for k, p := range f.pairs {
+		if p.delivered != p.posted {
+			errs = append(errs, fmt.Errorf("host %d -> %d: %d bytes delivered, %d posted", k[0], k[1], p.delivered, p.posted))
+		}
 	}
 	return errors.Join(errs...)
 }
