@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -405,6 +406,26 @@ func TestWarnings(t *testing.T) {
 		w := strings.Join(c.Warnings(), "\n")
 		if !strings.Contains(w, tc.want) {
 			t.Errorf("%v: warnings %q, want %q", tc.sets, w, tc.want)
+		}
+	}
+}
+
+// TestWarnSwitchDelayInStar: records.md §2 gives switch–NIC links the NIC's Delay, so a
+// star never uses the switch's; a user who sets it is told.
+func TestWarnSwitchDelayInStar(t *testing.T) {
+	c := Default()
+	if err := c.Set("switch.Delay", "2us"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(c.Warnings(), func(w string) bool { return strings.Contains(w, "no effect in a star") }) {
+		t.Fatalf("no warning for switch.Delay in a star: %q", c.Warnings())
+	}
+	if err := c.Set("topology.kind", "leaf-spine"); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range c.Warnings() {
+		if strings.Contains(w, "no effect in a star") {
+			t.Fatalf("warning on a leaf-spine: %s", w)
 		}
 	}
 }

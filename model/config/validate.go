@@ -480,6 +480,11 @@ func validateWorkload(prefix string, w *Workload, hosts int, mixOK bool) rules {
 // and DC-5/DC-21, nic.md §15. They never stop a run.
 func (c *Config) Warnings() []string {
 	var w []string
+	// records.md §2: a link takes the Delay of its lower end, so in a star (switch–NIC
+	// links only) the switch's own Delay is never used.
+	if c.Topology.Kind == "star" && c.Switch.NetworkInterface.TransmissionMedium.Delay != DefaultSwitch().NetworkInterface.TransmissionMedium.Delay {
+		w = append(w, "switch.TransmissionMedium.Delay has no effect in a star: switch–NIC links use the NIC's Delay (nic.TransmissionMedium.Delay, records.md §2)")
+	}
 	b := &c.Switch.SharedBufferManager
 	if b.StaticPoolXonThreshold >= b.StaticPoolXoffThreshold {
 		w = append(w, fmt.Sprintf("switch.StaticPoolXonThreshold %s B ≥ StaticPoolXoffThreshold %s B: no hysteresis, ports flap pause/resume per packet (switch.md §4.5, §11.1)",
