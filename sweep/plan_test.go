@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -130,7 +131,7 @@ sweep:
 	for _, v := range p.Axes[0].Values {
 		xs = append(xs, v.Typed)
 	}
-	if want := []any{int64(100_000), int64(400_000), int64(700_000), int64(1_000_000)}; !equalAny(xs, want) {
+	if want := []any{int64(100_000), int64(400_000), int64(700_000), int64(1_000_000)}; !slices.Equal(xs, want) {
 		t.Errorf("bytes range = %v, want %v", xs, want)
 	}
 
@@ -161,18 +162,6 @@ sweep:
 	if q := mustPlan(t, lhs); q.Jobs[7].ID != p.Jobs[7].ID {
 		t.Error("sampling is not reproducible from its seed")
 	}
-}
-
-func equalAny(a, b []any) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Errors name the place: file:line:column, the path and, for typos, the closest name.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -95,7 +96,7 @@ func TestExplainSwitch128(t *testing.T) {
 				if (w.perPort < 0) != (p.PerPortLimit == nil) || (p.PerPortLimit != nil && *p.PerPortLimit != w.perPort) {
 					t.Errorf("pool %d per-port limit %v, want %d", i, p.PerPortLimit, w.perPort)
 				}
-				if !equalInts(p.LosslessClasses, w.lossless) || !equalInts(p.LossyClasses, w.lossy) {
+				if !slices.Equal(p.LosslessClasses, w.lossless) || !slices.Equal(p.LossyClasses, w.lossy) {
 					t.Errorf("pool %d classes %v / %v", i, p.LosslessClasses, p.LossyClasses)
 				}
 				if p.LosslessFits == nil || *p.LosslessFits != w.fits {
@@ -108,18 +109,6 @@ func TestExplainSwitch128(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestExplainSwitchDerived covers switch.md §12.5 fix (a), §12.6 and §12.7.

@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/pkt"
@@ -91,7 +92,7 @@ func TestLostMiddlePacket(t *testing.T) {
 	if len(pr.done) != 1 {
 		t.Fatalf("completions: %d", len(pr.done))
 	}
-	if !equal(naks, []int64{99}) {
+	if !slices.Equal(naks, []int64{99}) {
 		t.Errorf("NAKs: %v, want [99]", naks)
 	}
 	behind := B.Roce.WritesRecvd - 256 // frames received past the gap

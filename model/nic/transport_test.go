@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/pkt"
@@ -82,7 +83,7 @@ func Test1MiBWrite(t *testing.T) {
 		want = append(want, 17*k-1) // ACK on packet 17k names PSN 17k-1
 	}
 	want = append(want, 255)
-	if len(*acks) != 16 || !equal(*acks, want) {
+	if len(*acks) != 16 || !slices.Equal(*acks, want) {
 		t.Errorf("ACK PSNs: got %v, want %v", *acks, want)
 	}
 	ints := []struct {
@@ -122,18 +123,6 @@ func Test1MiBWrite(t *testing.T) {
 	if ideal := 256 * tData; fct-ideal > tData+rtt {
 		t.Errorf("FCT %v exceeds ideal %v by more than a packet time plus RTT", fct, ideal)
 	}
-}
-
-func equal(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestAckCadence covers the other §17 cadence lines: <= 17 packets give exactly one ACK

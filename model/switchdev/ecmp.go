@@ -3,6 +3,7 @@ package switchdev
 import (
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -134,18 +135,6 @@ type lbDecision struct {
 	slot   int32 // -1: no flowlet slot
 }
 
-func sameMembers(a, b []int16) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // lookup returns the cached equal-cost members toward dstHost, asking route on first sight
 // and creating the set (DC-16: ≥ 2 members; ids in creation order) when needed.
 func (s *Switch) lookup(dstHost int32, now sim.Time) *dstEntry {
@@ -170,7 +159,7 @@ func (s *Switch) lookup(dstHost int32, now sim.Time) *dstEntry {
 		return d
 	}
 	for k := range es.sets {
-		if sameMembers(es.sets[k].members, d.members) {
+		if slices.Equal(es.sets[k].members, d.members) {
 			d.set = int32(k)
 			return d
 		}
