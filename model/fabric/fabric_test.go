@@ -241,3 +241,25 @@ func BenchmarkLeafSpinePermutation(b *testing.B) {
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }
+
+// TestPartialLastRowRates: a job that ends between report instants gets a last, shorter
+// row whose rates are over that shorter span: the switch port feeding an incast receiver
+// is busy throughout, so every row, the partial one included, shows ~100% utilisation.
+func TestPartialLastRowRates(t *testing.T) {
+	cfg := job(t, "report_interval", "200us", "duration", "300us")
+	_, res := run(t, cfg)
+	var rows []stats.NdStats
+	for _, r := range res.Rec.NdStats {
+		if r.ComponentType == "Switch" && r.Ifid == 15 { // toward host 15, the receiver
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) != 2 || rows[1].SimTimeSec != 300e-6 {
+		t.Fatalf("switch port 15 rows: %+v", rows)
+	}
+	for _, r := range rows {
+		if r.TxLinkPercentUtil < 95 || r.TxLinkPercentUtil > 100.001 {
+			t.Errorf("row at %g s: tx utilisation %.3f%%, want ~100%%", r.SimTimeSec, r.TxLinkPercentUtil)
+		}
+	}
+}

@@ -132,6 +132,7 @@ type NIC struct {
 	nEgPools  int                                          // TCs with an egress pool (§7 WRR n)
 	trace     func(ev string, h pkt.Handle, p *pkt.Packet) // tests only
 	recND     bool                                         // EnableNetDeviceStatLogging
+	ndIvl     sim.Time                                     // NDStatsReportInterval (rate divisor)
 	recPFC    bool                                         // EnablePFCECNStatsLogging
 	recRoce   bool                                         // EnableRoceTransportStats
 
@@ -213,6 +214,7 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		dc:        newDcqcnParams(&cfg.ECNHandler, out.RateBps),
 		reqIndex:  make(map[qpKey]int32),
 		recND:     g.EnableNetDeviceStatLogging,
+		ndIvl:     g.NDStatsReportInterval,
 		recPFC:    g.EnablePFCECNStatsLogging,
 		recRoce:   g.EnableRoceTransportStats,
 	}

@@ -113,7 +113,12 @@ func usec(t sim.Time) float64 { return t.Micros() }
 func (n *NIC) ReportND(now sim.Time, rec *stats.Recorder) {
 	nd, pfc, roce := n.recND, n.recPFC, n.recRoce
 	utc := rec.UTC(now)
+	// Rates divide by the configured NDStatsReportInterval, or the actual span when it is
+	// shorter (a job's last, partial row), as the switch does (records.md §3).
 	ivl := now - n.last.at
+	if cfg := n.ndIvl; cfg > 0 && ivl > cfg {
+		ivl = cfg
+	}
 	secs := ivl.Seconds()
 	if nd {
 		dtx, drx := n.cnt.TxBytes-n.last.txBytes, n.cnt.RxBytes-n.last.rxBytes

@@ -21,15 +21,19 @@ func uldl(uplink bool) string {
 // ReportND appends the nd-stats rows (records.md §3: every port, no skipping) and the
 // ecn-pfc-stats rows (§4: port × TC with a non-zero pool, all-zero rows skipped) for the
 // interval ending now, each when its global Enable flag is on. Rates use the configured
-// NDStatsReportInterval as the interval length (records.md §3 test vector); paused-time
-// shares use the time since the previous call.
+// NDStatsReportInterval as the interval length (records.md §3 test vector), or the time
+// since the previous call when that is shorter; paused-time shares use the time since
+// the previous call.
 func (s *Switch) ReportND(now sim.Time, rec *stats.Recorder) {
 	utc := rec.UTC(now)
-	ivl := s.g.NDStatsReportInterval
-	if ivl <= 0 {
-		ivl = now - s.lastND
-	}
+	// Rates divide by the interval length: the configured NDStatsReportInterval (the
+	// records.md §3 test vector divides by it even for a first row that covers more), or
+	// the actual span when it is shorter (the last, partial row at a job's end).
 	span := now - s.lastND
+	ivl := s.g.NDStatsReportInterval
+	if ivl <= 0 || (span > 0 && span < ivl) {
+		ivl = span
+	}
 	sec := now.Seconds()
 	for i := range s.ports {
 		pt := &s.ports[i]
