@@ -48,6 +48,9 @@ type Options struct {
 	JobID string           // stamped on every row
 	Clock func() time.Time // time_utc of rows; nil = time.Now (tests fix it)
 	CDFs  fs.FS            // size-CDF files for the load workload; nil = the shipped configs/size-cdf
+	// PCIeStepwise makes every NIC's PCIe transfers one event each, the reference path
+	// that the closed form must reproduce exactly (nic.SetPCIeStepwise). Tests only.
+	PCIeStepwise bool
 }
 
 // Fabric is one job's devices, links and event loop.
@@ -168,6 +171,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", node.Name, err)
 		}
+		nc.SetPCIeStepwise(opts.PCIeStepwise)
 		nc.OnComplete = f.onComplete
 		dst := int32(h)
 		nc.OnDelivered = func(src int32, bytes int64) { f.onDelivered(src, dst, bytes) }

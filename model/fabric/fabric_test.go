@@ -64,7 +64,7 @@ func TestConservationEverywhere(t *testing.T) {
 		"permutation": {"workload.kind", "permutation", "workload.message_size", "300KB", "workload.qps_per_pair", "2", "workload.messages", "2"},
 		"all-to-all":  {"workload.kind", "all-to-all", "workload.message_size", "20KB"},
 		"load":        {"workload.kind", "load", "workload.load", "0.3", "workload.distribution", "websearch"},
-		"lossy":       {"workload.kind", "incast", "workload.senders", "6", "workload.message_size", "1MiB", "workload.data_tc", "2", "switch.TotalSharedBufferSize", "5MB", "switch.HeadRoomPerPortLimit", "100KB"},
+		"lossy":       {"workload.kind", "incast", "workload.senders", "6", "workload.message_size", "1MiB", "switch.EnablePFC", "[0, 1, 0, 0, 0, 0, 0, 0]", "switch.TotalSharedBufferSize", "5MB", "switch.HeadRoomPerPortLimit", "100KB"},
 	}
 	for tn, ts := range topos {
 		for wn, ws := range loads {

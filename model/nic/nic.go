@@ -249,10 +249,10 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 	}
 	n.n2h = pcieDir{dir: dirN2H, rateBps: n2hRate,
 		txHdrCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXDataBufferSize),
-		rxHdrCap: int64(cfg.HostInterface.HostSide.TransactionLayer.RXHeaderBufferSize), rxDataCap: int64(cfg.HostInterface.HostSide.TransactionLayer.RXDataBufferSize)}
+		timer: eng.NewTimer(KindPCIeDone, id.Dev, int16(dirN2H), 0)}
 	n.h2n = pcieDir{dir: dirH2N, rateBps: h2nRate,
 		txHdrCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXDataBufferSize),
-		rxHdrCap: int64(cfg.HostInterface.NICSide.TransactionLayer.RXHeaderBufferSize), rxDataCap: int64(cfg.HostInterface.NICSide.TransactionLayer.RXDataBufferSize)}
+		timer: eng.NewTimer(KindPCIeDone, id.Dev, int16(dirH2N), 0)}
 	return n, nil
 }
 

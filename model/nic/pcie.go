@@ -21,34 +21,49 @@ var pcieTrace = [...]string{opRead: "read-at-host", opCompletion: "fetched", opW
 
 // xfer is one PCIe transfer, or (hdr = data = 0) an empty write entry (§5 [DC]).
 type xfer struct {
-	hdr, data int32 // header part (34, + ReadRequestSize for a read) and payload part (§5 [DC])
-	op        uint8
-	last      bool  // last transfer of its segment or packet
-	tc        uint8 // write: ingress pool to release on acceptance
-	se        bool  // write: the packet ended a message
-	qp        int32
-	epoch     uint32
-	seg       int64 // read/completion: segment index
-	payload   int32 // the segment's or packet's whole payload
-	charge    int32 // write: ingress charge released when the last transfer is accepted
+	hdr, data  int32 // header part (34, + ReadRequestSize for a read) and payload part (§5 [DC])
+	op         uint8
+	last       bool  // last transfer of its segment or packet
+	tc         uint8 // write: ingress pool to release on acceptance
+	se         bool  // write: the packet ended a message
+	qp         int32
+	epoch      uint32
+	seg        int64    // read/completion: segment index
+	payload    int32    // the segment's or packet's whole payload
+	charge     int32    // write: ingress charge released when the last transfer is accepted
+	start, end sim.Time // accepted: when the link starts and ends its serialization
 }
 
 // pcieDir is one direction of the PCIe link with the sender end's TX buffers and the far
 // end's RX buffers (§5 credit gating). Transfers wait in `wait` (unbounded) until the
 // sender's TX header and data buffers accept them, one at a time in order; accepted
-// transfers go onto the link FIFO when it is idle and the far RX buffers can hold them
-// (reserved at start, freed on arrival: the consumer takes them at once). No propagation
-// delay (§5 [DC]).
+// transfers cross the link one at a time in FIFO order, and the far end takes each at once
+// on arrival (no propagation delay, §5 [DC]).
+//
+// Closed form. The link is a FIFO server, so a transfer's start and end are fixed the
+// moment it is accepted: start = max(end of the previous accepted transfer, acceptance
+// time), end = start + its serialization time. Nothing needs an event except what someone
+// can observe: the arrival of a segment's or packet's last transfer (a read at the host,
+// a segment fetched, a packet written) and, while transfers wait for TX credit, each end
+// that frees credit. So the direction keeps one timer at the next such moment and retires
+// the transfers before it arithmetically. Uncontended, a 4 KiB packet costs one event on
+// each side instead of eight; contended (a waiting queue), it is the transfer-by-transfer
+// path, which `stepwise` forces everywhere (the reference the tests compare against).
+//
+// The far end's RX buffers never bind: at most one transfer is on the link, RX frees on
+// arrival, so RX is empty whenever a transfer starts and fits() admits anything into an
+// empty buffer. They are not tracked.
 type pcieDir struct {
 	dir                 int
 	rateBps             float64
 	txHdrCap, txDataCap int64
-	rxHdrCap, rxDataCap int64
-	txHdr, txData       int64
-	rxHdr, rxData       int64
+	txHdr, txData       int64 // TX buffer occupancy: accepted transfers not yet ended
 	wait, acc           ring[xfer]
-	busy                bool
-	xfers, bytes        int64 // transfers and link bytes carried
+	marks               ring[sim.Time] // ends of the accepted transfers that need an event, in order
+	tail                sim.Time       // end of the last accepted transfer (the link is free after it)
+	timer               sim.TimerID    // KindPCIeDone at the next observable moment
+	stepwise            bool           // an event at every transfer end (reference path)
+	xfers, bytes        int64          // transfers and link bytes carried
 	busyTime            sim.Time
 }
 
@@ -56,11 +71,14 @@ type pcieDir struct {
 // or [DC] an oversize transfer into an empty buffer.
 func fits(occ int64, x int32, cap int64) bool { return occ+int64(x) <= cap || occ == 0 }
 
+// observable: the transfer's arrival has effects beyond freeing its TX credit.
+func (d *pcieDir) observable(x *xfer) bool { return x.last || d.stepwise }
+
 // pcieRead issues the read request of segment s of q (§5: one request of
 // ReadRequestSize + 34 B per segment, whatever its length).
 func (n *NIC) pcieRead(q *qp, s, payload int64) {
 	n.n2h.wait.Push(xfer{op: opRead, hdr: int32(n.readReq + PCIeOverhead), qp: q.idx, epoch: q.epoch, seg: s, payload: int32(payload), last: true})
-	n.pcieAccept(&n.n2h)
+	n.pcieStep(&n.n2h, false)
 }
 
 // hostWrite queues the payload of an in-order data packet for host memory (§5): transfers
@@ -76,12 +94,45 @@ func (n *NIC) hostWrite(q *qp, tc uint8, charge, payload int64, se bool) {
 		n.n2h.wait.Push(xfer{op: opWrite, hdr: PCIeOverhead, data: int32(chunk), last: off+chunk == payload,
 			tc: tc, se: se, qp: q.idx, payload: int32(payload), charge: int32(charge)})
 	}
-	n.pcieAccept(&n.n2h)
+	n.pcieStep(&n.n2h, false)
 }
 
-// pcieAccept moves waiting transfers into the TX buffers in order while they fit (§5),
-// then starts the link.
-func (n *NIC) pcieAccept(d *pcieDir) {
+// pcieDone is the direction's timer: an observable transfer end, or a credit-freeing end
+// while transfers wait.
+func (n *NIC) pcieDone(d *pcieDir) { n.pcieStep(d, true) }
+
+// pcieStep brings direction d up to now: transfers that have ended leave the TX buffers
+// (in FIFO order; an observable one only from its own event, atEvent, which runs its
+// arrival effects), waiting transfers are accepted while they fit, and the timer is set
+// to the next observable moment.
+func (n *NIC) pcieStep(d *pcieDir, atEvent bool) {
+	now := n.eng.Now()
+	for d.acc.Len() > 0 {
+		x := d.acc.Peek()
+		if x.end > now {
+			break
+		}
+		obs := d.observable(x)
+		if obs && !atEvent {
+			break // its event is due at this very time; it runs the arrival
+		}
+		v := d.acc.Pop()
+		d.txHdr -= int64(v.hdr)
+		d.txData -= int64(v.data)
+		d.xfers++
+		d.bytes += int64(v.hdr) + int64(v.data)
+		if obs {
+			d.marks.Pop()
+			n.pcieArrived(d, &v)
+		}
+	}
+	n.pcieAccept(d, now)
+	n.pcieArm(d)
+}
+
+// pcieAccept moves waiting transfers into the TX buffers in order while they fit (§5);
+// each gets its place on the link at once (closed form above).
+func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
 	for d.wait.Len() > 0 {
 		x := d.wait.Peek()
 		if x.hdr == 0 && x.data == 0 {
@@ -97,43 +148,35 @@ func (n *NIC) pcieAccept(d *pcieDir) {
 		v := d.wait.Pop()
 		d.txHdr += int64(v.hdr)
 		d.txData += int64(v.data)
+		t := sim.SerializationNearest(int64(v.hdr)+int64(v.data), d.rateBps) // §0 [DC]: nearest ps per transfer
+		v.start = max(d.tail, now)
+		v.end = v.start + t
+		d.tail = v.end
+		d.busyTime += t
 		d.acc.Push(v)
+		if d.observable(&v) {
+			d.marks.Push(v.end)
+		}
 		n.pcieAccepted(d, &v)
 	}
-	n.pcieStart(d)
 }
 
-// pcieStart puts the head accepted transfer on the link if it is idle and the far end's
-// RX buffers can hold it (§5).
-func (n *NIC) pcieStart(d *pcieDir) {
-	if d.busy || d.acc.Len() == 0 {
+// pcieArm sets the direction's timer to the next moment that needs an event: the head's
+// end while transfers wait for credit, else the next observable end; none, stopped.
+func (n *NIC) pcieArm(d *pcieDir) {
+	var at sim.Time
+	switch {
+	case d.wait.Len() > 0 && d.acc.Len() > 0:
+		at = d.acc.Peek().end
+	case d.marks.Len() > 0:
+		at = *d.marks.Peek()
+	default:
+		n.eng.Stop(d.timer)
 		return
 	}
-	x := d.acc.Peek()
-	if !fits(d.rxHdr, x.hdr, d.rxHdrCap) || !fits(d.rxData, x.data, d.rxDataCap) {
-		return // cannot happen while RX frees on arrival; kept for the rule
+	if !n.eng.Armed(d.timer) || n.eng.When(d.timer) != at {
+		n.eng.Reset(d.timer, at)
 	}
-	d.rxHdr += int64(x.hdr)
-	d.rxData += int64(x.data)
-	d.busy = true
-	t := sim.SerializationNearest(int64(x.hdr)+int64(x.data), d.rateBps) // §0 [DC]: nearest ps per transfer
-	d.busyTime += t
-	n.eng.After(t, KindPCIeDone, n.id.Dev, int16(d.dir), 0)
-}
-
-// pcieDone ends the head transfer's serialization: TX space frees, the far end takes the
-// transfer at once (RX frees), and the next transfer may go.
-func (n *NIC) pcieDone(d *pcieDir) {
-	x := d.acc.Pop()
-	d.busy = false
-	d.txHdr -= int64(x.hdr)
-	d.txData -= int64(x.data)
-	d.rxHdr -= int64(x.hdr)
-	d.rxData -= int64(x.data)
-	d.xfers++
-	d.bytes += int64(x.hdr) + int64(x.data)
-	n.pcieArrived(d, &x)
-	n.pcieAccept(d)
 }
 
 // pcieAccepted runs when a transfer enters its TX buffer.
@@ -161,7 +204,7 @@ func (n *NIC) pcieArrived(d *pcieDir, x *xfer) {
 			n.h2n.wait.Push(xfer{op: opCompletion, hdr: PCIeOverhead, data: chunk, last: off+chunk == x.payload,
 				qp: x.qp, epoch: x.epoch, seg: x.seg, payload: x.payload})
 		}
-		n.pcieAccept(&n.h2n)
+		n.pcieStep(&n.h2n, false)
 	case opCompletion:
 		if x.last {
 			n.segmentFetched(n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
@@ -190,3 +233,8 @@ func (n *NIC) writtenToHost(q *qp, payload int64, se bool) {
 		}
 	}
 }
+
+// SetPCIeStepwise makes every PCIe transfer end an event: the transfer-by-transfer
+// reference path. The default computes the ends that nobody observes in closed form (see
+// pcieDir); tests run both and require identical results. Call it before the first Post.
+func (n *NIC) SetPCIeStepwise(on bool) { n.n2h.stepwise, n.h2n.stepwise = on, on }
