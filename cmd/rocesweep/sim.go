@@ -26,6 +26,8 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fl.StringP("output", "o", "", "results directory (default results/<name>)")
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
 	format := fl.String("format", "parquet", "parquet or arrow")
+	cpuProfile := fl.String("cpuprofile", "", "write a pprof CPU profile of the run to this file")
+	memProfile := fl.String("memprofile", "", "write a pprof allocation profile (all allocations of the run) to this file")
 	if err := fl.Parse(args); err != nil {
 		return usagef("sim: %v", err)
 	}
@@ -66,7 +68,14 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, w := range plan.Jobs[0].Config.Warnings() {
 		fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
 	}
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		return err
+	}
 	rep, err := sweep.Run(ctx, plan, simulate, sweep.Options{Dir: dir, Workers: 1, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...)})
+	if perr := stopProfiles(); perr != nil && err == nil {
+		err = perr
+	}
 	if err != nil {
 		var se *sweep.SetupError
 		if errors.As(err, &se) {
