@@ -127,7 +127,6 @@ type NIC struct {
 	quanta    [8]int64 // QuantaValue (§12)
 	schedMode schedMode
 	wrrWeight [8]int64
-	readReq   int64 // ReadRequestSize (§5)
 	dc        dcqcnParams
 	nEgPools  int                                          // TCs with an egress pool (§7 WRR n)
 	trace     func(ev string, h pkt.Handle, p *pkt.Packet) // tests only
@@ -210,7 +209,6 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		ackThresh: int(cfg.TransportProcessingLayers.RoceTransportLayer.AckThreshold),
 		coalesce:  cfg.TransportProcessingLayers.RoceTransportLayer.AckCoalescingEnabled,
 		ecn:       cfg.ECNHandler.EnableECN,
-		readReq:   int64(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize),
 		dc:        newDcqcnParams(&cfg.ECNHandler, out.RateBps),
 		reqIndex:  make(map[qpKey]int32),
 		recND:     g.EnableNetDeviceStatLogging,
@@ -249,10 +247,13 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 	}
 	n.n2h = pcieDir{dir: dirN2H, rateBps: n2hRate,
 		txHdrCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXDataBufferSize),
-		timer: eng.NewTimer(KindPCIeDone, id.Dev, int16(dirN2H), 0)}
+		readHdr: int32(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize) + PCIeOverhead,
+		fullSer: sim.SerializationNearest(PCIeMaxPayload+PCIeOverhead, n2hRate),
+		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirN2H), 0)}
 	n.h2n = pcieDir{dir: dirH2N, rateBps: h2nRate,
 		txHdrCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXDataBufferSize),
-		timer: eng.NewTimer(KindPCIeDone, id.Dev, int16(dirH2N), 0)}
+		fullSer: sim.SerializationNearest(PCIeMaxPayload+PCIeOverhead, h2nRate),
+		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirH2N), 0)}
 	return n, nil
 }
 

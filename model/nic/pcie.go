@@ -19,20 +19,31 @@ const (
 
 var pcieTrace = [...]string{opRead: "read-at-host", opCompletion: "fetched", opWrite: "written"}
 
-// xfer is one PCIe transfer, or (hdr = data = 0) an empty write entry (§5 [DC]).
+// xfer is a run of PCIe transfers of one segment or packet (§5 [DC]): a read request is
+// one transfer of ReadRequestSize + 34 B; the completions of a segment and the writes of
+// a packet are transfers i = 0, 1, ... of min(512, payload - 512 i) B behind a 34 B
+// header (a 0-byte segment: one header-only completion). A 0-byte packet's write is an
+// empty entry (total = 0). One entry stands for the whole run while it waits; it is split
+// only where TX credit runs out in the middle of it. A run of n transfers costs one entry
+// instead of n, which is most of a large fabric's memory.
 type xfer struct {
-	hdr, data  int32 // header part (34, + ReadRequestSize for a read) and payload part (§5 [DC])
-	op         uint8
-	last       bool  // last transfer of its segment or packet
-	tc         uint8 // write: ingress pool to release on acceptance
-	se         bool  // write: the packet ended a message
-	qp         int32
-	epoch      uint32
-	seg        int64    // read/completion: segment index
-	payload    int32    // the segment's or packet's whole payload
-	charge     int32    // write: ingress charge released when the last transfer is accepted
-	start, end sim.Time // accepted: when the link starts and ends its serialization
+	op       uint8
+	tc       uint8 // write: ingress pool to release on acceptance
+	se       bool  // write: the packet ended a message
+	qp       int32
+	epoch    uint32
+	seg      int64    // read/completion: segment index
+	payload  int32    // the segment's or packet's whole payload
+	charge   int32    // write: ingress charge released when the last transfer is accepted
+	from, to int32    // transfers [from, to) of the run are in this entry
+	total    int32    // transfers of the whole segment or packet; to == total: it ends it
+	start    sim.Time // accepted: when transfer `from` starts on the link
+	end      sim.Time // accepted: when transfer to-1 ends
 }
+
+// final: the entry holds the last transfer of its segment or packet, whose arrival is
+// what the rest of the NIC sees.
+func (x *xfer) final() bool { return x.to == x.total }
 
 // pcieDir is one direction of the PCIe link with the sender end's TX buffers and the far
 // end's RX buffers (§5 credit gating). Transfers wait in `wait` (unbounded) until the
@@ -42,13 +53,14 @@ type xfer struct {
 //
 // Closed form. The link is a FIFO server, so a transfer's start and end are fixed the
 // moment it is accepted: start = max(end of the previous accepted transfer, acceptance
-// time), end = start + its serialization time. Nothing needs an event except what someone
-// can observe: the arrival of a segment's or packet's last transfer (a read at the host,
-// a segment fetched, a packet written) and, while transfers wait for TX credit, each end
-// that frees credit. So the direction keeps one timer at the next such moment and retires
-// the transfers before it arithmetically. Uncontended, a 4 KiB packet costs one event on
-// each side instead of eight; contended (a waiting queue), it is the transfer-by-transfer
-// path, which `stepwise` forces everywhere (the reference the tests compare against).
+// time), end = start + its serialization time; the transfers accepted together go back
+// to back. Nothing needs an event except what someone can observe: the arrival of a
+// segment's or packet's last transfer (a read at the host, a segment fetched, a packet
+// written) and, while transfers wait for TX credit, each end that frees credit. So the
+// direction keeps one timer at the next such moment and retires the transfers before it
+// arithmetically. Uncontended, a 4 KiB packet costs one PCIe event on each side instead
+// of eight; contended (a waiting queue), it is the transfer-by-transfer path, which
+// `stepwise` forces everywhere (the reference the tests compare against).
 //
 // The far end's RX buffers never bind: at most one transfer is on the link, RX frees on
 // arrival, so RX is empty whenever a transfer starts and fits() admits anything into an
@@ -56,28 +68,47 @@ type xfer struct {
 type pcieDir struct {
 	dir                 int
 	rateBps             float64
+	readHdr             int32    // header part of a read request: ReadRequestSize + 34
+	fullSer             sim.Time // serialization of a full 512 B + 34 B transfer
 	txHdrCap, txDataCap int64
 	txHdr, txData       int64 // TX buffer occupancy: accepted transfers not yet ended
 	wait, acc           ring[xfer]
-	marks               ring[sim.Time] // ends of the accepted transfers that need an event, in order
+	marks               ring[sim.Time] // ends of the accepted entries that end a segment or packet, in order
 	tail                sim.Time       // end of the last accepted transfer (the link is free after it)
-	timer               sim.TimerID    // KindPCIeDone at the next observable moment
+	timer               sim.TimerID    // KindPCIeDone at the next moment that needs an event
 	stepwise            bool           // an event at every transfer end (reference path)
 	xfers, bytes        int64          // transfers and link bytes carried
 	busyTime            sim.Time
+}
+
+// size is transfer i of x: its header and payload parts (§5 [DC]).
+func (d *pcieDir) size(x *xfer, i int32) (hdr, data int32) {
+	if x.op == opRead {
+		return d.readHdr, 0
+	}
+	return PCIeOverhead, max(0, min(PCIeMaxPayload, x.payload-i*PCIeMaxPayload))
+}
+
+// ser is transfer i's serialization time, nearest ps per transfer (§0 [DC]).
+func (d *pcieDir) ser(x *xfer, i int32) sim.Time {
+	h, p := d.size(x, i)
+	if h == PCIeOverhead && p == PCIeMaxPayload {
+		return d.fullSer
+	}
+	return sim.SerializationNearest(int64(h)+int64(p), d.rateBps)
 }
 
 // fits is the credit test of §5: room for x bytes in a buffer of capacity cap holding occ,
 // or [DC] an oversize transfer into an empty buffer.
 func fits(occ int64, x int32, cap int64) bool { return occ+int64(x) <= cap || occ == 0 }
 
-// observable: the transfer's arrival has effects beyond freeing its TX credit.
-func (d *pcieDir) observable(x *xfer) bool { return x.last || d.stepwise }
+// transfers is how many transfers a segment or packet of payload bytes takes (§5).
+func transfers(payload int64) int32 { return int32(max(1, (payload+PCIeMaxPayload-1)/PCIeMaxPayload)) }
 
 // pcieRead issues the read request of segment s of q (§5: one request of
 // ReadRequestSize + 34 B per segment, whatever its length).
 func (n *NIC) pcieRead(q *qp, s, payload int64) {
-	n.n2h.wait.Push(xfer{op: opRead, hdr: int32(n.readReq + PCIeOverhead), qp: q.idx, epoch: q.epoch, seg: s, payload: int32(payload), last: true})
+	n.n2h.wait.Push(xfer{op: opRead, qp: q.idx, epoch: q.epoch, seg: s, payload: int32(payload), to: 1, total: 1})
 	n.pcieStep(&n.n2h, false)
 }
 
@@ -86,42 +117,39 @@ func (n *NIC) pcieRead(q *qp, s, payload int64) {
 // one empty entry. The ingress charge is released when the last transfer is accepted into
 // the NIC-side TX buffer.
 func (n *NIC) hostWrite(q *qp, tc uint8, charge, payload int64, se bool) {
+	k := transfers(payload)
 	if payload == 0 {
-		n.n2h.wait.Push(xfer{op: opWrite, last: true, tc: tc, se: se, qp: q.idx, payload: 0, charge: int32(charge)})
+		k = 0
 	}
-	for off := int64(0); off < payload; off += PCIeMaxPayload {
-		chunk := min(PCIeMaxPayload, payload-off)
-		n.n2h.wait.Push(xfer{op: opWrite, hdr: PCIeOverhead, data: int32(chunk), last: off+chunk == payload,
-			tc: tc, se: se, qp: q.idx, payload: int32(payload), charge: int32(charge)})
-	}
+	n.n2h.wait.Push(xfer{op: opWrite, tc: tc, se: se, qp: q.idx, payload: int32(payload), charge: int32(charge), to: k, total: k})
 	n.pcieStep(&n.n2h, false)
 }
 
-// pcieDone is the direction's timer: an observable transfer end, or a credit-freeing end
-// while transfers wait.
+// pcieDone is the direction's timer: a segment or packet's last transfer arrives, or (while
+// transfers wait, or stepwise) a transfer ends.
 func (n *NIC) pcieDone(d *pcieDir) { n.pcieStep(d, true) }
 
 // pcieStep brings direction d up to now: transfers that have ended leave the TX buffers
-// (in FIFO order; an observable one only from its own event, atEvent, which runs its
-// arrival effects), waiting transfers are accepted while they fit, and the timer is set
-// to the next observable moment.
+// in FIFO order (a segment's or packet's last one only from its own event, atEvent,
+// which runs its arrival), waiting transfers are accepted while they fit, and the timer
+// is set to the next moment that needs an event.
 func (n *NIC) pcieStep(d *pcieDir, atEvent bool) {
 	now := n.eng.Now()
 	for d.acc.Len() > 0 {
 		x := d.acc.Peek()
-		if x.end > now {
+		k := d.ended(x, now)
+		if k == 0 {
 			break
 		}
-		obs := d.observable(x)
-		if obs && !atEvent {
-			break // its event is due at this very time; it runs the arrival
+		if x.from+k == x.to && x.final() && !atEvent {
+			k-- // its event is due at this very time and runs the arrival
+		}
+		d.retire(x, k)
+		if x.from < x.to {
+			break // the rest of the entry is still on the link
 		}
 		v := d.acc.Pop()
-		d.txHdr -= int64(v.hdr)
-		d.txData -= int64(v.data)
-		d.xfers++
-		d.bytes += int64(v.hdr) + int64(v.data)
-		if obs {
+		if v.final() {
 			d.marks.Pop()
 			n.pcieArrived(d, &v)
 		}
@@ -130,44 +158,86 @@ func (n *NIC) pcieStep(d *pcieDir, atEvent bool) {
 	n.pcieArm(d)
 }
 
+// ended is how many transfers of the accepted entry x have ended by now. All but the
+// segment's or packet's last transfer are full-size, so they end every fullSer.
+func (d *pcieDir) ended(x *xfer, now sim.Time) int32 {
+	n := x.to - x.from
+	if x.end <= now {
+		return n
+	}
+	if n == 1 || now < x.start+d.fullSer {
+		return 0
+	}
+	return min(n-1, int32((now-x.start)/d.fullSer))
+}
+
+// retire takes the first k transfers of the accepted entry x off the link: their TX
+// credit frees and the entry's start moves to the next one.
+func (d *pcieDir) retire(x *xfer, k int32) {
+	for i := x.from; i < x.from+k; i++ {
+		h, p := d.size(x, i)
+		d.txHdr -= int64(h)
+		d.txData -= int64(p)
+		d.xfers++
+		d.bytes += int64(h) + int64(p)
+		x.start += d.ser(x, i)
+	}
+	x.from += k
+}
+
 // pcieAccept moves waiting transfers into the TX buffers in order while they fit (§5);
 // each gets its place on the link at once (closed form above).
 func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
 	for d.wait.Len() > 0 {
 		x := d.wait.Peek()
-		if x.hdr == 0 && x.data == 0 {
+		if x.total == 0 {
 			// §5 [DC]: an empty entry is accepted on reaching the head and never crosses.
 			v := d.wait.Pop()
 			n.pcieAccepted(d, &v)
 			n.pcieArrived(d, &v)
 			continue
 		}
-		if !fits(d.txHdr, x.hdr, d.txHdrCap) || !fits(d.txData, x.data, d.txDataCap) {
+		run := *x
+		run.start = max(d.tail, now)
+		run.end = run.start
+		k := x.from
+		for ; k < x.to; k++ {
+			h, p := d.size(x, k)
+			if !fits(d.txHdr, h, d.txHdrCap) || !fits(d.txData, p, d.txDataCap) {
+				break
+			}
+			d.txHdr += int64(h)
+			d.txData += int64(p)
+			run.end += d.ser(x, k)
+		}
+		if k == x.from {
 			break
 		}
-		v := d.wait.Pop()
-		d.txHdr += int64(v.hdr)
-		d.txData += int64(v.data)
-		t := sim.SerializationNearest(int64(v.hdr)+int64(v.data), d.rateBps) // §0 [DC]: nearest ps per transfer
-		v.start = max(d.tail, now)
-		v.end = v.start + t
-		d.tail = v.end
-		d.busyTime += t
-		d.acc.Push(v)
-		if d.observable(&v) {
-			d.marks.Push(v.end)
+		run.to = k
+		d.busyTime += run.end - run.start
+		d.tail = run.end
+		d.acc.Push(run)
+		if run.final() {
+			d.marks.Push(run.end)
 		}
-		n.pcieAccepted(d, &v)
+		if k < x.to {
+			x.from = k // the rest waits for credit
+			break
+		}
+		d.wait.Pop()
+		n.pcieAccepted(d, &run)
 	}
 }
 
-// pcieArm sets the direction's timer to the next moment that needs an event: the head's
-// end while transfers wait for credit, else the next observable end; none, stopped.
+// pcieArm sets the direction's timer to the next moment that needs an event: the next
+// transfer end while transfers wait for credit (or stepwise), else the next end of a
+// segment's or packet's last transfer; none, stopped.
 func (n *NIC) pcieArm(d *pcieDir) {
 	var at sim.Time
 	switch {
-	case d.wait.Len() > 0 && d.acc.Len() > 0:
-		at = d.acc.Peek().end
+	case d.acc.Len() > 0 && (d.wait.Len() > 0 || d.stepwise):
+		x := d.acc.Peek()
+		at = x.start + d.ser(x, x.from)
 	case d.marks.Len() > 0:
 		at = *d.marks.Peek()
 	default:
@@ -179,40 +249,30 @@ func (n *NIC) pcieArm(d *pcieDir) {
 	}
 }
 
-// pcieAccepted runs when a transfer enters its TX buffer.
+// pcieAccepted runs when (the rest of) a segment or packet enters its TX buffer.
 func (n *NIC) pcieAccepted(d *pcieDir, x *xfer) {
-	if x.op == opWrite && x.last {
+	if x.op == opWrite && x.final() {
 		// §5: the packet's ingress charge is released when its last write is accepted.
 		n.inRelease(int(x.tc), int64(x.charge))
 	}
 }
 
-// pcieArrived runs when a transfer reaches the far end.
+// pcieArrived runs when the last transfer of a segment or packet reaches the far end.
 func (n *NIC) pcieArrived(d *pcieDir, x *xfer) {
-	if n.trace != nil && x.last {
+	if n.trace != nil {
 		n.trace(pcieTrace[x.op], 0, nil)
 	}
 	switch x.op {
 	case opRead:
 		// §5: the host answers at once; its completions queue without limit ahead of the
 		// host TX buffer. [DC] a 0-byte segment gets one 34 B header-only completion.
-		if x.payload == 0 {
-			n.h2n.wait.Push(xfer{op: opCompletion, hdr: PCIeOverhead, last: true, qp: x.qp, epoch: x.epoch, seg: x.seg})
-		}
-		for off := int32(0); off < x.payload; off += PCIeMaxPayload {
-			chunk := min(PCIeMaxPayload, x.payload-off)
-			n.h2n.wait.Push(xfer{op: opCompletion, hdr: PCIeOverhead, data: chunk, last: off+chunk == x.payload,
-				qp: x.qp, epoch: x.epoch, seg: x.seg, payload: x.payload})
-		}
+		k := transfers(int64(x.payload))
+		n.h2n.wait.Push(xfer{op: opCompletion, qp: x.qp, epoch: x.epoch, seg: x.seg, payload: x.payload, to: k, total: k})
 		n.pcieStep(&n.h2n, false)
 	case opCompletion:
-		if x.last {
-			n.segmentFetched(n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
-		}
+		n.segmentFetched(n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
 	case opWrite:
-		if x.last {
-			n.writtenToHost(n.qps[x.qp], int64(x.payload), x.se)
-		}
+		n.writtenToHost(n.qps[x.qp], int64(x.payload), x.se)
 	}
 }
 
