@@ -156,7 +156,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 			ports[i] = switchdev.PortSpec{Out: out(n, p), PeerTier: g.Nodes[p.Peer].Tier, Uplink: p.Uplink}
 		}
 		nodeIdx := n
-		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier},
+		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier, Hosts: int32(len(g.NICs))},
 			&f.cfg.Switch, &f.cfg.Global, ports, func(dst int32) []int16 { return g.Route(nodeIdx, dst) },
 			f.eng, &f.pool, cfg.Seed)
 		if err != nil {

@@ -138,7 +138,7 @@ type NIC struct {
 	// QPs (§3). qps[i] has QPN i+1.
 	qps       []*qp
 	reqIndex  map[qpKey]int32 // (Dst, workload QP) -> index; used at Post only
-	respIndex [][]int32       // [src host] -> indices of responder QPs of that host
+	respIndex map[qpKey]int32 // (source host, source QPN) -> responder QP index; first packet only
 
 	// Packet generation (§3).
 	ready       ring[int32]
@@ -211,6 +211,7 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		ecn:       cfg.ECNHandler.EnableECN,
 		dc:        newDcqcnParams(&cfg.ECNHandler, out.RateBps),
 		reqIndex:  make(map[qpKey]int32),
+		respIndex: make(map[qpKey]int32),
 		recND:     g.EnableNetDeviceStatLogging,
 		ndIvl:     g.NDStatsReportInterval,
 		recPFC:    g.EnablePFCECNStatsLogging,

@@ -78,21 +78,16 @@ func (n *NIC) responder(p *pkt.Packet) *qp {
 			return q
 		}
 	}
-	src := int(p.SrcHost)
-	if src < 0 {
+	if p.SrcHost < 0 {
 		panic(fmt.Sprintf("nic %s: data packet without a source host", n.id.Name))
 	}
-	for len(n.respIndex) <= src {
-		n.respIndex = append(n.respIndex, nil)
-	}
-	for _, i := range n.respIndex[src] {
-		if q := n.qps[i]; q.peerQPN == p.SrcQP {
-			return q
-		}
+	key := qpKey{p.SrcHost, int32(p.SrcQP)}
+	if i, ok := n.respIndex[key]; ok {
+		return n.qps[i]
 	}
 	q := n.newQP(false, p.SrcHost, p.DataTC, p.CtrlTC)
 	q.peerQPN = p.SrcQP
-	n.respIndex[src] = append(n.respIndex[src], q.idx)
+	n.respIndex[key] = q.idx
 	return q
 }
 

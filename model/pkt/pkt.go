@@ -62,43 +62,43 @@ type Handle int32
 // Packet is one frame. Size is the L3 length (the frame without Ethernet header and FCS);
 // what a device charges to a buffer and what it puts on the wire derive from it.
 type Packet struct {
-	Type Type
+	// Fields are grouped by size (8, 4, 2, 1 bytes) so the struct has no padding: a
+	// large fabric holds hundreds of thousands of frames (TestPacketSize).
+
+	// RoCEv2 BTH/AETH, simulator metadata.
+	PSN   int64 // data: its PSN; ACK: last PSN acknowledged (E-1); NAK: expected PSN E
+	MsgID int64 // sender-side message number, for tracing and conservation
+	// Sent is when the frame last left a device (serialization end), for RTT samples.
+	Sent int64
 
 	// IPv4 / UDP.
 	SrcIP, DstIP uint32 // host addresses: host index + 1 (so dpr's dst-1 is the host index)
-	DSCP         uint8  // class × 8 (nic.md §6)
-	ECN          uint8  // NotECT, ECT1, ECT0, CE
-	Proto        uint8  // ProtoUDP for RoCEv2
-	SPort, DPort uint16
-	Size         int32 // L3 bytes
-
-	// RoCEv2 BTH/AETH.
-	DestQP  uint32 // BTH destination QPN
-	SrcQP   uint32 // sender's QP number (simulator metadata; the reply goes there)
-	PSN     int64  // data: its PSN; ACK: last PSN acknowledged (E-1); NAK: expected PSN E
-	SE      bool   // solicited event: last packet of a message
-	Payload int32  // data payload bytes
-
+	Size         int32  // L3 bytes
+	DestQP       uint32 // BTH destination QPN
+	SrcQP        uint32 // sender's QP number (simulator metadata; the reply goes there)
+	Payload      int32  // data payload bytes
 	// Simulator metadata carried for the receiver (nic.md §3 [DC]: an implicit responder
 	// QP copies its TC pair from the first data packet).
 	SrcHost, DstHost int32
-	DataTC, CtrlTC   uint8
-	MsgID            int64 // sender-side message number, for tracing and conservation
 	Epoch            uint32
-
-	// PFC (802.1Qbb): class-enable vector and per-class quanta.
-	PfcVector uint8
-	PfcQuanta [8]uint16
-
 	// Switch admission tag {tc, pool, ingressPort, bytes} (switch.md §2), set at ingress
 	// and used to undo the charges at release. Meaningful only inside one switch.
+	TagBytes int32
+
+	SPort, DPort uint16
+	TagIn        int16
+	// PFC (802.1Qbb): per-class quanta and class-enable vector.
+	PfcQuanta [8]uint16
+
+	Type           Type
+	DSCP           uint8 // class × 8 (nic.md §6)
+	ECN            uint8 // NotECT, ECT1, ECT0, CE
+	Proto          uint8 // ProtoUDP for RoCEv2
+	SE             bool  // solicited event: last packet of a message
+	DataTC, CtrlTC uint8
+	PfcVector      uint8
 	TagTC, TagPool uint8
 	TagLossless    bool
-	TagIn          int16
-	TagBytes       int32
-
-	// Sent is when the frame last left a device (serialization end), for RTT samples.
-	Sent int64
 }
 
 // Wire returns the frame's bytes on the wire: max(46, Size) + 18 (switch.md §5.1, DC-6).

@@ -114,10 +114,12 @@ type ecmpSet struct {
 	prev    []lbCount // at the previous load-balancing row
 }
 
+// dstEntry is the cached route toward one destination host: 8 bytes, because a switch
+// keeps one per host of the fabric.
 type dstEntry struct {
-	known   bool
-	members []int16
-	set     int32 // -1: fewer than 2 members
+	set   int32 // the ECMP set (>= 2 members); -1: a single route, port
+	port  int16 // set == -1: the only egress port; -1: no route
+	known bool
 }
 
 type ecmpState struct {
@@ -137,45 +139,48 @@ type lbDecision struct {
 
 // lookup returns the cached equal-cost members toward dstHost, asking route on first sight
 // and creating the set (DC-16: ≥ 2 members; ids in creation order) when needed.
-func (s *Switch) lookup(dstHost int32, now sim.Time) *dstEntry {
+func (s *Switch) lookup(dstHost int32, now sim.Time) dstEntry {
 	es := &s.ecmp
 	if dstHost < 0 {
-		return &dstEntry{members: s.route(dstHost), set: -1}
+		return dstEntry{set: -1, port: -1}
 	}
 	if int(dstHost) >= len(es.dst) {
-		n := max(int(dstHost)+1, 2*len(es.dst))
-		nd := make([]dstEntry, n)
+		// Identity.Hosts sizes the cache; grow only when it was not given (tests).
+		nd := make([]dstEntry, max(int(dstHost)+1, 2*len(es.dst)))
 		copy(nd, es.dst)
 		es.dst = nd
 	}
 	d := &es.dst[dstHost]
 	if d.known {
-		return d
+		return *d
 	}
-	d.known = true
-	d.members = append([]int16(nil), s.route(dstHost)...)
-	d.set = -1
-	if len(d.members) < 2 {
-		return d
+	members := s.route(dstHost) // interned by the caller: shared, never modified
+	d.known, d.set, d.port = true, -1, -1
+	switch {
+	case len(members) == 1:
+		d.port = members[0]
+		return *d
+	case len(members) == 0:
+		return *d
 	}
 	for k := range es.sets {
-		if slices.Equal(es.sets[k].members, d.members) {
+		if slices.Equal(es.sets[k].members, members) {
 			d.set = int32(k)
-			return d
+			return *d
 		}
 	}
-	ids := make([]string, len(d.members))
-	for k, m := range d.members {
+	ids := make([]string, len(members))
+	for k, m := range members {
 		ids[k] = strconv.Itoa(int(m))
 	}
-	set := ecmpSet{members: d.members, ifids: strings.Join(ids, ";"), formed: now,
-		cnt: make([]lbCount, len(d.members)), prev: make([]lbCount, len(d.members))}
+	set := ecmpSet{members: members, ifids: strings.Join(ids, ";"), formed: now,
+		cnt: make([]lbCount, len(members)), prev: make([]lbCount, len(members))}
 	if s.flowlet && len(es.sets) < FlowTableSets {
 		set.table = make([]flowSlot, FlowTableSlots)
 	}
 	d.set = int32(len(es.sets))
 	es.sets = append(es.sets, set)
-	return d
+	return *d
 }
 
 // selectEgress is switch.md §10: the egress port for packet p of class tc, with the
@@ -183,11 +188,8 @@ func (s *Switch) lookup(dstHost int32, now sim.Time) *dstEntry {
 func (s *Switch) selectEgress(p *pkt.Packet, tc int, now sim.Time) (int16, lbDecision) {
 	dec := lbDecision{set: -1, slot: -1}
 	d := s.lookup(int32(p.DstIP)-1, now)
-	switch len(d.members) {
-	case 0:
-		return -1, dec
-	case 1:
-		return d.members[0], dec
+	if d.set < 0 {
+		return d.port, dec // a single route, or -1: none
 	}
 	set := &s.ecmp.sets[d.set]
 	n := len(set.members)

@@ -53,7 +53,8 @@ type Identity struct {
 	Dev    int32 // index in the fabric's switch slice = Dev of this switch's events
 	NodeID int64
 	Name   string
-	Tier   int // 0 spine, 1 fabric, 2 rack
+	Tier   int   // 0 spine, 1 fabric, 2 rack
+	Hosts  int32 // hosts in the fabric: sizes the per-destination route cache (0: grown on demand)
 }
 
 // PortSpec describes one connected port.
@@ -252,7 +253,8 @@ type Switch struct {
 
 // New builds a switch with one port per PortSpec (port id = index) and runs the buffer
 // initialisation for N = len(ports). The route function returns the equal-cost egress
-// ports (ascending ids) toward a host; the switch caches its answer per destination.
+// ports (ascending ids) toward a host; the switch caches its answer per destination and
+// keeps the slice as it is (route must return slices it never modifies: interned sets).
 // seed is the job seed: ECN and flowlet draws use sim.NewRand(seed, NodeID) (DC-14).
 func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, route func(dstHost int32) []int16, eng *sim.Engine, pool *pkt.Pool, seed uint64) (*Switch, error) {
 	b, err := InitBuffer(cfg, len(ports))
@@ -269,6 +271,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		pfcAware: cfg.LoadBalancingFlowlet.PFCAware,
 		gap:      cfg.LoadBalancingFlowlet.Gap,
 	}
+	s.ecmp.dst = make([]dstEntry, id.Hosts)
 	s.hashFn, err = hashMethod(cfg.EcmpHashMethod)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
