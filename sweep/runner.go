@@ -450,6 +450,14 @@ func readManifest(fsys sink.FS, dir string) (*Manifest, error) {
 	return &m, nil
 }
 
+// CheckDir is the check Run makes before it writes into dir, without --force: nil when
+// dir has no manifest.json, or one of the same plan, model version and format f; else an
+// error naming dir and the difference. Launchers (rocesweep slurm) call it so that a
+// mismatch is refused before any task is submitted rather than by every task.
+func CheckDir(p *Plan, dir string, f sink.Format) error {
+	return checkManifest(p, Options{Dir: dir, Format: f})
+}
+
 // checkManifest refuses a directory whose manifest has another plan, model version or
 // format, unless --force.
 func checkManifest(p *Plan, o Options) error {
