@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fakeSbatch writes an sbatch stand-in that appends its arguments to DIR/sbatch.log and
+// prints reply on stdout (or, with fail, reply on stderr and exits 1).
+func fakeSbatch(t *testing.T, reply string, fail bool) (path, log string) {
+	t.Helper()
+	d := t.TempDir()
+	path, log = filepath.Join(d, "sbatch"), filepath.Join(d, "sbatch.log")
+	out, code := ">&1", 0
+	if fail {
+		out, code = ">&2", 1
+	}
+	text := "#!/bin/sh\necho \"$@\" >> " + log + "\necho '" + reply + "' " + out + "\nexit " + strconv.Itoa(code) + "\n"
+	if err := os.WriteFile(path, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path, log
+}
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = mainWithArgs(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// The script holds everything a task needs, with absolute paths; --submit hands it to
+// sbatch --parsable and prints the array id and how to watch it.
+func TestSlurmWritesScriptAndSubmits(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	sbatch, log := fakeSbatch(t, "4242;cluster", false)
+	code, out, stderr := runCmd(t, "slurm", spec, "-o", dir, "--array-size", "3", "--partition", "short", "--time", "1:00:00",
+		"--cpus-per-task", "4", "--set", "seed=9", "--set", "workload.message_size=64KB", "--sbatch", sbatch, "--submit")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	script := filepath.Join(dir, "slurm", "rocesweep-array.sbatch")
+	data, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	exe, _ := os.Executable()
+	cwd, _ := os.Getwd()
+	for _, want := range []string{
+		"#!/bin/bash\n",
+		"#SBATCH --array=1-3\n", "#SBATCH --requeue\n", "#SBATCH --dependency=singleton\n",
+		"#SBATCH --output=" + dir + "/slurm/%A_%a.log\n", "#SBATCH --chdir=" + cwd + "\n",
+		"#SBATCH --partition=short\n", "#SBATCH --time=1:00:00\n", "#SBATCH --cpus-per-task=4\n",
+		"#SBATCH --job-name=rocesweep-crash-",
+		"exec " + shellQuote(exe) + " run " + dir + "/slurm/spec.yaml -o " + dir + ` --shard "$k/3" --resume -j "$jobs" --set seed=9 --set workload.message_size=64KB` + "\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("script lacks %q:\n%s", want, text)
+		}
+	}
+	if copied, _ := os.ReadFile(filepath.Join(dir, "slurm", "spec.yaml")); string(copied) != crashSpec {
+		t.Errorf("the spec copy differs from the spec:\n%s", copied)
+	}
+	if st, _ := os.Stat(script); st.Mode().Perm()&0o100 == 0 {
+		t.Errorf("script mode %v, want executable", st.Mode())
+	}
+	if got, _ := os.ReadFile(log); string(got) != "--parsable "+script+"\n" {
+		t.Errorf("sbatch called with %q", got)
+	}
+	for _, want := range []string{"crash: 36 jobs", "3 tasks, 12 jobs each", "submitted job array 4242", "squeue -j 4242", "rocesweep status " + dir} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Bad input is refused with exit 2 before anything is written or submitted.
+func TestSlurmRefusesBeforeWriting(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec string
+		args []string
+		want string
+	}{
+		{"typo'd attribute", "sweep:\n  grid:\n    switch.LossyAlpa: [1, 2]\n", nil, "did you mean"},
+		{"invalid grid point", "sweep:\n  grid:\n    switch.HeadRoomPerPortLimit: [256KB, 40MB]\n", nil, "job 1 (switch.HeadRoomPerPortLimit=40MB)"},
+		{"more tasks than jobs", crashSpec, []string{"--array-size", "37"}, "--array-size 37: the plan has 36 jobs"},
+		{"bad --set", crashSpec, []string{"--set", "switch.LossyAlfa=2"}, "LossyAlpha"},
+		{"negative cpus", crashSpec, []string{"--cpus-per-task", "-1"}, "--cpus-per-task -1"},
+		{"partition with a space", crashSpec, []string{"--partition", "a b"}, `--partition "a b"`},
+		{"no -o", crashSpec, []string{"-o", ""}, "-o DIR is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := writeSpec(t, tc.spec)
+			dir := filepath.Join(t.TempDir(), "out")
+			sbatch, log := fakeSbatch(t, "1", false)
+			args := append([]string{"slurm", spec, "-o", dir, "--submit", "--sbatch", sbatch}, tc.args...)
+			code, _, stderr := runCmd(t, args...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, want 2 naming %q:\n%s", code, tc.want, stderr)
+			}
+			if _, err := os.Stat(dir); err == nil {
+				t.Errorf("%s was created", dir)
+			}
+			if _, err := os.Stat(log); err == nil {
+				t.Error("sbatch was called")
+			}
+		})
+	}
+}
+
+// sbatch missing or refusing: exit 1 with its words; the script is written anyway.
+func TestSlurmSbatchErrors(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runCmd(t, "slurm", spec, "-o", dir, "--submit", "--sbatch", filepath.Join(t.TempDir(), "no-sbatch"))
+	if code != 1 || !strings.Contains(stderr, "no-sbatch not found") || !strings.Contains(stderr, "sbatch "+dir+"/slurm/rocesweep-array.sbatch") {
+		t.Errorf("exit %d, want 1 saying sbatch is missing and how to submit:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "slurm", "rocesweep-array.sbatch")); err != nil {
+		t.Error(err)
+	}
+	sbatch, _ := fakeSbatch(t, "sbatch: error: Batch job submission failed: Invalid partition name specified", true)
+	code, _, stderr = runCmd(t, "slurm", spec, "-o", dir, "--submit", "--sbatch", sbatch)
+	if code != 1 || !strings.Contains(stderr, "Invalid partition name specified") {
+		t.Errorf("exit %d, want 1 with sbatch's error:\n%s", code, stderr)
+	}
+}
+
+// The generated script, run by hand as Slurm would run each task (bash with
+// SLURM_ARRAY_TASK_ID set), writes every job of the plan exactly once; a second
+// `rocesweep slurm` into the same directory keeps its shard count and refuses another
+// plan or another count.
+func TestSlurmScriptRunsEveryShard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, out, stderr := runCmd(t, "slurm", spec, "-o", dir, "--array-size", "3"); code != 0 || !strings.Contains(out, "sbatch "+dir) {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	script := filepath.Join(dir, "slurm", "rocesweep-array.sbatch")
+	for k := 1; k <= 3; k++ {
+		if k == 2 {
+			st := statusJSON(t, dir)
+			if len(st.Shards) != 3 || st.Total.OK != 12 || st.Total.Missing != 24 || shardOf(t, st, "2/3").Journal != "" {
+				t.Errorf("status after task 1: %+v", st)
+			}
+		}
+		cmd := exec.Command("bash", script)
+		cmd.Env = append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_WORK=1000", "SLURM_ARRAY_TASK_ID="+strconv.Itoa(k))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("task %d: %v\n%s", k, err, out)
+		}
+	}
+	checkExactlyOnce(t, dir, p)
+	if st := statusJSON(t, dir); !st.Complete || st.Total.OK != 36 {
+		t.Errorf("status: %+v", st)
+	}
+
+	sbatch, _ := fakeSbatch(t, "77", false)
+	code, out, stderr := runCmd(t, "slurm", spec, "-o", dir, "--submit", "--sbatch", sbatch)
+	if code != 0 || !strings.Contains(out, "3 tasks") || !strings.Contains(out, "submitted job array 77") {
+		t.Errorf("resubmission without --array-size: exit %d, want the 3 shards of the directory\n%s%s", code, out, stderr)
+	}
+	code, _, stderr = runCmd(t, "slurm", spec, "-o", dir, "--array-size", "4")
+	if code != 2 || !strings.Contains(stderr, "resubmit with --array-size 3") {
+		t.Errorf("another shard count: exit %d, want 2\n%s", code, stderr)
+	}
+	code, _, stderr = runCmd(t, "slurm", spec, "-o", dir, "--set", "replicates=1")
+	if code != 2 || !strings.Contains(stderr, "differs from this one of 12 jobs") {
+		t.Errorf("another plan: exit %d, want 2\n%s", code, stderr)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/bin/rocesweep":        "/usr/bin/rocesweep",
+		"switch.LossyAlpha=2":       "switch.LossyAlpha=2",
+		"nic.DataRate=[1, 2]":       "'nic.DataRate=[1, 2]'",
+		"it's":                      `'it'\''s'`,
+		"":                          "''",
+		"$HOME":                     "'$HOME'",
+		"workload.distribution=a b": "'workload.distribution=a b'",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

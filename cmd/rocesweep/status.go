@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// cmdStatus summarises a results directory's progress per shard from its journals (issue
+// 9): planned jobs, recorded ok/failed/timeout/invalid, missing. It only reads, so it is
+// safe on the directory of a running array. The exit status is 0 for any results
+// directory, finished or not (scripts read --json); a path that is not one is an error.
+func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fl := pflag.NewFlagSet("status", pflag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	asJSON := fl.Bool("json", false, "print the status as JSON")
+	if err := fl.Parse(args); err != nil {
+		return usagef("status: %v", err)
+	}
+	if fl.NArg() != 1 {
+		return usagef("status: want one DIR, got %d arguments", fl.NArg())
+	}
+	st, err := readStatus(fl.Arg(0), time.Now())
+	if err != nil {
+		return usageError{fmt.Errorf("status: %w", err)}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	printStatus(stdout, st)
+	return nil
+}
+
+// shardStatus is one shard's line of `status` (or the total line).
+type shardStatus struct {
+	Shard   string `json:"shard"`   // "2/3"; "total" for the total
+	Journal string `json:"journal"` // file name in DIR; "" when the shard has not started
+	Planned int    `json:"planned"`
+	OK      int    `json:"ok"`
+	Failed  int    `json:"failed"`
+	Timeout int    `json:"timeout"`
+	Invalid int    `json:"invalid"`
+	Missing int    `json:"missing"` // planned, not in a complete commit of the journal
+	// Updated is the journal's modification time (RFC 3339, UTC): the last commit, or the
+	// shard's start. "" when the shard has not started.
+	Updated string `json:"updated,omitempty"`
+	age     time.Duration
+}
+
+// statusReport is the --json form of `status`.
+type statusReport struct {
+	Dir      string `json:"dir"`
+	Name     string `json:"name"`
+	PlanSize int    `json:"plan_size"`
+	// Started is false for a directory that holds only the array script (`rocesweep
+	// slurm` wrote it, no task has run yet); Shards is then empty.
+	Started bool          `json:"started"`
+	Shards  []shardStatus `json:"shards"`
+	Total   shardStatus   `json:"total"` // jobs counted once, whichever shard recorded them
+	// Duplicates counts job ids recorded by more than one journal (shards of different
+	// counts in one directory); their rows are in the tables more than once.
+	Duplicates int      `json:"duplicates"`
+	Complete   bool     `json:"complete"` // every planned job is recorded
+	Notes      []string `json:"notes,omitempty"`
+}
+
+// readStatus reads dir's manifest and journals. now dates the journals' ages.
+func readStatus(dir string, now time.Time) (*statusReport, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
+	}
+	st := &statusReport{Dir: dir, Shards: []shardStatus{}}
+	type journal struct {
+		k, n int
+		name string
+	}
+	var journals []journal
+	counts := map[int]bool{}
+	for _, e := range entries {
+		if k, n, ok := sink.ParseJournalName(e.Name()); ok && !e.IsDir() {
+			journals = append(journals, journal{k, n, e.Name()})
+			counts[n] = true
+		}
+	}
+	m, err := results.ReadManifest(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && len(journals) == 0:
+		script := filepath.Join(dir, slurmSubdir, slurmScriptName)
+		if _, serr := os.Stat(script); serr == nil {
+			st.Notes = append(st.Notes, fmt.Sprintf("no task has started yet (the array script is %s; squeue lists its tasks)", script))
+			return st, nil
+		}
+		return nil, fmt.Errorf("%s is not a results directory: no manifest.json and no journal*.jsonl", dir)
+	case errors.Is(err, fs.ErrNotExist):
+		// The first shard creates its journal just before it writes the manifest.
+		st.Notes = append(st.Notes, "manifest.json is not written yet: plan size unknown")
+	case err != nil:
+		return nil, err
+	default:
+		st.Name, st.PlanSize = m.Name, m.PlanSize
+	}
+	st.Started = true
+
+	// Every shard of every shard count found, started or not, in order.
+	var ns []int
+	for n := range counts {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	if len(ns) > 1 {
+		st.Notes = append(st.Notes, fmt.Sprintf("journals of %s shard counts: the shards overlap, jobs may be run twice", joinInts(ns, " and ")))
+	}
+	byShard := map[[2]int]journal{}
+	for _, j := range journals {
+		byShard[[2]int{j.k, j.n}] = j
+	}
+	recordedBy := map[string]int{}  // job id -> journals that hold it
+	statusOf := map[string]string{} // job id -> its status (any one journal's)
+	for _, n := range ns {
+		for k := 1; k <= n; k++ {
+			s := shardStatus{Shard: fmt.Sprintf("%d/%d", k, n), Planned: shardJobs(st.PlanSize, k, n)}
+			j, ok := byShard[[2]int{k, n}]
+			if ok {
+				path := filepath.Join(dir, j.name)
+				done, err := sink.ReadJournal(nil, path)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
+				}
+				if fi, err := os.Stat(path); err == nil {
+					s.Updated = fi.ModTime().UTC().Format(time.RFC3339)
+					s.age = now.Sub(fi.ModTime())
+				}
+				s.Journal = j.name
+				for id, status := range done {
+					s.count(status)
+					recordedBy[id]++
+					statusOf[id] = status
+				}
+			}
+			s.Missing = max(0, s.Planned-s.OK-s.Failed-s.Timeout-s.Invalid)
+			st.Shards = append(st.Shards, s)
+		}
+	}
+	st.Total = shardStatus{Shard: "total", Planned: st.PlanSize}
+	for id, status := range statusOf {
+		st.Total.count(status)
+		if recordedBy[id] > 1 {
+			st.Duplicates++
+		}
+	}
+	st.Total.Missing = max(0, st.PlanSize-len(statusOf))
+	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0
+	return st, nil
+}
+
+func (s *shardStatus) count(status string) {
+	switch status {
+	case "ok":
+		s.OK++
+	case "failed":
+		s.Failed++
+	case "timeout":
+		s.Timeout++
+	case "invalid":
+		s.Invalid++
+	}
+}
+
+// shardJobs is the number of jobs of shard k/n in a plan of size jobs: the indices i in
+// [0, jobs) with i mod n = k-1 (sweep.Shard).
+func shardJobs(jobs, k, n int) int {
+	if jobs < k {
+		return 0
+	}
+	return (jobs-k)/n + 1
+}
+
+// unwrapPathError drops the path an *fs.PathError repeats (the message names it once).
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func printStatus(w io.Writer, st *statusReport) {
+	name := st.Name
+	if name == "" {
+		name = "sweep"
+	}
+	if !st.Started {
+		fmt.Fprintf(w, "%s: %s\n", st.Dir, strings.Join(st.Notes, "; "))
+		return
+	}
+	fmt.Fprintf(w, "%s: %d jobs in %d shards, %s\n", name, st.PlanSize, len(st.Shards), st.Dir)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "shard\tplanned\tok\tfailed\ttimeout\tinvalid\tmissing\tjournal updated\t")
+	for _, s := range append(st.Shards, st.Total) {
+		updated := ""
+		switch {
+		case s.Shard == "total":
+		case s.Journal == "":
+			updated = "not started"
+		default:
+			updated = fmt.Sprintf("%s ago", s.age.Round(time.Second))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", s.Shard, s.Planned, s.OK, s.Failed, s.Timeout, s.Invalid, s.Missing, updated)
+	}
+	tw.Flush()
+	for _, n := range st.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if st.Duplicates > 0 {
+		fmt.Fprintf(w, "warning: %d jobs are recorded by more than one shard; their rows are in the tables more than once\n", st.Duplicates)
+	}
+	t := st.Total
+	switch {
+	case st.Complete && t.Failed+t.Timeout+t.Invalid == 0:
+		fmt.Fprintf(w, "complete: all %d jobs ok\n", st.PlanSize)
+	case st.Complete:
+		fmt.Fprintf(w, "complete: all %d jobs recorded, %d not ok (status and error are in %s)\n", st.PlanSize, t.Failed+t.Timeout+t.Invalid, filepath.Join(st.Dir, "jobs"))
+	default:
+		fmt.Fprintf(w, "%d of %d jobs missing: shards still running, or stopped: run them again with --resume (rocesweep slurm ... --submit resubmits an array)\n", t.Missing, st.PlanSize)
+	}
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/sweeptest"
+)
+
+const ciSpec = "../../configs/ci.yaml"
+
+// statusJSON runs `status DIR --json` in-process.
+func statusJSON(t *testing.T, dir string) statusReport {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := mainWithArgs(context.Background(), []string{"status", dir, "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("status exit %d: %s", code, errb.String())
+	}
+	var st statusReport
+	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, out.String())
+	}
+	return st
+}
+
+func statusText(t *testing.T, dir string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := mainWithArgs(context.Background(), []string{"status", dir}, &out, &errb); code != 0 {
+		t.Fatalf("status exit %d: %s", code, errb.String())
+	}
+	return out.String()
+}
+
+func shardOf(t *testing.T, st statusReport, shard string) shardStatus {
+	t.Helper()
+	for _, s := range st.Shards {
+		if s.Shard == shard {
+			return s
+		}
+	}
+	t.Fatalf("status has no shard %s: %+v", shard, st.Shards)
+	return shardStatus{}
+}
+
+// signalWriter collects what is written and closes seen once it contains want.
+type signalWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+func (w *signalWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// runInterruptedAfterFirstJob runs `run args...` in-process with the real simulation
+// and -j 1, and interrupts it (as SIGTERM from scancel does) once the first job has
+// finished: that job returns only after the runner has said it stops taking jobs, so
+// exactly one job is recorded and the rest of the shard is missing.
+func runInterruptedAfterFirstJob(t *testing.T, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &signalWriter{want: "stopping:", seen: make(chan struct{})}
+	saved := jobFunc
+	defer func() { jobFunc = saved }()
+	var first atomic.Bool
+	jobFunc = func(jctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		res, err := simulate(jctx, cfg, id)
+		if first.CompareAndSwap(false, true) {
+			cancel()
+			select {
+			case <-stderr.seen:
+			case <-time.After(time.Minute): // a guard against a hang, not a synchronisation
+				t.Errorf("the runner never said it was stopping:\n%s", stderr.String())
+			}
+		}
+		return res, err
+	}
+	var out bytes.Buffer
+	code := mainWithArgs(ctx, append(append([]string{"run"}, args...), "-j", "1"), &out, stderr)
+	if code != 130 {
+		t.Fatalf("interrupted run: exit %d, want 130\n%s%s", code, out.String(), stderr.String())
+	}
+}
+
+// A real sweep (configs/ci.yaml, the simulation) in 3 shards, one of them interrupted
+// after its first job: status counts each shard from its journal, and after the partial
+// shard resumes it reports the sweep complete.
+func TestStatusAcrossShards(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ci")
+	p := expand(t, ciSpec)
+	for _, shard := range []string{"1/3", "2/3"} {
+		var out, errb bytes.Buffer
+		if code := mainWithArgs(context.Background(), []string{"run", ciSpec, "-o", dir, "--shard", shard, "-j", "2"}, &out, &errb); code != 0 {
+			t.Fatalf("shard %s: exit %d\n%s", shard, code, errb.String())
+		}
+	}
+	runInterruptedAfterFirstJob(t, ciSpec, "-o", dir, "--shard", "3/3")
+
+	st := statusJSON(t, dir)
+	if st.Name != "ci" || st.PlanSize != len(p.Jobs) || !st.Started || len(st.Shards) != 3 || st.Complete || st.Duplicates != 0 {
+		t.Fatalf("status = %+v", st)
+	}
+	for _, want := range []shardStatus{
+		{Shard: "1/3", Journal: "journal-1of3.jsonl", Planned: 2, OK: 2},
+		{Shard: "2/3", Journal: "journal-2of3.jsonl", Planned: 2, OK: 2},
+		{Shard: "3/3", Journal: "journal-3of3.jsonl", Planned: 2, OK: 1, Missing: 1},
+	} {
+		got := shardOf(t, st, want.Shard)
+		got.Updated, got.age = "", 0
+		if got != want {
+			t.Errorf("shard %s: %+v, want %+v", want.Shard, got, want)
+		}
+	}
+	if tot := st.Total; tot.Planned != 6 || tot.OK != 5 || tot.Missing != 1 {
+		t.Errorf("total = %+v, want 6 planned, 5 ok, 1 missing", tot)
+	}
+	text := statusText(t, dir)
+	for _, want := range []string{"ci: 6 jobs in 3 shards", "3/3    2        1   0       0        0        1", "1 of 6 jobs missing"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("status text lacks %q:\n%s", want, text)
+		}
+	}
+
+	var out, errb bytes.Buffer
+	if code := mainWithArgs(context.Background(), []string{"run", ciSpec, "-o", dir, "--shard", "3/3", "--resume"}, &out, &errb); code != 0 {
+		t.Fatalf("resume shard 3/3: exit %d\n%s", code, errb.String())
+	}
+	st = statusJSON(t, dir)
+	if !st.Complete || st.Total.OK != 6 || st.Total.Missing != 0 || shardOf(t, st, "3/3").OK != 2 {
+		t.Errorf("after resume: %+v", st)
+	}
+	if text := statusText(t, dir); !strings.Contains(text, "complete: all 6 jobs ok") {
+		t.Errorf("after resume:\n%s", text)
+	}
+}
+
+// Failed jobs count as recorded, not missing; shards of the array that have not started
+// are listed with everything missing.
+func TestStatusFailedAndNotStarted(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	dir := filepath.Join(t.TempDir(), "out")
+	saved := jobFunc
+	defer func() { jobFunc = saved }()
+	fake := sweeptest.Job(1000)
+	jobFunc = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		if cfg.Switch.SharedBufferManager.LossyAlpha == 2 {
+			return nil, errors.New("alpha 2 fails")
+		}
+		return fake(ctx, cfg, id)
+	}
+	var out, errb bytes.Buffer
+	if code := mainWithArgs(context.Background(), []string{"run", spec, "-o", dir, "--shard", "1/4", "-j", "2"}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1 (failed jobs)\n%s", code, errb.String())
+	}
+	failed := 0
+	mine := sweep.Shard{K: 1, N: 4}.Select(p.Jobs)
+	for _, j := range mine {
+		if j.Config.Switch.SharedBufferManager.LossyAlpha == 2 {
+			failed++
+		}
+	}
+	st := statusJSON(t, dir)
+	if len(st.Shards) != 4 || st.Complete {
+		t.Fatalf("status = %+v", st)
+	}
+	s1 := shardOf(t, st, "1/4")
+	if s1.Planned != len(mine) || s1.Failed != failed || s1.OK != len(mine)-failed || s1.Missing != 0 || failed == 0 {
+		t.Errorf("shard 1/4 = %+v, want %d planned, %d failed", s1, len(mine), failed)
+	}
+	for _, k := range []string{"2/4", "3/4", "4/4"} {
+		s := shardOf(t, st, k)
+		if s.Journal != "" || s.Planned != 9 || s.Missing != 9 || s.Updated != "" {
+			t.Errorf("shard %s = %+v, want not started, 9 missing", k, s)
+		}
+	}
+	if tot := st.Total; tot.Planned != 36 || tot.Failed != failed || tot.Missing != 27 {
+		t.Errorf("total = %+v", tot)
+	}
+	if text := statusText(t, dir); !strings.Contains(text, "not started") || !strings.Contains(text, "27 of 36 jobs missing") {
+		t.Errorf("status text:\n%s", text)
+	}
+}
+
+// A path that is not a results directory is refused, naming it; a directory holding only
+// the array script (no task started yet) is a status, exit 0.
+func TestStatusNotAResultsDir(t *testing.T) {
+	empty := t.TempDir()
+	for _, dir := range []string{empty, filepath.Join(empty, "nope")} {
+		var out, errb bytes.Buffer
+		code := mainWithArgs(context.Background(), []string{"status", dir}, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), dir) {
+			t.Errorf("status %s: exit %d, want 2 naming the path:\n%s", dir, code, errb.String())
+		}
+	}
+	os.MkdirAll(filepath.Join(empty, slurmSubdir), 0o755)
+	os.WriteFile(filepath.Join(empty, slurmSubdir, slurmScriptName), []byte("#!/bin/bash\n"), 0o755)
+	st := statusJSON(t, empty)
+	if st.Started || len(st.Shards) != 0 || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "no task has started") {
+		t.Errorf("status of a submitted, not started array = %+v", st)
+	}
+}
+
+func TestShardJobs(t *testing.T) {
+	for _, tc := range []struct{ jobs, k, n, want int }{
+		{6, 1, 3, 2}, {6, 3, 3, 2}, {7, 1, 3, 3}, {7, 2, 3, 2}, {2, 3, 3, 0}, {36, 4, 4, 9}, {5, 1, 1, 5}, {0, 1, 2, 0},
+	} {
+		p := &sweep.Plan{}
+		for i := 0; i < tc.jobs; i++ {
+			p.Jobs = append(p.Jobs, &sweep.Job{Index: i})
+		}
+		if got, sel := shardJobs(tc.jobs, tc.k, tc.n), len(sweep.Shard{K: tc.k, N: tc.n}.Select(p.Jobs)); got != tc.want || got != sel {
+			t.Errorf("shardJobs(%d, %d, %d) = %d, want %d (sweep.Shard selects %d)", tc.jobs, tc.k, tc.n, got, tc.want, sel)
+		}
+	}
+}
