@@ -1,0 +1,62 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/compare"
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/report"
+)
+
+// A sweep run as 3 shards into one directory is one dataset for every reader: the
+// results reader, report and compare see the same jobs as in a run of the whole plan.
+func TestShardsReadAsOneDataset(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	whole := filepath.Join(t.TempDir(), "whole")
+	sharded := filepath.Join(t.TempDir(), "sharded")
+	if code, _, stderr, _ := runMain(t, "run", spec, "-o", whole, "-j", "2"); code != 0 {
+		t.Fatalf("whole plan: exit %d\n%s", code, stderr)
+	}
+	for _, k := range []string{"1/3", "2/3", "3/3"} {
+		if code, _, stderr, jobs := runMain(t, "run", spec, "-o", sharded, "--shard", k, "-j", "2"); code != 0 || jobs != 12 {
+			t.Fatalf("shard %s: exit %d after %d jobs\n%s", k, code, jobs, stderr)
+		}
+	}
+
+	for _, table := range []string{"jobs", "nd_stats", "messages", "topology"} {
+		tab, err := results.ReadTable(sharded, table, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := results.ReadTable(whole, table, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]int{}
+		for _, id := range tab.Col("job_id").Str {
+			ids[id]++
+		}
+		if tab.Rows != ref.Rows || len(ids) != len(p.Jobs) {
+			t.Errorf("%s: %d rows of %d jobs across the shards, want %d rows of %d jobs", table, tab.Rows, len(ids), ref.Rows, len(p.Jobs))
+		}
+	}
+
+	r, err := compare.Dirs(whole, sharded, compare.Options{RTol: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Failed() || r.Common != len(p.Jobs) || len(r.OnlyBase)+len(r.OnlyNew) != 0 {
+		t.Errorf("compare whole vs sharded: %d common, only base %v, only new %v, failed %v", r.Common, r.OnlyBase, r.OnlyNew, r.Failed())
+	}
+
+	rep, err := report.Build(sharded, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.PlanSize != 36 || rep.Rows != 36 || rep.OK != 36 || strings.Join(rep.Axes, ",") != "switch.LossyAlpha,switch.StaticPoolXoffThreshold" {
+		t.Errorf("report of the sharded directory: plan %d, %d rows, %d ok, axes %v", rep.PlanSize, rep.Rows, rep.OK, rep.Axes)
+	}
+}
