@@ -263,3 +263,34 @@ func TestPartialLastRowRates(t *testing.T) {
 		}
 	}
 }
+
+// TestPortBufferStats: with ReportPerPortBufferStats the switch writes per-port views
+// (records.md §6.1) and the deepest egressQueue sample of any port is the job's
+// max_egress_queue_bytes; without it, no row and no per-port sampler exists.
+func TestPortBufferStats(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		cfg := job(t, "switch.ReportPerPortBufferStats", fmt.Sprint(on), "duration", "200us")
+		_, res := run(t, cfg)
+		rows := res.Rec.PortBufferStats
+		if !on {
+			if len(rows) != 0 {
+				t.Fatalf("%d port-buffer-stats rows without ReportPerPortBufferStats", len(rows))
+			}
+			continue
+		}
+		var maxEg int64
+		views := map[string]bool{}
+		for _, r := range rows {
+			views[r.BuffID] = true
+			if r.BuffID == "egressQueue" {
+				maxEg = max(maxEg, r.IvlMaxBytes)
+			}
+		}
+		if !views["egressQueue"] || !views["ingressUsage"] || !views["hdrm"] {
+			t.Fatalf("port-buffer-stats views %v, want egressQueue, ingressUsage and hdrm", views)
+		}
+		if maxEg != res.Summary.MaxEgressQueueBytes || maxEg == 0 {
+			t.Fatalf("deepest per-port egressQueue sample %d B, summary max_egress_queue_bytes %d B: want equal and > 0", maxEg, res.Summary.MaxEgressQueueBytes)
+		}
+	}
+}

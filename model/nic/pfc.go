@@ -52,7 +52,7 @@ func (n *NIC) honourPFC(p *pkt.Packet) {
 		if p.PfcVector&(1<<c) == 0 {
 			continue
 		}
-		q := int64(p.PfcQuanta[c])
+		q := int64(p.PfcQuanta)
 		if q > 0 {
 			n.pfc[c].xoffRx++
 			n.cnt.PfcPauseRx++

@@ -109,7 +109,7 @@ func TestPCIeBoundPFC(t *testing.T) {
 func injectPFC(pr *pair, i, c int, q uint16) {
 	h, p := pr.pool.New()
 	p.Type, p.Size, p.PfcVector = pkt.Pfc, pfcL3, 1<<c
-	p.PfcQuanta[c] = q
+	p.PfcQuanta = q
 	pr.nics[i].Receive(h)
 }
 
@@ -174,7 +174,7 @@ func TestPFCEmission(t *testing.T) {
 	B.trace = func(ev string, h pkt.Handle, p *pkt.Packet) {
 		if ev == "start" && p.Type == pkt.Pfc {
 			pfcAt = append(pfcAt, pr.eng.Now())
-			quanta = append(quanta, p.PfcQuanta[0])
+			quanta = append(quanta, p.PfcQuanta)
 		}
 	}
 	psn := int64(0)

@@ -69,7 +69,6 @@ func (n *NIC) segmentFetched(q *qp, s, payload int64, epoch uint32) {
 	p.PSN = psn
 	p.SE = s == q.msgSegs-1 // §4: solicited event on the message's last packet
 	p.Payload = int32(payload)
-	p.MsgID = q.msg.Tag
 	p.Epoch = q.epoch
 	// §16.1 [DC]: sent counters tick when the transport hands the packet down.
 	n.roce.PktsSent++
@@ -151,7 +150,7 @@ func (n *NIC) queuePFC(c int, quanta int64) {
 	p.SrcHost = n.id.Host
 	p.DstHost = -1
 	p.PfcVector = 1 << c
-	p.PfcQuanta[c] = uint16(min(quanta, 65535))
+	p.PfcQuanta = uint16(min(quanta, 65535))
 	if quanta > 0 {
 		n.pfc[c].xoffTx++
 		n.cnt.PfcPauseTx++

@@ -66,8 +66,7 @@ type Packet struct {
 	// large fabric holds hundreds of thousands of frames (TestPacketSize).
 
 	// RoCEv2 BTH/AETH, simulator metadata.
-	PSN   int64 // data: its PSN; ACK: last PSN acknowledged (E-1); NAK: expected PSN E
-	MsgID int64 // sender-side message number, for tracing and conservation
+	PSN int64 // data: its PSN; ACK: last PSN acknowledged (E-1); NAK: expected PSN E
 	// Sent is when the frame last left a device (serialization end), for RTT samples.
 	Sent int64
 
@@ -87,8 +86,10 @@ type Packet struct {
 
 	SPort, DPort uint16
 	TagIn        int16
-	// PFC (802.1Qbb): per-class quanta and class-enable vector.
-	PfcQuanta [8]uint16
+	// PFC (802.1Qbb): the quanta of every class set in PfcVector. A real frame carries
+	// eight quanta fields; every frame of this model (switch.md §7.1, nic.md §12) names
+	// one class, so one field stands for the one that is used.
+	PfcQuanta uint16
 
 	Type           Type
 	DSCP           uint8 // class × 8 (nic.md §6)

@@ -106,7 +106,7 @@ func (f *fab) pfc(tc int, q uint16) pkt.Handle {
 	p.Type = pkt.Pfc
 	p.Size = pfcL3
 	p.PfcVector = 1 << tc
-	p.PfcQuanta[tc] = q
+	p.PfcQuanta = q
 	return h
 }
 
@@ -125,7 +125,7 @@ func (f *fab) step(ev sim.Event) {
 			if p.Type == pkt.Pfc {
 				for tc := 0; tc < 8; tc++ {
 					if p.PfcVector&(1<<tc) != 0 {
-						d.tc, d.q = tc, p.PfcQuanta[tc]
+						d.tc, d.q = tc, p.PfcQuanta
 					}
 				}
 			} else {

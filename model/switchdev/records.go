@@ -170,7 +170,7 @@ func (s *Switch) ReportBuffer(now sim.Time, rec *stats.Recorder) {
 				id    string
 				v     *sampler
 				limit int64
-			}{{"egressQueue", &pt.vEg[pl], s.buf.StaticLimit[pl]}, {"ingressUsage", &pt.vIng[pl], s.buf.Xoff}, {"hdrm", &pt.vHdrm[pl], s.buf.HeadroomPerPort}}
+			}{{"egressQueue", &pt.views.eg[pl], s.buf.StaticLimit[pl]}, {"ingressUsage", &pt.views.ing[pl], s.buf.Xoff}, {"hdrm", &pt.views.hdrm[pl], s.buf.HeadroomPerPort}}
 			for k, vw := range views {
 				if k == 2 && s.buf.Group[pl] == 0 {
 					continue // hdrm only for lossless pools

@@ -188,8 +188,14 @@ type port struct {
 	// Egress ledger: bytes admitted to this port's queues and sent from them.
 	egAdmitted, egSent int64
 
-	// port-buffer-stats views (only sampled when ReportPerPortBufferStats).
-	vEg, vIng, vHdrm [8]sampler
+	// port-buffer-stats views: nil unless ReportPerPortBufferStats (1,152 B a port that
+	// a large fabric should not pay for when nobody asked).
+	views *portViews
+}
+
+// portViews are one port's egressQueue, ingressUsage and hdrm samplers per pool (RC-17).
+type portViews struct {
+	eg, ing, hdrm [8]sampler
 }
 
 // Counters are the switch totals the job summary and conservation checks read.
@@ -291,10 +297,13 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		for tc := 0; tc < 8; tc++ {
 			pt.expiry[tc] = eng.NewTimer(KindPauseExpiry, id.Dev, int16(i), int64(tc))
 		}
-		for p := 0; p < 8; p++ {
-			pt.vEg[p].restart()
-			pt.vIng[p].restart()
-			pt.vHdrm[p].restart()
+		if cfg.SharedBufferManager.ReportPerPortBufferStats {
+			pt.views = &portViews{}
+			for p := 0; p < 8; p++ {
+				pt.views.eg[p].restart()
+				pt.views.ing[p].restart()
+				pt.views.hdrm[p].restart()
+			}
 		}
 	}
 	for d := 0; d < 2; d++ {
@@ -378,8 +387,8 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 			return
 		}
 		pt.hdrm[pl] += b
-		if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
-			pt.vHdrm[pl].add(b)
+		if pt.views != nil {
+			pt.views.hdrm[pl].add(b)
 		}
 		inHdrm = true
 	} else {
@@ -410,8 +419,8 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 		// No route: undo the ingress charge and count an rx drop (integration bug).
 		if inHdrm {
 			pt.hdrm[pl] -= b
-			if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
-				pt.vHdrm[pl].add(-b)
+			if pt.views != nil {
+				pt.views.hdrm[pl].add(-b)
 			}
 		} else {
 			pt.ingOcc[pl] -= b
@@ -429,8 +438,8 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 func (s *Switch) chargeIngressViews(pt *port, pl int, d int64) {
 	s.vIng[dir(pt.spec.Uplink)][pl].add(d)
 	s.vShared[pl].add(d)
-	if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
-		pt.vIng[pl].add(d)
+	if pt.views != nil {
+		pt.views.ing[pl].add(d)
 	}
 	if pt.ingOcc[pl] > s.c.MaxIngressPortBytes {
 		s.c.MaxIngressPortBytes = pt.ingOcc[pl]
@@ -512,8 +521,8 @@ func (s *Switch) enqueue(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now
 		s.c.MaxEgressQueueBytes = pt.egQ[pl]
 	}
 	s.vEg[dir(pt.spec.Uplink)][pl].add(b)
-	if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
-		pt.vEg[pl].add(b)
+	if pt.views != nil {
+		pt.views.eg[pl].add(b)
 	}
 	// §9: EWMA at every egress admission, after the packet is counted.
 	w := s.cfg.EcnHandler.EwmaWeight
@@ -579,8 +588,8 @@ func (s *Switch) releaseIngress(p *pkt.Packet, lossy bool) {
 	hr := min(pt.hdrm[pl], b)
 	if hr > 0 {
 		pt.hdrm[pl] -= hr
-		if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
-			pt.vHdrm[pl].add(-hr)
+		if pt.views != nil {
+			pt.views.hdrm[pl].add(-hr)
 		}
 	}
 	if r := b - hr; r > 0 {
@@ -682,8 +691,8 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 	s.egTotal[pl] -= b
 	pt.egSent += b
 	s.vEg[dir(pt.spec.Uplink)][pl].add(-b)
-	if s.cfg.SharedBufferManager.ReportPerPortBufferStats {
-		pt.vEg[pl].add(-b)
+	if pt.views != nil {
+		pt.views.eg[pl].add(-b)
 	}
 	s.ports[p.TagIn].sentCharged += b
 	s.releaseIngress(p, !lossless)
@@ -706,7 +715,7 @@ func (s *Switch) queuePFC(i, tc int, q uint16) {
 	f.Type = pkt.Pfc
 	f.Size = pfcL3
 	f.PfcVector = 1 << tc
-	f.PfcQuanta[tc] = q
+	f.PfcQuanta = q
 	pt.pfcQ.push(h)
 	if q > 0 {
 		pt.pauseTx[tc]++
@@ -766,7 +775,7 @@ func (s *Switch) handleReceivedPFC(e int, f *pkt.Packet, now sim.Time) {
 		if f.PfcVector&(1<<tc) == 0 {
 			continue
 		}
-		q := int64(f.PfcQuanta[tc])
+		q := int64(f.PfcQuanta)
 		if q > 0 {
 			pt.pauseRx[tc]++
 			s.c.PfcPauseRx++
