@@ -28,6 +28,7 @@ BLOCKED=3
 tmp=""
 
 say() { printf '[%3ds] %s\n' $((SECONDS - t0)) "$*"; }
+indent() { sed 's/^/    /'; }
 
 show_logs() {
   [ -n "$tmp" ] || return 0
@@ -52,10 +53,10 @@ blocked() {
 
 # stop_pid PID: SIGTERM, up to 10 s to exit, then SIGKILL.
 stop_pid() {
-  local pid=$1 i
+  local pid=$1
   kill -0 "$pid" 2>/dev/null || return 0
   kill "$pid" 2>/dev/null || true
-  for i in $(seq 1 20); do
+  for _ in $(seq 1 20); do
     kill -0 "$pid" 2>/dev/null || return 0
     sleep 0.5
   done
@@ -197,7 +198,7 @@ submit() {
   local dir=$1 spec=$2 out
   shift 2
   out=$("$rs" slurm "$spec" -o "$dir" --submit "$@" 2>&1) || fail "rocesweep slurm $spec -o $dir --submit $*: $out"
-  sed 's/^/    /' <<<"$out"
+  indent <<<"$out"
   array=$(sed -n 's/^submitted job array \([0-9][0-9]*\).*/\1/p' <<<"$out")
   [ -n "$array" ] || fail "no array id in the output of rocesweep slurm"
 }
@@ -226,7 +227,7 @@ $out"
 status_complete() {
   local out
   out=$("$rs" status "$1") || fail "rocesweep status $1"
-  sed 's/^/    /' <<<"$out"
+  indent <<<"$out"
   grep -q '^complete: all [0-9]* jobs ok$' <<<"$out" || fail "rocesweep status: not complete"
   ! grep -q 'more than one shard' <<<"$out" || fail "rocesweep status: jobs recorded twice"
 }
@@ -268,7 +269,7 @@ scancel "${first}_$victim"
 wait_array "$first" 180
 scontrol -o show job "${first}_$victim" | grep -q 'JobState=CANCELLED' || fail "task ${first}_$victim is not CANCELLED: $(scontrol -o show job "${first}_$victim")"
 out=$("$rs" status "$r2") || fail "rocesweep status $r2"
-sed 's/^/    /' <<<"$out"
+indent <<<"$out"
 lost=$(awk -v s="$victim/3" '$1 == s {print $7}' <<<"$out")
 [ "${lost:-0}" -gt 0 ] || fail "the cancelled shard $victim/3 has no missing jobs"
 check "$r2" "$spec2" partial
@@ -277,7 +278,7 @@ say "resubmitting into $r2 (no --array-size: the directory's 3 shards; the tasks
 submit "$r2" "$spec2"
 wait_array "$array" 180
 [ "$(scontrol -o show job "$array" | grep -c 'JobState=COMPLETED')" = 3 ] || fail "not every task of $array completed: $(scontrol -o show job "$array")"
-grep -h 'already done' "$r2"/slurm/"${array}"_*.log | sed 's/^/    /' || true
+grep -h 'already done' "$r2"/slurm/"${array}"_*.log | indent || true
 status_complete "$r2"
 check "$r2" "$spec2" complete
 
