@@ -97,6 +97,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func printSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "simulated\t%.6g s in %.3g s wall (%s events, %.3g M events/s)\n", s.SimTimeSec, s.WallSec, config.Commas(s.Events), s.EventsPerSec/1e6)
+	fmt.Fprintf(tw, "data packets\t%s sent, %.4g M per wall second\n", config.Commas(s.DataPackets), float64(s.DataPackets)/s.WallSec/1e6)
 	fmt.Fprintf(tw, "messages completed\t%d, %s B delivered, goodput %.4g Gbps\n", s.MsgsCompleted, config.Commas(s.BytesDelivered), s.GoodputGbps)
 	fmt.Fprintf(tw, "FCT p50 / p99 / max\t%.4g / %.4g / %.4g us\n", s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec)
 	fmt.Fprintf(tw, "drops\t%d total: %d lossless, %d lossy (switch), %d NIC rx\n", s.DropsTotal, s.DropsLossless, s.DropsLossy, s.NicRxDrops)

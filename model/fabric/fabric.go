@@ -436,6 +436,7 @@ func (f *Fabric) summary() stats.Summary {
 		paused += c.PfcPausedTime
 		s.CnpSent += c.CnpSent
 		s.Retransmits += c.Retransmits
+		s.DataPackets += c.DataFramesSent
 	}
 	s.PfcPausedUsec = paused.Micros()
 	s.DropsTotal = s.DropsLossless + s.DropsLossy + s.NicRxDrops

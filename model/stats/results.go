@@ -50,6 +50,7 @@ type Summary struct {
 	WallSec             float64 `parquet:"wall_sec"`
 	Events              int64   `parquet:"events"`
 	EventsPerSec        float64 `parquet:"events_per_sec"`
+	DataPackets         int64   `parquet:"data_packets"` // data frames the NICs serialized, retransmissions included
 	BytesDelivered      int64   `parquet:"bytes_delivered"`
 	GoodputGbps         float64 `parquet:"goodput_gbps"`
 	MsgsCompleted       int64   `parquet:"msgs_completed"`
@@ -72,7 +73,7 @@ type Summary struct {
 
 // MetricNames lists the summary metrics in column order (design.md fixed names).
 var MetricNames = []string{
-	"sim_time_sec", "wall_sec", "events", "events_per_sec", "bytes_delivered", "goodput_gbps",
+	"sim_time_sec", "wall_sec", "events", "events_per_sec", "data_packets", "bytes_delivered", "goodput_gbps",
 	"msgs_completed", "fct_p50_usec", "fct_p99_usec", "fct_max_usec", "drops_total",
 	"drops_lossless", "drops_lossy", "nic_rx_drops", "pfc_pause_tx", "pfc_paused_usec",
 	"ecn_marked", "cnp_sent", "retransmits", "max_egress_queue_bytes",
@@ -82,7 +83,7 @@ var MetricNames = []string{
 // Values returns the summary metrics in MetricNames order, as float64.
 func (s *Summary) Values() []float64 {
 	return []float64{
-		s.SimTimeSec, s.WallSec, float64(s.Events), s.EventsPerSec, float64(s.BytesDelivered),
+		s.SimTimeSec, s.WallSec, float64(s.Events), s.EventsPerSec, float64(s.DataPackets), float64(s.BytesDelivered),
 		s.GoodputGbps, float64(s.MsgsCompleted), s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec,
 		float64(s.DropsTotal), float64(s.DropsLossless), float64(s.DropsLossy),
 		float64(s.NicRxDrops), float64(s.PfcPauseTx), s.PfcPausedUsec, float64(s.EcnMarked),
