@@ -1,8 +1,10 @@
 package sink
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 )
@@ -66,13 +68,18 @@ func (OS) SyncDir(dir string) error {
 // WriteFileAtomic writes data to name through a temporary file in the same directory:
 // write, fsync, rename, fsync the directory. Readers see the old content or the new,
 // never a part (used for manifest.json).
+//
+// The temporary name is unique to the call (".NAME.<random>.tmp"): several processes may
+// write one file at once — every shard of an array writes manifest.json when the tasks
+// start together in a fresh directory — and each must rename its own complete file (with
+// one shared name, one writer removed or renamed another's half-written file). A temp
+// file left by a crash is a hidden dot-file that readers skip.
 func WriteFileAtomic(fsys FS, name string, data []byte) error {
 	if fsys == nil {
 		fsys = OS{}
 	}
 	dir, base := filepath.Dir(name), filepath.Base(name)
-	tmp := filepath.Join(dir, "."+base+".tmp")
-	_ = fsys.Remove(tmp)
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%016x.tmp", base, rand.Uint64()))
 	f, err := fsys.Create(tmp)
 	if err != nil {
 		return err

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,5 +61,39 @@ func TestShardsReadAsOneDataset(t *testing.T) {
 	}
 	if rep.PlanSize != 36 || rep.Rows != 36 || rep.OK != 36 || strings.Join(rep.Axes, ",") != "switch.LossyAlpha,switch.StaticPoolXoffThreshold" {
 		t.Errorf("report of the sharded directory: plan %d, %d rows, %d ok, axes %v", rep.PlanSize, rep.Rows, rep.OK, rep.Axes)
+	}
+}
+
+// The tasks of an array start together: N processes open one fresh directory at once,
+// each writing the manifest. Every one must start and finish, and the manifest must be
+// whole (it is written through a temp file; two writers must not share that file).
+func TestShardsStartTogether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	for round := 0; round < 10; round++ {
+		dir := filepath.Join(t.TempDir(), "out")
+		var cmds []*exec.Cmd
+		var outs []*bytes.Buffer
+		for k := 1; k <= 3; k++ {
+			cmd := child(1000, "run", spec, "-o", dir, "--shard", fmt.Sprintf("%d/3", k), "--resume", "-j", "1")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			cmds, outs = append(cmds, cmd), append(outs, &out)
+		}
+		for k, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("round %d, shard %d/3: %v\n%s", round, k+1, err, outs[k])
+			}
+		}
+		if _, err := results.ReadManifest(dir); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		checkExactlyOnce(t, dir, p)
 	}
 }
