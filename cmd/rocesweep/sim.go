@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	format := fl.String("format", "parquet", "parquet or arrow")
 	cpuProfile := fl.String("cpuprofile", "", "write a pprof CPU profile of the run to this file")
 	memProfile := fl.String("memprofile", "", "write a pprof allocation profile (all allocations of the run) to this file")
+	asJSON := fl.Bool("json", false, "print the summary metrics, the results directory and the process's peak RSS as JSON")
 	if err := fl.Parse(args); err != nil {
 		return usagef("sim: %v", err)
 	}
@@ -86,11 +88,36 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if len(rep.Errors) > 0 {
 		return fmt.Errorf("sim: %s", rep.Errors[0])
 	}
+	if *asJSON {
+		for _, s := range rep.Summaries {
+			return printSummaryJSON(stdout, s, dir)
+		}
+	}
 	for _, s := range rep.Summaries {
 		printSummary(stdout, &plan.Jobs[0].Config, s)
 	}
 	fmt.Fprintf(stdout, "results: %s\n", dir)
 	return nil
+}
+
+// printSummaryJSON is `sim --json`: the jobs-table metrics by name, the results
+// directory and the peak resident set of this process so far (scripts/bench.sh reads it;
+// one key per line, so shell tools can too).
+func printSummaryJSON(w io.Writer, s *stats.Summary, dir string) error {
+	metrics := map[string]float64{}
+	for i, v := range s.Values() {
+		metrics[stats.MetricNames[i]] = v
+	}
+	b, err := json.MarshalIndent(struct {
+		Metrics      map[string]float64 `json:"metrics"`
+		Results      string             `json:"results"`
+		PeakRSSBytes int64              `json:"peak_rss_bytes"`
+	}{metrics, dir, peakRSS()}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
 }
 
 // printSummary is the short human summary of one job.
