@@ -249,6 +249,7 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 	n.n2h = pcieDir{dir: dirN2H, rateBps: n2hRate,
 		txHdrCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXDataBufferSize),
 		readHdr: int32(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize) + PCIeOverhead,
+		readSer: sim.SerializationNearest(int64(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize)+PCIeOverhead, n2hRate),
 		fullSer: sim.SerializationNearest(PCIeMaxPayload+PCIeOverhead, n2hRate),
 		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirN2H), 0)}
 	n.h2n = pcieDir{dir: dirH2N, rateBps: h2nRate,

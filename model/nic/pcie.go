@@ -69,6 +69,7 @@ type pcieDir struct {
 	dir                 int
 	rateBps             float64
 	readHdr             int32    // header part of a read request: ReadRequestSize + 34
+	readSer             sim.Time // its serialization
 	fullSer             sim.Time // serialization of a full 512 B + 34 B transfer
 	txHdrCap, txDataCap int64
 	txHdr, txData       int64 // TX buffer occupancy: accepted transfers not yet ended
@@ -91,11 +92,34 @@ func (d *pcieDir) size(x *xfer, i int32) (hdr, data int32) {
 
 // ser is transfer i's serialization time, nearest ps per transfer (§0 [DC]).
 func (d *pcieDir) ser(x *xfer, i int32) sim.Time {
+	if x.op == opRead {
+		return d.readSer
+	}
 	h, p := d.size(x, i)
-	if h == PCIeOverhead && p == PCIeMaxPayload {
+	if p == PCIeMaxPayload {
 		return d.fullSer
 	}
 	return sim.SerializationNearest(int64(h)+int64(p), d.rateBps)
+}
+
+// bytesOf is the header and payload bytes of transfers [a, b) of x, in closed form:
+// every transfer but the segment's last carries 512 B.
+func (d *pcieDir) bytesOf(x *xfer, a, b int32) (hdr, data int64) {
+	if x.op == opRead {
+		return int64(b-a) * int64(d.readHdr), 0
+	}
+	lo := min(int64(x.payload), int64(a)*PCIeMaxPayload)
+	hi := min(int64(x.payload), int64(b)*PCIeMaxPayload)
+	return int64(b-a) * PCIeOverhead, hi - lo
+}
+
+// serOf is the serialization time of transfers [a, b) of x back to back: b-a full
+// transfers, except that the segment's last one may be shorter.
+func (d *pcieDir) serOf(x *xfer, a, b int32) sim.Time {
+	if b == x.total {
+		return sim.Time(b-a-1)*d.fullSer + d.ser(x, b-1)
+	}
+	return sim.Time(b-a) * d.fullSer
 }
 
 // fits is the credit test of §5: room for x bytes in a buffer of capacity cap holding occ,
@@ -174,14 +198,15 @@ func (d *pcieDir) ended(x *xfer, now sim.Time) int32 {
 // retire takes the first k transfers of the accepted entry x off the link: their TX
 // credit frees and the entry's start moves to the next one.
 func (d *pcieDir) retire(x *xfer, k int32) {
-	for i := x.from; i < x.from+k; i++ {
-		h, p := d.size(x, i)
-		d.txHdr -= int64(h)
-		d.txData -= int64(p)
-		d.xfers++
-		d.bytes += int64(h) + int64(p)
-		x.start += d.ser(x, i)
+	if k == 0 {
+		return
 	}
+	h, p := d.bytesOf(x, x.from, x.from+k)
+	d.txHdr -= h
+	d.txData -= p
+	d.xfers += int64(k)
+	d.bytes += h + p
+	x.start += d.serOf(x, x.from, x.from+k)
 	x.from += k
 }
 
@@ -199,20 +224,25 @@ func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
 		}
 		run := *x
 		run.start = max(d.tail, now)
-		run.end = run.start
-		k := x.from
-		for ; k < x.to; k++ {
-			h, p := d.size(x, k)
-			if !fits(d.txHdr, h, d.txHdrCap) || !fits(d.txData, p, d.txDataCap) {
+		k := x.to
+		if h, p := d.bytesOf(x, x.from, x.to); d.txHdr+h <= d.txHdrCap && d.txData+p <= d.txDataCap {
+			// The whole run fits: then each of its transfers fits in turn.
+			d.txHdr += h
+			d.txData += p
+		} else {
+			for k = x.from; k < x.to; k++ {
+				h, p := d.size(x, k)
+				if !fits(d.txHdr, h, d.txHdrCap) || !fits(d.txData, p, d.txDataCap) {
+					break
+				}
+				d.txHdr += int64(h)
+				d.txData += int64(p)
+			}
+			if k == x.from {
 				break
 			}
-			d.txHdr += int64(h)
-			d.txData += int64(p)
-			run.end += d.ser(x, k)
 		}
-		if k == x.from {
-			break
-		}
+		run.end = run.start + d.serOf(x, x.from, k)
 		run.to = k
 		d.busyTime += run.end - run.start
 		d.tail = run.end
