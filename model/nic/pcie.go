@@ -27,23 +27,26 @@ var pcieTrace = [...]string{opRead: "read-at-host", opCompletion: "fetched", opW
 // only where TX credit runs out in the middle of it. A run of n transfers costs one entry
 // instead of n, which is most of a large fabric's memory.
 type xfer struct {
+	seg      int64    // read/completion: segment index
+	end      sim.Time // accepted: when transfer to-1 ends (its start follows: start())
+	qp       int32
+	epoch    uint32
+	payload  int32 // the segment's or packet's whole payload
+	charge   int32 // write: ingress charge released when the last transfer is accepted
+	from, to int16 // transfers [from, to) of the run are in this entry
+	total    int16 // transfers of the whole segment or packet (<= 18: MSS <= 9,216); to == total: it ends it
 	op       uint8
 	tc       uint8 // write: ingress pool to release on acceptance
 	se       bool  // write: the packet ended a message
-	qp       int32
-	epoch    uint32
-	seg      int64    // read/completion: segment index
-	payload  int32    // the segment's or packet's whole payload
-	charge   int32    // write: ingress charge released when the last transfer is accepted
-	from, to int32    // transfers [from, to) of the run are in this entry
-	total    int32    // transfers of the whole segment or packet; to == total: it ends it
-	start    sim.Time // accepted: when transfer `from` starts on the link
-	end      sim.Time // accepted: when transfer to-1 ends
 }
 
 // final: the entry holds the last transfer of its segment or packet, whose arrival is
 // what the rest of the NIC sees.
 func (x *xfer) final() bool { return x.to == x.total }
+
+// start is when the accepted entry's first transfer starts on the link: its transfers
+// go back to back up to end.
+func (d *pcieDir) start(x *xfer) sim.Time { return x.end - d.serOf(x, x.from, x.to) }
 
 // pcieDir is one direction of the PCIe link with the sender end's TX buffers and the far
 // end's RX buffers (§5 credit gating). Transfers wait in `wait` (unbounded) until the
@@ -83,15 +86,15 @@ type pcieDir struct {
 }
 
 // size is transfer i of x: its header and payload parts (§5 [DC]).
-func (d *pcieDir) size(x *xfer, i int32) (hdr, data int32) {
+func (d *pcieDir) size(x *xfer, i int16) (hdr, data int32) {
 	if x.op == opRead {
 		return d.readHdr, 0
 	}
-	return PCIeOverhead, max(0, min(PCIeMaxPayload, x.payload-i*PCIeMaxPayload))
+	return PCIeOverhead, max(0, min(PCIeMaxPayload, x.payload-int32(i)*PCIeMaxPayload))
 }
 
 // ser is transfer i's serialization time, nearest ps per transfer (§0 [DC]).
-func (d *pcieDir) ser(x *xfer, i int32) sim.Time {
+func (d *pcieDir) ser(x *xfer, i int16) sim.Time {
 	if x.op == opRead {
 		return d.readSer
 	}
@@ -104,7 +107,7 @@ func (d *pcieDir) ser(x *xfer, i int32) sim.Time {
 
 // bytesOf is the header and payload bytes of transfers [a, b) of x, in closed form:
 // every transfer but the segment's last carries 512 B.
-func (d *pcieDir) bytesOf(x *xfer, a, b int32) (hdr, data int64) {
+func (d *pcieDir) bytesOf(x *xfer, a, b int16) (hdr, data int64) {
 	if x.op == opRead {
 		return int64(b-a) * int64(d.readHdr), 0
 	}
@@ -115,7 +118,7 @@ func (d *pcieDir) bytesOf(x *xfer, a, b int32) (hdr, data int64) {
 
 // serOf is the serialization time of transfers [a, b) of x back to back: b-a full
 // transfers, except that the segment's last one may be shorter.
-func (d *pcieDir) serOf(x *xfer, a, b int32) sim.Time {
+func (d *pcieDir) serOf(x *xfer, a, b int16) sim.Time {
 	if b == x.total {
 		return sim.Time(b-a-1)*d.fullSer + d.ser(x, b-1)
 	}
@@ -127,7 +130,7 @@ func (d *pcieDir) serOf(x *xfer, a, b int32) sim.Time {
 func fits(occ int64, x int32, cap int64) bool { return occ+int64(x) <= cap || occ == 0 }
 
 // transfers is how many transfers a segment or packet of payload bytes takes (§5).
-func transfers(payload int64) int32 { return int32(max(1, (payload+PCIeMaxPayload-1)/PCIeMaxPayload)) }
+func transfers(payload int64) int16 { return int16(max(1, (payload+PCIeMaxPayload-1)/PCIeMaxPayload)) }
 
 // pcieRead issues the read request of segment s of q (§5: one request of
 // ReadRequestSize + 34 B per segment, whatever its length).
@@ -184,20 +187,24 @@ func (n *NIC) pcieStep(d *pcieDir, atEvent bool) {
 
 // ended is how many transfers of the accepted entry x have ended by now. All but the
 // segment's or packet's last transfer are full-size, so they end every fullSer.
-func (d *pcieDir) ended(x *xfer, now sim.Time) int32 {
+func (d *pcieDir) ended(x *xfer, now sim.Time) int16 {
 	n := x.to - x.from
 	if x.end <= now {
 		return n
 	}
-	if n == 1 || now < x.start+d.fullSer {
+	if n == 1 {
 		return 0
 	}
-	return min(n-1, int32((now-x.start)/d.fullSer))
+	start := d.start(x)
+	if now < start+d.fullSer {
+		return 0
+	}
+	return min(n-1, int16((now-start)/d.fullSer))
 }
 
 // retire takes the first k transfers of the accepted entry x off the link: their TX
 // credit frees and the entry's start moves to the next one.
-func (d *pcieDir) retire(x *xfer, k int32) {
+func (d *pcieDir) retire(x *xfer, k int16) {
 	if k == 0 {
 		return
 	}
@@ -206,8 +213,7 @@ func (d *pcieDir) retire(x *xfer, k int32) {
 	d.txData -= p
 	d.xfers += int64(k)
 	d.bytes += h + p
-	x.start += d.serOf(x, x.from, x.from+k)
-	x.from += k
+	x.from += k // the end stays; start() moves with from
 }
 
 // pcieAccept moves waiting transfers into the TX buffers in order while they fit (§5);
@@ -223,7 +229,7 @@ func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
 			continue
 		}
 		run := *x
-		run.start = max(d.tail, now)
+		start := max(d.tail, now)
 		k := x.to
 		if h, p := d.bytesOf(x, x.from, x.to); d.txHdr+h <= d.txHdrCap && d.txData+p <= d.txDataCap {
 			// The whole run fits: then each of its transfers fits in turn.
@@ -242,9 +248,9 @@ func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
 				break
 			}
 		}
-		run.end = run.start + d.serOf(x, x.from, k)
+		run.end = start + d.serOf(x, x.from, k)
 		run.to = k
-		d.busyTime += run.end - run.start
+		d.busyTime += run.end - start
 		d.tail = run.end
 		d.acc.Push(run)
 		if run.final() {
@@ -267,7 +273,7 @@ func (n *NIC) pcieArm(d *pcieDir) {
 	switch {
 	case d.acc.Len() > 0 && (d.wait.Len() > 0 || d.stepwise):
 		x := d.acc.Peek()
-		at = x.start + d.ser(x, x.from)
+		at = d.start(x) + d.ser(x, x.from)
 	case d.marks.Len() > 0:
 		at = *d.marks.Peek()
 	default:

@@ -19,7 +19,7 @@ func TestPCIeRangeClosedForm(t *testing.T) {
 			if op == opRead {
 				x.total = 1
 			}
-			for a := int32(0); a < x.total; a++ {
+			for a := int16(0); a < x.total; a++ {
 				for b := a + 1; b <= x.total; b++ {
 					var h, p int64
 					var ser sim.Time
