@@ -228,12 +228,15 @@ type slurmParams struct {
 	Written     time.Time
 }
 
+// unsafeJobNameRE matches what is kept out of a Slurm job name.
+var unsafeJobNameRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
 // slurmJobName names the array after the sweep and its results directory, so that the
 // singleton dependency holds back a second array of the same directory (two tasks of
 // one shard must never write at once) but not arrays of other directories.
 func slurmJobName(name, dir string) string {
 	sum := sha256.Sum256([]byte(dir))
-	safe := regexp.MustCompile(`[^A-Za-z0-9._-]+`).ReplaceAllString(name, "_")
+	safe := unsafeJobNameRE.ReplaceAllString(name, "_")
 	return "rocesweep-" + safe + "-" + hex.EncodeToString(sum[:4])
 }
 
