@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -326,6 +327,8 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 	if wall > 0 {
 		x.res.Summary.EventsPerSec = float64(x.res.Summary.Events) / wall.Seconds()
 	}
+	// The job's devices are garbage now: collect them before the sink encodes its rows.
+	memory.CollectIfLarge()
 	return outcome{job: j, status: "ok", res: x.res}, true
 }
 

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
+	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/internal/invariants"
 	"github.com/rocesweep/rocesweep/model/link"
@@ -103,6 +104,12 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (*stats.Result, e
 	}
 	if err := f.Stalled(); err != nil {
 		return nil, err
+	}
+	if f.pool.InUse() == 0 {
+		// Drained: the pool's packets are all free. Hand their memory back before the
+		// rows are built (internal/memory).
+		f.pool.Release()
+		memory.CollectIfLarge()
 	}
 	res := f.Finish()
 	res.Summary.WallSec = time.Since(start).Seconds()

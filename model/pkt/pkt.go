@@ -173,5 +173,14 @@ func (pl *Pool) Clone(h Handle) (Handle, *Packet) {
 	return nh, p
 }
 
+// Release drops the pool's memory once no packet is live (a drained job, before its rows
+// are built); it panics otherwise. The pool is empty and usable afterwards.
+func (pl *Pool) Release() {
+	if pl.inUse != 0 {
+		panic(fmt.Sprintf("pkt: release of a pool with %d live packets", pl.inUse))
+	}
+	*pl = Pool{}
+}
+
 // InUse is the number of live packets (for leak checks in tests).
 func (pl *Pool) InUse() int { return pl.inUse }
