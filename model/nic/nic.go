@@ -191,8 +191,9 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		return nil, fmt.Errorf("nic %s: transmit link missing or without a rate", id.Name)
 	}
 	mss := int64(cfg.RoceQpManager.MSS)
-	if mss < 1 {
-		return nil, fmt.Errorf("nic %s: RoceQpManager.MSS %d must be at least 1 (nic.md §15 rule 3)", id.Name, mss)
+	if mss < 1 || mss > 9216 {
+		// Also what keeps a frame's size within pkt.Packet's 16-bit Size and Payload.
+		return nil, fmt.Errorf("nic %s: RoceQpManager.MSS %d outside 1-9,216 B (nic.md §15 rule 3)", id.Name, mss)
 	}
 	n2hRate := float64(cfg.HostInterface.NICSide.PhysicalLayer.LaneBps) * float64(cfg.HostInterface.NICSide.PhysicalLayer.LaneCount)
 	h2nRate := float64(cfg.HostInterface.HostSide.PhysicalLayer.LaneBps) * float64(cfg.HostInterface.HostSide.PhysicalLayer.LaneCount)

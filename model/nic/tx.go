@@ -23,8 +23,6 @@ const (
 
 // fillIP sets the IPv4/UDP fields of a frame from q toward its peer (§6): DSCP = TC × 8.
 func (n *NIC) fillIP(p *pkt.Packet, q *qp, tc uint8) {
-	p.SrcIP = uint32(n.id.Host) + 1
-	p.DstIP = uint32(q.peerHost) + 1
 	p.DSCP = tc * 8
 	p.Proto = pkt.ProtoUDP
 	p.SPort = q.sport
@@ -65,10 +63,10 @@ func (n *NIC) segmentFetched(q *qp, s, payload int64, epoch uint32) {
 	if n.ecn {
 		p.ECN = pkt.ECT0 // §6: ECT(0) on data when EnableECN
 	}
-	p.Size = int32(payload + pkt.DataL3Extra)
+	p.Size = uint16(payload + pkt.DataL3Extra)
 	p.PSN = psn
 	p.SE = s == q.msgSegs-1 // §4: solicited event on the message's last packet
-	p.Payload = int32(payload)
+	p.Payload = uint16(payload)
 	p.Epoch = q.epoch
 	// §16.1 [DC]: sent counters tick when the transport hands the packet down.
 	n.roce.PktsSent++
@@ -146,7 +144,6 @@ func (n *NIC) queuePFC(c int, quanta int64) {
 	h, p := n.pool.New()
 	p.Type = pkt.Pfc
 	p.Size = pfcL3
-	p.SrcIP = uint32(n.id.Host) + 1
 	p.SrcHost = n.id.Host
 	p.DstHost = -1
 	p.PfcVector = 1 << c

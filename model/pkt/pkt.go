@@ -62,30 +62,30 @@ type Handle int32
 // Packet is one frame. Size is the L3 length (the frame without Ethernet header and FCS);
 // what a device charges to a buffer and what it puts on the wire derive from it.
 type Packet struct {
-	// Fields are grouped by size (8, 4, 2, 1 bytes) so the struct has no padding: a
-	// large fabric holds hundreds of thousands of frames (TestPacketSize).
+	// Fields are grouped by size (8, 4, 2, 1 bytes) so that the struct has no padding and
+	// fits 64 bytes: a large fabric holds hundreds of thousands of frames at once
+	// (TestPacketSize). Sizes in bytes fit 16 bits: a frame is at most MSS (9,216) + 58.
 
 	// RoCEv2 BTH/AETH, simulator metadata.
 	PSN int64 // data: its PSN; ACK: last PSN acknowledged (E-1); NAK: expected PSN E
 	// Sent is when the frame last left a device (serialization end), for RTT samples.
 	Sent int64
 
-	// IPv4 / UDP.
-	SrcIP, DstIP uint32 // host addresses: host index + 1 (so dpr's dst-1 is the host index)
-	Size         int32  // L3 bytes
-	DestQP       uint32 // BTH destination QPN
-	SrcQP        uint32 // sender's QP number (simulator metadata; the reply goes there)
-	Payload      int32  // data payload bytes
+	DestQP uint32 // BTH destination QPN
+	SrcQP  uint32 // sender's QP number (simulator metadata; the reply goes there)
+	// Source and destination hosts; the IPv4 addresses are host + 1 (SrcIP, DstIP).
 	// Simulator metadata carried for the receiver (nic.md §3 [DC]: an implicit responder
-	// QP copies its TC pair from the first data packet).
+	// QP copies its TC pair from the first data packet). A PFC frame has DstHost -1.
 	SrcHost, DstHost int32
 	Epoch            uint32
+
+	Size         uint16 // L3 bytes
+	Payload      uint16 // data payload bytes
+	SPort, DPort uint16
 	// Switch admission tag {tc, pool, ingressPort, bytes} (switch.md §2), set at ingress
 	// and used to undo the charges at release. Meaningful only inside one switch.
-	TagBytes int32
-
-	SPort, DPort uint16
-	TagIn        int16
+	TagBytes uint16
+	TagIn    int16
 	// PFC (802.1Qbb): the quanta of every class set in PfcVector. A real frame carries
 	// eight quanta fields; every frame of this model (switch.md §7.1, nic.md §12) names
 	// one class, so one field stands for the one that is used.
@@ -101,6 +101,12 @@ type Packet struct {
 	TagTC, TagPool uint8
 	TagLossless    bool
 }
+
+// SrcIP is the IPv4 source address: host index + 1.
+func (p *Packet) SrcIP() uint32 { return uint32(p.SrcHost + 1) }
+
+// DstIP is the IPv4 destination address: host index + 1 (0 for a PFC frame).
+func (p *Packet) DstIP() uint32 { return uint32(p.DstHost + 1) }
 
 // Wire returns the frame's bytes on the wire: max(46, Size) + 18 (switch.md §5.1, DC-6).
 func (p *Packet) Wire() int64 {

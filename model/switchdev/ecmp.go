@@ -62,9 +62,9 @@ func FlowHash(m int, salt uint32, p *pkt.Packet, n int, key *[13]byte) uint32 {
 	hashed := p.Proto == pkt.ProtoTCP || p.Proto == pkt.ProtoUDP // DC-17
 	switch m {
 	case HashDPR:
-		return (p.DstIP - 1) & 0x1FF // destination index, every IP packet
+		return (p.DstIP() - 1) & 0x1FF // destination index, every IP packet
 	case HashDPRWithFallback:
-		if idx := (p.DstIP - 1) & 0x1FF; int(idx) < n {
+		if idx := (p.DstIP() - 1) & 0x1FF; int(idx) < n {
 			return idx
 		}
 		m = HashCRC32 // fallback: unsalted CRC of the headers
@@ -77,15 +77,15 @@ func FlowHash(m int, salt uint32, p *pkt.Packet, n int, key *[13]byte) uint32 {
 		key[0] = p.Proto
 		key[1], key[2] = byte(p.SPort>>8), byte(p.SPort)
 		key[3], key[4] = byte(p.DPort>>8), byte(p.DPort)
-		key[5], key[6], key[7], key[8] = byte(p.SrcIP>>24), byte(p.SrcIP>>16), byte(p.SrcIP>>8), byte(p.SrcIP)
-		key[9], key[10], key[11], key[12] = byte(p.DstIP>>24), byte(p.DstIP>>16), byte(p.DstIP>>8), byte(p.DstIP)
+		key[5], key[6], key[7], key[8] = byte(p.SrcIP()>>24), byte(p.SrcIP()>>16), byte(p.SrcIP()>>8), byte(p.SrcIP())
+		key[9], key[10], key[11], key[12] = byte(p.DstIP()>>24), byte(p.DstIP()>>16), byte(p.DstIP()>>8), byte(p.DstIP())
 		if m == HashCRC32 {
 			return fold16(crc32.ChecksumIEEE(key[:]))
 		}
 		c := crc32.Update(salt, crc32.IEEETable, key[:])
 		return fold16(fmix32(c ^ salt))
 	case HashHash, HashHashWithSalt:
-		x := p.SrcIP ^ p.DstIP ^ (uint32(p.SPort)<<16 + uint32(p.DPort))
+		x := p.SrcIP() ^ p.DstIP() ^ (uint32(p.SPort)<<16 + uint32(p.DPort))
 		if m == HashHashWithSalt {
 			x += salt
 		}
@@ -187,7 +187,7 @@ func (s *Switch) lookup(dstHost int32, now sim.Time) dstEntry {
 // decision to commit at egress admission. It returns -1 when there is no route.
 func (s *Switch) selectEgress(p *pkt.Packet, tc int, now sim.Time) (int16, lbDecision) {
 	dec := lbDecision{set: -1, slot: -1}
-	d := s.lookup(int32(p.DstIP)-1, now)
+	d := s.lookup(p.DstHost, now)
 	if d.set < 0 {
 		return d.port, dec // a single route, or -1: none
 	}

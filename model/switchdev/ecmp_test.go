@@ -14,7 +14,7 @@ import (
 
 // TestFlowHashLayouts checks the §10.1 bit layouts on hand-computed values.
 func TestFlowHashLayouts(t *testing.T) {
-	p := &pkt.Packet{Proto: pkt.ProtoUDP, SrcIP: 1, DstIP: 2, SPort: 3, DPort: 4}
+	p := &pkt.Packet{Proto: pkt.ProtoUDP, SrcHost: 0, DstHost: 1, SPort: 3, DPort: 4} // SrcIP 1, DstIP 2
 	var key [13]byte
 	salt := Salt(5)
 	if salt != fmix32(5+0x9E3779B9) || Salt(5) != salt || Salt(6) == salt {
@@ -38,7 +38,7 @@ func TestFlowHashLayouts(t *testing.T) {
 		t.Errorf("crc32WithSalt = %d", h)
 	}
 	// dpr: low 9 bits of dst − 1; dprWithFallback uses it only when < n.
-	p.DstIP = 515 // index 514 & 0x1FF = 2
+	p.DstHost = 514 // DstIP 515: index 514 & 0x1FF = 2
 	if h := FlowHash(HashDPR, salt, p, 4, &key); h != 2 {
 		t.Errorf("dpr = %d, want 2", h)
 	}

@@ -92,9 +92,8 @@ func (f *fab) data(tc int, size int32, srcHost, dstHost int32, sport uint16) pkt
 	h, p := f.pool.New()
 	p.Type = pkt.Data
 	p.DSCP = uint8(tc * 8)
-	p.Size = size
+	p.Size = uint16(size)
 	p.Proto = pkt.ProtoUDP
-	p.SrcIP, p.DstIP = uint32(srcHost+1), uint32(dstHost+1)
 	p.SrcHost, p.DstHost = srcHost, dstHost
 	p.SPort, p.DPort = sport, pkt.RoCEv2Port
 	p.ECN = pkt.ECT0
@@ -121,7 +120,7 @@ func (f *fab) step(ev sim.Event) {
 		}
 		if f.keep {
 			p := f.pool.Get(h)
-			d := delivery{at: f.eng.Now(), link: int(ev.Dev), typ: p.Type, ecn: p.ECN, size: p.Size}
+			d := delivery{at: f.eng.Now(), link: int(ev.Dev), typ: p.Type, ecn: p.ECN, size: int32(p.Size)}
 			if p.Type == pkt.Pfc {
 				for tc := 0; tc < 8; tc++ {
 					if p.PfcVector&(1<<tc) != 0 {

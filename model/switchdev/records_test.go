@@ -14,7 +14,8 @@ import (
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 // TestRecords: records.md §3 test vector (800 Gbps, 1 ms interval, 73,062 B sent, row at
-// 3 ms), an ecn-pfc-stats row for a received pause, buffer-stats views and lb rows.
+// 3 ms) sent as 9 frames of 8,118 B a microsecond apart (so none queues behind another),
+// an ecn-pfc-stats row for a received pause, buffer-stats views and lb rows.
 func TestRecords(t *testing.T) {
 	cfg := config.DefaultSwitch()
 	f := newFab(t)
@@ -23,7 +24,9 @@ func TestRecords(t *testing.T) {
 	rec := stats.NewRecorder("job", func() time.Time { return time.Date(2026, 1, 13, 19, 11, 38, 0, time.UTC) })
 
 	f.at(0, 0, 0, f.pfc(0, pkt.PauseQuanta)) // port 0 receives a pause for TC0
-	f.at(0, 0, 0, f.data(2, 73_062-18, 0, 1, 1))
+	for k := 0; k < 9; k++ {
+		f.at(sim.Time(k)*sim.Microsecond, 0, 0, f.data(2, 8_118-18, 0, 1, 1))
+	}
 	f.run(3 * sim.Millisecond)
 	sw.ReportND(3*sim.Millisecond, rec)
 	sw.ReportBuffer(3*sim.Millisecond, rec)
@@ -37,11 +40,11 @@ func TestRecords(t *testing.T) {
 		r.ComponentType != "Switch" || r.NdName != "switch::EthNetDevice" {
 		t.Errorf("identity %+v", r)
 	}
-	if !near(r.TotalBytesTxGB, 7.3062e-05) || !near(r.IntervalBytesTxMB, 0.073062) || !near(r.TxRateGbps, 0.584496) || !near(r.TxLinkPercentUtil, 0.073062) || r.TotalPacketsTx != 1 {
+	if !near(r.TotalBytesTxGB, 7.3062e-05) || !near(r.IntervalBytesTxMB, 0.073062) || !near(r.TxRateGbps, 0.584496) || !near(r.TxLinkPercentUtil, 0.073062) || r.TotalPacketsTx != 9 {
 		t.Errorf("tx columns %+v", r)
 	}
-	if rx := rec.NdStats[0]; rx.TotalPacketsRx != 2 || rx.TotalBytesRxGB*1e9 != 73_062+84 {
-		t.Errorf("port 0 rx %d frames %.0f B, want 2 frames 73,146 B (PFC counted, RC-9)", rx.TotalPacketsRx, rx.TotalBytesRxGB*1e9)
+	if rx := rec.NdStats[0]; rx.TotalPacketsRx != 10 || rx.TotalBytesRxGB*1e9 != 73_062+84 {
+		t.Errorf("port 0 rx %d frames %.0f B, want 10 frames 73,146 B (PFC counted, RC-9)", rx.TotalPacketsRx, rx.TotalBytesRxGB*1e9)
 	}
 	// ecn-pfc-stats: only port 0 / TC0 has a non-zero counter.
 	if len(rec.EcnPfcStats) != 1 {
@@ -58,8 +61,10 @@ func TestRecords(t *testing.T) {
 		t.Fatalf("%d buffer rows, want 6", len(rec.BufferStats))
 	}
 	eg := rec.BufferStats[0]
-	if eg.BuffID != "egressQueue" || eg.Uldl != "dl" || eg.PoolNum != 0 || eg.TotalBytes != 73_044 || eg.IvlCount != 3 || eg.IvlMaxBytes != 73_044 ||
-		eg.BufferLimit != sw.buf.PoolSize[0] || !near(eg.IvlMeanBytes, 73_044/3.0) {
+	// Samples: the interval's first (0 B), then each frame's admission (8,100 B) and
+	// departure (0 B): 19 samples, 9 of 8,100 B.
+	if eg.BuffID != "egressQueue" || eg.Uldl != "dl" || eg.PoolNum != 0 || eg.TotalBytes != 9*8_100 || eg.IvlCount != 19 || eg.IvlMaxBytes != 8_100 ||
+		eg.BufferLimit != sw.buf.PoolSize[0] || !near(eg.IvlMeanBytes, 9*8_100/19.0) {
 		t.Errorf("egressQueue row %+v", eg)
 	}
 	if sb := rec.BufferStats[2]; sb.BuffID != "sharedBuffer" || sb.Uldl != "-" {

@@ -411,7 +411,7 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 	}
 
 	// forward: tag the packet {tc, pool, ingressPort, bytes} (§2) for the release.
-	p.TagTC, p.TagPool, p.TagLossless, p.TagIn, p.TagBytes = uint8(tc), uint8(pl), lossless, i, int32(b)
+	p.TagTC, p.TagPool, p.TagLossless, p.TagIn, p.TagBytes = uint8(tc), uint8(pl), lossless, i, uint16(b)
 
 	// §10 route lookup.
 	e, dec := s.selectEgress(p, tc, now)
@@ -554,7 +554,7 @@ func (s *Switch) trimAndReoffer(e int, h pkt.Handle, p *pkt.Packet, dec lbDecisi
 	in.ingOcc[tp] += nb
 	s.ingTotal[tp] += nb
 	s.chargeIngressViews(in, tp, nb)
-	p.TagTC, p.TagPool, p.TagLossless, p.TagBytes = 1, tp, s.buf.LosslessTC[1], int32(nb)
+	p.TagTC, p.TagPool, p.TagLossless, p.TagBytes = 1, tp, s.buf.LosslessTC[1], uint16(nb)
 	s.c.Trimmed++
 	if !p.TagLossless && s.egressLimitExceeded(e, tp, nb, false) {
 		s.releaseIngress(p, true)
