@@ -47,7 +47,7 @@ func (l *Link) Send(eng *sim.Engine, now sim.Time, h pkt.Handle, wireBytes int64
 		l.grow()
 	}
 	at := now + l.Delay
-	l.ring[(l.head+l.n)%len(l.ring)] = inFlight{at: at, h: h, bytes: wireBytes}
+	l.ring[(l.head+l.n)&(len(l.ring)-1)] = inFlight{at: at, h: h, bytes: wireBytes} // power-of-2 ring
 	l.n++
 	l.bytes += wireBytes
 	l.FramesSent++
@@ -61,7 +61,7 @@ func (l *Link) Send(eng *sim.Engine, now sim.Time, h pkt.Handle, wireBytes int64
 // The caller hands the frame to l.To.
 func (l *Link) Deliver(eng *sim.Engine) pkt.Handle {
 	f := l.ring[l.head]
-	l.head = (l.head + 1) % len(l.ring)
+	l.head = (l.head + 1) & (len(l.ring) - 1)
 	l.n--
 	l.bytes -= f.bytes
 	if l.n > 0 {
@@ -74,13 +74,13 @@ func (l *Link) Deliver(eng *sim.Engine) pkt.Handle {
 func (l *Link) InFlight() (frames int, bytes int64) { return l.n, l.bytes }
 
 func (l *Link) grow() {
-	size := 2 * len(l.ring)
+	size := 2 * len(l.ring) // stays a power of 2: indices wrap with a mask
 	if size == 0 {
 		size = 16
 	}
 	r := make([]inFlight, size)
 	for i := 0; i < l.n; i++ {
-		r[i] = l.ring[(l.head+i)%len(l.ring)]
+		r[i] = l.ring[(l.head+i)&(len(l.ring)-1)]
 	}
 	l.ring, l.head = r, 0
 }

@@ -252,11 +252,11 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		readHdr: int32(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize) + PCIeOverhead,
 		readSer: sim.SerializationNearest(int64(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize)+PCIeOverhead, n2hRate),
 		fullSer: sim.SerializationNearest(PCIeMaxPayload+PCIeOverhead, n2hRate),
-		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirN2H), 0)}
+		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirN2H), 0), armedAt: sim.Never}
 	n.h2n = pcieDir{dir: dirH2N, rateBps: h2nRate,
 		txHdrCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXDataBufferSize),
 		fullSer: sim.SerializationNearest(PCIeMaxPayload+PCIeOverhead, h2nRate),
-		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirH2N), 0)}
+		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirH2N), 0), armedAt: sim.Never}
 	return n, nil
 }
 

@@ -80,6 +80,7 @@ type pcieDir struct {
 	marks               ring[sim.Time] // ends of the accepted entries that end a segment or packet, in order
 	tail                sim.Time       // end of the last accepted transfer (the link is free after it)
 	timer               sim.TimerID    // KindPCIeDone at the next moment that needs an event
+	armedAt             sim.Time       // when timer is armed for; sim.Never: not armed
 	stepwise            bool           // an event at every transfer end (reference path)
 	xfers, bytes        int64          // transfers and link bytes carried
 	busyTime            sim.Time
@@ -154,7 +155,10 @@ func (n *NIC) hostWrite(q *qp, tc uint8, charge, payload int64, se bool) {
 
 // pcieDone is the direction's timer: a segment or packet's last transfer arrives, or (while
 // transfers wait, or stepwise) a transfer ends.
-func (n *NIC) pcieDone(d *pcieDir) { n.pcieStep(d, true) }
+func (n *NIC) pcieDone(d *pcieDir) {
+	d.armedAt = sim.Never // the timer has fired
+	n.pcieStep(d, true)
+}
 
 // pcieStep brings direction d up to now: transfers that have ended leave the TX buffers
 // in FIFO order (a segment's or packet's last one only from its own event, atEvent,
@@ -277,11 +281,15 @@ func (n *NIC) pcieArm(d *pcieDir) {
 	case d.marks.Len() > 0:
 		at = *d.marks.Peek()
 	default:
-		n.eng.Stop(d.timer)
+		if d.armedAt != sim.Never {
+			n.eng.Stop(d.timer)
+			d.armedAt = sim.Never
+		}
 		return
 	}
-	if !n.eng.Armed(d.timer) || n.eng.When(d.timer) != at {
+	if at != d.armedAt {
 		n.eng.Reset(d.timer, at)
+		d.armedAt = at
 	}
 }
 

@@ -96,6 +96,7 @@ type Engine struct {
 	last    Time // time of the last extracted (or peeked) minimum; all entries are >= last
 	seq     uint64
 	buckets [65][]entry
+	full    uint64 // bit b-1 set: buckets[b] (b >= 1) may be non-empty (fill clears it when it empties one)
 	head0   int // consumed prefix of buckets[0]
 	n       int // entries in buckets (live + stale)
 	stale   int
@@ -149,6 +150,9 @@ func (e *Engine) newSlot(p payload) uint32 {
 func (e *Engine) insert(at Time, tie uint64) {
 	b := bits.Len64(uint64(at ^ e.last))
 	e.buckets[b] = append(e.buckets[b], entry{at: at, tie: tie})
+	if b > 0 {
+		e.full |= 1 << (b - 1)
+	}
 	e.n++
 }
 
@@ -271,35 +275,39 @@ func (e *Engine) fill() bool {
 	if e.head0 < len(e.buckets[0]) {
 		return true
 	}
-	for b := 1; b < len(e.buckets); b++ {
+	for e.full != 0 {
+		b := bits.TrailingZeros64(e.full) + 1 // the lowest bucket that may hold entries
 		src := e.buckets[b]
+		e.full &^= 1 << (b - 1)
 		if len(src) == 0 {
 			continue
 		}
-		min := Never
-		for _, en := range src {
-			if en.at < min && !e.isStale(en) {
+		// The minimum may belong to a stale timer entry: that is fine, every live entry
+		// is still >= it, and the stale ones are dropped as they are moved.
+		min := src[0].at
+		for _, en := range src[1:] {
+			if en.at < min {
 				min = en.at
 			}
 		}
-		if min == Never { // only stale entries: drop them
-			e.n -= len(src)
-			e.stale -= len(src)
-			e.buckets[b] = src[:0]
-			continue
-		}
 		e.last = min
 		for _, en := range src {
-			if e.isStale(en) {
+			if en.tie&timerFlag != 0 && e.timer[en.tie&slotMask] != en.tie {
 				e.n--
 				e.stale--
 				continue
 			}
-			nb := bits.Len64(uint64(en.at ^ min))
+			nb := bits.Len64(uint64(en.at ^ min)) // < b: the entries share bits above b-1
 			e.buckets[nb] = append(e.buckets[nb], en)
+			if nb > 0 {
+				e.full |= 1 << (nb - 1)
+			}
 		}
 		e.buckets[b] = src[:0]
-		return true
+		if len(e.buckets[0]) > e.head0 {
+			return true
+		}
+		// only stale entries were at the minimum: look again
 	}
 	return false
 }
@@ -334,6 +342,7 @@ func (e *Engine) rebase() {
 		e.buckets[b] = e.buckets[b][:0]
 	}
 	e.head0 = 0
+	e.full = 0
 	e.last = e.now
 	e.n -= len(all)
 	// re-insert in (at, tie) order so FIFO order among equal times survives
