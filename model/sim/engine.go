@@ -97,8 +97,8 @@ type Engine struct {
 	seq     uint64
 	buckets [65][]entry
 	full    uint64 // bit b-1 set: buckets[b] (b >= 1) may be non-empty (fill clears it when it empties one)
-	head0   int // consumed prefix of buckets[0]
-	n       int // entries in buckets (live + stale)
+	head0   int    // consumed prefix of buckets[0]
+	n       int    // entries in buckets (live + stale)
 	stale   int
 	slots   []payload
 	free    []uint32
