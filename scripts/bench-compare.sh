@@ -6,7 +6,7 @@
 #
 # Prints benchstat's table, then exits 1 if any benchmark got worse by more than the
 # threshold (default 10%, or $BENCH_THRESHOLD) AND benchstat calls the change significant
-# (Mann-Whitney U test, p < 0.05; with COUNT=5 runs a side). "Worse" follows the unit:
+# (Mann-Whitney U test, p < 0.05; scripts/bench.sh runs each benchmark 6 times). "Worse" follows the unit:
 # time, bytes, allocations, peak RSS and events per packet should fall; packets/s,
 # events/s, rows/s and jobs/s should rise. Why 10%: see the README ("Tracking
 # performance in CI") for the run-to-run spread measured on the 2-core CI machine.

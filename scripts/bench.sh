@@ -2,7 +2,7 @@
 # bench.sh: rocesweep's performance suite (issue 8), printed in Go benchmark format so
 # that benchstat compares two runs:
 #
-#   scripts/bench.sh > new.txt             # COUNT=5 runs of everything (~5 minutes here)
+#   scripts/bench.sh > new.txt                 # COUNT=6 runs of everything (~3 minutes here)
 #   scripts/bench-compare.sh old.txt new.txt   # benchstat table; exit 1 on a regression
 #
 # Parts:
@@ -16,13 +16,16 @@
 #       (ns/op), simulated data packets per wall second of the process (pkts/s) and of
 #       the simulation alone (sim-pkts/s: build + event loop + rows, without start-up and
 #       writing), events per second of the simulation, and the process's peak RSS.
+#       Plus BenchmarkSweep/incast-8to1-1MiB-x100-j1: the small incast as a study of 100
+#       replicates in one `rocesweep run -j 1` process, where start-up and file commits
+#       are shared, as they are in a real sweep (pkts/s of the whole process).
 #   (e) the sink alone (rows/s) and the runner's scaling from 1 to 2 workers.
 #
-# Environment: COUNT (runs of each, default 5), PARTS (default "a b c d e").
+# Environment: COUNT (runs of each, default 6: benchstat gives a 95% interval from 6), PARTS (default "a b c d e").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-count=${COUNT:-5}
+count=${COUNT:-6}
 parts=${PARTS:-a b c d e}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -58,6 +61,20 @@ if want d; then
         printf "BenchmarkSim/%s \t1\t%.0f ns/op\t%.0f pkts/s\t%.0f sim-pkts/s\t%.0f events/s\t%.0f peak-RSS-B\n", n, ns, p / (ns / 1e9), p / w, e, r
       }'
     done
+  done
+  # The same small incast, 100 replicates in one process. Every replicate of a drained
+  # lossless incast sends the same data packets, counted once with sim --json.
+  rm -rf "$tmp/out"
+  "$tmp/rocesweep" sim configs/bench/incast-8to1-1MiB.yaml -o "$tmp/out" --json >"$tmp/sim.json"
+  per=$(val "$tmp/sim.json" data_packets)
+  for ((i = 0; i < count; i++)); do
+    rm -rf "$tmp/out"
+    start=$(date +%s%N)
+    "$tmp/rocesweep" run configs/bench/incast-8to1-1MiB.yaml --set replicates=100 -j 1 -o "$tmp/out" >/dev/null 2>&1
+    end=$(date +%s%N)
+    awk -v ns="$((end - start))" -v p="$((per * 100))" 'BEGIN {
+      printf "BenchmarkSweep/incast-8to1-1MiB-x100-j1 \t1\t%.0f ns/op\t%.0f pkts/s\n", ns, p / (ns / 1e9)
+    }'
   done
 fi
 
