@@ -2,37 +2,49 @@
 # bench-compare.sh: compare two outputs of scripts/bench.sh with benchstat and fail on a
 # regression.
 #
-#   scripts/bench-compare.sh OLD.txt NEW.txt [THRESHOLD_PERCENT]
+#   scripts/bench-compare.sh OLD.txt NEW.txt
 #
-# Prints benchstat's table, then exits 1 if any benchmark got worse by more than the
-# threshold (default 10%, or $BENCH_THRESHOLD) AND benchstat calls the change significant
-# (Mann-Whitney U test, p < 0.05; scripts/bench.sh runs each benchmark 6 times). "Worse" follows the unit:
-# time, bytes, allocations, peak RSS and events per packet should fall; packets/s,
-# events/s, rows/s and jobs/s should rise. Why 10%: see the README ("Tracking
-# performance in CI") for the run-to-run spread measured on the 2-core CI machine.
+# Prints benchstat's table, then exits 1 if any benchmark got worse beyond its threshold
+# AND benchstat calls the change significant (Mann-Whitney U test, p < 0.05; bench.sh
+# runs each benchmark 6 times). Two thresholds, because the two kinds of figure are not
+# equally noisy on a shared 2-core machine:
+#
+#   BENCH_MEM_THRESHOLD (default 5%): memory and work per unit, which barely move between
+#     runs of the same code (peak RSS within 3%; bytes and allocations per op, bytes per
+#     packet or host, events per packet: exact): peak-RSS-B, B/op, allocs/op, B/packet,
+#     B/host, events/pkt must not rise.
+#   BENCH_THRESHOLD (default 35%): time and throughput (sec/op, packets/s, events/s,
+#     rows/s, jobs/s). Two runs of identical code here differed significantly by up to
+#     28.6% (the 1,024-host fat tree, memory-bound and the most sensitive to the VM's
+#     neighbours), 25% (engine hold with 10^5 pending events) and 17% (leaf-spine); 35%
+#     stays clear of that and still catches the losses that matter (the PCIe closed form
+#     alone is worth 2-3x on every scenario). See the README, "Tracking performance in CI".
 set -euo pipefail
-if [ $# -lt 2 ]; then
-  echo "usage: scripts/bench-compare.sh OLD NEW [THRESHOLD_PERCENT]" >&2
+if [ $# -ne 2 ]; then
+  echo "usage: scripts/bench-compare.sh OLD NEW   (env: BENCH_THRESHOLD, BENCH_MEM_THRESHOLD)" >&2
   exit 2
 fi
-old=$1 new=$2 threshold=${3:-${BENCH_THRESHOLD:-10}}
+old=$1 new=$2
+threshold=${BENCH_THRESHOLD:-35} memthreshold=${BENCH_MEM_THRESHOLD:-5}
 benchstat=golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 
 go run "$benchstat" "$old" "$new"
 echo
-go run "$benchstat" -format csv "$old" "$new" 2>/dev/null | awk -F, -v thr="$threshold" '
+go run "$benchstat" -format csv "$old" "$new" 2>/dev/null | awk -F, -v thr="$threshold" -v memthr="$memthreshold" '
   $3 == "CI" { unit = $2; next }                        # a table header: its unit
   $1 == "" || $1 == "geomean" || NF < 7 { next }
   $6 ~ /^[+-][0-9.]+%$/ {                                # significant change
     d = $6; sub(/%/, "", d); d += 0
-    lower = (unit ~ /(sec\/op|B\/op|allocs\/op|B\/packet|B\/host|peak-RSS-B|events\/pkt)$/)
+    mem = (unit ~ /^(B\/op|allocs\/op|B\/packet|B\/host|peak-RSS-B|events\/pkt)$/)
+    lower = mem || unit == "sec/op"
     worse = lower ? d : -d
-    if (worse > thr) {
-      printf "regression: %s %s %+.1f%% (threshold %s%%)\n", $1, unit, d, thr
+    limit = mem ? memthr : thr
+    if (worse > limit) {
+      printf "regression: %s %s %+.1f%% (threshold %s%%)\n", $1, unit, d, limit
       bad = 1
     }
   }
   END {
     if (bad) exit 1
-    printf "no significant regression beyond %s%%\n", thr
+    printf "no significant regression (thresholds: %s%% time and throughput, %s%% memory and work per unit)\n", thr, memthr
   }'

@@ -48,7 +48,8 @@ func (f *Fabric) CheckConservation() error {
 	}
 	for k, p := range f.pairs {
 		if p.delivered > p.posted {
-			errs = append(errs, fmt.Errorf("payload host %d -> %d: %d bytes delivered, only %d posted", k[0], k[1], p.delivered, p.posted))
+			src, dst := pairHosts(k)
+			errs = append(errs, fmt.Errorf("payload host %d -> %d: %d bytes delivered, only %d posted", src, dst, p.delivered, p.posted))
 		}
 	}
 	return errors.Join(errs...)
@@ -64,7 +65,8 @@ func (f *Fabric) CheckDrained() error {
 	var errs []error
 	for k, p := range f.pairs {
 		if p.delivered != p.posted {
-			errs = append(errs, fmt.Errorf("host %d -> %d: %d bytes delivered, %d posted", k[0], k[1], p.delivered, p.posted))
+			src, dst := pairHosts(k)
+			errs = append(errs, fmt.Errorf("host %d -> %d: %d bytes delivered, %d posted", src, dst, p.delivered, p.posted))
 		}
 	}
 	return errors.Join(errs...)
