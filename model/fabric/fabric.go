@@ -67,10 +67,10 @@ type Fabric struct {
 	nics     []*nic.NIC
 
 	msgs      []workload.Message
-	next      int   // next message to post
-	completed int   // messages completed
-	posted    int64 // payload bytes posted
-	delivered int64 // payload bytes delivered in order to receiving hosts
+	next      int                   // next message to post
+	completed int                   // messages completed
+	posted    int64                 // payload bytes posted
+	delivered int64                 // payload bytes delivered in order to receiving hosts
 	pairs     map[uint64]*pairBytes // key pairKey(src, dst): a 64-bit key takes the map's fast path (one lookup per delivered packet)
 	fcts      []float64
 	ideal     map[[2]int32]idealPath
