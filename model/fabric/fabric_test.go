@@ -29,7 +29,13 @@ func job(t testing.TB, sets ...string) config.Config {
 // run builds, runs and finishes a job and checks the fabric-wide conservation ledgers.
 func run(t testing.TB, cfg config.Config) (*Fabric, *stats.Result) {
 	t.Helper()
-	f, err := New(cfg, Options{JobID: "test", Clock: fixedClock})
+	return runWith(t, cfg, Options{JobID: "test", Clock: fixedClock})
+}
+
+// runWith is run with options of its own.
+func runWith(t testing.TB, cfg config.Config, o Options) (*Fabric, *stats.Result) {
+	t.Helper()
+	f, err := New(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,9 @@
 package fabric
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
@@ -40,8 +38,8 @@ func TestPCIeClosedFormMatchesStepwise(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := job(t, c.sets...)
-			closed := runWith(t, cfg, Options{JobID: "test", Clock: fixedClock})
-			step := runWith(t, cfg, Options{JobID: "test", Clock: fixedClock, PCIeStepwise: true})
+			_, closed := runWith(t, cfg, Options{JobID: "test", Clock: fixedClock})
+			_, step := runWith(t, cfg, Options{JobID: "test", Clock: fixedClock, PCIeStepwise: true})
 			if step.Summary.Events < closed.Summary.Events {
 				t.Errorf("stepwise path took %d events, closed form %d: want at least as many stepwise", step.Summary.Events, closed.Summary.Events)
 			}
@@ -61,19 +59,4 @@ func TestPCIeClosedFormMatchesStepwise(t *testing.T) {
 			}
 		})
 	}
-}
-
-func runWith(t *testing.T, cfg config.Config, o Options) *stats.Result {
-	t.Helper()
-	f, err := New(cfg, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Loop(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.CheckConservation(); err != nil {
-		t.Fatalf("conservation: %v", err)
-	}
-	return f.Finish()
 }
