@@ -282,6 +282,19 @@ func (e *Engine) fill() bool {
 		if len(src) == 0 {
 			continue
 		}
+		if len(src) == 1 {
+			// The common case (events at distinct times): the entry is the minimum.
+			en := src[0]
+			e.buckets[b] = src[:0]
+			if en.tie&timerFlag != 0 && e.timer[en.tie&slotMask] != en.tie {
+				e.n--
+				e.stale--
+				continue
+			}
+			e.last = en.at
+			e.buckets[0] = append(e.buckets[0], en)
+			return true
+		}
 		// The minimum may belong to a stale timer entry: that is fine, every live entry
 		// is still >= it, and the stale ones are dropped as they are moved.
 		min := src[0].at
