@@ -14,8 +14,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-
-	"github.com/rocesweep/rocesweep/internal/memory"
 )
 
 // command is one subcommand. run gets the arguments after the command name.
@@ -75,7 +73,6 @@ func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
 
 func main() {
-	memory.Tune()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr))

@@ -1,27 +1,21 @@
 package memory
 
 import (
+	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"testing"
 )
 
-func heapObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-// TestCollectIfLarge: 64 MB of fresh garbage is collected at once; a small heap is left
-// to the collector's own schedule.
+// TestCollectIfLarge: 64 MiB of fresh garbage is collected at once.
 func TestCollectIfLarge(t *testing.T) {
 	old := debug.SetGCPercent(-1) // no collection but ours during the test
 	defer debug.SetGCPercent(old)
-	var keep [][]byte
+	garbage := make([][]byte, 0, 64)
 	for i := 0; i < 64; i++ {
-		keep = append(keep, make([]byte, 1<<20))
+		garbage = append(garbage, make([]byte, 1<<20))
 	}
-	keep = nil
+	runtime.KeepAlive(garbage)
+	garbage = nil
 	if h := heapObjects(); h < LargeHeap {
 		t.Fatalf("heap holds %d B after allocating 64 MiB, want > %d", h, LargeHeap)
 	}
@@ -29,22 +23,31 @@ func TestCollectIfLarge(t *testing.T) {
 	if h := heapObjects(); h > LargeHeap {
 		t.Fatalf("heap holds %d B after CollectIfLarge, want < %d", h, LargeHeap)
 	}
-	_ = keep
 }
 
-// TestTune: without GOGC in the environment, Tune sets GCPercent; with it, Tune leaves
-// Go's setting alone.
-func TestTune(t *testing.T) {
+// TestTightenIfLarge: a small heap keeps Go's default; more than LargeFabric of live
+// heap sets GCPercent, unless GOGC is in the environment.
+func TestTightenIfLarge(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
 	t.Setenv("GOGC", "")
-	Tune()
+	runtime.GC()
+	TightenIfLarge()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("small heap (%d B): collector at %d%%, want Go's 100%%", heapObjects(), got)
+	}
+	big := make([][]byte, 0, 32)
+	for i := 0; i < 32; i++ {
+		big = append(big, make([]byte, 1<<20))
+	}
+	TightenIfLarge()
 	if got := debug.SetGCPercent(100); got != GCPercent {
-		t.Errorf("GOGC unset: collector at %d%%, want %d%%", got, GCPercent)
+		t.Errorf("%d MiB live: collector at %d%%, want %d%%", len(big), got, GCPercent)
 	}
 	t.Setenv("GOGC", "80")
-	Tune()
+	TightenIfLarge()
 	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("GOGC=80 set: Tune changed the collector to %d%%, want it left at 100%%", got)
+		t.Errorf("GOGC=80 set: TightenIfLarge changed the collector to %d%%, want it left alone", got)
 	}
+	runtime.KeepAlive(big)
 }

@@ -99,6 +99,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (*stats.Result, e
 	if err != nil {
 		return nil, err
 	}
+	memory.TightenIfLarge() // a large fabric: keep the garbage between collections small
 	if err := f.Loop(ctx); err != nil {
 		return nil, err
 	}
