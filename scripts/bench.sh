@@ -42,7 +42,7 @@ want b && gobench ./model/switchdev 'Forward32'
 want c && { gobench ./model/nic 'PairLineRate'; gobench ./model/pkt 'PoolInFlight'; }
 
 if want d; then
-  go build -o "$tmp/rocesweep" ./cmd/rocesweep
+  CGO_ENABLED=0 go build -o "$tmp/rocesweep" ./cmd/rocesweep # the static binary of the README
   echo "pkg: github.com/rocesweep/rocesweep/cmd/rocesweep"
   # json value of key $2 in file $1 (sim --json prints one key per line).
   val() { sed -n "s/^ *\"$2\": \([-0-9.e+]*\),*$/\1/p" "$1" | head -n1; }
