@@ -26,17 +26,7 @@ import (
 // is this one line (e.g. fabric.JobFunc), at the cost of run time.
 var testJob = sweeptest.Job(20_000)
 
-const spec = `name: t
-seed: 1
-replicates: 2
-duration: 200us
-topology: {kind: star, hosts: 8}
-workload: {kind: incast, senders: 7, message_size: 64KB}
-sweep:
-  grid:
-    switch.LossyAlpha: [0.25, 0.5, 1, 2]
-    switch.StaticPoolXoffThreshold: [400KB, 700KB, 1MB]
-`
+var spec = sweeptest.GridSpec("t", 1, 2, "200us")
 
 func plan(t testing.TB, text string, sets ...string) *sweep.Plan {
 	t.Helper()

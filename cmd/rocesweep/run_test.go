@@ -55,17 +55,7 @@ func childJob() sweep.JobFunc {
 }
 
 // crashSpec: 4 x 3 points x 3 replicates = 36 jobs.
-const crashSpec = `name: crash
-seed: 5
-replicates: 3
-duration: 100us
-topology: {kind: star, hosts: 8}
-workload: {kind: incast, senders: 7, message_size: 64KB}
-sweep:
-  grid:
-    switch.LossyAlpha: [0.25, 0.5, 1, 2]
-    switch.StaticPoolXoffThreshold: [400KB, 700KB, 1MB]
-`
+var crashSpec = sweeptest.GridSpec("crash", 5, 3, "100us")
 
 func writeSpec(t *testing.T, text string) string {
 	t.Helper()

@@ -79,3 +79,20 @@ func RecordRows(cfg config.Config) map[string]int {
 	return map[string]int{"nd_stats": 3 + int(cfg.Seed%5), "messages": 2, "ecn_pfc_stats": 1, "roce_transport_stats": 1,
 		"buffer_stats": 1, "port_buffer_stats": 1, "lb_stats": 1, "tier_hop": 1, "topology": 1}
 }
+
+// GridSpec is the sweep spec the runner and command-line tests share: a 7-to-1 incast of
+// 64 KB messages on an 8-host star over 4 LossyAlpha × 3 Xoff points, so 12 × replicates
+// jobs.
+func GridSpec(name string, seed, replicates int, duration string) string {
+	return fmt.Sprintf(`name: %s
+seed: %d
+replicates: %d
+duration: %s
+topology: {kind: star, hosts: 8}
+workload: {kind: incast, senders: 7, message_size: 64KB}
+sweep:
+  grid:
+    switch.LossyAlpha: [0.25, 0.5, 1, 2]
+    switch.StaticPoolXoffThreshold: [400KB, 700KB, 1MB]
+`, name, seed, replicates, duration)
+}
