@@ -80,10 +80,8 @@ type pcieDir struct {
 	marks               ring[sim.Time] // ends of the accepted entries that end a segment or packet, in order
 	tail                sim.Time       // end of the last accepted transfer (the link is free after it)
 	timer               sim.TimerID    // KindPCIeDone at the next moment that needs an event
-	armedAt             sim.Time       // when timer is armed for; sim.Never: not armed
+	armedAt             sim.Time       // when timer is armed for (sim.Never: not armed); the engine knows too, but this is read on every step
 	stepwise            bool           // an event at every transfer end (reference path)
-	xfers, bytes        int64          // transfers and link bytes carried
-	busyTime            sim.Time
 }
 
 // size is transfer i of x: its header and payload parts (§5 [DC]).
@@ -215,8 +213,6 @@ func (d *pcieDir) retire(x *xfer, k int16) {
 	h, p := d.bytesOf(x, x.from, x.from+k)
 	d.txHdr -= h
 	d.txData -= p
-	d.xfers += int64(k)
-	d.bytes += h + p
 	x.from += k // the end stays; start() moves with from
 }
 
@@ -254,7 +250,6 @@ func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
 		}
 		run.end = start + d.serOf(x, x.from, k)
 		run.to = k
-		d.busyTime += run.end - start
 		d.tail = run.end
 		d.acc.Push(run)
 		if run.final() {
