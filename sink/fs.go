@@ -1,10 +1,8 @@
 package sink
 
 import (
-	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 )
@@ -69,17 +67,19 @@ func (OS) SyncDir(dir string) error {
 // write, fsync, rename, fsync the directory. Readers see the old content or the new,
 // never a part (used for manifest.json).
 //
-// The temporary name is unique to the call (".NAME.<random>.tmp"): several processes may
-// write one file at once — every shard of an array writes manifest.json when the tasks
-// start together in a fresh directory — and each must rename its own complete file (with
-// one shared name, one writer removed or renamed another's half-written file). A temp
-// file left by a crash is a hidden dot-file that readers skip.
-func WriteFileAtomic(fsys FS, name string, data []byte) error {
+// The temporary name belongs to the writer (AtomicTemp): several processes may write one
+// file at once — every shard of an array writes manifest.json when the tasks start
+// together in a fresh directory — and each must rename its own complete file (with one
+// shared name, one writer removed or renamed another's half-written file). A writer owns
+// its temp name, so a temp file its killed predecessor left is removed first, not
+// piled up; RemoveAtomicTemp removes it when the writer has nothing to write.
+func WriteFileAtomic(fsys FS, name, writer string, data []byte) error {
 	if fsys == nil {
 		fsys = OS{}
 	}
-	dir, base := filepath.Dir(name), filepath.Base(name)
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%016x.tmp", base, rand.Uint64()))
+	dir := filepath.Dir(name)
+	tmp := AtomicTemp(name, writer)
+	_ = fsys.Remove(tmp) // a leftover of this writer's own crash, if any
 	f, err := fsys.Create(tmp)
 	if err != nil {
 		return err
@@ -99,4 +99,22 @@ func WriteFileAtomic(fsys FS, name string, data []byte) error {
 		return err
 	}
 	return fsys.SyncDir(dir)
+}
+
+// AtomicTemp is the temporary file WriteFileAtomic uses for name and writer:
+// ".NAME.WRITER.tmp" (".NAME.tmp" for writer ""), a hidden dot-file readers skip.
+func AtomicTemp(name, writer string) string {
+	base := "." + filepath.Base(name)
+	if writer != "" {
+		base += "." + writer
+	}
+	return filepath.Join(filepath.Dir(name), base+".tmp")
+}
+
+// RemoveAtomicTemp removes the temp file a killed WriteFileAtomic of writer left for name.
+func RemoveAtomicTemp(fsys FS, name, writer string) {
+	if fsys == nil {
+		fsys = OS{}
+	}
+	_ = fsys.Remove(AtomicTemp(name, writer))
 }

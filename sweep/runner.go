@@ -493,9 +493,12 @@ func checkManifest(p *Plan, o Options) error {
 // writeManifest writes manifest.json when absent (the first shard to start writes it),
 // or over an old one with --force.
 func writeManifest(p *Plan, o Options, start time.Time, tables []sink.Table) error {
+	name := filepath.Join(o.Dir, "manifest.json")
 	if _, err := readManifest(o.FS, o.Dir); err == nil && !o.Force {
+		// another shard wrote it; a temp file this shard's killed run left goes
+		sink.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
 		return nil
 	}
 	data, _ := json.MarshalIndent(manifestOf(p, o, start, tables), "", "  ")
-	return sink.WriteFileAtomic(o.FS, filepath.Join(o.Dir, "manifest.json"), append(data, '\n'))
+	return sink.WriteFileAtomic(o.FS, name, o.Shard.Tag(), append(data, '\n'))
 }

@@ -143,12 +143,15 @@ func TestWorkerCountDoesNotChangeResults(t *testing.T) {
 	exactlyOnce(t, d1, p.Jobs)
 }
 
-// Shards 1/3, 2/3, 3/3 in one directory: exactly the plan, no overlap.
+// Shards 1/3, 2/3, 3/3 in one directory: exactly the plan, no overlap. Each shard
+// starts with the manifest temp file a killed earlier run of it left (killed while
+// writing manifest.json); none is left at the end, whichever shard wrote the manifest.
 func TestShardsSideBySide(t *testing.T) {
 	p := plan(t, spec)
 	dir := t.TempDir()
 	for k := 1; k <= 3; k++ {
 		sh, _ := sweep.ParseShard(fmt.Sprintf("%d/3", k))
+		os.WriteFile(sink.AtomicTemp(filepath.Join(dir, "manifest.json"), sh.Tag()), []byte("{\"half"), 0o644)
 		rep, err := run(t, p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sh})
 		if err != nil {
 			t.Fatal(err)
@@ -165,6 +168,9 @@ func TestShardsSideBySide(t *testing.T) {
 		if !strings.Contains(filepath.Base(f), "of3-") {
 			t.Errorf("file %s does not carry its shard", f)
 		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) > 0 {
+		t.Errorf("temp files left: %v", left)
 	}
 	exactlyOnce(t, dir, p.Jobs)
 }

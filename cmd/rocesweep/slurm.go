@@ -115,7 +115,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("slurm: output directory: %v", err)
 	}
 	specCopy := filepath.Join(slurmDir, slurmSpecName)
-	if err := sink.WriteFileAtomic(nil, specCopy, p.Spec.Text); err != nil {
+	if err := sink.WriteFileAtomic(nil, specCopy, "", p.Spec.Text); err != nil {
 		return fmt.Errorf("slurm: writing %s: %w", specCopy, err)
 	}
 	script := filepath.Join(slurmDir, slurmScriptName)
@@ -124,7 +124,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid,
 		Written: time.Now().UTC(),
 	})
-	if err := sink.WriteFileAtomic(nil, script, []byte(text)); err != nil {
+	if err := sink.WriteFileAtomic(nil, script, "", []byte(text)); err != nil {
 		return fmt.Errorf("slurm: writing %s: %w", script, err)
 	}
 	if err := os.Chmod(script, 0o755); err != nil {

@@ -108,7 +108,7 @@ func Write(dir string, s Sweep) error {
 	if err != nil {
 		return err
 	}
-	return sink.WriteFileAtomic(nil, filepath.Join(dir, "manifest.json"), data)
+	return sink.WriteFileAtomic(nil, filepath.Join(dir, "manifest.json"), "", data)
 }
 
 // WriteJob writes one jobs row of type jt (from JobsType) through w.
@@ -270,7 +270,7 @@ func Copy(src, dst string, edit func(t *results.Table)) error {
 	if err != nil {
 		return err
 	}
-	return sink.WriteFileAtomic(nil, filepath.Join(dst, "manifest.json"), data)
+	return sink.WriteFileAtomic(nil, filepath.Join(dst, "manifest.json"), "", data)
 }
 
 // rowType is a struct type with one field per column of t, in order.
