@@ -409,11 +409,15 @@ func (w *Writer) openFile(t *tableFile) error {
 		return err
 	}
 	t.pq = t.newParquet(t.cw, []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{}),
+		parquet.Compression(zstdCodec),
 		parquet.CreatedBy("rocesweep", "", ""),
 	})
 	return nil
 }
+
+// zstdCodec is shared by every file the process writes: its pool of zstd encoders (each
+// with hash tables of a few hundred KB) is filled once, not once per file.
+var zstdCodec = &zstd.Codec{}
 
 func (w *Writer) fileName(commit int) string {
 	return fmt.Sprintf("part-%s-%06d%s", w.opts.Shard, commit, w.ext)
