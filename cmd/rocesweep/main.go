@@ -34,7 +34,7 @@ var commands = []*command{
 	{name: "defaults", usage: "defaults [--json]", short: "every attribute with its path, type, unit and default", run: cmdDefaults},
 	{name: "compare", usage: "compare BASE_DIR NEW_DIR [--metric M]... [--rtol X] [--atol Y] [--json] [--bench]", short: "compare two results directories (CI regression check)", run: cmdCompare},
 	{name: "report", usage: "report DIR [-o FILE.html] [--job ID]... [--png DIR]", short: "write a self-contained HTML report with charts", run: cmdReport},
-	{name: "slurm", usage: "slurm SPEC -o DIR [--array-size N] [--partition P] [--time T] [--cpus-per-task C] [--set path=value]... [--submit]", short: "write (and with --submit, submit) a Slurm job array that runs the sweep in N shards", run: cmdSlurm},
+	{name: "slurm", usage: "slurm SPEC -o DIR [--array-size N] [--partition P] [--time T] [--cpus-per-task C] [--set path=value]... [--format F] [--max-wall-per-job D] [--commit-interval D] [--submit]", short: "write (and with --submit, submit) a Slurm job array that runs the sweep in N shards", run: cmdSlurm},
 	{name: "status", usage: "status DIR [--json]", short: "progress of a results directory per shard: planned, ok, failed, missing", run: cmdStatus},
 }
 

@@ -16,7 +16,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -36,26 +35,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	force := fl.Bool("force", false, "with --resume: accept a directory whose manifest has another plan or model version")
 	shard := fl.String("shard", "1/1", "run the deterministic K/N slice of the plan (jobs whose index mod N = K-1)")
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
-	format := fl.String("format", "parquet", "parquet or arrow")
+	rf := addRunFlags(fl)
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
-	maxWall := fl.Duration("max-wall-per-job", 0, "abandon a job running longer than this (status timeout); 0 = no limit")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
 	metric := fl.String("metric", "drops_total", "summary metric of the closing table")
-	commit := fl.Duration("commit-interval", 10*time.Second, "longest time a finished job waits before its rows are durable")
 	if err := fl.Parse(args); err != nil {
 		return usagef("run: %v", err)
 	}
 	if *workers < 1 {
 		return usagef("run: -j %d: want at least 1", *workers)
 	}
-	if *format != string(sink.Parquet) && *format != string(sink.Arrow) {
-		return usagef("run: --format %q: want parquet or arrow", *format)
-	}
-	if *maxWall < 0 {
-		return usagef("run: --max-wall-per-job %v: want 0 (no limit) or more", *maxWall)
-	}
-	if *commit <= 0 {
-		return usagef("run: --commit-interval %v: want more than 0", *commit)
+	if err := rf.check("run"); err != nil {
+		return err
 	}
 	sh, err := sweep.ParseShard(*shard)
 	if err != nil {
@@ -93,9 +84,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 	fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
 	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{
-		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *maxWall, Shard: sh,
-		Resume: *resume, Force: *force, SkipInvalid: *skipInvalid, Format: sink.Format(*format),
-		CommitInterval: *commit, Progress: stderr, TTY: isTerminal(stderr), Abort: abort,
+		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, Shard: sh,
+		Resume: *resume, Force: *force, SkipInvalid: *skipInvalid, Format: rf.Format(),
+		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
 	})
 	var se *sweep.SetupError

@@ -26,7 +26,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fl.SetOutput(io.Discard)
 	out := fl.StringP("output", "o", "", "results directory (default results/<name>)")
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
-	format := fl.String("format", "parquet", "parquet or arrow")
+	format := addFormatFlag(fl)
 	cpuProfile := fl.String("cpuprofile", "", "write a pprof CPU profile of the run to this file")
 	memProfile := fl.String("memprofile", "", "write a pprof allocation profile (all allocations of the run) to this file")
 	asJSON := fl.Bool("json", false, "print the summary metrics, the results directory and the process's peak RSS as JSON")
@@ -45,8 +45,8 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		data = b
 	}
-	if *format != string(sink.Parquet) && *format != string(sink.Arrow) {
-		return usagef("sim: --format %q: want parquet or arrow", *format)
+	if err := checkFormat("sim", *format); err != nil {
+		return err
 	}
 	spec, err := sweep.ParseSpec(file, data, *sets)
 	if err != nil {

@@ -54,6 +54,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sbatch := fl.String("sbatch", "sbatch", "the sbatch command (a path, or a name looked up in PATH)")
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable; passed to every task)")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task)")
+	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task
 	if err := fl.Parse(args); err != nil {
 		return usagef("slurm: %v", err)
 	}
@@ -65,6 +66,9 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *cpus < 0 {
 		return usagef("slurm: --cpus-per-task %d: want at least 1", *cpus)
+	}
+	if err := rf.check("slurm"); err != nil {
+		return err
 	}
 	for _, f := range []struct{ flag, value string }{{"--partition", *partition}, {"--time", *timeLimit}} {
 		if strings.ContainsFunc(f.value, isSpaceOrQuote) {
@@ -99,7 +103,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageError{fmt.Errorf("slurm: %w", err)}
 	}
-	if err := sweep.CheckDir(p, dir, sink.Parquet); err != nil {
+	if err := sweep.CheckDir(p, dir, rf.Format()); err != nil {
 		return usageError{fmt.Errorf("slurm: %w", err)}
 	}
 	exe, err := os.Executable()
@@ -121,7 +125,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	script := filepath.Join(slurmDir, slurmScriptName)
 	text := slurmScript(slurmParams{
 		Name: p.Spec.Base.Name, Jobs: len(p.Jobs), N: n, Exe: exe, Spec: specCopy, SpecFrom: p.Spec.File, Dir: dir, Cwd: cwd,
-		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid,
+		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid, RunArgs: rf.args(),
 		Written: time.Now().UTC(),
 	})
 	if err := sink.WriteFileAtomic(nil, script, "", []byte(text)); err != nil {
@@ -225,6 +229,7 @@ type slurmParams struct {
 	CPUs        int // 0 = not set
 	Sets        []string
 	SkipInvalid bool
+	RunArgs     []string // --format, --max-wall-per-job, --commit-interval as given
 	Written     time.Time
 }
 
@@ -280,6 +285,9 @@ func slurmScript(sp slurmParams) string {
 	}
 	if sp.SkipInvalid {
 		line = append(line, "--skip-invalid")
+	}
+	for _, a := range sp.RunArgs {
+		line = append(line, shellQuote(a))
 	}
 	b.WriteString(strings.Join(line, " ") + "\n")
 	return b.String()

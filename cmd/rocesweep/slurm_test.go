@@ -42,7 +42,8 @@ func TestSlurmWritesScriptAndSubmits(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	sbatch, log := fakeSbatch(t, "4242;cluster", false)
 	code, out, stderr := runCmd(t, "slurm", spec, "-o", dir, "--array-size", "3", "--partition", "short", "--time", "1:00:00",
-		"--cpus-per-task", "4", "--set", "seed=9", "--set", "workload.message_size=64KB", "--sbatch", sbatch, "--submit")
+		"--cpus-per-task", "4", "--set", "seed=9", "--set", "workload.message_size=64KB", "--sbatch", sbatch, "--submit",
+		"--format", "arrow", "--max-wall-per-job", "90m", "--commit-interval", "30s")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)
 	}
@@ -60,7 +61,8 @@ func TestSlurmWritesScriptAndSubmits(t *testing.T) {
 		"#SBATCH --output=" + dir + "/slurm/%A_%a.log\n", "#SBATCH --chdir=" + cwd + "\n",
 		"#SBATCH --partition=short\n", "#SBATCH --time=1:00:00\n", "#SBATCH --cpus-per-task=4\n",
 		"#SBATCH --job-name=rocesweep-crash-",
-		"exec " + shellQuote(exe) + " run " + dir + "/slurm/spec.yaml -o " + dir + ` --shard "$k/3" --resume -j "$jobs" --set seed=9 --set workload.message_size=64KB` + "\n",
+		"exec " + shellQuote(exe) + " run " + dir + "/slurm/spec.yaml -o " + dir + ` --shard "$k/3" --resume -j "$jobs" --set seed=9 --set workload.message_size=64KB` +
+			" --format arrow --max-wall-per-job 1h30m0s --commit-interval 30s\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("script lacks %q:\n%s", want, text)
@@ -97,6 +99,9 @@ func TestSlurmRefusesBeforeWriting(t *testing.T) {
 		{"negative cpus", crashSpec, []string{"--cpus-per-task", "-1"}, "--cpus-per-task -1"},
 		{"partition with a space", crashSpec, []string{"--partition", "a b"}, `--partition "a b"`},
 		{"no -o", crashSpec, []string{"-o", ""}, "-o DIR is required"},
+		{"bad format", crashSpec, []string{"--format", "csv"}, `--format "csv": want parquet or arrow`},
+		{"zero commit interval", crashSpec, []string{"--commit-interval", "0s"}, "--commit-interval 0s"},
+		{"negative wall limit", crashSpec, []string{"--max-wall-per-job", "-1s"}, "--max-wall-per-job -1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := writeSpec(t, tc.spec)
@@ -183,6 +188,10 @@ func TestSlurmScriptRunsEveryShard(t *testing.T) {
 	code, _, stderr = runCmd(t, "slurm", spec, "-o", dir, "--set", "replicates=1")
 	if code != 2 || !strings.Contains(stderr, "differs from this one of 12 jobs") {
 		t.Errorf("another plan: exit %d, want 2\n%s", code, stderr)
+	}
+	code, _, stderr = runCmd(t, "slurm", spec, "-o", dir, "--format", "arrow")
+	if code != 2 || !strings.Contains(stderr, "format parquet, not arrow") {
+		t.Errorf("another format: exit %d, want 2\n%s", code, stderr)
 	}
 }
 
