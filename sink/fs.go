@@ -23,6 +23,10 @@ type FS interface {
 	Truncate(name string, size int64) error
 	// SyncDir makes the entries of dir (creations, renames) durable.
 	SyncDir(dir string) error
+	// Lock takes an exclusive lock on the file name (created if absent) for as long as
+	// the process holds it, or fails at once with a *LockedError naming the holder.
+	// The lock dies with its process, however that ends.
+	Lock(name string) (unlock func() error, err error)
 }
 
 // File is an open file of an FS. Seek is needed by the Arrow IPC file writer.

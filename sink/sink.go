@@ -105,6 +105,7 @@ type Writer struct {
 	tables   []*tableFile
 	byName   map[string]*tableFile
 	journal  File
+	unlock   func() error // releases the shard lock (lock.go)
 	jpath    string
 	jsize    int64 // bytes of the journal that are complete commits
 	commit   int   // number of the commit being filled
@@ -197,30 +198,50 @@ func Open(opts Options, tables []Table) (*Writer, error) {
 	if err := w.fs.MkdirAll(opts.Dir); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
+	// One writer per shard (lock.go), taken before recover removes any debris.
+	unlock, err := w.fs.Lock(LockName(opts.Dir, opts.Shard))
+	var le *LockedError
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("output directory %s: shard %s is being written by another rocesweep (%s); wait for it to end, or use another -o", opts.Dir, opts.Shard, le.Holder)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	w.unlock = unlock
+	if err := w.open(tables); err != nil {
+		unlock()
+		return nil, err
+	}
+	return w, nil
+}
+
+// open makes the table folders, recovers the journal and opens it for appending.
+func (w *Writer) open(tables []Table) error {
+	opts := w.opts
 	for _, t := range tables {
 		if w.byName[t.Name] != nil {
-			return nil, fmt.Errorf("table %s registered twice", t.Name)
+			return fmt.Errorf("table %s registered twice", t.Name)
 		}
 		tf := &tableFile{Table: t, dir: filepath.Join(opts.Dir, t.Name)}
 		if err := w.fs.MkdirAll(tf.dir); err != nil {
-			return nil, fmt.Errorf("output directory: %w", err)
+			return fmt.Errorf("output directory: %w", err)
 		}
 		w.tables = append(w.tables, tf)
 		w.byName[t.Name] = tf
 	}
 	if err := w.recover(); err != nil {
-		return nil, err
+		return err
 	}
 	j, err := w.fs.OpenAppend(w.jpath)
 	if err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+		return fmt.Errorf("output directory: %w", err)
 	}
 	w.journal = j
 	if err := w.fs.SyncDir(opts.Dir); err != nil {
 		j.Close()
-		return nil, fmt.Errorf("output directory: %w", err)
+		return fmt.Errorf("output directory: %w", err)
 	}
-	return w, nil
+	return nil
 }
 
 // partRE matches this package's file names: part-SHARD-NNNNNN.EXT and the temp
@@ -600,6 +621,10 @@ func (w *Writer) Close() error {
 			err = cerr
 		}
 		w.journal = nil
+	}
+	if w.unlock != nil {
+		w.unlock()
+		w.unlock = nil
 	}
 	return err
 }

@@ -298,6 +298,31 @@ func TestBadInputRefusedBeforeAnyJob(t *testing.T) {
 	}
 }
 
+// Two runs of one shard at once (two hand-started --resume runs) would interleave
+// journal lines and remove each other's temp files: the second is refused, exit 2,
+// naming the first; other shards of the directory run beside it.
+func TestSecondWriterOfAShardRefused(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	os.MkdirAll(dir, 0o755)
+	unlock, err := sink.OS{}.Lock(sink.LockName(dir, "2of3")) // a run of shard 2/3 in progress
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr, jobs := runMain(t, "run", spec, "-o", dir, "--shard", "2/3", "--resume")
+	want := fmt.Sprintf("shard 2of3 is being written by another rocesweep (pid %d on ", os.Getpid())
+	if code != 2 || jobs != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("second writer of shard 2/3: exit %d after %d jobs, want 2 before any job naming the first:\n%s", code, jobs, stderr)
+	}
+	if code, _, stderr, _ := runMain(t, "run", spec, "-o", dir, "--shard", "1/3", "--resume"); code != 0 {
+		t.Errorf("shard 1/3 beside a running 2/3: exit %d\n%s", code, stderr)
+	}
+	unlock()
+	if code, _, stderr, jobs := runMain(t, "run", spec, "-o", dir, "--shard", "2/3", "--resume"); code != 0 || jobs != 12 {
+		t.Errorf("shard 2/3 once the first writer ended: exit %d after %d jobs\n%s", code, jobs, stderr)
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

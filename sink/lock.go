@@ -1,0 +1,61 @@
+package sink
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A shard of a results directory has one writer at a time (design.md "Runner
+// guarantees": a second writer would remove the first one's temp files as debris and
+// interleave journal lines). Open takes the shard's lock file, ".journal-SHARD.lock"
+// next to the journal, before it reads or removes anything. The lock is an advisory
+// flock(2): the kernel releases it when the process ends, even by SIGKILL, so a crashed
+// run never leaves a stale lock behind. Slurm's singleton dependency and Kubernetes'
+// podReplacementPolicy keep two writers of a shard apart on a cluster; this lock also
+// covers two hand-started runs (on NFS, Linux maps flock to NFS byte-range locks).
+
+// LockName is the lock file of a shard ("1of3") in dir.
+func LockName(dir, shard string) string {
+	return filepath.Join(dir, "."+JournalName(shard)+".lock")
+}
+
+// LockedError is returned by Lock when another process holds the lock.
+type LockedError struct {
+	Name   string
+	Holder string // "pid 1234 on host, since 2026-11-30T01:02:03Z", as the holder wrote it
+}
+
+func (e *LockedError) Error() string {
+	if e.Holder == "" {
+		return fmt.Sprintf("%s is locked by another process", e.Name)
+	}
+	return fmt.Sprintf("%s is locked by another process (%s)", e.Name, e.Holder)
+}
+
+// Lock is FS.Lock for the operating system (flock on Unix; elsewhere no lock is taken).
+func (OS) Lock(name string) (func() error, error) {
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	held, err := tryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if held {
+		b := make([]byte, 200)
+		n, _ := f.ReadAt(b, 0)
+		f.Close()
+		return nil, &LockedError{Name: name, Holder: strings.TrimSpace(string(b[:n]))}
+	}
+	host, _ := os.Hostname()
+	// Who holds it, for the message a second writer gets (best effort).
+	if f.Truncate(0) == nil {
+		fmt.Fprintf(f, "pid %d on %s, since %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	}
+	return f.Close, nil
+}
