@@ -459,8 +459,11 @@ func TestQuickstartRealSimulationDeterministic(t *testing.T) {
 func killAndResume(t *testing.T, env []string, rounds int, args ...string) (kills int) {
 	t.Helper()
 	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("ROCESWEEP_KILL_SEED"); s != "" { // to replay a failure's kill moments
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
 	rng := rand.New(rand.NewPCG(seed, 1))
-	t.Logf("kill moments from seed %d", seed)
+	t.Logf("kill moments from seed %d (ROCESWEEP_KILL_SEED replays them)", seed)
 	for round := 0; round < rounds; round++ {
 		a := append([]string{}, args...)
 		a = append(a, "--commit-interval", []string{"1ms", "20ms", "200ms"}[round%3])
