@@ -10,9 +10,14 @@ import (
 
 // tryLock takes an exclusive flock on f without waiting; held reports that another
 // open file (this process's or another's) has it.
-func tryLock(f *os.File) (held bool, err error) {
+func tryLock(f *os.File) (held bool, err error) { return flock(f, syscall.LOCK_EX) }
+
+// tryLockShared is tryLock for a shared lock (a probe: it conflicts only with a writer).
+func tryLockShared(f *os.File) (held bool, err error) { return flock(f, syscall.LOCK_SH) }
+
+func flock(f *os.File, how int) (held bool, err error) {
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err = syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if !errors.Is(err, syscall.EINTR) {
 			break
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,7 +61,10 @@ type shardStatus struct {
 	// Updated is the journal's modification time (RFC 3339, UTC): the last commit, or the
 	// shard's start. "" when the shard has not started.
 	Updated string `json:"updated,omitempty"`
-	age     time.Duration
+	// Writer is the process writing the shard now, in its own words ("pid 4711 on
+	// node7, since 2026-11-30T01:02:03Z"); "" when none is (sink.ShardWriter).
+	Writer string `json:"writer,omitempty"`
+	age    time.Duration
 }
 
 // statusReport is the --json form of `status`.
@@ -154,6 +158,9 @@ func readStatus(dir string, now time.Time) (*statusReport, error) {
 					statusOf[id] = status
 				}
 			}
+			if holder, running := sink.ShardWriter(dir, fmt.Sprintf("%dof%d", k, n)); running {
+				s.Writer = cmp.Or(holder, "a process")
+			}
 			s.Missing = max(0, s.Planned-s.OK-s.Failed-s.Timeout-s.Invalid)
 			st.Shards = append(st.Shards, s)
 		}
@@ -221,6 +228,9 @@ func printStatus(w io.Writer, st *statusReport) {
 			updated = "not started"
 		default:
 			updated = fmt.Sprintf("%s ago", s.age.Round(time.Second))
+		}
+		if s.Writer != "" {
+			updated += ", running: " + s.Writer
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", s.Shard, s.Planned, s.OK, s.Failed, s.Timeout, s.Invalid, s.Missing, updated)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
@@ -124,6 +126,11 @@ func TestStatusAcrossShards(t *testing.T) {
 		}
 	}
 	runInterruptedAfterFirstJob(t, ciSpec, "-o", dir, "--shard", "3/3")
+	// shard 3/3 is being written again (its lock is held) while status looks
+	unlock, err := sink.OS{}.Lock(sink.LockName(dir, "3of3"))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	st := statusJSON(t, dir)
 	if st.Name != "ci" || st.PlanSize != len(p.Jobs) || !st.Started || len(st.Shards) != 3 || st.Complete || st.Duplicates != 0 {
@@ -135,7 +142,10 @@ func TestStatusAcrossShards(t *testing.T) {
 		{Shard: "3/3", Journal: "journal-3of3.jsonl", Planned: 2, OK: 1, Missing: 1},
 	} {
 		got := shardOf(t, st, want.Shard)
-		got.Updated, got.age = "", 0
+		if running := strings.HasPrefix(got.Writer, fmt.Sprintf("pid %d on ", os.Getpid())); running != (want.Shard == "3/3") {
+			t.Errorf("shard %s: writer %q", want.Shard, got.Writer)
+		}
+		got.Updated, got.age, got.Writer = "", 0, ""
 		if got != want {
 			t.Errorf("shard %s: %+v, want %+v", want.Shard, got, want)
 		}
@@ -144,11 +154,16 @@ func TestStatusAcrossShards(t *testing.T) {
 		t.Errorf("total = %+v, want 6 planned, 5 ok, 1 missing", tot)
 	}
 	text := statusText(t, dir)
-	for _, want := range []string{"ci: 6 jobs in 3 shards", "3/3    2        1   0       0        0        1", "1 of 6 jobs missing"} {
+	for _, want := range []string{"ci: 6 jobs in 3 shards", "3/3    2        1   0       0        0        1", "1 of 6 jobs missing",
+		fmt.Sprintf("ago, running: pid %d on ", os.Getpid())} {
 		if !strings.Contains(text, want) {
 			t.Errorf("status text lacks %q:\n%s", want, text)
 		}
 	}
+	if strings.Count(text, "running: ") != 1 {
+		t.Errorf("status text: one shard runs:\n%s", text)
+	}
+	unlock()
 
 	var out, errb bytes.Buffer
 	if code := mainWithArgs(context.Background(), []string{"run", ciSpec, "-o", dir, "--shard", "3/3", "--resume"}, &out, &errb); code != 0 {
