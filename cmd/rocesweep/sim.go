@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -70,15 +71,25 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, w := range plan.Jobs[0].Config.Warnings() {
 		fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
 	}
+	runDir, replace, err := simTarget(dir)
+	if err != nil {
+		return usageError{fmt.Errorf("sim: %w", err)}
+	}
 	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
 	if err != nil {
 		return err
 	}
-	rep, err := sweep.Run(ctx, plan, simulate, sweep.Options{Dir: dir, Workers: 1, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...)})
+	rep, err := sweep.Run(ctx, plan, simulate, sweep.Options{Dir: runDir, Workers: 1, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...)})
 	if perr := stopProfiles(); perr != nil && err == nil {
 		err = perr
 	}
+	if err == nil && replace {
+		err = replaceDir(runDir, dir)
+	}
 	if err != nil {
+		if replace {
+			os.RemoveAll(runDir) // the earlier results stay as they were
+		}
 		var se *sweep.SetupError
 		if errors.As(err, &se) {
 			return usageError{err}
@@ -135,4 +146,44 @@ func printSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
 	if cfg.Stop == "drain" && s.SimTimeSec >= cfg.Duration.Seconds() {
 		fmt.Fprintf(w, "note: stop: drain reached the duration cap %v before every message completed\n", cfg.Duration)
 	}
+}
+
+// simTarget says where `sim` writes. A new or empty DIR is written directly. A DIR that
+// holds an earlier `sim`'s results (the tweak-and-rerun loop into results/<name>) is
+// replaced, but only once the new results are complete: they go to a hidden sibling
+// first (replaceDir swaps them in). Anything else in DIR, a sweep's results above all,
+// is refused: sim never overwrites what `run` wrote.
+func simTarget(dir string) (runDir string, replace bool, err error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
+		return dir, false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("-o %s: %w", dir, err)
+	}
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return "", false, fmt.Errorf("-o %s is not empty and holds no rocesweep results; sim writes a new or empty directory, or replaces an earlier sim's results: use another -o", dir)
+	}
+	if cl, _ := m.Raw["command_line"].([]any); len(cl) < 2 || cl[1] != "sim" {
+		return "", false, fmt.Errorf("-o %s holds the results of a sweep (%s, %d jobs); sim never overwrites them: use another -o", dir, m.Name, m.PlanSize)
+	}
+	return filepath.Join(filepath.Dir(dir), fmt.Sprintf(".%s.sim-%d", filepath.Base(dir), os.Getpid())), true, nil
+}
+
+// replaceDir puts the complete directory tmp in the place of dir: dir moves aside, tmp
+// takes its name, the old one is removed.
+func replaceDir(tmp, dir string) error {
+	old := tmp + ".old"
+	if err := os.Rename(dir, old); err != nil {
+		return fmt.Errorf("sim: replacing %s: %w", dir, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.Rename(old, dir)
+		return fmt.Errorf("sim: replacing %s: %w", dir, err)
+	}
+	if err := (sink.OS{}).SyncDir(filepath.Dir(dir)); err != nil {
+		return fmt.Errorf("sim: replacing %s: %w", dir, err)
+	}
+	return os.RemoveAll(old)
 }
