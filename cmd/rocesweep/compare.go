@@ -24,7 +24,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	bench := fs.Bool("bench", false, "print Go benchmark lines (BenchmarkSweep/<job>/<metric> 1 <value> <unit>) for benchstat; with one DIR, just that directory")
 	if err := fs.Parse(args); err != nil {
-		return usagef("compare: %v", err)
+		return flagError("compare", fs, err)
 	}
 	if *rtol < 0 || *atol < 0 {
 		return usagef("compare: --rtol %g --atol %g: tolerances must be >= 0", *rtol, *atol)

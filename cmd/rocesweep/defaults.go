@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -22,11 +21,7 @@ func cmdDefaults(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var asJSON bool
 	fs.BoolVar(&asJSON, "json", false, "print a JSON array")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: rocesweep defaults [--json]\n\nflags:\n%s", fs.FlagUsages())
-			return nil
-		}
-		return usagef("defaults: %v", err)
+		return flagError("defaults", fs, err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("defaults: no arguments expected, got %q", fs.Args())

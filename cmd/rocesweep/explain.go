@@ -31,11 +31,7 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringArrayVar(&sets, "set", nil, "override one attribute: path=value (repeatable)")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: rocesweep explain [SPEC] [--set path=value]... [--json]\n\nflags:\n%s", fs.FlagUsages())
-			return nil
-		}
-		return usagef("explain: %v", err)
+		return flagError("explain", fs, err)
 	}
 	if fs.NArg() > 1 {
 		return usagef("explain: one SPEC at most, got %d arguments", fs.NArg())

@@ -55,7 +55,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
 	asJSON := fl.Bool("json", false, "print the plan as JSON")
 	if err := fl.Parse(args); err != nil {
-		return usagef("plan: %v", err)
+		return flagError("plan", fl, err)
 	}
 	p, err := loadPlan("plan", fl.Args(), *sets, false)
 	if err != nil {

@@ -24,7 +24,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	width := fs.Int("width", 640, "chart width in pixels")
 	height := fs.Int("height", 480, "chart height in pixels")
 	if err := fs.Parse(args); err != nil {
-		return usagef("report: %v", err)
+		return flagError("report", fs, err)
 	}
 	if fs.NArg() != 1 {
 		return usagef("report: want one results DIR, got %d arguments", fs.NArg())

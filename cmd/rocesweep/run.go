@@ -40,7 +40,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
 	metric := fl.String("metric", "drops_total", "summary metric of the closing table")
 	if err := fl.Parse(args); err != nil {
-		return usagef("run: %v", err)
+		return flagError("run", fl, err)
 	}
 	if *workers < 1 {
 		return usagef("run: -j %d: want at least 1", *workers)

@@ -32,7 +32,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	memProfile := fl.String("memprofile", "", "write a pprof allocation profile (all allocations of the run) to this file")
 	asJSON := fl.Bool("json", false, "print the summary metrics, the results directory and the process's peak RSS as JSON")
 	if err := fl.Parse(args); err != nil {
-		return usagef("sim: %v", err)
+		return flagError("sim", fl, err)
 	}
 	if fl.NArg() > 1 {
 		return usagef("sim: one SPEC at most, got %d arguments", fl.NArg())

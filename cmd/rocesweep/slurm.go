@@ -56,7 +56,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task)")
 	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task
 	if err := fl.Parse(args); err != nil {
-		return usagef("slurm: %v", err)
+		return flagError("slurm", fl, err)
 	}
 	if *out == "" {
 		return usagef("slurm: -o DIR is required: the results directory, on a file system every node of the partition sees")

@@ -30,7 +30,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.SetOutput(io.Discard)
 	asJSON := fl.Bool("json", false, "print the status as JSON")
 	if err := fl.Parse(args); err != nil {
-		return usagef("status: %v", err)
+		return flagError("status", fl, err)
 	}
 	if fl.NArg() != 1 {
 		return usagef("status: want one DIR, got %d arguments", fl.NArg())

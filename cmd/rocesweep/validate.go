@@ -21,7 +21,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
 	skip := fl.Bool("skip-invalid", false, "report invalid grid points but exit 0")
 	if err := fl.Parse(args); err != nil {
-		return usagef("validate: %v", err)
+		return flagError("validate", fl, err)
 	}
 	p, err := loadPlan("validate", fl.Args(), *sets, false)
 	if err != nil {
