@@ -18,7 +18,7 @@ var htsimScenarios = []struct {
 	{"incast-8to1-100MiB", []string{"topology.kind", "star", "topology.hosts", "9", "workload.kind", "incast",
 		"workload.senders", "8", "workload.message_size", "100MiB", "stop", "drain", "duration", "100ms"}},
 	{"leaf-spine-128-permutation-1MiB", []string{"topology.kind", "leaf-spine", "topology.leaves", "8", "topology.spines", "8",
-		"topology.hosts_per_leaf", "16", "workload.kind", "permutation", "workload.message_size", "1MiB", "stop", "drain", "duration", "10ms"}},
+		"topology.hosts_per_leaf", "16", "topology.uplinks_per_spine", "2", "workload.kind", "permutation", "workload.message_size", "1MiB", "stop", "drain", "duration", "10ms"}},
 	{"fat-tree-1024-permutation-2MB", []string{"topology.kind", "fat-tree", "topology.k", "16", "workload.kind", "permutation",
 		"workload.message_size", "2MB", "stop", "drain", "duration", "20ms"}},
 }
