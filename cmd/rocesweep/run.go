@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -114,9 +115,7 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 	for _, e := range rep.Errors {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", e)
 	}
-	if len(rep.Summaries) > 0 {
-		sweep.Pivot(stdout, p, rep.Summaries, metric)
-	}
+	closingTable(stdout, stderr, p, rep, metric)
 	var parts []string
 	parts = append(parts, fmt.Sprintf("%d ok", rep.OK))
 	for _, x := range []struct {
@@ -133,6 +132,23 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 	}
 	fmt.Fprintf(stdout, "%d jobs: %s in %v (%.3g M events/s); results in %s\n", rep.Selected, strings.Join(parts, ", "),
 		rep.Wall.Round(time.Millisecond), evs/1e6, rep.Dir)
+}
+
+// closingTable prints metric over the swept axes for the whole results directory (every
+// shard and every earlier session of a resumed sweep, with 95% intervals over the
+// replicates: report.Pivot). If the directory cannot be read back (Arrow IPC output), it
+// falls back to the means of this session's jobs and says so.
+func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string) {
+	var b strings.Builder
+	err := report.Pivot(&b, rep.Dir, metric)
+	if err == nil {
+		io.WriteString(stdout, b.String())
+		return
+	}
+	if len(rep.Summaries) > 0 {
+		fmt.Fprintf(stderr, "rocesweep: closing table of this session's jobs only (%v)\n", err)
+		sweep.Pivot(stdout, p, rep.Summaries, metric)
+	}
 }
 
 func checkMetric(m string) error {

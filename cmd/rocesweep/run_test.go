@@ -175,6 +175,37 @@ func TestCrashResume(t *testing.T) {
 	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=" + strconv.Itoa(work)}, 8, "run", spec, "-o", dir, "-j", "2")
 	t.Logf("%d of 8 rounds killed mid-run", kills)
 	checkExactlyOnce(t, dir, p)
+
+	// The closing table covers the whole directory: a --resume with nothing left to run
+	// prints the table of an uninterrupted run, intervals and all (issue 13, Build 4).
+	ref := filepath.Join(t.TempDir(), "ref")
+	code, refOut, stderr, _ := runMain(t, "run", spec, "-o", ref, "-j", "2")
+	if code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", code, stderr)
+	}
+	code, out, stderr, jobs := runMain(t, "run", spec, "-o", dir, "-j", "2", "--resume")
+	if code != 0 || jobs != 0 {
+		t.Fatalf("resume of a finished sweep: exit %d, %d jobs run\n%s", code, jobs, stderr)
+	}
+	want, got := closingOf(refOut), closingOf(out)
+	if !strings.Contains(want, "mean ± 95% CI over 3 replicates") || strings.Count(want, "±") != 1+12 { // header and 4 x 3 cells
+		t.Errorf("the uninterrupted run's closing table lacks its intervals:\n%s", want)
+	}
+	if got != want {
+		t.Errorf("closing table after kills and --resume:\n%s\nuninterrupted run:\n%s", got, want)
+	}
+}
+
+// closingOf returns the closing table of run's stdout: the lines before "N jobs: ...".
+func closingOf(out string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(out, "\n") {
+		if strings.Contains(l, " jobs: ") {
+			break
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // The first SIGINT stops taking jobs and flushes (exit 130); the journal is consistent

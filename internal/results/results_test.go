@@ -2,7 +2,10 @@ package results_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/internal/results"
@@ -59,5 +62,46 @@ func TestReadJobsAndManifest(t *testing.T) {
 	}
 	if _, err := results.ReadTable(dir, "lb_stats", nil); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing table: err = %v", err)
+	}
+}
+
+// Points groups replicates of one grid point, orders points by their values (numbers
+// numerically: 200KB before 1MB) and replicates by number whatever the row order.
+func TestPoints(t *testing.T) {
+	dir := t.TempDir()
+	s := resultstest.Grid([]float64{2, 0.5}, []float64{1e6, 200e3}, 3, false)
+	s.Jobs[0], s.Jobs[2] = s.Jobs[2], s.Jobs[0] // replicates 2, 1, 0 in the file
+	if err := resultstest.Write(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := results.ReadTable(dir, "jobs", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	axes := []string{"switch_LossyAlpha", "switch_StaticPoolXoffThreshold"}
+	pts := results.Points(jobs, axes, nil)
+	var got []string
+	for _, p := range pts {
+		got = append(got, strings.Join(p.Text, "/")+fmt.Sprint(p.Reps))
+	}
+	want := "[0.5/200000[0 1 2] 0.5/1000000[0 1 2] 2/200000[0 1 2] 2/1000000[0 1 2]]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("points = %v, want %s", got, want)
+	}
+	// The first point of the file (alpha 2, Xoff 1MB) has its replicate 0 in row 2.
+	p := pts[3]
+	if p.Rows[0] != 2 || p.Rows[2] != 0 {
+		t.Errorf("rows of alpha 2 / 1MB = %v, want [2 1 0]", p.Rows)
+	}
+	fct := jobs.Col("fct_p99_usec")
+	if v := p.ByReplicate(fct, 4); v[0] != 400+80+200 || v[2] != 400+80+200+0.02 || !math.IsNaN(v[3]) {
+		t.Errorf("ByReplicate = %v", v)
+	}
+	if n := len(results.Points(jobs, nil, nil)); n != 1 {
+		t.Errorf("no axes: %d points, want 1", n)
+	}
+	odd := results.Points(jobs, axes, func(r int) bool { return r%2 == 1 })
+	if n := len(odd[0].Rows) + len(odd[1].Rows) + len(odd[2].Rows) + len(odd[3].Rows); n != 6 {
+		t.Errorf("filtered points hold %d rows, want 6", n)
 	}
 }

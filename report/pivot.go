@@ -1,0 +1,160 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rocesweep/rocesweep/internal/ci"
+	"github.com/rocesweep/rocesweep/internal/results"
+)
+
+// Pivot writes the closing table of `rocesweep run` for the results directory dir: metric
+// over the first swept axis (rows) and the second (columns), each cell the mean over the
+// replicates with its 95% confidence interval (package ci). It reads the whole directory
+// (every shard, every earlier session of a resumed sweep), so the table after `--resume`
+// is the table of the sweep, not of the last session. Only ok jobs count. Further axes are
+// averaged per replicate first (the header says "mean over ..."). With no axis it prints
+// the one point's interval; with no ok job, a line saying so.
+func Pivot(w io.Writer, dir, metric string) error {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	jobs, err := results.ReadTable(dir, "jobs", nil)
+	if err != nil {
+		return err
+	}
+	mc := jobs.Col(metric)
+	if mc == nil || mc.IsString() {
+		return fmt.Errorf("metric %s: not a numeric column of %s/jobs", metric, dir)
+	}
+	status := jobs.Col("status")
+	ok := func(r int) bool { return status == nil || status.Text(r) == "ok" }
+	axisCols := results.Axes(m, jobs)
+	var axes []*axis
+	all := make([]bool, jobs.Rows)
+	for r := range all {
+		all[r] = ok(r)
+	}
+	for _, c := range axisCols {
+		axes = append(axes, newAxis(jobs.Col(c), all))
+	}
+	reps := replicates(jobs, all)
+	head := fmt.Sprintf("%s: mean ± 95%% CI over %d replicates", metric, reps)
+	if reps == 1 {
+		head = fmt.Sprintf("%s: one replicate, no interval", metric)
+	}
+	if len(axes) > 2 {
+		var over []string
+		for _, a := range axes[2:] {
+			over = append(over, a.Label)
+		}
+		head += " (mean over " + strings.Join(over, ", ") + " per replicate)"
+	}
+	fmt.Fprintln(w, head+":")
+	if !slices.Contains(all, true) {
+		_, err := fmt.Fprintln(w, "  no ok job")
+		return err
+	}
+	cells := cellIntervals(jobs, all, axes, mc, reps)
+	var table [][]string
+	switch len(axes) {
+	case 0:
+		table = [][]string{{"all jobs", cells[[2]int{0, 0}].String()}}
+	case 1:
+		table = [][]string{{axes[0].Label, metric}}
+		for i, l := range axes[0].Labels {
+			table = append(table, []string{l, cells[[2]int{i, 0}].String()})
+		}
+	default:
+		table = [][]string{append([]string{axes[0].Label + ` \ ` + axes[1].Label}, axes[1].Labels...)}
+		for i, l := range axes[0].Labels {
+			line := []string{l}
+			for j := range axes[1].Labels {
+				line = append(line, cells[[2]int{i, j}].String())
+			}
+			table = append(table, line)
+		}
+	}
+	widths := make([]int, len(table[0]))
+	for _, line := range table {
+		for i, s := range line {
+			widths[i] = max(widths[i], len([]rune(s)))
+		}
+	}
+	for _, line := range table {
+		var b strings.Builder
+		for i, s := range line {
+			pad := strings.Repeat(" ", widths[i]-len([]rune(s)))
+			if i == 0 {
+				b.WriteString("  " + s + pad)
+			} else {
+				b.WriteString("  " + pad + s)
+			}
+		}
+		if _, err := fmt.Fprintln(w, b.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replicates returns 1 + the largest replicate number among the used rows (1 without a
+// replicate column).
+func replicates(jobs *results.Table, use []bool) int {
+	rc := jobs.Col("replicate")
+	n := 1
+	if rc == nil || rc.IsString() {
+		return n
+	}
+	for r := range use {
+		if use[r] && !rc.Null[r] {
+			n = max(n, int(rc.Num[r])+1)
+		}
+	}
+	return n
+}
+
+// cellIntervals returns, per (level of axis 0, level of axis 1), the interval over
+// replicates of the metric, where each replicate's value is its mean over the further
+// axes (missing axes count as level 0).
+func cellIntervals(jobs *results.Table, use []bool, axes []*axis, mc *results.Column, reps int) map[[2]int]ci.Interval {
+	type acc struct{ sum, n []float64 }
+	cells := map[[2]int]*acc{}
+	rc := jobs.Col("replicate")
+	for r := 0; r < jobs.Rows; r++ {
+		if !use[r] || mc.Null[r] || math.IsNaN(mc.Num[r]) {
+			continue
+		}
+		var k [2]int
+		for i := 0; i < min(2, len(axes)); i++ {
+			k[i] = axes[i].level(jobs.Col(axes[i].Column), r)
+		}
+		rep := 0
+		if rc != nil && !rc.IsString() && !rc.Null[r] {
+			rep = int(rc.Num[r])
+		}
+		a := cells[k]
+		if a == nil {
+			a = &acc{sum: make([]float64, reps), n: make([]float64, reps)}
+			cells[k] = a
+		}
+		a.sum[rep] += mc.Num[r]
+		a.n[rep]++
+	}
+	out := map[[2]int]ci.Interval{}
+	for k, a := range cells {
+		xs := make([]float64, reps)
+		for i := range xs {
+			xs[i] = math.NaN()
+			if a.n[i] > 0 {
+				xs[i] = a.sum[i] / a.n[i]
+			}
+		}
+		out[k] = ci.Mean(xs)
+	}
+	return out
+}

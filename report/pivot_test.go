@@ -1,0 +1,35 @@
+package report_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/results/resultstest"
+	"github.com/rocesweep/rocesweep/report"
+)
+
+// The closing table: one cell per (alpha, Xoff) with mean ± t(0.975, n-1)·s/√n over the
+// replicates; the failed job is left out, so its point has one replicate and no interval.
+func TestPivot(t *testing.T) {
+	dir := t.TempDir()
+	// fct_p99_usec = 400 + 40α + Xoff/5000 + 0.01·replicate; the last job (α 2, 1MB, r 1) failed.
+	if err := resultstest.Write(dir, resultstest.Grid([]float64{0.5, 2}, []float64{200e3, 1e6}, 2, true)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := report.Pivot(&b, dir, "fct_p99_usec"); err != nil {
+		t.Fatal(err)
+	}
+	// α 0.5, 200KB: {460, 460.01}: mean 460.005, s = 0.00707, half = 12.706205·0.005 = 0.0635.
+	want := `fct_p99_usec: mean ± 95% CI over 2 replicates:
+  switch.LossyAlpha \ switch.StaticPoolXoffThreshold            200KB              1MB
+  0.5                                                 460.005 ± 0.064  620.005 ± 0.064
+  2                                                   520.005 ± 0.064              680
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	if err := report.Pivot(&b, dir, "no_such_metric"); err == nil || !strings.Contains(err.Error(), "no_such_metric") {
+		t.Errorf("unknown metric: %v", err)
+	}
+}
