@@ -237,3 +237,23 @@ func formatMetric(x float64) string {
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
+
+// quietWriter passes writes on until the first one fails, then drops them: a closed
+// stdout or stderr (`run ... | head -1`, a closed terminal) silences the progress, never
+// the sweep.
+type quietWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	failed bool
+}
+
+func (q *quietWriter) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.failed {
+		if _, err := q.w.Write(p); err != nil {
+			q.failed = true
+		}
+	}
+	return len(p), nil
+}

@@ -122,6 +122,9 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 	if o.Format == "" {
 		o.Format = sink.Parquet
 	}
+	if o.Progress != nil {
+		o.Progress = &quietWriter{w: o.Progress}
+	}
 	rep := &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*Job]*stats.Summary{}}
 	selected := o.Shard.Select(p.Jobs)
 	rep.Selected = len(selected)
@@ -267,7 +270,7 @@ func (r *runner) halt(reason string) {
 		r.reason = reason
 		close(r.stop)
 		if reason == "interrupted" && r.o.Progress != nil {
-			fmt.Fprintf(r.o.Progress, "\nrocesweep: stopping: no new jobs; waiting for %d running (interrupt again to abandon them)\n", r.prog.running.Load())
+			fmt.Fprintf(r.o.Progress, "\nrocesweep: stopping: finished jobs committed, no new jobs; waiting for %d running (interrupt again to abandon them)\n", r.prog.running.Load())
 		}
 	}
 }
@@ -343,12 +346,24 @@ func stackHead(stack []byte) string {
 
 // sinkLoop is the one goroutine that owns the sink: it writes each outcome's rows, then
 // its jobs row, then marks it done; a ticker commits jobs that waited.
+//
+// Once the sweep stops (a signal, --fail-fast) every finished job is committed at once
+// and each job that finishes later at its end, so a SIGKILL that follows a SIGTERM (a
+// grace period of `docker stop` or Slurm) loses no finished job.
 func (r *runner) sinkLoop(results <-chan outcome, done chan<- error) {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	var failed error
+	stop := r.stop
 	for {
 		select {
+		case <-stop:
+			stop = nil // once: from now on record commits after every job
+			if failed == nil {
+				if err := r.w.Commit(); err != nil {
+					failed = err
+				}
+			}
 		case o, ok := <-results:
 			if !ok {
 				err := r.w.Close()
@@ -390,6 +405,11 @@ func (r *runner) record(o outcome) error {
 	}
 	if err := r.w.JobDone(sink.JobLine{ID: o.job.ID, Status: o.status}); err != nil {
 		return err
+	}
+	if r.stopped() {
+		if err := r.w.Commit(); err != nil {
+			return err
+		}
 	}
 	r.mu.Lock()
 	switch o.status {

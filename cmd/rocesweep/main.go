@@ -132,10 +132,22 @@ type exitError struct {
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
 
+// stopSignals end a command early and cleanly: `run` commits every finished job at once,
+// then stops taking jobs. SIGHUP (a closed terminal or ssh session) is one of them.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := handleSignals()
 	defer stop()
 	os.Exit(mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// handleSignals returns the context a stop signal cancels. A closed stdout or stderr
+// (`rocesweep run ... | head -1`) must not kill a sweep: with SIGPIPE ignored a write to
+// it fails with EPIPE, and progress goes quiet.
+func handleSignals() (context.Context, context.CancelFunc) {
+	signal.Ignore(syscall.SIGPIPE)
+	return signal.NotifyContext(context.Background(), stopSignals...)
 }
 
 // mainWithArgs runs one command line; tests call it with buffers. Like the go command:

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -40,6 +39,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
 	metric := fl.String("metric", "drops_total", "summary metric of the closing table")
+	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
 	}
@@ -70,7 +70,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// ones finish, results are flushed. A second one abandons the running jobs.
 	abort := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 	go func() {
 		n := 0
@@ -87,7 +87,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, Shard: sh,
 		Resume: *resume, Force: *force, SkipInvalid: *skipInvalid, Format: rf.Format(),
-		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), Abort: abort,
+		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
 	})
 	var se *sweep.SetupError

@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 		if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
 			jobFunc = childJob()
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := handleSignals()
 		code := mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
 		stop()
 		os.Exit(code)
@@ -51,7 +51,21 @@ func TestMain(m *testing.M) {
 
 func childJob() sweep.JobFunc {
 	work, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_WORK"))
-	return sweeptest.Job(work)
+	job := sweeptest.Job(work)
+	hangAfter, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_HANG_AFTER"))
+	if hangAfter == 0 {
+		return job
+	}
+	// The jobs after the first hangAfter that start in this process hang until ctx ends:
+	// a sweep with finished jobs and running ones, whatever the timing.
+	var started atomic.Int64
+	return func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		if started.Add(1) > int64(hangAfter) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return job(ctx, cfg, id)
+	}
 }
 
 // crashSpec: 4 x 3 points x 3 replicates = 36 jobs.
@@ -572,4 +586,84 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 	if jobsOf(ref) != jobsOf(dir) {
 		t.Error("jobs rows differ from the uninterrupted run")
 	}
+}
+
+// A stop signal commits every finished job at once: SIGTERM (or SIGINT, or SIGHUP)
+// followed by SIGKILL 1 s later (docker stop, a Slurm grace period) keeps every job that
+// had finished, although the commit interval is an hour and a job is still running.
+func TestStopSignalThenKillKeepsFinishedJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	const finished = 5
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			cmd := child(1000, "run", spec, "-o", dir, "-j", "1", "--commit-interval", "1h", "--progress-every", "1ns")
+			cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
+			stderr, _ := cmd.StderrPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			sc := bufio.NewScanner(stderr)
+			var log strings.Builder
+			want := fmt.Sprintf("%d/%d jobs done", finished, len(p.Jobs))
+			for sc.Scan() { // the first jobs finished, the next one hangs
+				log.WriteString(sc.Text() + "\n")
+				if strings.Contains(sc.Text(), want) {
+					break
+				}
+			}
+			if !strings.Contains(log.String(), want) {
+				t.Fatalf("no %q line:\n%s", want, log.String())
+			}
+			cmd.Process.Signal(sig)
+			time.Sleep(time.Second) // the grace period is the scenario, not a synchronisation
+			cmd.Process.Signal(syscall.SIGKILL)
+			go io.Copy(io.Discard, stderr)
+			cmd.Wait()
+			done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(done) != finished {
+				t.Errorf("the journal holds %d jobs, want the %d that had finished\n%s", len(done), finished, log.String())
+			}
+			final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume")
+			if out, err := final.CombinedOutput(); err != nil {
+				t.Fatalf("resume: %v\n%s", err, out)
+			}
+			checkExactlyOnce(t, dir, p)
+		})
+	}
+}
+
+// A closed stdout and stderr (`rocesweep run ... | head -1`) never kill a sweep: the
+// progress goes quiet and every job is recorded.
+func TestClosedOutputDoesNotKillTheSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	dir := filepath.Join(t.TempDir(), "out")
+	cmd := child(1000, "run", spec, "-o", dir, "-j", "2", "--progress-every", "1ns")
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stderr).ReadString('\n') // like head -1
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr.Close()
+	stdout.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("after the first line %q: %v", line, err)
+	}
+	checkExactlyOnce(t, dir, p)
 }
