@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/plot"
 	vgfont "gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette"
-	"gonum.org/v1/plot/palette/brewer"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/text"
@@ -51,13 +50,22 @@ func render(p *plot.Plot, w, h int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-var heatPalette = func() palette.Palette {
-	p, err := brewer.GetPalette(brewer.TypeSequential, "YlOrRd", 9)
-	if err != nil {
-		panic(err)
-	}
-	return p
-}()
+// heatColors is ColorBrewer's 9-class sequential "YlOrRd" (Cynthia Brewer, colorbrewer2.org),
+// the heat map's scale. Spelled out rather than taken from gonum's palette/brewer, whose
+// package initialisation builds every ColorBrewer palette in every command (issue 15: a
+// `sim` pays nothing for plotting).
+var heatColors = []color.Color{
+	color.RGBA{0xff, 0xff, 0xcc, 0xff}, color.RGBA{0xff, 0xed, 0xa0, 0xff}, color.RGBA{0xfe, 0xd9, 0x76, 0xff},
+	color.RGBA{0xfe, 0xb2, 0x4c, 0xff}, color.RGBA{0xfd, 0x8d, 0x3c, 0xff}, color.RGBA{0xfc, 0x4e, 0x2a, 0xff},
+	color.RGBA{0xe3, 0x1a, 0x1c, 0xff}, color.RGBA{0xbd, 0x00, 0x26, 0xff}, color.RGBA{0x80, 0x00, 0x26, 0xff},
+}
+
+// heatPalette is heatColors as the heat map's palette.
+type heatPalette struct{}
+
+func (heatPalette) Colors() []color.Color { return heatColors }
+
+var _ palette.Palette = heatPalette{}
 
 // heatmapChart draws g with one labelled cell per grid point; cells no ok job reached
 // are grey and labelled "-".
@@ -66,7 +74,7 @@ func heatmapChart(metric string, g *grid, w, h int) (*Chart, error) {
 	p.Title.Text = metric
 	p.X.Label.Text = g.XAxis.Label
 	p.Y.Label.Text = g.YAxis.Label
-	hm := plotter.NewHeatMap(g, heatPalette)
+	hm := plotter.NewHeatMap(g, heatPalette{})
 	hm.NaN = color.Gray{Y: 0xd0}
 	lo, hi := hm.Min, hm.Max
 	if math.IsInf(lo, 0) || math.IsNaN(lo) { // no cell has a value

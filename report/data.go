@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
@@ -90,13 +91,15 @@ func pathOf(col string) string {
 	return col
 }
 
-var schema = func() map[string]config.Attr {
+// schema indexes the attribute schema by path, built on first use (not at package
+// initialisation: commands other than report never need it).
+var schema = sync.OnceValue(func() map[string]config.Attr {
 	m := map[string]config.Attr{}
 	for _, a := range config.Schema() {
 		m[a.Path] = a
 	}
 	return m
-}()
+})
 
 func attrOf(col string) (config.Attr, bool) {
 	p := pathOf(col)
@@ -104,7 +107,7 @@ func attrOf(col string) (config.Attr, bool) {
 	if err != nil {
 		return config.Attr{}, false
 	}
-	a, ok := schema[c]
+	a, ok := schema()[c]
 	return a, ok
 }
 

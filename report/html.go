@@ -4,20 +4,24 @@ import (
 	"encoding/base64"
 	"html/template"
 	"io"
+	"sync"
 )
 
 // WriteHTML writes the report as one self-contained HTML page: styles inline, charts as
 // base64 PNG data URLs, no script and no network access.
 func (r *Report) WriteHTML(w io.Writer) error {
-	return page.Execute(w, r)
+	return page().Execute(w, r)
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"png": func(b []byte) template.URL {
-		return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
-	},
-	"cell": cellText,
-}).Parse(`<!DOCTYPE html>
+// page is the report's HTML template, parsed on first use (not at package initialisation:
+// commands other than report never render it).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"png": func(b []byte) template.URL {
+			return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(b))
+		},
+		"cell": cellText,
+	}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -95,3 +99,4 @@ nav a { margin-right: 0.6em; }
 </body>
 </html>
 `))
+})
