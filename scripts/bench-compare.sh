@@ -35,7 +35,7 @@ go run "$benchstat" -format csv "$old" "$new" 2>/dev/null | awk -F, -v thr="$thr
   $1 == "" || $1 == "geomean" || NF < 7 { next }
   $6 ~ /^[+-][0-9.]+%$/ {                                # significant change
     d = $6; sub(/%/, "", d); d += 0
-    mem = (unit ~ /^(B\/op|allocs\/op|B\/packet|B\/host|peak-RSS-B|events\/pkt)$/)
+    mem = (unit ~ /^(B\/op|allocs\/op|B\/packet|B\/host|B\/sim-ms|peak-RSS-B|events\/pkt)$/)
     lower = mem || unit == "sec/op"
     worse = lower ? d : -d
     limit = mem ? memthr : thr
