@@ -1,0 +1,135 @@
+package switchdev
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/doctest"
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/pkt"
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// TestDocInit computes the table of docs/switch.md §12.1 with InitBuffer: the inputs
+// (ports, buffer, headroom) come from the table, every output is checked against it.
+func TestDocInit(t *testing.T) {
+	tb := doctest.Load(t, "switch.md", "switch-init")
+	val := func(key string) int64 { return doctest.Int(t, tb, tb.Cell(t, key, "value")) }
+
+	sw := config.DefaultSwitch()
+	if got := val("TotalSharedBufferSize"); got != int64(sw.SharedBufferManager.TotalSharedBufferSize) {
+		t.Errorf("%s: TotalSharedBufferSize %d, the default is %d", tb.Where(), got, sw.SharedBufferManager.TotalSharedBufferSize)
+	}
+	if got := val("HeadRoomPerPortLimit"); got != int64(sw.SharedBufferManager.HeadRoomPerPortLimit) {
+		t.Errorf("%s: HeadRoomPerPortLimit %d, the default is %d", tb.Where(), got, sw.SharedBufferManager.HeadRoomPerPortLimit)
+	}
+	b, err := InitBuffer(&sw, int(val("connected ports")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key string
+		got float64
+	}{
+		{"headroom total", float64(b.HeadroomTotal)},
+		{"sizing total", float64(b.SizingTotal)},
+		{"pool 0", float64(b.PoolSize[0])},
+		{"pool 1", float64(b.PoolSize[1])},
+		{"Xoff", float64(b.Xoff)},
+		{"Xon", float64(b.Xon)},
+		{"hysteresis band", float64(b.Xoff - b.Xon)},
+		{"pool 0 ECN band low", b.EcnMin[0]},
+		{"pool 0 ECN band high", b.EcnMax[0]},
+		{"pool 1 ECN band low", b.EcnMin[1]},
+		{"pool 1 ECN band high", b.EcnMax[1]},
+	} {
+		want := doctest.Float(t, tb, tb.Cell(t, c.key, "value"))
+		if c.got != want { // bytes are whole; the ECN bands are exact products here
+			t.Errorf("%s: %s is %.10g in the docs, the model computes %.10g", tb.Where(), c.key, want, c.got)
+		}
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocPauseTime computes docs/switch.md §12.6 with sim.PauseTime.
+func TestDocPauseTime(t *testing.T) {
+	tb := doctest.Load(t, "switch.md", "switch-pause-time")
+	val := func(key string) float64 { return doctest.Float(t, tb, tb.Cell(t, key, "value")) }
+	q := int64(val("quanta"))
+	rate := val("link rate") * 1e9
+	d := sim.Time(val("propagation delay")) * sim.Nanosecond
+	if q != pkt.PauseQuanta {
+		t.Errorf("%s: quanta %d, the switch sends %d", tb.Where(), q, pkt.PauseQuanta)
+	}
+	pause := sim.PauseTime(q, rate, d)
+	for _, c := range []struct {
+		key string
+		got sim.Time
+	}{
+		{"quanta × 512 / rate", sim.PauseTime(q, rate, 0)},
+		{"pause time", pause},
+		{"refresh period (pause time / 2)", pause / 2},
+	} {
+		if want := sim.Time(doctest.Int(t, tb, tb.Cell(t, c.key, "value"))); c.got != want {
+			t.Errorf("%s: %s is %d ps in the docs, the model computes %d ps", tb.Where(), c.key, want, c.got)
+		}
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocPauseSequence replays docs/switch.md §12.3 packet by packet: 4,000 B TC0
+// packets into port 0 of a default switch whose egress port 1 is paused. Each row gives
+// an arrival range, ingOcc and hdrm after its last arrival, and whether a pause went out
+// or a packet was dropped within the range.
+func TestDocPauseSequence(t *testing.T) {
+	tb := doctest.Load(t, "switch.md", "switch-pause-sequence")
+	type state struct{ occ, hdrm, pauses, drops int64 }
+	var seen []state // seen[k-1] after arrival k
+
+	cfg := config.DefaultSwitch()
+	f := newFab(t)
+	sw := f.addSwitch(&cfg, 7, 2, rate400, delay, routeAll(1))
+	pt0 := &sw.ports[0]
+	f.at(0, 0, 1, f.pfc(0, pkt.PauseQuanta)) // block TC0 on port 1
+	arrivals := 0
+	for _, r := range tb.Col(t, "arrival") {
+		arrivals = max(arrivals, int(doctest.Last(t, tb, r)))
+	}
+	for k := 1; k <= arrivals; k++ {
+		f.do(sim.Nanosecond+sim.Time(k-1)*ser4000, func() {
+			sw.Receive(0, f.data(0, 4000, 0, 1, 1))
+			st := sw.Port(0, 0)
+			seen = append(seen, state{st.IngOcc, st.Hdrm, pt0.pauseTx[0], pt0.rxDrops})
+		})
+	}
+	f.run(25 * sim.Microsecond)
+	if len(seen) != arrivals {
+		t.Fatalf("%d arrivals replayed, want %d", len(seen), arrivals)
+	}
+	for _, row := range tb.Rows {
+		key := row[0]
+		ns := doctest.Numbers(key)
+		from, to := int(ns[0]), int(ns[len(ns)-1])
+		end := seen[to-1]
+		before := state{}
+		if from > 1 {
+			before = seen[from-2]
+		}
+		if want := int64(doctest.Last(t, tb, tb.Cell(t, key, "ingOcc"))); end.occ != want {
+			t.Errorf("%s: arrival %s: ingOcc %d in the docs, the model holds %d", tb.Where(), key, want, end.occ)
+		}
+		if want := int64(doctest.Last(t, tb, tb.Cell(t, key, "hdrm"))); end.hdrm != want {
+			t.Errorf("%s: arrival %s: hdrm %d in the docs, the model holds %d", tb.Where(), key, want, end.hdrm)
+		}
+		result := tb.Cell(t, key, "result")
+		paused := end.pauses > before.pauses
+		dropped := end.drops > before.drops
+		if strings.Contains(result, "pause sent") != paused {
+			t.Errorf("%s: arrival %s: %q, but the model sent a pause: %v", tb.Where(), key, result, paused)
+		}
+		if strings.Contains(result, "dropped") != dropped {
+			t.Errorf("%s: arrival %s: %q, but the model dropped: %v", tb.Where(), key, result, dropped)
+		}
+	}
+	tb.AllChecked(t)
+}
