@@ -1,0 +1,115 @@
+package nic
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/doctest"
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/pkt"
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// TestDocFrames computes the frame table of docs/nic.md §17 with the model's frame
+// arithmetic (pkt.Packet.Wire and Charge, sim.SerializationNearest at 400 Gbps).
+func TestDocFrames(t *testing.T) {
+	tb := doctest.Load(t, "nic.md", "nic-frames")
+	for _, row := range tb.Rows {
+		key := row[0]
+		var p pkt.Packet
+		charged := true
+		switch {
+		case strings.HasPrefix(key, "data"):
+			payload := doctest.Int(t, tb, tb.Cell(t, key, "payload"))
+			p.Size = uint16(payload + pkt.DataL3Extra)
+		case key == "ACK/NAK":
+			p.Size = pkt.AckWire - pkt.EthOverhead
+		case key == "CNP":
+			p.Size = pkt.CnpWire - pkt.EthOverhead
+		case key == "PFC":
+			p.Size, charged = pkt.PfcWire-pkt.EthOverhead, false
+		default:
+			t.Errorf("%s: unknown frame %q", tb.Where(), key)
+			continue
+		}
+		if want := doctest.Int(t, tb, tb.Cell(t, key, "on the wire")); p.Wire() != want {
+			t.Errorf("%s: %s frame is %d B on the wire in the docs, the model sends %d B", tb.Where(), key, want, p.Wire())
+		}
+		if charged {
+			if want := doctest.Int(t, tb, tb.Cell(t, key, "charged at the receiver")); p.Charge() != want {
+				t.Errorf("%s: %s frame is charged %d B in the docs, the model charges %d B", tb.Where(), key, want, p.Charge())
+			}
+		}
+		got := sim.SerializationNearest(p.Wire(), 400e9)
+		if want := sim.Time(doctest.Int(t, tb, tb.Cell(t, key, "time at 400 Gbps"))); got != want {
+			t.Errorf("%s: %s frame takes %d ps in the docs, the model %d ps", tb.Where(), key, want, got)
+		}
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocSegments computes the segment counts of docs/nic.md §17 at the default MSS.
+func TestDocSegments(t *testing.T) {
+	tb := doctest.Load(t, "nic.md", "nic-segments")
+	mss := int64(config.DefaultNIC().RoceQpManager.MSS)
+	for _, row := range tb.Rows {
+		size, err := config.ParseBytes(strings.ReplaceAll(strings.ReplaceAll(row[0], ",", ""), " ", ""))
+		if err != nil {
+			t.Fatalf("%s: message %q: %v", tb.Where(), row[0], err)
+		}
+		if want, got := doctest.Int(t, tb, tb.Cell(t, row[0], "packets")), segments(int64(size), mss); got != want {
+			t.Errorf("%s: a %s message is %d packets in the docs, the model cuts %d", tb.Where(), row[0], want, got)
+		}
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocIngressPFC computes the receive pools, Xoff, Xon and headroom of docs/nic.md §17
+// with ComputePools at the defaults.
+func TestDocIngressPFC(t *testing.T) {
+	tb := doctest.Load(t, "nic.md", "nic-ingress-pfc")
+	cfg, g := config.DefaultNIC(), config.DefaultGlobal()
+	p := ComputePools(&cfg, &g, 400e9)
+	for _, row := range tb.Rows {
+		tc := int(doctest.Int(t, tb, row[0]))
+		for _, c := range []struct {
+			col string
+			got int64
+		}{
+			{"pool", p.Ingress[tc]},
+			{"Xoff (0.8)", p.Xoff[tc]},
+			{"Xon (0.4)", p.Xon[tc]},
+			{"headroom", p.Headroom[tc]},
+		} {
+			if want := doctest.Int(t, tb, tb.Cell(t, row[0], c.col)); c.got != want {
+				t.Errorf("%s: TC %d %s is %d in the docs, the model computes %d", tb.Where(), tc, c.col, want, c.got)
+			}
+		}
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocPauseTime computes the NIC pause time, refresh, headroom guidance and pause
+// trigger of docs/nic.md §17 (inputs from the table, outputs from ComputePools).
+func TestDocPauseTime(t *testing.T) {
+	tb := doctest.Load(t, "nic.md", "nic-pause-time")
+	val := func(key string) float64 { return doctest.Float(t, tb, tb.Cell(t, key, "value")) }
+	cfg, g := config.DefaultNIC(), config.DefaultGlobal()
+	cfg.NetworkInterface.TransmissionMedium.Delay = sim.Time(val("propagation delay")) * sim.Nanosecond
+	cfg.NetworkInterface.IngressBufferManager.QuantaValue[0] = val("quanta")
+	p := ComputePools(&cfg, &g, val("link rate")*1e9)
+	for _, c := range []struct {
+		key string
+		got int64
+	}{
+		{"pause time", int64(p.PauseTime[0])},
+		{"refresh period", int64(p.Refresh[0])},
+		{"headroom guidance", p.HeadroomGuidance},
+		{"TC0 pause trigger", p.Xoff[0] - (int64(cfg.RoceQpManager.MSS) + pkt.DataL3Extra)},
+	} {
+		if want := int64(val(c.key)); c.got != want {
+			t.Errorf("%s: %s is %d in the docs, the model computes %d", tb.Where(), c.key, want, c.got)
+		}
+	}
+	tb.AllChecked(t)
+}
