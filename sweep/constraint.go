@@ -47,6 +47,9 @@ type (
 
 // ParseConstraint parses an expression; errors name the column of the problem.
 func ParseConstraint(text string) (*Constraint, error) {
+	if len(text) > MaxConstraintLen {
+		return nil, fmt.Errorf("the expression is %s bytes long; at most %s", config.Commas(int64(len(text))), config.Commas(MaxConstraintLen))
+	}
 	p := &parser{src: text}
 	p.next()
 	n, err := p.or()
@@ -203,6 +206,15 @@ type parser struct {
 	tok    string // "" at the end
 	tokPos int
 	kind   byte // 'n' number, 'i' identifier, 's' string, 'o' operator
+	depth  int  // nesting of (, ! and unary -: at most MaxConstraintDepth
+}
+
+// nest enters one level of nesting; the caller defers the returned function.
+func (p *parser) nest() error {
+	if p.depth++; p.depth > MaxConstraintDepth {
+		return p.errf("nested more than %d levels deep", MaxConstraintDepth)
+	}
+	return nil
 }
 
 func (p *parser) next() {
@@ -301,6 +313,10 @@ func (p *parser) and() (node, error) { return p.binaryLevel([]string{"&&"}, p.no
 
 func (p *parser) not() (node, error) {
 	if p.kind == 'o' && p.tok == "!" {
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
+		defer func() { p.depth-- }()
 		p.next()
 		x, err := p.not()
 		return unary{"!", x}, err
@@ -326,6 +342,10 @@ func (p *parser) prod() (node, error) { return p.binaryLevel([]string{"*", "/"},
 
 func (p *parser) neg() (node, error) {
 	if p.kind == 'o' && p.tok == "-" {
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
+		defer func() { p.depth-- }()
 		p.next()
 		x, err := p.neg()
 		return unary{"-", x}, err
@@ -339,6 +359,10 @@ func (p *parser) primary() (node, error) {
 	case tok == "":
 		return nil, p.errf("expression ends early")
 	case kind == 'o' && tok == "(":
+		if err := p.nest(); err != nil {
+			return nil, err
+		}
+		defer func() { p.depth-- }()
 		p.next()
 		x, err := p.or()
 		if err != nil {

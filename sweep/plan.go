@@ -48,6 +48,15 @@ type Job struct {
 	Invalid error
 }
 
+// pointLabel names a point by its axis values: "switch.LossyAlpha=0.5, switch.StaticPoolXoffThreshold=200KB".
+func (p *Plan) pointLabel(values []Value) string {
+	parts := make([]string, len(p.Axes))
+	for i, a := range p.Axes {
+		parts[i] = a.Path + "=" + values[i].Text
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Label names the job for people: "job 7 (switch.LossyAlpha=0.5, switch.StaticPoolXoffThreshold=200KB, replicate 1)".
 func (p *Plan) Label(j *Job) string {
 	parts := make([]string, 0, len(p.Axes)+1)
@@ -70,17 +79,17 @@ func (p *Plan) Label(j *Job) string {
 // fabric's topology checks); a job breaking a rule gets Invalid set, it is not dropped.
 func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 	p := &Plan{Spec: s, Axes: s.Axes}
+	// The size first, from the axis lengths alone: nothing is allocated for a plan
+	// over MaxJobs.
+	total, _, err := s.planSize()
+	if err != nil {
+		return nil, err
+	}
 	dims, err := s.dimensions()
 	if err != nil {
 		return nil, err
 	}
-	total := 1
-	for _, d := range dims {
-		total *= len(d)
-		if total > 10_000_000 {
-			return nil, fmt.Errorf("%s: the sweep expands to more than 10,000,000 points", s.File)
-		}
-	}
+	seen := map[string]int{} // job id of replicate 0 → its point: one point, one id
 	idx := make([]int, len(dims))
 	for n := 0; n < total; n++ {
 		rem := n
@@ -116,13 +125,13 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 			continue
 		}
 		point := p.Points
-		p.Points++
 		var invalid error
 		if err := cfg.Validate(); err != nil {
 			invalid = err
 		} else if validate != nil {
 			invalid = validate(&cfg)
 		}
+		first := len(p.Jobs)
 		for r := 0; r < s.Replicates; r++ {
 			j := &Job{Index: len(p.Jobs), Point: point, Replicate: r, Values: values, Config: cfg, Invalid: invalid}
 			j.Seed = deriveSeed(&cfg, r)
@@ -130,6 +139,15 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 			j.ID = jobID(&j.Config, r)
 			p.Jobs = append(p.Jobs, j)
 		}
+		// Two points with one resolved config (a zip group or a sample that repeats a
+		// tuple, an axis and a --set that agree) would be one job twice under one id.
+		if was, dup := seen[p.Jobs[first].ID]; dup {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s: point %s equals point %d; merged into one point", s.File, p.pointLabel(values), was))
+			p.Jobs = p.Jobs[:first]
+			continue
+		}
+		seen[p.Jobs[first].ID] = point
+		p.Points++
 	}
 	if len(p.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: the sweep has no jobs: every one of %d points fails a constraint", s.File, p.Filtered)

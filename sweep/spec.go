@@ -24,6 +24,9 @@ type Spec struct {
 	Axes        []*Axis       // in the order the spec names them
 	Constraints []*Constraint
 	Sample      *Sample
+	// Warnings are problems the planner fixed and the user should hear of (equal values
+	// on an axis merged); the commands print them before anything runs.
+	Warnings []string
 }
 
 // Axis is one swept attribute.
@@ -69,9 +72,9 @@ var sweepKeys = []string{"grid", "zip", "constraint", "sample"}
 // may be set too).
 func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
 	s := &Spec{File: file, Text: data, Sets: sets, Base: config.Default(), Replicates: 1}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	doc, err := config.DecodeOne(file, data)
+	if err != nil {
+		return nil, err
 	}
 	if len(doc.Content) > 0 {
 		root := doc.Content[0]
@@ -86,8 +89,8 @@ func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
 			switch k.Value {
 			case "replicates":
 				n, err := strconv.Atoi(v.Value)
-				if err != nil || n < 1 || v.Kind != yaml.ScalarNode {
-					return nil, fmt.Errorf("%s: replicates: want a whole number >= 1 (value %q)", pos(file, v), v.Value)
+				if err != nil || n < 1 || n > MaxJobs || v.Kind != yaml.ScalarNode {
+					return nil, fmt.Errorf("%s: replicates: want a whole number from 1 to %s (value %q)", pos(file, v), config.Commas(MaxJobs), v.Value)
 				}
 				s.Replicates = n
 			case "sweep":
@@ -98,6 +101,12 @@ func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
 		}
 	}
 	if err := s.applySets(); err != nil {
+		return nil, err
+	}
+	if err := CheckName(s.Base.Name); err != nil {
+		return nil, fmt.Errorf("%s: %v", s.File, err)
+	}
+	if _, _, err := s.planSize(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -219,6 +228,7 @@ func (s *Spec) parseAxes(m *yaml.Node, zip int) error {
 			if len(v.Content) == 0 {
 				return fmt.Errorf("%s: %s: no values", pos(s.File, v), a.Path)
 			}
+			first := map[string]string{} // typed value → the text that gave it first
 			for _, item := range v.Content {
 				text, err := nodeText(item)
 				if err != nil {
@@ -228,6 +238,16 @@ func (s *Spec) parseAxes(m *yaml.Node, zip int) error {
 				if err != nil {
 					return fmt.Errorf("%s: %v", pos(s.File, item), err)
 				}
+				// One point, one id: equal values after unit parsing (1, 1.0, 1e0;
+				// 700KB, 0.7MB) would plan the same job twice. In a zip group a
+				// repeated value is legitimate (the tuple differs); Expand merges
+				// equal tuples.
+				key := fmt.Sprintf("%T %v", val.Typed, val.Typed)
+				if was, dup := first[key]; dup && zip < 0 {
+					s.Warnings = append(s.Warnings, fmt.Sprintf("%s: %s: %s equals %s; merged into one value", pos(s.File, item), a.Path, text, was))
+					continue
+				}
+				first[key] = text
 				a.Values = append(a.Values, val)
 			}
 		case yaml.MappingNode:
@@ -310,8 +330,8 @@ func (s *Spec) parseRange(a *Axis, m *yaml.Node) error {
 			to = v
 		case "steps":
 			n, err := strconv.Atoi(v.Value)
-			if err != nil || n < 1 {
-				return fmt.Errorf("%s: %s: steps: want a whole number >= 1 (value %q)", pos(s.File, v), a.Path, v.Value)
+			if err != nil || n < 1 || n > MaxJobs {
+				return fmt.Errorf("%s: %s: steps: want a whole number from 1 to %s (value %q)", pos(s.File, v), a.Path, config.Commas(MaxJobs), v.Value)
 			}
 			r.Steps = n
 		case "scale":
@@ -400,8 +420,8 @@ func (s *Spec) applySets() error {
 		path, value := m[1], strings.TrimSpace(m[2])
 		if path == "replicates" {
 			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 {
-				return fmt.Errorf("--set replicates=%s: want a whole number >= 1", value)
+			if err != nil || n < 1 || n > MaxJobs {
+				return fmt.Errorf("--set replicates=%s: want a whole number from 1 to %s", value, config.Commas(MaxJobs))
 			}
 			s.Replicates = n
 			continue
@@ -434,8 +454,8 @@ func (s *Spec) parseSample(v *yaml.Node) error {
 		switch k.Value {
 		case "n":
 			n, err := strconv.Atoi(val.Value)
-			if err != nil || n < 1 {
-				return fmt.Errorf("%s: sweep.sample.n: want a whole number >= 1 (value %q)", pos(s.File, val), val.Value)
+			if err != nil || n < 1 || n > MaxJobs {
+				return fmt.Errorf("%s: sweep.sample.n: want a whole number from 1 to %s (value %q)", pos(s.File, val), config.Commas(MaxJobs), val.Value)
 			}
 			smp.N = n
 		case "method":

@@ -43,8 +43,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
 	}
-	if *workers < 1 {
-		return usagef("run: -j %d: want at least 1", *workers)
+	if *workers < 1 || *workers > sweep.MaxWorkers {
+		return usagef("run: -j %d: want 1 to %d parallel jobs", *workers, sweep.MaxWorkers)
 	}
 	if err := rf.check("run"); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -251,7 +252,7 @@ func slurmScript(sp slurmParams) string {
 	logs := filepath.Join(sp.Dir, slurmSubdir)
 	fmt.Fprintf(&b, "#!/bin/bash\n")
 	fmt.Fprintf(&b, "# Written by 'rocesweep slurm' at %s; run that command again rather than editing.\n", sp.Written.Format(time.RFC3339))
-	fmt.Fprintf(&b, "# Sweep %s (%d jobs, spec copied from %s) as a job array of %d tasks:\n", sp.Name, sp.Jobs, sp.SpecFrom, sp.N)
+	fmt.Fprintf(&b, "# Sweep %s (%d jobs, spec copied from %s) as a job array of %d tasks:\n", commentText(sp.Name), sp.Jobs, commentText(sp.SpecFrom), sp.N)
 	fmt.Fprintf(&b, "# task K runs shard K/%d of the plan (the jobs whose index mod %d = K-1) into\n", sp.N, sp.N)
 	fmt.Fprintf(&b, "#   %s\n", sp.Dir)
 	fmt.Fprintf(&b, "# with --resume, so a requeued, preempted or resubmitted task runs only the jobs missing\n")
@@ -291,6 +292,16 @@ func slurmScript(sp slurmParams) string {
 	}
 	b.WriteString(strings.Join(line, " ") + "\n")
 	return b.String()
+}
+
+// commentText makes s safe in a one-line shell comment: a value holding a newline or
+// another control character (a spec file named "a\ntouch x") is written Go-quoted,
+// so nothing of it can start a line of the script (issue 14, item 2).
+func commentText(s string) string {
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it: inside single quotes, each

@@ -54,6 +54,9 @@ func countValid(p *sweep.Plan) int {
 // printWarnings prints each distinct config warning of the plan's valid jobs once, with
 // the number of points it concerns.
 func printWarnings(w io.Writer, p *sweep.Plan) {
+	for _, m := range p.Spec.Warnings {
+		fmt.Fprintf(w, "rocesweep: warning: %s\n", m)
+	}
 	count := map[string]int{}
 	last := -1
 	for _, j := range p.Jobs {

@@ -23,9 +23,9 @@ var jobKeys = []string{"name", "seed", "duration", "stop", "report_interval", "g
 // validate; call Validate.
 func Load(file string, data []byte) (Config, error) {
 	c := Default()
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return c, yamlSyntaxErr(file, err)
+	doc, err := DecodeOne(file, data)
+	if err != nil {
+		return c, err
 	}
 	if len(doc.Content) == 0 { // empty document: all defaults
 		return c, nil
