@@ -87,4 +87,3 @@ func (s *Spec) planSize() (points, jobs int, err error) {
 	}
 	return p, points, nil
 }
-
