@@ -1,13 +1,16 @@
 package switchdev
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocesweep/rocesweep/internal/doctest"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
+	"github.com/rocesweep/rocesweep/model/stats"
 )
 
 // TestDocInit computes the table of docs/switch.md §12.1 with InitBuffer: the inputs
@@ -132,4 +135,82 @@ func TestDocPauseSequence(t *testing.T) {
 		}
 	}
 	tb.AllChecked(t)
+}
+
+// TestDocNdStats replays the nd-stats example of docs/records.md §3: the table's bytes
+// leave a switch port of the table's rate within one interval, as equal frames a
+// microsecond apart, and the port's row at the table's time must hold the table's values.
+func TestDocNdStats(t *testing.T) {
+	tb := doctest.Load(t, "records.md", "records-nd-stats")
+	val := func(key string) float64 { return doctest.Float(t, tb, tb.Cell(t, key, "value")) }
+	rate := val("link rate") * 1e9
+	if iv := sim.Time(val("interval")) * sim.Millisecond; iv != config.DefaultGlobal().NDStatsReportInterval {
+		t.Fatalf("%s: interval %v, the switch reports every %v", tb.Where(), iv, config.DefaultGlobal().NDStatsReportInterval)
+	}
+	row := sim.Time(val("row time") * float64(sim.Second))
+	total := int64(val("bytes sent in the interval"))
+	// Equal frames of at most 9,274 B (MSS 9,216 + 58) that add up to the bytes.
+	frames := int64(0)
+	for n := (total + 9273) / 9274; n <= total/64; n++ {
+		if total%n == 0 {
+			frames = n
+			break
+		}
+	}
+	if frames == 0 {
+		t.Fatalf("%s: %d B cannot be cut into equal frames", tb.Where(), total)
+	}
+	cfg := config.DefaultSwitch()
+	f := newFab(t)
+	sw := f.addSwitch(&cfg, 0, 2, rate, delay, routeAll(1))
+	rec := stats.NewRecorder("job", time.Now)
+	start := row - sim.Millisecond // inside the last interval before the row
+	for k := int64(0); k < frames; k++ {
+		f.at(start+sim.Time(k)*sim.Microsecond, 0, 0, f.data(2, int32(total/frames-pkt.EthOverhead), 0, 1, 1))
+	}
+	f.run(row)
+	sw.ReportND(row, rec)
+	if len(rec.NdStats) != 2 {
+		t.Fatalf("%d nd-stats rows, want one per port", len(rec.NdStats))
+	}
+	r := rec.NdStats[1] // port 1 sent the frames
+	for _, c := range []struct {
+		key string
+		got float64
+	}{
+		{"total_bytes_tx_GB", r.TotalBytesTxGB},
+		{"interval_bytes_tx_MB", r.IntervalBytesTxMB},
+		{"tx_rate_Gbps", r.TxRateGbps},
+		{"tx_link_percent_util", r.TxLinkPercentUtil},
+	} {
+		if want := val(c.key); !sig6(c.got, want) {
+			t.Errorf("%s: %s is %g in the docs, the model writes %g", tb.Where(), c.key, want, c.got)
+		}
+	}
+	if r.SimTimeSec != row.Seconds() {
+		t.Errorf("row at %g s, want %g s", r.SimTimeSec, row.Seconds())
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocBufferStats computes the percent columns of the buffer-stats example of
+// docs/records.md §6 from its limit, maximum and mean, as the switch's rows do.
+func TestDocBufferStats(t *testing.T) {
+	tb := doctest.Load(t, "records.md", "records-buffer-stats")
+	val := func(key string) float64 { return doctest.Float(t, tb, tb.Cell(t, key, "value")) }
+	limit := val("buffer_limit")
+	for _, c := range []struct{ key, from string }{
+		{"ivl_max_pct_util", "ivl_max_bytes"},
+		{"ivl_mean_pct_util", "ivl_mean_bytes"},
+	} {
+		if got, want := pct(val(c.from), limit), val(c.key); !sig6(got, want) {
+			t.Errorf("%s: %s is %g in the docs, the model writes %g", tb.Where(), c.key, want, got)
+		}
+	}
+	tb.AllChecked(t)
+}
+
+// sig6 reports whether got rounds to want at 6 significant digits (records.md RC-2).
+func sig6(got, want float64) bool {
+	return strconv.FormatFloat(got, 'g', 6, 64) == strconv.FormatFloat(want, 'g', 6, 64)
 }
