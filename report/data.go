@@ -107,8 +107,10 @@ func attrOf(col string) (config.Attr, bool) {
 	if err != nil {
 		return config.Attr{}, false
 	}
-	a, ok := schema()[c]
-	return a, ok
+	if a, ok := schema()[c]; ok {
+		return a, ok
+	}
+	return config.Lookup(c) // tiers.<tier>.* (issue 17)
 }
 
 // grid is a metric averaged over the cells of two axes: Val[x][y] is the mean over the ok

@@ -298,3 +298,36 @@ func TestConstraintEval(t *testing.T) {
 		}
 	}
 }
+
+// A tier attribute is an axis like any other: its jobs column is its path with `_`, a
+// constraint reads the tier's value (the plain block's when the tier does not set it),
+// and each job's tier switch runs the value.
+func TestTierAxes(t *testing.T) {
+	p := mustPlan(t, `duration: 100us
+topology: {kind: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2, uplinks_per_spine: 1}
+tiers: {rack: {switch: {TotalSharedBufferSize: 64MB}}}
+sweep:
+  grid:
+    tiers.spine.switch.LossyAlpha: [0.5, 2]
+    tiers.rack.uplink.delay: [100ns, 10us]
+  constraint: "tiers.spine.switch.LossyAlpha * 1e6 < tiers.rack.switch.TotalSharedBufferSize / 32"
+`)
+	if got := []string{p.Axes[0].Column, p.Axes[1].Column}; got[0] != "tiers_spine_switch_LossyAlpha" || got[1] != "tiers_rack_uplink_delay" {
+		t.Errorf("columns %v", got)
+	}
+	// 0.5e6 < 2e6 passes, 2e6 < 2e6 does not: 2 points of 4.
+	if len(p.Jobs) != 2 || p.Filtered != 2 {
+		t.Fatalf("%d jobs, %d filtered; want 2, 2", len(p.Jobs), p.Filtered)
+	}
+	for _, j := range p.Jobs {
+		if a := j.Config.TierSwitch(0).SharedBufferManager.LossyAlpha; a != 0.5 || j.Values[0].Typed != 0.5 {
+			t.Errorf("job %d: spine alpha %v, typed %v", j.Index, a, j.Values[0].Typed)
+		}
+		if j.Config.Switch.SharedBufferManager.LossyAlpha != 1 || j.Config.TierSwitch(2).SharedBufferManager.LossyAlpha != 1 {
+			t.Errorf("job %d: the spine's alpha leaked into other tiers", j.Index)
+		}
+	}
+	if _, _, ok := p.Jobs[1].Config.TierUplink(2); !ok || p.Jobs[1].Values[1].Typed != 1e-5 {
+		t.Errorf("rack uplink delay axis: %v", p.Jobs[1].Values[1].Typed)
+	}
+}

@@ -29,8 +29,10 @@ var attrIndex = func() map[string]config.Attr {
 
 // attrOf returns the schema entry of a canonical path.
 func attrOf(canonical string) (config.Attr, bool) {
-	a, ok := attrIndex[canonical]
-	return a, ok
+	if a, ok := attrIndex[canonical]; ok {
+		return a, ok
+	}
+	return config.Lookup(canonical) // tiers.<tier>.* (issue 17)
 }
 
 // columnType is the Go type of the jobs column of an attribute.

@@ -98,8 +98,9 @@ type explainTopology struct {
 }
 
 type switchExplain struct {
-	Tier            string        `json:"tier"`  // rack, leaf, spine, edge, aggregation, core
-	Count           int           `json:"count"` // switches of this tier
+	Tier            string        `json:"tier"`   // rack, leaf, spine, edge, aggregation, core
+	Count           int           `json:"count"`  // switches of this tier
+	Config          string        `json:"config"` // "switch", or "switch + tiers.spine (LossyAlpha 0.5, ...)" (issue 17)
 	ConnectedPorts  int           `json:"connected_ports"`
 	HeadroomPerPort int64         `json:"headroom_per_port"`
 	HeadroomTotal   int64         `json:"headroom_total"`
@@ -199,7 +200,7 @@ func explainConfig(cfg *config.Config) (*explanation, error) {
 			return nil, usageError{errors.Join(hard...)}
 		}
 	}
-	g, err := topo.Build(cfg.Topology, &cfg.Switch, &cfg.NIC)
+	g, err := topo.BuildConfig(cfg)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -235,7 +236,8 @@ func explainConfig(cfg *config.Config) (*explanation, error) {
 	}
 
 	// NIC: L = min(NIC DataRate, rack switch downlink DataRate) (nic.md §0).
-	L := min(float64(cfg.NIC.NetworkInterface.UplinkNetworkInterface.DataRate), float64(cfg.Switch.NetworkInterface.DownlinkNetworkInterface.DataRate))
+	rack := cfg.TierSwitch(config.TierRack)
+	L := min(float64(cfg.NIC.NetworkInterface.UplinkNetworkInterface.DataRate), float64(rack.NetworkInterface.DownlinkNetworkInterface.DataRate))
 	p := nic.ComputePools(&cfg.NIC, &cfg.Global, L)
 	ne := nicExplain{
 		LineRateGbps: L / 1e9, EgressPools: p.Egress, IngressPools: p.Ingress, Xoff: p.Xoff, Xon: p.Xon,
@@ -267,14 +269,18 @@ func explainSwitch(cfg *config.Config, g *topo.Graph, n *topo.Node, count int, l
 	kind := cfg.Topology.Kind
 	name := explainTierName(kind, n.Tier)
 	N := len(n.Ports)
-	b, err := switchdev.InitBuffer(&cfg.Switch, N)
+	sw := cfg.TierSwitch(n.Tier)
+	b, err := switchdev.InitBuffer(&sw, N)
 	if err != nil {
 		return switchExplain{}, nil, err
 	}
 	se := switchExplain{
-		Tier: name, Count: count, ConnectedPorts: N, HeadroomPerPort: b.HeadroomPerPort, HeadroomTotal: b.HeadroomTotal,
+		Tier: name, Count: count, Config: "switch", ConnectedPorts: N, HeadroomPerPort: b.HeadroomPerPort, HeadroomTotal: b.HeadroomTotal,
 		SizingTotal: b.SizingTotal, EgressLimitForm: b.LimitForm, UETPolicy: b.UET, Xoff: b.Xoff, Xon: b.Xon,
 		LargestPacket: largest,
+	}
+	if set := cfg.TierSettings(n.Tier); len(set) > 0 {
+		se.Config = fmt.Sprintf("switch + tiers.%s (%s)", config.TierNames[n.Tier], strings.Join(set, ", "))
 	}
 	// Links: one entry per peer kind, in port order (downlinks first, RC-6).
 	byPeer := map[string]int{}
@@ -294,6 +300,9 @@ func explainSwitch(cfg *config.Config, g *topo.Graph, n *topo.Node, count int, l
 		delayOf := "nic.Delay"
 		if lower.Kind == topo.SwitchNode {
 			delayOf = "switch.Delay (" + explainTierName(kind, lower.Tier) + " end)"
+			if _, _, ok := cfg.TierUplink(lower.Tier); ok {
+				delayOf = "tiers." + config.TierNames[lower.Tier] + ".uplink.delay"
+			}
 		}
 		pt := sim.PauseTime(65535, c.RateBps, c.Delay) // switch.md §7.1: switch pauses request 65535 quanta
 		byPeer[label] = len(se.Links)
@@ -372,6 +381,7 @@ func (ex *explanation) writeSheet(w io.Writer) {
 	}
 	for _, s := range tiers {
 		fmt.Fprintf(w, "\n%s switch (%d of them), %d connected ports   [switch.md §4]\n", s.Tier, s.Count, s.ConnectedPorts)
+		fmt.Fprintf(w, "  configuration       %s\n", s.Config)
 		if s.UETPolicy {
 			fmt.Fprintf(w, "  UET policy: three pools 1.5 : 1 : 1 (switch.md §6.1)\n")
 		}

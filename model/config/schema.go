@@ -33,9 +33,11 @@ type Attr struct {
 	// Doc is a one-line description citing the spec section.
 	Doc string `json:"doc"`
 
-	index       []int // reflect field index path from Config
-	whole       bool  // vector entries must be whole numbers
-	bareSeconds bool  // timeval: a bare number means seconds ("double s", nic.md §14)
+	index       []int  // reflect field index path from Config
+	tier, bit   int    // tiers.* only: the tier (records.md §2 number) and its bit in Tier.set
+	base        string // tiers.<t>.switch.* only: the switch attribute it overrides
+	whole       bool   // vector entries must be whole numbers
+	bareSeconds bool   // timeval: a bare number means seconds ("double s", nic.md §14)
 	comps       []string
 }
 
@@ -216,6 +218,9 @@ func resolve(path string) (*Attr, error) {
 		return a, nil
 	}
 	parts := strings.Split(path, ".")
+	if parts[0] == "tiers" {
+		return resolveTier(path)
+	}
 	if len(parts) >= 4 && parts[0] == "workload" && parts[1] == "mix" {
 		if _, err := mixPath(parts); err != nil {
 			return nil, err
@@ -415,6 +420,9 @@ func (c *Config) Set(path, value string) error {
 	if a == nil {
 		return c.setMix(path, value)
 	}
+	if a.Device == "tiers" {
+		return c.setTier(a, value)
+	}
 	return setAttr(reflect.ValueOf(c).Elem().FieldByIndex(a.index), a, a.Path, value)
 }
 
@@ -572,6 +580,9 @@ func (c *Config) Get(path string) (string, error) {
 		}
 		a = attrByPath["workload."+parts[3]]
 		return format(a, reflect.ValueOf(&c.Workload.Mix[n]).Elem().FieldByIndex(a.index[1:])), nil
+	}
+	if a.Device == "tiers" {
+		return c.getTier(a), nil
 	}
 	return format(a, reflect.ValueOf(c).Elem().FieldByIndex(a.index)), nil
 }

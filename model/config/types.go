@@ -41,6 +41,11 @@ type Config struct {
 	Workload Workload `key:"workload"`
 	Switch   Switch   `key:"switch"`
 	NIC      NIC      `key:"nic"`
+
+	// Tiers are per-tier switch settings and uplinks (tiers.go); not in Schema(), which
+	// lists each attribute once, but in TierSchema(). Absent from the JSON (so from job
+	// ids and seeds) when nothing is set.
+	Tiers Tiers `json:"tiers,omitzero"`
 }
 
 // Global holds the simulation parameters that belong to no device (nic.md §14 Globals,

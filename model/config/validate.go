@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/sim"
@@ -306,6 +307,40 @@ func SwitchTiers(t Topology) []string {
 	return nil
 }
 
+// SwitchTierNumbers returns the records' tier number (records.md §2: spine 0, fabric 1,
+// rack 2) of each switch tier of t, in SwitchTiers order.
+func SwitchTierNumbers(t Topology) []int {
+	switch t.Kind {
+	case "star":
+		return []int{TierRack}
+	case "leaf-spine":
+		return []int{TierRack, TierSpine}
+	case "fat-tree":
+		return []int{TierRack, TierFabric, TierSpine}
+	}
+	return nil
+}
+
+// validateTierUplinks refuses a set uplink rate that is not above 0 (issue 17).
+func (c *Config) validateTierUplinks() rules {
+	var rs rules
+	for t := range c.Tiers {
+		for i := range tierAttrs {
+			a := &tierAttrs[i]
+			if a.tier != t || a.base != "" || !c.Tiers[t].isSet(a.bit) {
+				continue
+			}
+			if a.Type == "datarate" && c.Tiers[t].Uplink.Rate <= 0 {
+				rs.add(a.Path, FormatRate(c.Tiers[t].Uplink.Rate), "records.md §2", "a rate must be above 0")
+			}
+			if a.Type == "timeval" && c.Tiers[t].Uplink.Delay < 0 {
+				rs.add(a.Path, FormatTime(c.Tiers[t].Uplink.Delay), "records.md §2", "a delay cannot be negative")
+			}
+		}
+	}
+	return rs
+}
+
 // ConnectedPorts returns the connected-port count N (switch.md §1) of each switch tier of
 // t, in SwitchTiers order: star → hosts; leaf-spine → leaf = hosts_per_leaf + spines ×
 // uplinks, spine = leaves × uplinks, where uplinks = uplinks_per_spine or
@@ -352,16 +387,24 @@ func (c *Config) Validate() error {
 	if c.Switch.NetworkInterface.UplinkNetworkInterface.DataRate <= 0 {
 		rs.add("switch.NetworkInterface.UplinkNetworkInterface.DataRate", FormatRate(c.Switch.NetworkInterface.UplinkNetworkInterface.DataRate), "switch.md §3.2 (extension)", "a rate must be above 0")
 	}
+	rs = append(rs, c.validateTierUplinks()...)
 	var errs []error
 	errs = append(errs, rs...)
 	seen := map[string]bool{}
 	tiers := SwitchTiers(c.Topology)
-	for i, n := range ConnectedPorts(c.Topology, &c.Switch) {
-		err := ValidateSwitch(&c.Switch, n)
+	nums := SwitchTierNumbers(c.Topology)
+	rack := c.TierSwitch(TierRack)
+	for i, n := range ConnectedPorts(c.Topology, &rack) {
+		sw := c.TierSwitch(nums[i])
+		err := ValidateSwitch(&sw, n)
 		if err == nil {
 			continue
 		}
 		for _, e := range unjoin(err) {
+			if r, ok := e.(*Rule); ok && len(c.TierSettings(nums[i])) > 0 {
+				// A tier's own settings: name the tier block (issue 17).
+				r.Path = "tiers." + TierNames[nums[i]] + "." + r.Path
+			}
 			msg := e.Error()
 			if seen[msg] {
 				continue
@@ -485,29 +528,27 @@ func (c *Config) Warnings() []string {
 	if c.Topology.Kind == "star" && c.Switch.NetworkInterface.TransmissionMedium.Delay != DefaultSwitch().NetworkInterface.TransmissionMedium.Delay {
 		w = append(w, "switch.TransmissionMedium.Delay has no effect in a star: switch–NIC links use the NIC's Delay (nic.TransmissionMedium.Delay, records.md §2)")
 	}
-	b := &c.Switch.SharedBufferManager
-	if b.StaticPoolXonThreshold >= b.StaticPoolXoffThreshold {
-		w = append(w, fmt.Sprintf("switch.StaticPoolXonThreshold %s B ≥ StaticPoolXoffThreshold %s B: no hysteresis, ports flap pause/resume per packet (switch.md §4.5, §11.1)",
-			Commas(int64(b.StaticPoolXonThreshold)), Commas(int64(b.StaticPoolXoffThreshold))))
-	}
-	sum := 0.0
-	for _, x := range b.PoolAllocationMap {
-		sum += x
-	}
-	if !b.UETPolicyEnabled && math.Abs(sum-1) > 1e-9 {
-		w = append(w, fmt.Sprintf("switch.PoolAllocationMap %s sums to %s, not 1: the residue goes to the last non-zero pool (switch.md §4.2, §11.1)",
-			FormatVec8(b.PoolAllocationMap), FormatDouble(round9(sum))))
-	}
-	if !b.UETPolicyEnabled {
-		for tc := 0; tc < 8; tc++ {
-			if b.EnablePFC[tc] == 1 && int(b.TrafficClassPoolMapping[tc]) != tc {
-				w = append(w, fmt.Sprintf("switch.TrafficClassPoolMapping maps lossless TC %d to pool %d, not pool %d: runs with the general rules (switch.md §4.3, DC-5)",
-					tc, int(b.TrafficClassPoolMapping[tc]), tc))
+	seenW := map[string]bool{}
+	for _, t := range SwitchTierNumbers(c.Topology) {
+		p, sw := "switch.", c.TierSwitch(t)
+		if len(c.TierSettings(t)) > 0 {
+			p = "tiers." + TierNames[t] + ".switch."
+		}
+		for _, s := range switchWarnings(p, &sw) {
+			if !seenW[s] {
+				seenW[s] = true
+				w = append(w, s)
 			}
 		}
 	}
-	if c.Switch.PacketTrimmer.TrimmingStatsEnabled && !c.Switch.PacketTrimmer.TrimmingEnabled {
-		w = append(w, "switch.TrimmingStatsEnabled without TrimmingEnabled is ignored (switch.md §11.1, DC-21)")
+	present := SwitchTierNumbers(c.Topology)
+	for t := range c.Tiers {
+		if len(c.TierSettings(t)) > 0 && !slices.Contains(present, t) {
+			w = append(w, fmt.Sprintf("tiers.%s is set but a %s topology has no %s tier: it has no effect (records.md §2)", TierNames[t], c.Topology.Kind, TierNames[t]))
+		}
+	}
+	if r, _, ok := c.TierUplink(TierSpine); r > 0 || ok {
+		w = append(w, "tiers.spine.uplink has no effect: no cable goes up from the spine tier (records.md §2)")
 	}
 	// nic.md §15 warn-only list.
 	n := &c.NIC
@@ -538,7 +579,8 @@ func (c *Config) Warnings() []string {
 				tc, FormatDouble(ib.PfcXonResumeThreshold[tc]), FormatDouble(ib.PfcStaticXoffThreshold[tc])))
 		}
 		// nic.md §12.4 headroom guidance: (1 − Xoff fraction) × pool ≥ 2 × L × Delay / 8 + 2 × Mtu.
-		L := math.Min(float64(n.NetworkInterface.UplinkNetworkInterface.DataRate), float64(c.Switch.NetworkInterface.DownlinkNetworkInterface.DataRate))
+		rack := c.TierSwitch(TierRack)
+		L := math.Min(float64(n.NetworkInterface.UplinkNetworkInterface.DataRate), float64(rack.NetworkInterface.DownlinkNetworkInterface.DataRate))
 		guide := 2*L*n.NetworkInterface.TransmissionMedium.Delay.Seconds()/8 + 2*float64(c.Global.Mtu)
 		pool := math.Round(ib.PoolAllocationVector[tc] * float64(ib.TotalBufferSize))
 		if hr := math.Round((1 - ib.PfcStaticXoffThreshold[tc]) * pool); hr < guide {
@@ -548,6 +590,37 @@ func (c *Config) Warnings() []string {
 		if ib.QuantaValue[tc] > 65535 {
 			w = append(w, fmt.Sprintf("nic TC %d: QuantaValue %s > 65535 (nic.md §15)", tc, FormatDouble(ib.QuantaValue[tc])))
 		}
+	}
+	return w
+}
+
+// switchWarnings lists the warn-only settings of one switch configuration; p prefixes
+// the attribute paths it names ("switch." or "tiers.<tier>.switch.").
+func switchWarnings(p string, sw *Switch) []string {
+	var w []string
+	b := &sw.SharedBufferManager
+	if b.StaticPoolXonThreshold >= b.StaticPoolXoffThreshold {
+		w = append(w, fmt.Sprintf(p+"StaticPoolXonThreshold %s B ≥ StaticPoolXoffThreshold %s B: no hysteresis, ports flap pause/resume per packet (switch.md §4.5, §11.1)",
+			Commas(int64(b.StaticPoolXonThreshold)), Commas(int64(b.StaticPoolXoffThreshold))))
+	}
+	sum := 0.0
+	for _, x := range b.PoolAllocationMap {
+		sum += x
+	}
+	if !b.UETPolicyEnabled && math.Abs(sum-1) > 1e-9 {
+		w = append(w, fmt.Sprintf(p+"PoolAllocationMap %s sums to %s, not 1: the residue goes to the last non-zero pool (switch.md §4.2, §11.1)",
+			FormatVec8(b.PoolAllocationMap), FormatDouble(round9(sum))))
+	}
+	if !b.UETPolicyEnabled {
+		for tc := 0; tc < 8; tc++ {
+			if b.EnablePFC[tc] == 1 && int(b.TrafficClassPoolMapping[tc]) != tc {
+				w = append(w, fmt.Sprintf(p+"TrafficClassPoolMapping maps lossless TC %d to pool %d, not pool %d: runs with the general rules (switch.md §4.3, DC-5)",
+					tc, int(b.TrafficClassPoolMapping[tc]), tc))
+			}
+		}
+	}
+	if sw.PacketTrimmer.TrimmingStatsEnabled && !sw.PacketTrimmer.TrimmingEnabled {
+		w = append(w, p+"TrimmingStatsEnabled without TrimmingEnabled is ignored (switch.md §11.1, DC-21)")
 	}
 	return w
 }

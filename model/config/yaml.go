@@ -16,7 +16,7 @@ import (
 func SweepKeys() []string { return []string{"replicates", "sweep"} }
 
 // jobKeys are the top-level keys ApplyNode accepts.
-var jobKeys = []string{"name", "seed", "duration", "stop", "report_interval", "global", "topology", "workload", "switch", "nic"}
+var jobKeys = []string{"name", "seed", "duration", "stop", "report_interval", "global", "topology", "workload", "switch", "nic", "tiers"}
 
 // Load parses a single-job spec: Default() with the YAML document applied, the sweep's own
 // keys (SweepKeys) ignored. file names the spec in errors (file:line:col). Load does not
@@ -75,6 +75,8 @@ func (c *Config) ApplyNode(file string, n *yaml.Node, skip ...string) error {
 				continue
 			}
 			ap.fail(v, key, nodeText(v), fmt.Sprintf("%s takes a mapping of attributes", key))
+		case key == "tiers":
+			ap.tiers(nil, v)
 		case contains(jobKeys, key) || strings.Contains(key, "."):
 			ap.value(k, key, v)
 		default:
@@ -111,6 +113,28 @@ func (ap *applier) mapping(device string, comps []string, v *yaml.Node) {
 			continue
 		}
 		ap.value(k, path, val)
+	}
+}
+
+// tiers applies a `tiers:` mapping (tiers.go): tier → {switch: {...}, uplink: {...}},
+// nested or dotted at any level; every leaf becomes the path tiers.<key>.<key>...
+func (ap *applier) tiers(prefix []string, v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		path := "tiers"
+		if len(prefix) > 0 {
+			path += "." + strings.Join(prefix, ".")
+		}
+		ap.fail(v, path, nodeText(v), "want a mapping: tiers: {spine: {switch: {LossyAlpha: 0.5}, uplink: {rate: 800Gbps, delay: 1us}}}")
+		return
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		sub := append(append([]string{}, prefix...), strings.Split(k.Value, ".")...)
+		if val.Kind == yaml.MappingNode {
+			ap.tiers(sub, val)
+			continue
+		}
+		ap.value(k, "tiers."+strings.Join(sub, "."), val)
 	}
 }
 

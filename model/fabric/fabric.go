@@ -63,6 +63,7 @@ type Fabric struct {
 	rec  *stats.Recorder
 
 	links    []link.Link
+	tierSw   [3]config.Switch // each tier's switch attributes (config.TierSwitch, issue 17)
 	switches []*switchdev.Switch
 	nics     []*nic.NIC
 
@@ -126,7 +127,7 @@ func Validate(cfg *config.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	_, err := topo.Build(cfg.Topology, &cfg.Switch, &cfg.NIC)
+	_, err := topo.BuildConfig(cfg)
 	return err
 }
 
@@ -136,7 +137,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	g, err := topo.Build(cfg.Topology, &cfg.Switch, &cfg.NIC)
+	g, err := topo.BuildConfig(&cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +158,9 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		return &f.links[2*p.Cable+1]
 	}
 
+	for t := range f.tierSw {
+		f.tierSw[t] = cfg.TierSwitch(t)
+	}
 	for _, n := range g.Switches {
 		node := &g.Nodes[n]
 		ports := make([]switchdev.PortSpec, len(node.Ports))
@@ -165,7 +169,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		}
 		nodeIdx := n
 		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier, Hosts: int32(len(g.NICs))},
-			&f.cfg.Switch, &f.cfg.Global, ports, func(dst int32) []int16 { return g.Route(nodeIdx, dst) },
+			&f.tierSw[node.Tier], &f.cfg.Global, ports, func(dst int32) []int16 { return g.Route(nodeIdx, dst) },
 			f.eng, &f.pool, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", node.Name, err)

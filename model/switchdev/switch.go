@@ -708,6 +708,10 @@ func (s *Switch) pauseTime(i int, q int64) sim.Time {
 	return sim.PauseTime(q, l.RateBps, l.Delay)
 }
 
+// PauseTime is the §7.1 pause time of port i for the 65,535 quanta a switch requests;
+// its refresh period is half of it (§7.2). For explain and tests, not the packet path.
+func (s *Switch) PauseTime(i int) sim.Time { return s.pauseTime(i, 65535) }
+
 // queuePFC puts one PFC frame naming class tc with quanta q on port i's control queue.
 func (s *Switch) queuePFC(i, tc int, q uint16) {
 	pt := &s.ports[i]

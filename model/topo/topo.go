@@ -145,7 +145,8 @@ func (g *Graph) ConnectedPorts(switchNode int) int { return len(g.Nodes[switchNo
 // builder accumulates nodes and cables; ports are added in wiring order.
 type builder struct {
 	g       *Graph
-	sw      *config.Switch
+	sw      [3]*config.Switch // per tier (records.md §2 number): the tier's switch attributes
+	up      [3]uplink         // per tier: the cables from that tier up (issue 17)
 	nic     *config.NIC
 	pending []Cable // before sorting; port Cable fields are set in finish
 }
@@ -167,15 +168,24 @@ func (b *builder) addNIC(name string) int {
 	return n
 }
 
+// uplink is a tier's override of the cables from it up: rate (0 = the link rule's
+// min of both ends) and delay (when delaySet; else the lower end's Delay).
+type uplink struct {
+	rate     float64
+	delay    sim.Time
+	delaySet bool
+}
+
 // rate returns the DataRate of node n's end of a cable (uplink side or downlink side).
 func (b *builder) rate(n int, uplink bool) float64 {
 	if b.g.Nodes[n].Kind == NICNode {
 		return float64(b.nic.NetworkInterface.UplinkNetworkInterface.DataRate)
 	}
+	sw := b.sw[b.g.Nodes[n].Tier]
 	if uplink {
-		return float64(b.sw.NetworkInterface.UplinkNetworkInterface.DataRate)
+		return float64(sw.NetworkInterface.UplinkNetworkInterface.DataRate)
 	}
-	return float64(b.sw.NetworkInterface.DownlinkNetworkInterface.DataRate)
+	return float64(sw.NetworkInterface.DownlinkNetworkInterface.DataRate)
 }
 
 // delay returns the propagation Delay of node n (records.md §2: a link uses the Delay of
@@ -184,7 +194,7 @@ func (b *builder) delay(n int) sim.Time {
 	if b.g.Nodes[n].Kind == NICNode {
 		return b.nic.NetworkInterface.TransmissionMedium.Delay
 	}
-	return b.sw.NetworkInterface.TransmissionMedium.Delay
+	return b.sw[b.g.Nodes[n].Tier].NetworkInterface.TransmissionMedium.Delay
 }
 
 // wire joins the next free port of upper node a (a downlink) with the next free port of
@@ -195,8 +205,17 @@ func (b *builder) wire(a, c int) {
 	ap, cp := int16(len(na.Ports)), int16(len(nc.Ports))
 	na.Ports = append(na.Ports, Port{Ifid: ap, Peer: c, PeerPort: cp, Uplink: false})
 	nc.Ports = append(nc.Ports, Port{Ifid: cp, Peer: a, PeerPort: ap, Uplink: true})
-	b.pending = append(b.pending, Cable{A: a, B: c, APort: ap, BPort: cp,
-		RateBps: min(b.rate(a, false), b.rate(c, true)), Delay: b.delay(c)})
+	cb := Cable{A: a, B: c, APort: ap, BPort: cp, RateBps: min(b.rate(a, false), b.rate(c, true)), Delay: b.delay(c)}
+	if nc.Kind == SwitchNode {
+		// A tier's uplink setting replaces the link rule for the cables from it up.
+		if u := b.up[nc.Tier]; u.rate > 0 {
+			cb.RateBps = u.rate
+		}
+		if u := b.up[nc.Tier]; u.delaySet {
+			cb.Delay = u.delay
+		}
+	}
+	b.pending = append(b.pending, cb)
 }
 
 // finish orders the cables by (upper node, upper port), links ports to cables and checks
@@ -250,22 +269,36 @@ func Build(t config.Topology, sw *config.Switch, nic *config.NIC) (*Graph, error
 	if sw == nil || nic == nil {
 		return nil, fmt.Errorf("topology: switch and NIC attributes are required")
 	}
-	if r := sw.NetworkInterface.UplinkNetworkInterface.DataRate; r <= 0 {
-		return nil, fmt.Errorf("switch.UplinkNetworkInterface.DataRate: must be > 0, got %g bps", float64(r))
+	return buildTiers(t, [3]*config.Switch{sw, sw, sw}, [3]uplink{}, nic)
+}
+
+// BuildConfig is Build with each tier's own switch attributes and uplinks (the `tiers:`
+// block, issue 17): config.Config.TierSwitch and TierUplink.
+func BuildConfig(c *config.Config) (*Graph, error) {
+	var sws [3]*config.Switch
+	var ups [3]uplink
+	for t := range sws {
+		sw := c.TierSwitch(t)
+		sws[t] = &sw
+		r, d, ok := c.TierUplink(t)
+		ups[t] = uplink{rate: float64(r), delay: d, delaySet: ok}
 	}
-	if r := sw.NetworkInterface.DownlinkNetworkInterface.DataRate; r <= 0 {
-		return nil, fmt.Errorf("switch.DownlinkNetworkInterface.DataRate: must be > 0, got %g bps", float64(r))
+	return buildTiers(c.Topology, sws, ups, &c.NIC)
+}
+
+func buildTiers(t config.Topology, sws [3]*config.Switch, ups [3]uplink, nic *config.NIC) (*Graph, error) {
+	for _, sw := range sws {
+		if err := checkRates(sw, nic); err != nil {
+			return nil, err
+		}
 	}
-	if r := nic.NetworkInterface.UplinkNetworkInterface.DataRate; r <= 0 {
-		return nil, fmt.Errorf("nic.UplinkNetworkInterface.DataRate: must be > 0, got %g bps", float64(r))
-	}
-	b := &builder{g: &Graph{}, sw: sw, nic: nic}
+	b := &builder{g: &Graph{}, sw: sws, up: ups, nic: nic}
 	var err error
 	switch t.Kind {
 	case "star":
 		err = b.star(t)
 	case "leaf-spine":
-		err = b.leafSpine(t, sw)
+		err = b.leafSpine(t, sws[TierRack])
 	case "fat-tree":
 		err = b.fatTree(t)
 	default:
@@ -281,6 +314,19 @@ func Build(t config.Topology, sw *config.Switch, nic *config.NIC) (*Graph, error
 		return nil, err
 	}
 	return b.g, nil
+}
+
+func checkRates(sw *config.Switch, nic *config.NIC) error {
+	if r := sw.NetworkInterface.UplinkNetworkInterface.DataRate; r <= 0 {
+		return fmt.Errorf("switch.UplinkNetworkInterface.DataRate: must be > 0, got %g bps", float64(r))
+	}
+	if r := sw.NetworkInterface.DownlinkNetworkInterface.DataRate; r <= 0 {
+		return fmt.Errorf("switch.DownlinkNetworkInterface.DataRate: must be > 0, got %g bps", float64(r))
+	}
+	if r := nic.NetworkInterface.UplinkNetworkInterface.DataRate; r <= 0 {
+		return fmt.Errorf("nic.UplinkNetworkInterface.DataRate: must be > 0, got %g bps", float64(r))
+	}
+	return nil
 }
 
 // maxHosts keeps host indexes, node counts and IPv4 host addresses comfortably in range.
