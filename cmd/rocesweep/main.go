@@ -80,6 +80,13 @@ default; open it from disk, no network): the sweep, failed jobs with their error
 summary metric a heatmap over the first two swept axes and line charts over each axis.
 --job adds time series of one job's queues, pause time and send rate.`,
 		example: "rocesweep report results/quickstart\nrocesweep report results/ci --png results/ci/png --width 800"},
+	{name: "export", usage: "export DIR [--format csv] [--table T]...", short: "write a results directory's tables as CSV (DIR/csv/<table>.csv) for readers without Parquet", run: cmdExport,
+		long: `Export writes the tables of a results directory as CSV files next to the Parquet,
+DIR/csv/<table>.csv (all shards in one file, a header row of column names, values exact,
+null cells empty), so that pandas reads them with pd.read_csv where no Parquet engine
+(pyarrow, fastparquet, DuckDB) is installed. Without --table it writes jobs and every
+record table that has rows. Each file appears only when complete.`,
+		example: "rocesweep export results/quickstart\nrocesweep export results/quickstart --table jobs"},
 	{name: "slurm", usage: "slurm SPEC -o DIR [--array-size N] [--partition P] [--time T] [--cpus-per-task C] [--set path=value]... [--format F] [--max-wall-per-job D] [--commit-interval D] [--submit]", short: "write (and with --submit, submit) a Slurm job array that runs the sweep in N shards", run: cmdSlurm,
 		long: `Slurm checks SPEC as validate does and writes DIR/slurm/, a job-array script whose task K
 of N runs 'rocesweep run SPEC -o DIR --shard K/N --resume', so a requeued or preempted

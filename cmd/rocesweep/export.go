@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rocesweep/rocesweep/internal/export"
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/model/config"
+)
+
+// cmdExport writes a results directory's tables as CSV next to the Parquet
+// (DIR/csv/<table>.csv), for pandas without a Parquet engine (notebooks/alpha_xoff.ipynb).
+func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fl := pflag.NewFlagSet("export", pflag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	format := fl.String("format", "csv", "output format (csv is the only one)")
+	tables := fl.StringArray("table", nil, "table to export (repeatable; default: jobs and every record table that has rows)")
+	if err := fl.Parse(args); err != nil {
+		return flagError("export", fl, err)
+	}
+	if fl.NArg() != 1 {
+		return usagef("export: want one results DIR, got %d arguments", fl.NArg())
+	}
+	if *format != "csv" {
+		return usagef("export: --format %q: want csv", *format)
+	}
+	dir := fl.Arg(0)
+	if _, err := os.Stat(dir); err != nil {
+		return usagef("export: %v", err)
+	}
+	all := append([]string{"jobs"}, results.Tables...)
+	explicit := len(*tables) > 0
+	if explicit {
+		for _, t := range *tables {
+			if !slices.Contains(all, t) {
+				return usagef("export: --table %q: unknown table%s; the tables are %v", t, config.Suggest(t, all), all)
+			}
+		}
+		all = *tables
+	}
+	for _, t := range all {
+		path, n, err := export.CSV(dir, t)
+		if !explicit && (errors.Is(err, export.ErrNoParts) || errors.Is(err, fs.ErrNotExist)) {
+			continue // a table this sweep wrote no rows to
+		}
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d rows)\n", path, n)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+// Package export writes the tables of a results directory as CSV files next to the
+// Parquet (DIR/csv/<table>.csv), for readers that have no Parquet engine: pandas on a
+// machine with Debian's packages only reads them with pd.read_csv. Values are written
+// exactly (integers in full, floats in the shortest form that reads back to the same
+// value), a null cell is an empty field, and each file appears only when complete.
+package export
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// Subdir is the folder of DIR that holds the CSV files.
+const Subdir = "csv"
+
+// ErrNoParts is returned (wrapped) for a table folder with no committed Parquet parts:
+// there is nothing to export and no schema to write a header from.
+var ErrNoParts = errors.New("no committed part-*.parquet files")
+
+// CSV writes every committed part of DIR/<table>/ (all shards, in name order; files of a
+// running sweep are skipped) as one CSV file, DIR/csv/<table>.csv, with a header row of
+// the column names. It returns the file's path and its number of data rows. Parts whose
+// columns differ are refused, naming both files.
+func CSV(dir, table string) (path string, rows int, err error) {
+	files, err := sink.Files(dir, table)
+	if err != nil {
+		return "", 0, fmt.Errorf("table %s: %w", table, err)
+	}
+	var parts []string
+	arrow := 0
+	for _, p := range files {
+		switch filepath.Ext(p) {
+		case ".parquet":
+			parts = append(parts, p)
+		case ".arrow":
+			arrow++
+		}
+	}
+	if len(parts) == 0 {
+		if arrow > 0 {
+			return "", 0, fmt.Errorf("table %s: %d Arrow IPC files in %s; export reads Parquet (run with --format parquet)", table, arrow, filepath.Join(dir, table))
+		}
+		return "", 0, fmt.Errorf("table %s: %w in %s", table, ErrNoParts, filepath.Join(dir, table))
+	}
+	outDir := filepath.Join(dir, Subdir)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return "", 0, err
+	}
+	path = filepath.Join(outDir, table+".csv")
+	tmp, err := os.CreateTemp(outDir, "."+table+".csv.tmp-*")
+	if err != nil {
+		return "", 0, err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(0o644); err != nil {
+		return "", 0, err
+	}
+	w := csv.NewWriter(tmp)
+	var header []string
+	first := ""
+	for _, p := range parts {
+		n, err := writePart(w, p, &header, &first)
+		if err != nil {
+			return "", 0, err
+		}
+		rows += n
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return "", 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return "", 0, err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", 0, err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", 0, err
+	}
+	return path, rows, nil
+}
+
+// writePart appends the rows of one Parquet file to w; the first file's columns are the
+// header, and every later file must have the same.
+func writePart(w *csv.Writer, path string, header *[]string, first *string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	var names []string
+	for _, l := range pf.Schema().Columns() {
+		names = append(names, strings.Join(l, "."))
+	}
+	if *header == nil {
+		*header, *first = names, path
+		if err := w.Write(names); err != nil {
+			return 0, err
+		}
+	} else if strings.Join(names, ",") != strings.Join(*header, ",") {
+		return 0, fmt.Errorf("%s and %s: different columns (%s, then %s)", *first, path, strings.Join(*header, ","), strings.Join(names, ","))
+	}
+	r := parquet.NewReader(pf)
+	defer r.Close()
+	buf := make([]parquet.Row, 256)
+	rec := make([]string, len(names))
+	rows := 0
+	for {
+		n, err := r.ReadRows(buf)
+		for _, row := range buf[:n] {
+			for i := range rec {
+				rec[i] = ""
+			}
+			for _, v := range row {
+				if c := v.Column(); c >= 0 && c < len(rec) {
+					rec[c] = text(v)
+				}
+			}
+			if err := w.Write(rec); err != nil {
+				return 0, err
+			}
+			rows++
+		}
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+// text formats one cell as pandas' read_csv reads it back: integers in full, floats in
+// the shortest exact form ("nan", "inf", "-inf" for the special values), booleans as
+// true/false, a null as the empty field.
+func text(v parquet.Value) string {
+	if v.IsNull() {
+		return ""
+	}
+	switch v.Kind() {
+	case parquet.Boolean:
+		return strconv.FormatBool(v.Boolean())
+	case parquet.Int32:
+		return strconv.FormatInt(int64(v.Int32()), 10)
+	case parquet.Int64:
+		return strconv.FormatInt(v.Int64(), 10)
+	case parquet.Float:
+		return float(float64(v.Float()), 32)
+	case parquet.Double:
+		return float(v.Double(), 64)
+	}
+	return string(v.ByteArray())
+}
+
+func float(x float64, bits int) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(x, 'g', -1, bits)
+}
