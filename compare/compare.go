@@ -106,6 +106,20 @@ func (r *Result) Beyond() []Delta {
 	return out
 }
 
+// ModelVersions returns the model_version recorded in each directory's manifest.json
+// ("" when a manifest is missing or does not say).
+func ModelVersions(baseDir, newDir string) (base, nw string) {
+	get := func(dir string) string {
+		m, err := results.ReadManifest(dir)
+		if err != nil {
+			return ""
+		}
+		v, _ := m.Raw["model_version"].(string)
+		return v
+	}
+	return get(baseDir), get(newDir)
+}
+
 // Dirs reads the jobs tables of two results directories and compares them.
 func Dirs(baseDir, newDir string, opts Options) (*Result, error) {
 	base, err := results.ReadTable(baseDir, "jobs", nil)
@@ -126,10 +140,8 @@ func Tables(base, nw *results.Table, opts Options) (*Result, error) {
 	if metrics == nil {
 		metrics = DefaultMetrics()
 	}
-	for _, m := range metrics {
-		if !results.IsMetric(m) && base.Col(m) == nil && nw.Col(m) == nil {
-			return nil, fmt.Errorf("--metric %s: not a column of jobs (metrics: %s)", m, strings.Join(stats.MetricNames, ", "))
-		}
+	if err := checkMetrics(metrics, base, nw); err != nil {
+		return nil, err
 	}
 	bIdx, err := index(base)
 	if err != nil {
@@ -203,6 +215,17 @@ func Tables(base, nw *results.Table, opts Options) (*Result, error) {
 		}
 	}
 	return r, nil
+}
+
+// checkMetrics refuses a metric that is neither a summary metric nor a column of either
+// table, naming it and the known metrics.
+func checkMetrics(metrics []string, base, nw *results.Table) error {
+	for _, m := range metrics {
+		if !results.IsMetric(m) && base.Col(m) == nil && nw.Col(m) == nil {
+			return fmt.Errorf("--metric %s: not a column of jobs (metrics: %s)", m, strings.Join(stats.MetricNames, ", "))
+		}
+	}
+	return nil
 }
 
 // delta compares one value; NaN stands for null.
@@ -361,33 +384,66 @@ func Unit(metric string) string {
 	return metric
 }
 
-// WriteBench prints one Go benchmark line per ok job and metric of t, in job then metric
-// order: "BenchmarkSweep/<job>/<metric> 1 <value> <unit>", which benchstat reads (the
-// metric is part of the name so each is tracked on its own).
-func WriteBench(w io.Writer, t *results.Table, metrics []string) error {
+// WriteBench prints one Go benchmark line per ok job and metric of t, named by the job's
+// swept parameters: "BenchmarkSweep/LossyAlpha=0.25/StaticPoolXoffThreshold=100KB/fct_p99_usec 1 82.8 usec"
+// (each parameter by the last part of its path, the whole path if two would clash; the
+// value in the attribute's units). The replicates of a point are repeated lines of one
+// name, which benchstat summarises with its own interval; `benchstat -col /LossyAlpha`
+// puts the levels of one axis side by side. Without axes the name is
+// "BenchmarkSweep/<metric>". Lines go in point, replicate, then metric order.
+func WriteBench(w io.Writer, t *results.Table, axes []string, metrics []string) error {
 	if metrics == nil {
 		metrics = DefaultMetrics()
 	}
-	idx, err := index(t)
-	if err != nil {
+	if _, err := index(t); err != nil {
 		return err
 	}
-	for _, id := range jobIDs(t) {
-		i := idx[id]
-		if s := status(t, i); s != "" && s != "ok" {
-			continue
+	names := benchKeys(axes)
+	for _, p := range results.Points(t, axes, nil) {
+		prefix := "BenchmarkSweep/"
+		for k, a := range axes {
+			v := strings.Map(func(r rune) rune {
+				if r == ' ' || r == '/' || r == '\t' {
+					return -1
+				}
+				return r
+			}, results.ParamText(t.Col(a), p.Rows[0]))
+			prefix += names[k] + "=" + v + "/"
 		}
-		for _, m := range metrics {
-			c := t.Col(m)
-			if c == nil || c.IsString() || c.Null[i] {
+		for _, i := range p.Rows {
+			if s := status(t, i); s != "" && s != "ok" {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "BenchmarkSweep/%s/%s 1 %s %s\n", id, m, benchNum(c.Num[i]), Unit(m)); err != nil {
-				return err
+			for _, m := range metrics {
+				c := t.Col(m)
+				if c == nil || c.IsString() || c.Null[i] {
+					continue
+				}
+				if _, err := fmt.Fprintf(w, "%s%s 1 %s %s\n", prefix, m, benchNum(c.Num[i]), Unit(m)); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// benchKeys names each axis column by the last part of its parameter path
+// (switch.LossyAlpha -> LossyAlpha), or by the whole path where two last parts clash.
+func benchKeys(axes []string) []string {
+	short := make([]string, len(axes))
+	count := map[string]int{}
+	for i, a := range axes {
+		p := results.PathOf(a)
+		short[i] = p[strings.LastIndex(p, ".")+1:]
+		count[short[i]]++
+	}
+	for i, a := range axes {
+		if count[short[i]] > 1 {
+			short[i] = results.PathOf(a)
+		}
+	}
+	return short
 }
 
 // benchNum prints v with full precision (strconv 'g', shortest round-trip).

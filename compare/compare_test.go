@@ -153,20 +153,100 @@ func TestBenchLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := compare.WriteBench(&buf, jobs, []string{"fct_p99_usec", "drops_total"}); err != nil {
+	axes := []string{"switch_LossyAlpha", "switch_StaticPoolXoffThreshold"}
+	if err := compare.WriteBench(&buf, jobs, axes, []string{"fct_p99_usec", "drops_total"}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 14 { // 7 ok jobs x 2 metrics; the failed job is left out
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
 	}
-	// j0001: alpha 0.5, Xoff 200KB, replicate 0; j0002 the same with replicate 1 (+0.01).
-	want := []string{"BenchmarkSweep/j0001/fct_p99_usec 1 460 usec", "BenchmarkSweep/j0001/drops_total 1 50 drops_total",
-		"BenchmarkSweep/j0002/fct_p99_usec 1 460.01 usec"}
+	// Alpha 0.5, Xoff 200KB: replicate 0, then replicate 1 (+0.01) under the same name,
+	// so benchstat sees two runs of one benchmark.
+	want := []string{"BenchmarkSweep/LossyAlpha=0.5/StaticPoolXoffThreshold=200KB/fct_p99_usec 1 460 usec",
+		"BenchmarkSweep/LossyAlpha=0.5/StaticPoolXoffThreshold=200KB/drops_total 1 50 drops_total",
+		"BenchmarkSweep/LossyAlpha=0.5/StaticPoolXoffThreshold=200KB/fct_p99_usec 1 460.01 usec"}
 	for i, w := range want {
 		if lines[i] != w {
 			t.Fatalf("line %d = %q, want %q", i, lines[i], w)
 		}
+	}
+	buf.Reset()
+	if err := compare.WriteBench(&buf, jobs, nil, []string{"drops_total"}); err != nil {
+		t.Fatal(err)
+	}
+	if l := strings.SplitN(buf.String(), "\n", 2)[0]; l != "BenchmarkSweep/drops_total 1 50 drops_total" {
+		t.Errorf("no axes: first line %q", l)
+	}
+}
+
+// jobsTable builds a jobs table of one axis (switch_LossyAlpha) from rows of
+// (alpha, replicate, metric value); ids are unique per side.
+func jobsTable(side string, rows [][3]float64) *results.Table {
+	t := &results.Table{Name: "jobs", Rows: len(rows)}
+	id := &results.Column{Name: "job_id", Type: "string"}
+	st := &results.Column{Name: "status", Type: "string"}
+	a := &results.Column{Name: "switch_LossyAlpha", Type: "double"}
+	rep := &results.Column{Name: "replicate", Type: "int64"}
+	m := &results.Column{Name: "fct_p99_usec", Type: "double"}
+	for i, r := range rows {
+		id.Str, id.Null = append(id.Str, side+string(rune('a'+i))), append(id.Null, false)
+		st.Str, st.Null = append(st.Str, "ok"), append(st.Null, false)
+		a.Num, a.Null = append(a.Num, r[0]), append(a.Null, false)
+		rep.Num, rep.Null = append(rep.Num, r[1]), append(rep.Null, false)
+		m.Num, m.Null = append(m.Num, r[2]), append(m.Null, math.IsNaN(r[2]))
+	}
+	t.Columns = []*results.Column{id, st, a, rep, m}
+	return t
+}
+
+// --by params pairs replicate r of a point with replicate r of the same point, and fails
+// only when the move is beyond tolerance and its paired interval excludes zero.
+func TestByParams(t *testing.T) {
+	base := jobsTable("b", [][3]float64{{0.5, 0, 100}, {0.5, 1, 200}, {0.5, 2, 150}, {1, 0, 10}, {1, 1, 20}, {1, 2, 30}})
+	axes := []string{"switch_LossyAlpha"}
+	opts := compare.Options{Metrics: []string{"fct_p99_usec"}, RTol: 0.01}
+	tests := []struct {
+		name       string
+		nw         [][3]float64
+		failed     bool
+		delta      float64 // of alpha 0.5
+		excludes0  bool
+		regression bool
+	}{
+		// Every replicate +3: delta 3 ± 0, beyond 1% of 150, interval excludes 0.
+		{"shift", [][3]float64{{0.5, 0, 103}, {0.5, 1, 203}, {0.5, 2, 153}, {1, 0, 10}, {1, 1, 20}, {1, 2, 30}}, true, 3, true, true},
+		// +10, -10, +3: mean 1 beyond 1.5? no: within tolerance (1 <= 1.5).
+		{"noise within tolerance", [][3]float64{{0.5, 0, 110}, {0.5, 1, 190}, {0.5, 2, 153}, {1, 0, 10}, {1, 1, 20}, {1, 2, 30}}, false, 1, false, false},
+		// +30, -20, +5: mean 5 beyond tolerance, but the interval (t=4.30, s=25) includes 0.
+		{"beyond tolerance within noise", [][3]float64{{0.5, 0, 130}, {0.5, 1, 180}, {0.5, 2, 155}, {1, 0, 10}, {1, 1, 20}, {1, 2, 30}}, false, 5, false, false},
+		// Rows in another order and other ids: still paired by point and replicate.
+		{"same, shuffled", [][3]float64{{1, 2, 30}, {0.5, 2, 150}, {1, 0, 10}, {0.5, 0, 100}, {1, 1, 20}, {0.5, 1, 200}}, false, 0, false, false},
+	}
+	for _, tt := range tests {
+		r, err := compare.ByParams(base, jobsTable("n", tt.nw), axes, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Common != 2 || r.Pairs != 6 || r.Failed() != tt.failed {
+			t.Errorf("%s: common %d pairs %d failed %v, want 2, 6, %v", tt.name, r.Common, r.Pairs, r.Failed(), tt.failed)
+		}
+		d := r.Deltas[0]
+		if d.Point != "switch.LossyAlpha=0.5" || math.Abs(d.Delta-tt.delta) > 1e-12 || d.Excludes0 != tt.excludes0 || d.Regression() != tt.regression {
+			t.Errorf("%s: delta %+v, want %g excludes0 %v", tt.name, d, tt.delta, tt.excludes0)
+		}
+	}
+	// A replicate on one side only fails the comparison and is named.
+	r, err := compare.ByParams(base, jobsTable("n", [][3]float64{{0.5, 0, 100}, {0.5, 1, 200}, {0.5, 2, 150}, {1, 0, 10}, {1, 1, 20}}), axes, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Failed() || len(r.OnlyBase) != 1 || r.OnlyBase[0] != "switch.LossyAlpha=1 replicate=2" {
+		t.Errorf("missing replicate: failed %v, only base %v", r.Failed(), r.OnlyBase)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteJSON(&buf); err != nil || !json.Valid(buf.Bytes()) {
+		t.Errorf("JSON: %v\n%s", err, buf.String())
 	}
 }
 

@@ -4,12 +4,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/model/sim"
 )
 
 // axis is one swept column: its distinct values in order and their labels.
@@ -63,55 +60,11 @@ func newAxis(c *results.Column, use []bool) *axis {
 	return a
 }
 
-// formatValue prints a typed jobs value in the attribute's units (sweep's typed values:
-// bytes as int64 B, datarate as bit/s, timeval as seconds).
-func formatValue(a config.Attr, v float64) string {
-	switch a.Type {
-	case "bytes", "queuesize":
-		return config.FormatBytes(config.Bytes(v))
-	case "datarate":
-		return config.FormatRate(config.Rate(v))
-	case "timeval":
-		return config.FormatTime(sim.Time(math.Round(v * 1e12)))
-	}
-	return results.FormatNum(v)
-}
+func formatValue(a config.Attr, v float64) string { return results.FormatValue(a, v) }
 
-// pathOf turns a jobs column back into the parameter path: the longest prefix of
-// underscores turned into dots that names a known attribute (topology_hosts_per_leaf ->
-// topology.hosts_per_leaf); else the column itself.
-func pathOf(col string) string {
-	n := strings.Count(col, "_")
-	for k := n; k >= 1; k-- {
-		p := strings.Replace(col, "_", ".", k)
-		if _, err := config.Canonical(p); err == nil {
-			return p
-		}
-	}
-	return col
-}
+func pathOf(col string) string { return results.PathOf(col) }
 
-// schema indexes the attribute schema by path, built on first use (not at package
-// initialisation: commands other than report never need it).
-var schema = sync.OnceValue(func() map[string]config.Attr {
-	m := map[string]config.Attr{}
-	for _, a := range config.Schema() {
-		m[a.Path] = a
-	}
-	return m
-})
-
-func attrOf(col string) (config.Attr, bool) {
-	p := pathOf(col)
-	c, err := config.Canonical(p)
-	if err != nil {
-		return config.Attr{}, false
-	}
-	if a, ok := schema()[c]; ok {
-		return a, ok
-	}
-	return config.Lookup(c) // tiers.<tier>.* (issue 17)
-}
+func attrOf(col string) (config.Attr, bool) { return results.AttrOf(col) }
 
 // grid is a metric averaged over the cells of two axes: Val[x][y] is the mean over the ok
 // jobs at that point (replicates and any further axes averaged), NaN for a cell no ok

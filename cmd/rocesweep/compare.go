@@ -4,30 +4,44 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/compare"
+	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // cmdCompare compares the jobs tables of two results directories (design.md "Commands
 // users type"): a delta table (or --json), jobs on one side only, and exit status 1 when
-// any chosen metric moved beyond tolerance. --bench prints NEW_DIR's metrics as Go
-// benchmark lines for benchstat instead.
+// any chosen metric moved beyond tolerance. --by params pairs jobs by their swept values
+// and replicate instead of job id, and fails only on a move beyond tolerance whose paired
+// 95% interval excludes zero. --bench prints NEW_DIR's metrics as Go benchmark lines
+// named by parameters for benchstat. Unreadable directories, unknown metrics and bad
+// flags exit 2; 1 means a regression.
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	metrics := fs.StringSlice("metric", nil, "metric to compare (repeatable; default: every summary metric except wall_sec, events_per_sec)")
 	rtol := fs.Float64("rtol", 1e-9, "relative tolerance: beyond when |new-base| > atol + rtol*|base|")
 	atol := fs.Float64("atol", 0, "absolute tolerance")
+	by := fs.String("by", "job_id", "pair jobs by job_id (same configuration) or params (same swept values and replicate: A/B of a non-swept change)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
-	bench := fs.Bool("bench", false, "print Go benchmark lines (BenchmarkSweep/<job>/<metric> 1 <value> <unit>) for benchstat; with one DIR, just that directory")
+	bench := fs.Bool("bench", false, "print Go benchmark lines (BenchmarkSweep/LossyAlpha=0.25/StaticPoolXoffThreshold=100KB/<metric> 1 <value> <unit>) for benchstat; with one DIR, just that directory")
 	if err := fs.Parse(args); err != nil {
 		return flagError("compare", fs, err)
 	}
-	if *rtol < 0 || *atol < 0 {
-		return usagef("compare: --rtol %g --atol %g: tolerances must be >= 0", *rtol, *atol)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"rtol", *rtol}, {"atol", *atol}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			return usagef("compare: --%s %g: want a finite tolerance >= 0", f.name, f.v)
+		}
+	}
+	if *by != "job_id" && *by != "params" {
+		return usagef("compare: --by %q: want job_id or params", *by)
 	}
 	dirs := fs.Args()
 	if *bench && len(dirs) == 1 {
@@ -36,9 +50,29 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(dirs) != 2 {
 		return usagef("compare: want BASE_DIR NEW_DIR, got %d arguments", len(dirs))
 	}
-	r, err := compare.Dirs(dirs[0], dirs[1], compare.Options{Metrics: *metrics, RTol: *rtol, ATol: *atol})
-	if err != nil {
-		return fmt.Errorf("compare: %w", err)
+	if b, n := compare.ModelVersions(dirs[0], dirs[1]); b != n {
+		fmt.Fprintf(stderr, "rocesweep: compare: warning: %s ran model_version %s, %s ran %s: differences may come from the model, not the change under test\n",
+			dirs[0], orUnknown(b), dirs[1], orUnknown(n))
+	}
+	opts := compare.Options{Metrics: *metrics, RTol: *rtol, ATol: *atol}
+	var res interface {
+		WriteText(io.Writer) error
+		WriteJSON(io.Writer) error
+		Failed() bool
+	}
+	var failure func() string
+	if *by == "params" {
+		r, err := compare.DirsByParams(dirs[0], dirs[1], opts)
+		if err != nil {
+			return usagef("compare: %v", err)
+		}
+		res, failure = r, func() string { return pointFailureLine(r) }
+	} else {
+		r, err := compare.Dirs(dirs[0], dirs[1], opts)
+		if err != nil {
+			return usagef("compare: %v", err)
+		}
+		res, failure = r, func() string { return failureLine(r) }
 	}
 	switch {
 	case *bench:
@@ -46,18 +80,51 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	case *asJSON:
-		if err := r.WriteJSON(stdout); err != nil {
+		if err := res.WriteJSON(stdout); err != nil {
 			return err
 		}
 	default:
-		if err := r.WriteText(stdout); err != nil {
+		if err := res.WriteText(stdout); err != nil {
 			return err
 		}
 	}
-	if r.Failed() {
-		return exitError{code: 1, err: fmt.Errorf("compare: %s differs from %s: %s", dirs[1], dirs[0], failureLine(r))}
+	if res.Failed() {
+		return exitError{code: 1, err: fmt.Errorf("compare: %s differs from %s: %s", dirs[1], dirs[0], failure())}
 	}
 	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(not recorded)"
+	}
+	return s
+}
+
+// pointFailureLine names the first few regressions of a --by params comparison.
+func pointFailureLine(r *compare.PointResult) string {
+	b := r.Regressions()
+	s := fmt.Sprintf("%d regressions", len(b))
+	for i, d := range b {
+		if i == 3 {
+			s += ", ..."
+			break
+		}
+		s += fmt.Sprintf("%s %s %s %s -> %s (delta %s)", map[bool]string{true: ":", false: ","}[i == 0], d.Point, d.Metric,
+			ci.Num(d.Base), ci.Num(d.New), ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half})
+	}
+	if n := len(r.Status); n > 0 {
+		s += fmt.Sprintf("; %d status changes (first: %s %s -> %s)", n, r.Status[0].JobID, r.Status[0].Base, r.Status[0].New)
+	}
+	for _, m := range r.Metrics {
+		if m.Missing != "" {
+			s += fmt.Sprintf("; metric %s missing in %s", m.Metric, m.Missing)
+		}
+	}
+	if n := len(r.OnlyBase) + len(r.OnlyNew); n > 0 {
+		s += fmt.Sprintf("; %d jobs on one side only", n)
+	}
+	return s
 }
 
 // failureLine names the first few jobs and metrics beyond tolerance.
@@ -87,9 +154,13 @@ func failureLine(r *compare.Result) string {
 }
 
 func writeBench(dir string, metrics []string, stdout io.Writer) error {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		return usagef("compare: %s is not a results directory: %v", dir, err)
+	}
 	jobs, err := results.ReadTable(dir, "jobs", nil)
 	if err != nil {
-		return fmt.Errorf("compare: %s: %w", dir, err)
+		return usagef("compare: %s: %v", dir, err)
 	}
-	return compare.WriteBench(stdout, jobs, metrics)
+	return compare.WriteBench(stdout, jobs, results.Axes(m, jobs), metrics)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,6 +32,12 @@ func TestCompareCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	otherModel := filepath.Join(t.TempDir(), "other")
+	if err := resultstest.Copy(base, otherModel, nil); err != nil {
+		t.Fatal(err)
+	}
+	setManifest(t, otherModel, "model_version", "rocesweep-model/9.9.9")
+	setManifest(t, base, "model_version", "rocesweep-model/0.1.0")
 	tests := []struct {
 		name     string
 		args     []string
@@ -45,13 +53,24 @@ func TestCompareCommand(t *testing.T) {
 		{"perturbed, metric not chosen", []string{base, perturbed, "--metric", "drops_total"}, 0, nil, nil, []string{"j0006"}},
 		{"json", []string{base, perturbed, "--json"}, 1, []string{`"failed": true`, `"job_id": "j0006"`}, nil, nil},
 		{"bench", []string{base, perturbed, "--bench", "--metric", "fct_p99_usec"}, 1,
-			[]string{"BenchmarkSweep/j0006/fct_p99_usec 1 480.0104800099999 usec"}, nil, nil},
+			[]string{"BenchmarkSweep/LossyAlpha=1/StaticPoolXoffThreshold=200KB/fct_p99_usec 1 480.0104800099999 usec"}, nil, nil},
 		{"bench one dir", []string{base, "--bench", "--metric", "drops_total"}, 0,
-			[]string{"BenchmarkSweep/j0001/drops_total 1 50 drops_total"}, nil, nil},
+			[]string{"BenchmarkSweep/LossyAlpha=0.5/StaticPoolXoffThreshold=200KB/drops_total 1 50 drops_total"}, nil, nil},
+		// One replicate differs: the paired interval over 2 replicates includes 0, so by
+		// params it is beyond tolerance but not a regression.
+		{"by params, noise", []string{base, perturbed, "--by", "params"}, 0,
+			[]string{"compared 4 points (8 jobs paired", "beyond tolerance, within noise"}, nil, []string{"REGRESSION"}},
+		{"by bogus", []string{base, base, "--by", "seed"}, 2, nil, []string{`--by "seed"`}, nil},
+		{"NaN rtol", []string{base, base, "--rtol", "NaN"}, 2, nil, []string{"--rtol NaN"}, nil},
+		{"NaN atol", []string{base, base, "--atol", "nan"}, 2, nil, []string{"--atol NaN"}, nil},
+		{"model versions differ", []string{base, otherModel}, 0, nil, []string{"model_version rocesweep-model/0.1.0", "ran rocesweep-model/9.9.9"}, nil},
 		{"one dir", []string{base}, 2, nil, []string{"want BASE_DIR NEW_DIR"}, nil},
 		{"negative rtol", []string{base, base, "--rtol", "-1"}, 2, nil, []string{"--rtol"}, nil},
-		{"unknown metric", []string{base, base, "--metric", "fct"}, 1, nil, []string{"--metric fct"}, nil},
-		{"missing dir", []string{base, filepath.Join(base, "nope")}, 1, nil, []string{"nope"}, nil},
+		{"unknown metric", []string{base, base, "--metric", "fct"}, 2, nil, []string{"--metric fct"}, nil},
+		{"unknown metric by params", []string{base, base, "--by", "params", "--metric", "fct"}, 2, nil, []string{"--metric fct"}, nil},
+		{"missing dir", []string{base, filepath.Join(base, "nope")}, 2, nil, []string{"nope"}, nil},
+		{"missing dir by params", []string{filepath.Join(base, "nope"), base, "--by", "params"}, 2, nil, []string{"nope"}, nil},
+		{"bench missing dir", []string{filepath.Join(base, "nope"), "--bench"}, 2, nil, []string{"nope"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,5 +95,59 @@ func TestCompareCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// setManifest sets one key of DIR/manifest.json.
+func setManifest(t *testing.T, dir, key string, v any) {
+	t.Helper()
+	name := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m[key] = v
+	b, _ = json.Marshal(m)
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two runs of one spec that differ by a non-swept --set have different job ids, so by
+// job_id nothing pairs; --by params pairs all 36 jobs by point and replicate, and the
+// changed setting's effect is a regression with an interval of zero width.
+func TestCompareByParamsNonSweptSet(t *testing.T) {
+	spec := writeSpec(t, crashSpec) // 4 x 3 points x 3 replicates, duration 100us
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	if code, _, stderr, _ := runMain(t, "run", spec, "-o", a, "-j", "2"); code != 0 {
+		t.Fatalf("run a: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr, _ := runMain(t, "run", spec, "-o", b, "-j", "2", "--set", "duration=200us"); code != 0 {
+		t.Fatalf("run b: exit %d\n%s", code, stderr)
+	}
+	for _, tt := range []struct {
+		args   []string
+		code   int
+		stdout []string
+	}{
+		{[]string{"--metric", "sim_time_sec"}, 1, []string{"compared 0 jobs", "jobs only in base (36)"}},
+		{[]string{"--by", "params", "--metric", "sim_time_sec"}, 1, []string{"compared 12 points (36 jobs paired by switch.LossyAlpha, switch.StaticPoolXoffThreshold and replicate)",
+			"switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=400KB  sim_time_sec  0.000100  0.000200  0.000100 ± 0.000000  1    REGRESSION", "REGRESSION"}},
+		{[]string{"--by", "params", "--metric", "msgs_completed,sim_time_sec", "--atol", "0.001"}, 0, []string{"msgs_completed  12      0"}},
+	} {
+		var out, errb bytes.Buffer
+		code := mainWithArgs(context.Background(), append([]string{"compare", a, b}, tt.args...), &out, &errb)
+		if code != tt.code {
+			t.Errorf("%v: exit %d, want %d\n%s\n%s", tt.args, code, tt.code, out.String(), errb.String())
+		}
+		for _, s := range tt.stdout {
+			if !strings.Contains(out.String(), s) {
+				t.Errorf("%v: stdout lacks %q:\n%s", tt.args, s, out.String())
+			}
+		}
 	}
 }

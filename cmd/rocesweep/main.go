@@ -68,12 +68,17 @@ traffic drop. Without SPEC it explains the defaults.`,
 		long: `Defaults prints every attribute a spec or --set can give: its path, type, unit and
 default value, as a table or, with --json, a JSON array.`,
 		example: "rocesweep defaults | grep -i xoff"},
-	{name: "compare", usage: "compare BASE_DIR NEW_DIR [--metric M]... [--rtol X] [--atol Y] [--json] [--bench]", short: "compare two results directories (CI regression check)", run: cmdCompare,
-		long: `Compare matches the jobs of two results directories by job id and prints, per summary
-metric, the values that moved beyond tolerance (|new-base| > atol + rtol*|base|) and the
-jobs found on one side only. It exits 1 when any chosen metric moved, 0 otherwise.
---bench prints NEW_DIR's metrics as Go benchmark lines for benchstat instead.`,
-		example: "rocesweep compare results/ci-main results/ci --metric drops_total"},
+	{name: "compare", usage: "compare BASE_DIR NEW_DIR [--by job_id|params] [--metric M]... [--rtol X] [--atol Y] [--json] [--bench]", short: "compare two results directories (CI regression check, A/B of a change)", run: cmdCompare,
+		long: `Compare matches the jobs of two results directories and prints, per summary metric,
+the values that moved beyond tolerance (|new-base| > atol + rtol*|base|) and the jobs
+found on one side only. By default jobs match by job id (same configuration: a CI
+regression check). --by params matches them by their swept values and replicate, so two
+runs of one spec that differ in a non-swept --set compare point by point: per point the
+paired delta over the replicates with its 95% interval, and a failure only when a move
+beyond tolerance has an interval that excludes zero. Exit 1 means a regression; 2 a bad
+flag, an unreadable directory or an unknown metric. --bench prints NEW_DIR's metrics as
+Go benchmark lines named by parameters (benchstat -col /LossyAlpha).`,
+		example: "rocesweep compare results/ci-main results/ci --metric drops_total\nrocesweep compare results/a results/b --by params --metric fct_p99_usec --rtol 0.02"},
 	{name: "report", usage: "report DIR [-o FILE.html] [--job ID]... [--png DIR]", short: "write a self-contained HTML report with charts", run: cmdReport,
 		long: `Report writes one self-contained HTML page for a results directory (DIR/report.html by
 default; open it from disk, no network): the sweep, failed jobs with their errors, and per

@@ -1,0 +1,373 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rocesweep/rocesweep/internal/ci"
+	"github.com/rocesweep/rocesweep/internal/results"
+)
+
+// PointDelta is one metric of one grid point present on both sides, compared replicate
+// by replicate: replicate r of BASE against replicate r of NEW. With common random
+// numbers (design.md "The engine") replicate r draws the same workload on both sides, so
+// the paired differences measure the change, not the dice.
+type PointDelta struct {
+	Point  string  `json:"point"` // "switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=100KB"
+	Metric string  `json:"metric"`
+	Pairs  int     `json:"pairs"` // replicates with a value on both sides
+	Base   float64 `json:"base"`  // mean over the paired replicates
+	New    float64 `json:"new"`
+	Delta  float64 `json:"delta"` // mean of new - base
+	Half   float64 `json:"half"`  // 95% half-width of Delta (t over Pairs-1 df); NaN with one pair
+	Rel    float64 `json:"rel"`   // Delta / |Base|; 0 when Delta is 0, ±Inf when only Base is 0
+	// Beyond: |Delta| > ATol + RTol×|Base|, or a value on one side only.
+	Beyond bool `json:"beyond"`
+	// Excludes0: the interval excludes zero (with one pair, where no interval exists:
+	// Delta != 0, so the tolerance alone decides).
+	Excludes0 bool `json:"interval_excludes_zero"`
+}
+
+// Regression reports whether d fails the comparison: beyond tolerance and beyond noise.
+func (d PointDelta) Regression() bool { return d.Beyond && d.Excludes0 }
+
+// PointSummary aggregates the deltas of one metric over the common points.
+type PointSummary struct {
+	Metric      string  `json:"metric"`
+	Points      int     `json:"points"`
+	Changed     int     `json:"changed"`     // Delta != 0
+	Beyond      int     `json:"beyond"`      // beyond tolerance
+	Regressions int     `json:"regressions"` // beyond tolerance with the interval excluding zero
+	MaxAbs      float64 `json:"max_abs_delta"`
+	MaxRel      float64 `json:"max_rel_delta"`
+	Missing     string  `json:"missing,omitempty"` // "base" or "new"
+}
+
+// PointResult is the comparison of two jobs tables by swept parameters and replicate.
+type PointResult struct {
+	Axes     []string       `json:"axes"` // parameter paths
+	RTol     float64        `json:"rtol"`
+	ATol     float64        `json:"atol"`
+	Common   int            `json:"common_points"`
+	Pairs    int            `json:"common_jobs"` // (point, replicate) pairs on both sides
+	Metrics  []PointSummary `json:"metrics"`
+	Deltas   []PointDelta   `json:"deltas"`    // point then metric order
+	OnlyBase []string       `json:"only_base"` // "point replicate=r"
+	OnlyNew  []string       `json:"only_new"`
+	Status   []StatusChange `json:"status_changes"` // JobID holds "point replicate=r"
+}
+
+// Failed reports whether a chosen metric regressed (beyond tolerance with its interval
+// excluding zero) or is missing on one side, a job changed status, or a (point,
+// replicate) exists on one side only.
+func (r *PointResult) Failed() bool {
+	for _, m := range r.Metrics {
+		if m.Regressions > 0 || m.Missing != "" {
+			return true
+		}
+	}
+	return len(r.Status) > 0 || len(r.OnlyBase) > 0 || len(r.OnlyNew) > 0
+}
+
+// Regressions returns the deltas that fail the comparison.
+func (r *PointResult) Regressions() []PointDelta {
+	var out []PointDelta
+	for _, d := range r.Deltas {
+		if d.Regression() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// DirsByParams reads two results directories and compares them by point (ByParams).
+func DirsByParams(baseDir, newDir string, opts Options) (*PointResult, error) {
+	var sides [2]struct {
+		m    *results.Manifest
+		jobs *results.Table
+	}
+	for i, dir := range []string{baseDir, newDir} {
+		m, err := results.ReadManifest(dir)
+		if err != nil {
+			return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
+		}
+		t, err := results.ReadTable(dir, "jobs", nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		sides[i].m, sides[i].jobs = m, t
+	}
+	bAxes := results.Axes(sides[0].m, sides[0].jobs)
+	nAxes := results.Axes(sides[1].m, sides[1].jobs)
+	if !slices.Equal(bAxes, nAxes) {
+		return nil, fmt.Errorf("--by params: %s sweeps %s but %s sweeps %s; points pair only over the same axes", baseDir, axesText(bAxes), newDir, axesText(nAxes))
+	}
+	return ByParams(sides[0].jobs, sides[1].jobs, bAxes, opts)
+}
+
+func axesText(cols []string) string {
+	if len(cols) == 0 {
+		return "nothing"
+	}
+	var p []string
+	for _, c := range cols {
+		p = append(p, results.PathOf(c))
+	}
+	return strings.Join(p, " × ")
+}
+
+// ByParams compares two jobs tables whose rows pair by the values of the axes columns
+// and the replicate, not by job id: two sweeps of one grid that differ in a setting
+// outside the grid (--set nic.DataRate=200Gbps) have different job ids and the same points.
+func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResult, error) {
+	metrics := opts.Metrics
+	if metrics == nil {
+		metrics = DefaultMetrics()
+	}
+	if err := checkMetrics(metrics, base, nw); err != nil {
+		return nil, err
+	}
+	for _, t := range []*results.Table{base, nw} {
+		for _, a := range axes {
+			if t.Col(a) == nil {
+				return nil, fmt.Errorf("--by params: a jobs table lacks the swept column %s", a)
+			}
+		}
+	}
+	r := &PointResult{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []PointDelta{}}
+	for _, a := range axes {
+		r.Axes = append(r.Axes, results.PathOf(a))
+	}
+	bp, np := results.Points(base, axes, nil), results.Points(nw, axes, nil)
+	nByKey := map[string]*results.Point{}
+	for _, p := range np {
+		nByKey[p.Key] = p
+	}
+	bByKey := map[string]*results.Point{}
+	for _, p := range bp {
+		bByKey[p.Key] = p
+	}
+	for _, m := range metrics {
+		s := PointSummary{Metric: m}
+		switch {
+		case base.Col(m) == nil:
+			s.Missing = "base"
+		case nw.Col(m) == nil:
+			s.Missing = "new"
+		}
+		r.Metrics = append(r.Metrics, s)
+	}
+	for _, p := range np {
+		if bByKey[p.Key] == nil {
+			for _, rep := range p.Reps {
+				r.OnlyNew = append(r.OnlyNew, fmt.Sprintf("%s replicate=%d", pointLabel(nw, axes, p), rep))
+			}
+		}
+	}
+	for _, b := range bp {
+		label := pointLabel(base, axes, b)
+		n := nByKey[b.Key]
+		if n == nil {
+			for _, rep := range b.Reps {
+				r.OnlyBase = append(r.OnlyBase, fmt.Sprintf("%s replicate=%d", label, rep))
+			}
+			continue
+		}
+		r.Common++
+		// Pair replicates present on both sides; both ok enter the deltas.
+		var bRows, nRows []int
+		for i, rep := range b.Reps {
+			k := slices.Index(n.Reps, rep)
+			if k < 0 {
+				r.OnlyBase = append(r.OnlyBase, fmt.Sprintf("%s replicate=%d", label, rep))
+				continue
+			}
+			r.Pairs++
+			bs, ns := status(base, b.Rows[i]), status(nw, n.Rows[k])
+			if bs != ns {
+				r.Status = append(r.Status, StatusChange{JobID: fmt.Sprintf("%s replicate=%d", label, rep), Base: bs, New: ns, Error: text(nw, "error", n.Rows[k])})
+				continue
+			}
+			if bs == "" || bs == "ok" {
+				bRows, nRows = append(bRows, b.Rows[i]), append(nRows, n.Rows[k])
+			}
+		}
+		for _, rep := range n.Reps {
+			if !slices.Contains(b.Reps, rep) {
+				r.OnlyNew = append(r.OnlyNew, fmt.Sprintf("%s replicate=%d", label, rep))
+			}
+		}
+		if len(bRows) == 0 {
+			continue
+		}
+		for k, m := range metrics {
+			s := &r.Metrics[k]
+			if s.Missing != "" {
+				continue
+			}
+			d := pointDelta(label, m, base.Col(m), nw.Col(m), bRows, nRows, opts)
+			if d.Pairs == 0 && !d.Beyond { // null on both sides: nothing to compare
+				continue
+			}
+			s.Points++
+			if d.Delta != 0 {
+				s.Changed++
+			}
+			if d.Beyond {
+				s.Beyond++
+			}
+			if d.Regression() {
+				s.Regressions++
+			}
+			if a := math.Abs(d.Delta); a > s.MaxAbs {
+				s.MaxAbs = a
+			}
+			if a := math.Abs(d.Rel); a > s.MaxRel && !math.IsInf(a, 0) {
+				s.MaxRel = a
+			}
+			r.Deltas = append(r.Deltas, d)
+		}
+	}
+	return r, nil
+}
+
+// pointDelta pairs the metric over the matched rows. A value on one side only (null on
+// the other) makes the point beyond tolerance and a regression.
+func pointDelta(label, m string, bc, nc *results.Column, bRows, nRows []int, opts Options) PointDelta {
+	d := PointDelta{Point: label, Metric: m, Half: math.NaN()}
+	var bv, nv []float64
+	oneSided := false
+	for i := range bRows {
+		b, n := value(bc, bRows[i]), value(nc, nRows[i])
+		switch {
+		case math.IsNaN(b) && math.IsNaN(n):
+		case math.IsNaN(b) || math.IsNaN(n):
+			oneSided = true
+		default:
+			bv, nv = append(bv, b), append(nv, n)
+		}
+	}
+	d.Pairs = len(bv)
+	if oneSided {
+		d.Beyond, d.Excludes0 = true, true
+	}
+	if d.Pairs == 0 {
+		d.Base, d.New, d.Delta = math.NaN(), math.NaN(), math.NaN()
+		return d
+	}
+	iv := ci.Paired(bv, nv)
+	d.Base, d.New, d.Delta, d.Half = ci.Mean(bv).Mean, ci.Mean(nv).Mean, iv.Mean, iv.Half
+	if !oneSided {
+		d.Beyond = math.Abs(d.Delta) > opts.ATol+opts.RTol*math.Abs(d.Base)
+		if iv.Known() {
+			d.Excludes0 = iv.ExcludesZero()
+		} else {
+			d.Excludes0 = d.Delta != 0
+		}
+	}
+	switch {
+	case d.Delta == 0:
+	case d.Base == 0:
+		d.Rel = math.Inf(int(math.Copysign(1, d.Delta)))
+	default:
+		d.Rel = d.Delta / math.Abs(d.Base)
+	}
+	return d
+}
+
+// pointLabel names a point as users write it: "switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=100KB"
+// ("all" without axes).
+func pointLabel(t *results.Table, axes []string, p *results.Point) string {
+	if len(axes) == 0 {
+		return "all"
+	}
+	var parts []string
+	for _, a := range axes {
+		parts = append(parts, results.PathOf(a)+"="+results.ParamText(t.Col(a), p.Rows[0]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// WriteText prints the per-metric summary, then every point whose delta is not zero, then
+// status changes and pairs on one side only.
+func (r *PointResult) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "compared %d points (%d jobs paired by %s and replicate); delta = new - base per replicate, mean ± 95%% CI\n",
+		r.Common, r.Pairs, strings.Join(r.Axes, ", "))
+	fmt.Fprintf(w, "regression: |delta| > %g + %g*|base| and the interval excludes 0\n\n", r.ATol, r.RTol)
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "metric\tpoints\tchanged\tbeyond tol\tregressions\tmax |delta|\tmax |rel|\t")
+	for _, m := range r.Metrics {
+		if m.Missing != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Regressions, results.FormatNum(m.MaxAbs), m.MaxRel)
+	}
+	tw.Flush()
+	var changed []PointDelta
+	for _, d := range r.Deltas {
+		if d.Delta != 0 || d.Beyond {
+			changed = append(changed, d)
+		}
+	}
+	if len(changed) > 0 {
+		fmt.Fprintf(w, "\nchanged points:\n")
+		tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+		fmt.Fprintln(tw, "point\tmetric\tbase\tnew\tdelta (95% CI)\trel\t\t")
+		for _, d := range changed {
+			verdict := "within tolerance"
+			switch {
+			case d.Regression():
+				verdict = "REGRESSION"
+			case d.Beyond:
+				verdict = "beyond tolerance, within noise (interval includes 0)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.Point, d.Metric, ci.Num(d.Base), ci.Num(d.New),
+				ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}.String(), d.Rel, verdict)
+		}
+		tw.Flush()
+	}
+	for _, s := range r.Status {
+		fmt.Fprintf(w, "%s: status %s -> %s %s\n", s.JobID, s.Base, s.New, s.Error)
+	}
+	if len(r.OnlyBase) > 0 {
+		fmt.Fprintf(w, "\nonly in base (%d): %s\n", len(r.OnlyBase), strings.Join(r.OnlyBase, "; "))
+	}
+	if len(r.OnlyNew) > 0 {
+		fmt.Fprintf(w, "\nonly in new (%d): %s\n", len(r.OnlyNew), strings.Join(r.OnlyNew, "; "))
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// WriteJSON prints r as one JSON object (Inf and NaN as null).
+func (r *PointResult) WriteJSON(w io.Writer) error {
+	type jd struct {
+		PointDelta
+		Base       *float64 `json:"base"`
+		New        *float64 `json:"new"`
+		Delta      *float64 `json:"delta"`
+		Half       *float64 `json:"half"`
+		Rel        *float64 `json:"rel"`
+		Regression bool     `json:"regression"`
+	}
+	ds := make([]jd, len(r.Deltas))
+	for i, d := range r.Deltas {
+		ds[i] = jd{PointDelta: d, Base: finite(d.Base), New: finite(d.New), Delta: finite(d.Delta), Half: finite(d.Half),
+			Rel: finite(d.Rel), Regression: d.Regression()}
+	}
+	type alias PointResult
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		alias
+		By     string `json:"by"`
+		Deltas []jd   `json:"deltas"`
+		Failed bool   `json:"failed"`
+	}{alias(*r), "params", ds, r.Failed()})
+}
