@@ -18,6 +18,7 @@ var planSize = map[string]int{
 	"lossyalpha-xoff.yaml":              126, // 7 alpha x 6 Xoff x 3 replicates
 	"ci.yaml":                           6,
 	"headroom.yaml":                     60,
+	"headroom-per-tier.yaml":            10, // 2 cable lengths x 5 headroom limits
 	"pcie-gen3.yaml":                    9,
 	"dcqcn.yaml":                        18,
 	"bench/star-incast.yaml":            1,

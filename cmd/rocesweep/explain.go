@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -127,6 +128,9 @@ type explainLink struct {
 	DelayOf     string  `json:"delay_of"` // whose Delay the link takes
 	PauseTimeNs float64 `json:"pause_time_ns"`
 	RefreshNs   float64 `json:"refresh_ns"`
+	// HeadroomNeeded is sizing condition 1 for this link: 2 × rate × Delay / 8 + 2 × Mtu
+	// (switch.md §4.6), what a port's headroom must hold once it pauses its peer.
+	HeadroomNeeded int64 `json:"headroom_needed"`
 }
 
 type explainPool struct {
@@ -307,7 +311,8 @@ func explainSwitch(cfg *config.Config, g *topo.Graph, n *topo.Node, count int, l
 		pt := sim.PauseTime(65535, c.RateBps, c.Delay) // switch.md §7.1: switch pauses request 65535 quanta
 		byPeer[label] = len(se.Links)
 		se.Links = append(se.Links, explainLink{Link: label, Ports: 1, RateGbps: c.RateBps / 1e9, DelayNs: c.Delay.Nanos(),
-			DelayOf: delayOf, PauseTimeNs: pt.Nanos(), RefreshNs: (pt / 2).Nanos()})
+			DelayOf: delayOf, PauseTimeNs: pt.Nanos(), RefreshNs: (pt / 2).Nanos(),
+			HeadroomNeeded: explainHeadroomNeeded(c.RateBps, c.Delay, int64(cfg.Global.Mtu))})
 	}
 	// The headline pause time is the switch–NIC link where the tier has one (design.md:
 	// pause times follow each link's rate and Delay), else its first link.
@@ -354,13 +359,20 @@ func explainSwitch(cfg *config.Config, g *topo.Graph, n *topo.Node, count int, l
 	}
 	// Sizing condition 1 (switch.md §4.6) on each link kind.
 	for _, l := range se.Links {
-		need := switchdev.HeadroomNeeded(l.RateGbps*1e9, l.DelayNs/1e9, int64(cfg.Global.Mtu))
+		need := l.HeadroomNeeded
 		if b.HeadroomPerPort < need {
 			warns = append(warns, fmt.Sprintf("%s switch: HeadRoomPerPortLimit %s B is below the %s B a %s link needs (2 × rate × Delay / 8 + 2 × Mtu, switch.md §4.6 condition 1)",
 				name, config.Commas(b.HeadroomPerPort), config.Commas(need), l.Link))
 		}
 	}
 	return se, warns, nil
+}
+
+// explainHeadroomNeeded is sizing condition 1 of switch.md §4.6, 2 × rate × Delay / 8 +
+// 2 × Mtu, from the Delay in picoseconds: exact for whole rates and delays, where
+// seconds as a float would round 2,000,000 B up to 2,000,001.
+func explainHeadroomNeeded(rateBps float64, delay sim.Time, mtu int64) int64 {
+	return int64(math.Ceil(2*rateBps*float64(delay)/8e12)) + 2*mtu
 }
 
 // explainUnjoin splits an errors.Join result.
@@ -404,8 +416,8 @@ func (ex *explanation) writeSheet(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  pause time (65535 quanta), per link kind   [switch.md §7.1, records.md §2]\n")
 		for _, l := range s.Links {
-			fmt.Fprintf(w, "    %-18s %3d ports  %g Gbps, Delay %g ns (%s): pause %s, refresh %s\n", l.Link, l.Ports, l.RateGbps, l.DelayNs, l.DelayOf,
-				explainNs(l.PauseTimeNs), explainNs(l.RefreshNs))
+			fmt.Fprintf(w, "    %-18s %3d ports  %g Gbps, Delay %g ns (%s): pause %s, refresh %s, headroom needed %s B\n", l.Link, l.Ports, l.RateGbps, l.DelayNs, l.DelayOf,
+				explainNs(l.PauseTimeNs), explainNs(l.RefreshNs), c(l.HeadroomNeeded))
 		}
 	}
 	n := ex.NIC

@@ -329,3 +329,57 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("extra argument: exit %d", code)
 	}
 }
+
+// A tier's uplink sets the rate and delay of the cables from it up; the pause time
+// (65,535 × 512 bit / rate + Delay, switch.md §7.1), its refresh (half, §7.2) and the
+// headroom a port needs (2 × rate × Delay / 8 + 2 × Mtu, §4.6 condition 1) follow, on both
+// ends of those cables, while host links keep the NIC's. 100 m of fibre is 500 ns, 2 km
+// is 10 us.
+func TestExplainTierUplinks(t *testing.T) {
+	base := []string{"--set", "topology.kind=leaf-spine", "--set", "topology.leaves=2", "--set", "topology.spines=2",
+		"--set", "topology.hosts_per_leaf=4", "--set", "topology.uplinks_per_spine=1", "--set", "workload.senders=7",
+		"--set", "tiers.rack.uplink.rate=800Gbps", "--set", "tiers.spine.switch.TotalSharedBufferSize=64MB"}
+	for _, tc := range []struct {
+		delay           string
+		pauseNs, needed float64
+	}{
+		{"500ns", 65535*512/800.0 + 500, 2*800e9*500e-9/8 + 2*4184},
+		{"10us", 65535*512/800.0 + 10_000, 2*800e9*10e-6/8 + 2*4184},
+	} {
+		ex := runExplain(t, append(base, "--set", "tiers.rack.uplink.delay="+tc.delay)...)
+		if len(ex.Switches) != 2 {
+			t.Fatalf("%d switch sections", len(ex.Switches))
+		}
+		found := 0
+		for _, s := range ex.Switches {
+			for _, l := range s.Links {
+				if l.Link == "leaf-nic" {
+					// Host links: NIC rate and Delay, untouched.
+					if l.RateGbps != 400 || l.DelayNs != 100 || !near(l.PauseTimeNs, 65535*512/400.0+100, 1e-6) {
+						t.Errorf("%s: leaf-nic %+v", tc.delay, l)
+					}
+					continue
+				}
+				found++
+				if l.RateGbps != 800 || !near(l.PauseTimeNs, tc.pauseNs, 1e-6) || !near(l.RefreshNs, tc.pauseNs/2, 1e-6) ||
+					float64(l.HeadroomNeeded) != tc.needed || l.DelayOf != "tiers.rack.uplink.delay" {
+					t.Errorf("%s: %s link %+v; want pause %g ns, refresh %g, headroom needed %g", tc.delay, l.Link, l, tc.pauseNs, tc.pauseNs/2, tc.needed)
+				}
+			}
+			if s.Tier == "spine" && s.Config != "switch + tiers.spine (TotalSharedBufferSize 64MB)" {
+				t.Errorf("spine config %q", s.Config)
+			}
+			if s.Tier == "leaf" && s.Config != "switch + tiers.rack (uplink.rate 800Gbps, uplink.delay "+tc.delay+")" {
+				t.Errorf("leaf config %q", s.Config)
+			}
+		}
+		if found != 2 {
+			t.Errorf("%s: %d leaf-spine link kinds, want 2 (one per end)", tc.delay, found)
+		}
+		// 2 km needs 2,008,368 B per port, over the default 256,000 B headroom: warned.
+		warned := slices.ContainsFunc(ex.Warnings, func(w string) bool { return strings.Contains(w, "2,008,368 B a leaf-spine link needs") })
+		if warned != (tc.delay == "10us") {
+			t.Errorf("%s: condition 1 warning %v in %q", tc.delay, warned, ex.Warnings)
+		}
+	}
+}
