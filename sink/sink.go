@@ -31,6 +31,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,6 +97,11 @@ type Recovery struct {
 	Done           int   // jobs in complete commits of the journal
 	RemovedFiles   int   // temp files and files of commits without a commit line
 	TruncatedBytes int64 // torn journal tail dropped
+	// Damaged lists committed files found missing or damaged (size or checksum); their
+	// commits are withdrawn (a void line), their files removed and their jobs run again.
+	Damaged []FileProblem
+	// DamagedLines are journal lines that did not parse; each costs its commit at most.
+	DamagedLines []int
 }
 
 // Writer writes tables into a results directory. See the package doc for the protocol.
@@ -112,6 +119,7 @@ type Writer struct {
 	pending  []JobLine
 	since    time.Time // when the oldest pending job finished
 	done     map[string]string
+	voids    []int // commits to withdraw (damaged files) once the journal is open
 	recovery Recovery
 	stats    Stats
 	err      error // sticky: after a failed commit the Writer refuses more work
@@ -237,6 +245,23 @@ func (w *Writer) open(tables []Table) error {
 		return fmt.Errorf("output directory: %w", err)
 	}
 	w.journal = j
+	if len(w.voids) > 0 {
+		// Withdraw the commits whose files recover found missing or damaged (it has
+		// removed what was left of them): their jobs are not done.
+		var buf bytes.Buffer
+		for _, n := range w.voids {
+			fmt.Fprintf(&buf, "{\"void\":%d}\n", n)
+		}
+		_, err := j.Write(buf.Bytes())
+		if err == nil {
+			err = j.Sync()
+		}
+		if err != nil {
+			j.Close()
+			return fmt.Errorf("appending to %s: %w", w.jpath, err)
+		}
+		w.jsize += int64(buf.Len())
+	}
 	if err := w.fs.SyncDir(opts.Dir); err != nil {
 		j.Close()
 		return fmt.Errorf("output directory: %w", err)
@@ -255,9 +280,23 @@ func (w *Writer) recover() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	complete, valid, last := parseJournal(data)
+	st := parseJournal(data)
+	valid := st.valid
 	w.jsize = valid
-	w.commit = last + 1
+	w.commit = st.last + 1
+	complete := st.complete
+	if w.opts.Resume {
+		// Verified results (issue 14 item 7): a commit whose files are missing or
+		// damaged is withdrawn; its files are debris, its jobs run again.
+		for _, c := range st.commits {
+			if probs := checkCommit(w.fs, w.opts.Dir, c, true); len(probs) > 0 {
+				w.recovery.Damaged = append(w.recovery.Damaged, probs...)
+				w.voids = append(w.voids, c.n)
+				delete(complete, c.n)
+			}
+		}
+		w.recovery.DamagedLines = st.damaged
+	}
 	var debris []string
 	for _, t := range w.tables {
 		entries, err := w.fs.ReadDir(t.dir)
@@ -295,54 +334,16 @@ func (w *Writer) recover() error {
 		}
 		w.recovery.TruncatedBytes = int64(len(data)) - valid
 	}
-	for _, jobs := range complete {
-		for _, j := range jobs {
+	for _, c := range st.commits {
+		if complete[c.n] == nil {
+			continue
+		}
+		for _, j := range c.jobs {
 			w.done[j.ID] = j.Status
 		}
 	}
 	w.recovery.Done = len(w.done)
 	return nil
-}
-
-type journalEntry struct {
-	JobID  string   `json:"job_id"`
-	Status string   `json:"status"`
-	Commit *int     `json:"commit"`
-	Jobs   *int     `json:"jobs"`
-	Files  []string `json:"files"`
-}
-
-// parseJournal returns the jobs of each complete commit, the byte length of the journal
-// prefix made of complete commits, and the highest commit number seen.
-func parseJournal(data []byte) (complete map[int][]JobLine, valid int64, last int) {
-	complete = map[int][]JobLine{}
-	open := map[int][]JobLine{}
-	var off int64
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			break // torn last line
-		}
-		line := data[:i]
-		data = data[i+1:]
-		off += int64(i + 1)
-		var e journalEntry
-		if json.Unmarshal(line, &e) != nil || e.Commit == nil {
-			break
-		}
-		last = max(last, *e.Commit)
-		switch {
-		case e.JobID != "":
-			open[*e.Commit] = append(open[*e.Commit], JobLine{ID: e.JobID, Status: e.Status})
-		case e.Jobs != nil && *e.Jobs == len(open[*e.Commit]):
-			complete[*e.Commit] = open[*e.Commit]
-			delete(open, *e.Commit)
-			valid = off
-		default:
-			return complete, valid, last
-		}
-	}
-	return complete, valid, last
 }
 
 // Done returns the jobs of complete commits found by Open(Resume), id → status.
@@ -502,6 +503,7 @@ func (w *Writer) Commit() error {
 
 func (w *Writer) commitFiles() error {
 	var files, dirs []string
+	var sums []FileSum
 	var nbytes int64
 	var rows int64
 	for _, t := range w.tables {
@@ -530,6 +532,7 @@ func (w *Writer) commitFiles() error {
 		}
 		t.tmp = ""
 		files = append(files, filepath.ToSlash(filepath.Join(t.Name, w.fileName(w.commit))))
+		sums = append(sums, t.cw.sum())
 		dirs = append(dirs, t.dir)
 		nbytes += t.cw.n
 		rows += t.rows
@@ -550,10 +553,11 @@ func (w *Writer) commitFiles() error {
 		buf.WriteByte('\n')
 	}
 	marker, _ := json.Marshal(struct {
-		Commit int      `json:"commit"`
-		Jobs   int      `json:"jobs"`
-		Files  []string `json:"files"`
-	}{w.commit, len(w.pending), files})
+		Commit int       `json:"commit"`
+		Jobs   int       `json:"jobs"`
+		Files  []string  `json:"files"`
+		Sums   []FileSum `json:"sums"`
+	}{w.commit, len(w.pending), files, sums})
 	buf.Write(marker)
 	buf.WriteByte('\n')
 	_, err := w.journal.Write(buf.Bytes())
@@ -654,26 +658,39 @@ func ReadJournal(fsys FS, path string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	complete, _, _ := parseJournal(data)
-	out := map[string]string{}
-	for _, jobs := range complete {
-		for _, j := range jobs {
-			out[j.ID] = j.Status
-		}
-	}
-	return out, nil
+	return parseJournal(data).done(), nil
 }
 
-// countingFile counts the bytes written through it.
+// countingFile counts the bytes written through it and their CRC-32C, the journal's
+// record of the file. Both writers write front to back (the Arrow writer only asks for
+// its position); any other seek drops the checksum.
 type countingFile struct {
 	File
-	n int64
+	n      int64
+	crc    uint32
+	noSeek bool // a seek moved the position: crc no longer describes the file
 }
 
 func (c *countingFile) Write(p []byte) (int, error) {
 	n, err := c.File.Write(p)
+	c.crc = crc32.Update(c.crc, castagnoli, p[:n])
 	c.n += int64(n)
 	return n, err
+}
+
+func (c *countingFile) Seek(offset int64, whence int) (int64, error) {
+	if offset != 0 || whence != io.SeekCurrent {
+		c.noSeek = true
+	}
+	return c.File.Seek(offset, whence)
+}
+
+// sum is the journal's record of the file written through c.
+func (c *countingFile) sum() FileSum {
+	if c.noSeek {
+		return FileSum{Size: c.n}
+	}
+	return FileSum{Size: c.n, CRC32C: fmt.Sprintf("%08x", c.crc)}
 }
 
 // sliceLen returns the length of a slice held in an interface.

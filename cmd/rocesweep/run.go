@@ -109,6 +109,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string) {
+	for _, d := range rep.Recovery.Damaged {
+		fmt.Fprintf(stderr, "rocesweep: resume: %s: %s; its commit's %d jobs run again\n", d.File, d.Problem, len(d.Jobs))
+	}
+	if n := len(rep.Recovery.DamagedLines); n > 0 {
+		fmt.Fprintf(stderr, "rocesweep: resume: %d damaged journal lines skipped (lines %v); the jobs of their commits run again\n", n, rep.Recovery.DamagedLines)
+	}
 	if rep.Recovery.RemovedFiles > 0 || rep.Recovery.TruncatedBytes > 0 {
 		fmt.Fprintf(stderr, "rocesweep: resume: removed %d leftover files and %d bytes of torn journal\n", rep.Recovery.RemovedFiles, rep.Recovery.TruncatedBytes)
 	}

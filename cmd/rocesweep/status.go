@@ -19,6 +19,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // cmdStatus summarises a results directory's progress per shard from its journals (issue
@@ -29,13 +30,14 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl := pflag.NewFlagSet("status", pflag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	asJSON := fl.Bool("json", false, "print the status as JSON")
+	verify := fl.Bool("verify", false, "read every committed file whole and check its checksum (default: check presence and size)")
 	if err := fl.Parse(args); err != nil {
 		return flagError("status", fl, err)
 	}
 	if fl.NArg() != 1 {
 		return usagef("status: want one DIR, got %d arguments", fl.NArg())
 	}
-	st, err := readStatus(fl.Arg(0), time.Now())
+	st, err := readStatus(fl.Arg(0), time.Now(), *verify)
 	if err != nil {
 		return usageError{fmt.Errorf("status: %w", err)}
 	}
@@ -79,13 +81,19 @@ type statusReport struct {
 	Total   shardStatus   `json:"total"` // jobs counted once, whichever shard recorded them
 	// Duplicates counts job ids recorded by more than one journal (shards of different
 	// counts in one directory); their rows are in the tables more than once.
-	Duplicates int      `json:"duplicates"`
-	Complete   bool     `json:"complete"` // every planned job is recorded
-	Notes      []string `json:"notes,omitempty"`
+	Duplicates int `json:"duplicates"`
+	// Damaged lists committed files that are missing or do not match the journal (size;
+	// with --verify, checksum), each with the jobs whose rows it held: those jobs count
+	// as missing, and `run --resume` runs them again.
+	Damaged []sink.FileProblem `json:"damaged,omitempty"`
+	// DamagedLines counts journal lines that did not parse (each costs its commit).
+	DamagedLines int      `json:"damaged_lines,omitempty"`
+	Complete     bool     `json:"complete"` // every planned job is recorded, every file sound
+	Notes        []string `json:"notes,omitempty"`
 }
 
 // readStatus reads dir's manifest and journals. now dates the journals' ages.
-func readStatus(dir string, now time.Time) (*statusReport, error) {
+func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
@@ -119,6 +127,9 @@ func readStatus(dir string, now time.Time) (*statusReport, error) {
 		return nil, err
 	default:
 		st.Name, st.PlanSize = m.Name, m.PlanSize
+		if v, _ := m.Raw["model_version"].(string); v != "" && v != sweep.ModelVersion {
+			st.Notes = append(st.Notes, fmt.Sprintf("the results are of model %s; this binary runs %s (run --resume refuses to add to them)", v, sweep.ModelVersion))
+		}
 	}
 	st.Started = true
 
@@ -143,10 +154,13 @@ func readStatus(dir string, now time.Time) (*statusReport, error) {
 			j, ok := byShard[[2]int{k, n}]
 			if ok {
 				path := filepath.Join(dir, j.name)
-				done, err := sink.ReadJournal(nil, path)
+				check, err := sink.VerifyJournal(nil, dir, path, verify)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
 				}
+				done := check.Done
+				st.Damaged = append(st.Damaged, check.Problems...)
+				st.DamagedLines += len(check.DamagedLines)
 				if fi, err := os.Stat(path); err == nil {
 					s.Updated = fi.ModTime().UTC().Format(time.RFC3339)
 					s.age = now.Sub(fi.ModTime())
@@ -161,7 +175,7 @@ func readStatus(dir string, now time.Time) (*statusReport, error) {
 			if holder, running := sink.ShardWriter(dir, fmt.Sprintf("%dof%d", k, n)); running {
 				s.Writer = cmp.Or(holder, "a process")
 			}
-			s.Missing = max(0, s.Planned-s.OK-s.Failed-s.Timeout-s.Invalid)
+			s.capAt(s.Planned)
 			st.Shards = append(st.Shards, s)
 		}
 	}
@@ -172,9 +186,25 @@ func readStatus(dir string, now time.Time) (*statusReport, error) {
 			st.Duplicates++
 		}
 	}
-	st.Total.Missing = max(0, st.PlanSize-len(statusOf))
-	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0
+	if extra := len(statusOf) - st.PlanSize; extra > 0 && st.PlanSize > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("the journals hold %d jobs more than the plan's %d (lines not of this plan); counts are capped at the plan", extra, st.PlanSize))
+	}
+	st.Total.capAt(st.PlanSize)
+	if st.DamagedLines > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("%d journal lines are damaged; the jobs of their commits count as missing", st.DamagedLines))
+	}
+	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0
 	return st, nil
+}
+
+// capAt makes the counts fit a plan of planned jobs (a journal with foreign lines must
+// not report more jobs done than planned) and sets Missing.
+func (s *shardStatus) capAt(planned int) {
+	for _, n := range []*int{&s.OK, &s.Failed, &s.Timeout, &s.Invalid} {
+		*n = min(*n, planned)
+		planned -= *n
+	}
+	s.Missing = planned
 }
 
 func (s *shardStatus) count(status string) {
@@ -237,6 +267,12 @@ func printStatus(w io.Writer, st *statusReport) {
 	tw.Flush()
 	for _, n := range st.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	for _, d := range st.Damaged {
+		fmt.Fprintf(w, "damaged: %s: %s; %d jobs of commit %d count as missing\n", d.File, d.Problem, len(d.Jobs), d.Commit)
+	}
+	if len(st.Damaged) > 0 {
+		fmt.Fprintf(w, "run the sweep again with --resume: it removes the rest of those commits and runs their jobs again\n")
 	}
 	if st.Duplicates > 0 {
 		fmt.Fprintf(w, "warning: %d jobs are recorded by more than one shard; their rows are in the tables more than once\n", st.Duplicates)
