@@ -60,7 +60,7 @@ func schemaTables() string {
 	b.WriteString("**jobs** — one row per job:\n\n| column | type |\n|---|---|\n")
 	b.WriteString("| `job_id` | string |\n| `status` | string: ok, failed, timeout, invalid |\n| `error` | string |\n")
 	b.WriteString("| `replicate` | int64 |\n| `seed` | int64 |\n")
-	b.WriteString("| one column per swept parameter, named by its path with `.` → `_` (`switch_LossyAlpha`) | bytes int64 (B), rates double (bit/s), times double (s), vectors string |\n")
+	b.WriteString("| one column per swept parameter, named by its short canonical path with `.` → `_` (`switch_LossyAlpha`, however the spec spelled it; see Column names in the spec reference) | bytes int64 (B), rates double (bit/s), times double (s), vectors string |\n")
 	st := reflect.TypeFor[stats.Summary]()
 	for i := 0; i < st.NumField(); i++ {
 		f := st.Field(i)

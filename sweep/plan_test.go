@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -329,5 +330,53 @@ sweep:
 	}
 	if _, _, ok := p.Jobs[1].Config.TierUplink(2); !ok || p.Jobs[1].Values[1].Typed != 1e-5 {
 		t.Errorf("rack uplink delay axis: %v", p.Jobs[1].Values[1].Typed)
+	}
+}
+
+// A swept attribute's jobs column is its short canonical name whichever alias the spec
+// used, so queries on switch_LossyAlpha work for every spelling; attributes whose short
+// names collide (the two ends' LaneCount) keep their full canonical paths.
+func TestAxisColumnsAreCanonical(t *testing.T) {
+	const spec = `duration: 100us
+sweep:
+  grid:
+    %s: [0.5, 2]
+    %s: [100KB, 300KB]
+  zip:
+    %s: [4, 8]
+    %s: [4, 8]
+`
+	want := []string{"switch_LossyAlpha", "switch_StaticPoolXoffThreshold",
+		"nic_HostInterface_NICSide_PhysicalLayer_LaneCount", "nic_HostInterface_HostSide_PhysicalLayer_LaneCount"}
+	var ids []string
+	for _, names := range [][]any{
+		{"switch.LossyAlpha", "switch.StaticPoolXoffThreshold", "nic.NICSide.PhysicalLayer.LaneCount", "nic.HostSide.PhysicalLayer.LaneCount"},
+		{"switch.SharedBufferManager.LossyAlpha", "switch.SharedBufferManager.StaticPoolXoffThreshold",
+			"nic.HostInterface.NICSide.PhysicalLayer.LaneCount", "nic.HostInterface.HostSide.PhysicalLayer.LaneCount"},
+	} {
+		p := mustPlan(t, fmt.Sprintf(spec, names...))
+		var got []string
+		for _, a := range p.Axes {
+			got = append(got, a.Column)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%v: columns %v, want %v", names, got, want)
+		}
+		var these []string
+		for _, j := range p.Jobs {
+			these = append(these, j.ID)
+		}
+		if ids != nil && !slices.Equal(ids, these) {
+			t.Errorf("%v: job ids differ between spellings", names)
+		}
+		ids = these
+	}
+	for path, col := range map[string]string{"report_interval": "global_NDStatsReportInterval",
+		"tiers.rack.switch.SharedBufferManager.LossyAlpha": "tiers_rack_switch_LossyAlpha",
+		"workload.mix.0.message_size":                      "workload_mix_0_message_size",
+		"nic.Delay":                                        "nic_Delay"} {
+		if got := ColumnOf(path); got != col {
+			t.Errorf("ColumnOf(%s) = %s, want %s", path, got, col)
+		}
 	}
 }

@@ -59,7 +59,7 @@ func writeRecords(w *sink.Writer, rec *stats.Recorder) error {
 //
 //	job_id string, status string (ok|failed|timeout|invalid), error string,
 //	replicate int64, seed int64,
-//	one column per axis, named by its path with `.` → `_`, typed as Typed says
+//	one column per axis, named ColumnOf(path), typed as Typed says
 //	(bytes int64, rates float64 bit/s, times float64 seconds, vectors as bracket text),
 //	the summary metrics of stats.Summary, nullable: null unless status is ok.
 type jobsTable struct {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -332,9 +333,10 @@ func ReadManifest(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-// ColumnOf turns a parameter path into its jobs column name: `.` becomes `_`
-// (design.md: switch.LossyAlpha -> switch_LossyAlpha).
-func ColumnOf(path string) string { return strings.ReplaceAll(path, ".", "_") }
+// ColumnOf turns a parameter path, in any form a spec accepts, into its jobs column
+// name: the short canonical name with `.` → `_` (switch.SharedBufferManager.LossyAlpha
+// -> switch_LossyAlpha; config.ShortName).
+func ColumnOf(path string) string { return strings.ReplaceAll(config.ShortName(path), ".", "_") }
 
 // IsMetric reports whether name is a summary metric of the jobs table.
 func IsMetric(name string) bool {

@@ -105,3 +105,19 @@ func TestPoints(t *testing.T) {
 		t.Errorf("filtered points hold %d rows, want 6", n)
 	}
 }
+
+// Readers find a swept column by any spelling of its path, as the runner names it
+// (sweep.ColumnOf): a manifest written from a spec that used the full path still
+// matches the switch_LossyAlpha column.
+func TestColumnOfAnySpelling(t *testing.T) {
+	for path, want := range map[string]string{
+		"switch.LossyAlpha":                     "switch_LossyAlpha",
+		"switch.SharedBufferManager.LossyAlpha": "switch_LossyAlpha",
+		"nic.NICSide.PhysicalLayer.LaneCount":   "nic_HostInterface_NICSide_PhysicalLayer_LaneCount",
+		"not.an.attribute":                      "not_an_attribute",
+	} {
+		if got := results.ColumnOf(path); got != want {
+			t.Errorf("ColumnOf(%s) = %s, want %s", path, got, want)
+		}
+	}
+}

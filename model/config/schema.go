@@ -354,6 +354,26 @@ func suggestPath(path string, names []string) string {
 	return " (did you mean " + strings.Join(out, " or ") + "?)"
 }
 
+// ShortName returns the short canonical name of any path Canonical accepts (an alias,
+// a short, partial or full path): device + attribute when that is unique within the
+// device (switch.LossyAlpha for switch.SharedBufferManager.LossyAlpha), else the full
+// canonical path (nic.IngressBufferManager.PoolAllocationVector, whose attribute name
+// the egress side shares). A tier attribute keeps its tier prefix
+// (tiers.rack.switch.LossyAlpha). It names a swept attribute's jobs column the same way
+// whichever alias a spec used. A path that does not resolve is returned as given.
+func ShortName(path string) string {
+	a, err := resolve(path)
+	if err != nil || a == nil {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(a.Path, "tiers."); ok {
+		if tier, base, ok := strings.Cut(rest, "."); ok {
+			return "tiers." + tier + "." + shortest(base)
+		}
+	}
+	return shortest(a.Path)
+}
+
 // shortest returns the shortest unique name of a canonical path: device + attribute when
 // unique within the device, else the canonical path.
 func shortest(canonical string) string {
