@@ -21,7 +21,7 @@ import (
 // ModelVersion names the behaviour of the simulation model. It is part of every job
 // id, so results of different model versions never mix: bump it whenever a change to
 // model/... changes any job's rows or summary.
-const ModelVersion = "rocesweep-model/0.1.0"
+const ModelVersion = "rocesweep-model/0.2.0"
 
 // Plan is the expanded list of jobs of a spec, in plan order (grid order, then
 // replicates). Shards and resume select from it; the runner shuffles its selection.
@@ -257,16 +257,18 @@ func canonicalJSON(c *config.Config) []byte {
 	return data
 }
 
-// deriveSeed returns the seed of replicate r of the point c (design.md "The engine"):
-// a hash of the sweep seed (c.Seed as the spec and axes set it), every other parameter
-// and r. The same point with the same sweep seed gets the same seed in any sweep. The
-// top bit is cleared so the seed fits the int64 `seed` column.
+// deriveSeed returns the seed of replicate r (README "Seeds and common random numbers",
+// design.md "The engine"): a hash of the sweep seed (c.Seed as the spec, --set or an
+// axis set it) and r, nothing else. Replicate r of every grid point therefore draws the
+// same random numbers (common random numbers): a paired difference between two points
+// measures the parameter, not the dice; and a record or report setting can never
+// re-seed a job. The model derives one stream per purpose from it (workload shapes,
+// start jitter, switch ECN and load-balancing draws, NIC clock offsets), so points
+// whose traffic settings are equal draw identical workloads. The top bit is cleared so
+// the seed fits the int64 `seed` column.
 func deriveSeed(c *config.Config, r int) uint64 {
-	cc := *c
-	cc.Seed = 0
 	h := sha256.New()
-	fmt.Fprintf(h, "seed\x00%d\x00%d\x00", c.Seed, r)
-	h.Write(canonicalJSON(&cc))
+	fmt.Fprintf(h, "rocesweep-seed\x00%d\x00%d\x00", c.Seed, r)
 	return binary.BigEndian.Uint64(h.Sum(nil)) &^ (1 << 63)
 }
 

@@ -54,8 +54,14 @@ func TestGridReplicatesIDsSeeds(t *testing.T) {
 			t.Errorf("job %d: config seed %d, seed %d", j.Index, j.Config.Seed, j.Seed)
 		}
 	}
-	if len(ids) != 12 || len(seeds) != 12 {
-		t.Errorf("%d ids and %d seeds for 12 jobs", len(ids), len(seeds))
+	// Ids are unique per config; seeds follow the replicate only (common random numbers).
+	if len(ids) != 12 || len(seeds) != 2 {
+		t.Errorf("%d ids and %d seeds for 12 jobs, want 12 and 2 (one per replicate)", len(ids), len(seeds))
+	}
+	for _, j := range p.Jobs {
+		if j.Seed != p.Jobs[j.Replicate].Seed {
+			t.Errorf("job %d (replicate %d): seed %d, replicate %d of point 0 has %d", j.Index, j.Replicate, j.Seed, j.Replicate, p.Jobs[j.Replicate].Seed)
+		}
 	}
 	// Same plan again: same ids (stable), same order.
 	q := mustPlan(t, alphaXoff)

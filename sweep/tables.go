@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -21,6 +22,7 @@ var recordTables = []sink.Table{
 	sink.TableOf[stats.LbStats]("lb_stats"),
 	sink.TableOf[stats.TierHop]("tier_hop"),
 	sink.TableOf[stats.Message]("messages"),
+	sink.TableOf[stats.Class]("classes"),
 	sink.TableOf[stats.TopologyLink]("topology"),
 }
 
@@ -46,7 +48,8 @@ func writeRecords(w *sink.Writer, rec *stats.Recorder) error {
 		{"nd_stats", rec.NdStats}, {"ecn_pfc_stats", rec.EcnPfcStats},
 		{"roce_transport_stats", rec.RoceTransportStats}, {"buffer_stats", rec.BufferStats},
 		{"port_buffer_stats", rec.PortBufferStats}, {"lb_stats", rec.LbStats},
-		{"tier_hop", rec.TierHop}, {"messages", rec.Messages}, {"topology", rec.Topology},
+		{"tier_hop", rec.TierHop}, {"messages", rec.Messages}, {"classes", rec.Classes},
+		{"topology", rec.Topology},
 	} {
 		if err := w.Write(t.name, t.rows); err != nil {
 			return err
@@ -61,7 +64,9 @@ func writeRecords(w *sink.Writer, rec *stats.Recorder) error {
 //	replicate int64, seed int64,
 //	one column per axis, named ColumnOf(path), typed as Typed says
 //	(bytes int64, rates float64 bit/s, times float64 seconds, vectors as bracket text),
-//	the summary metrics of stats.Summary, nullable: null unless status is ok.
+//	the summary metrics of stats.Summary, nullable: null unless status is ok, and null
+//	where the summary holds NaN (fct_p99_usec_lossless etc. of a job without that kind
+//	of traffic), so DuckDB reads NULL and pandas NaN.
 type jobsTable struct {
 	t       reflect.Type
 	naxes   int
@@ -120,6 +125,9 @@ func (jt *jobsTable) row(j *Job, status, errText string, sum *stats.Summary) any
 	if sum != nil {
 		sv := reflect.ValueOf(sum).Elem()
 		for i := 0; i < sv.NumField(); i++ {
+			if f := sv.Field(i); f.Kind() == reflect.Float64 && math.IsNaN(f.Float()) {
+				continue // null
+			}
 			p := reflect.New(sv.Field(i).Type())
 			p.Elem().Set(sv.Field(i))
 			v.Field(jt.metrics + i).Set(p)

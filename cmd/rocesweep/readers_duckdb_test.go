@@ -79,6 +79,47 @@ func TestDuckDBReadsFreshResults(t *testing.T) {
 		}
 	}
 
+	// classes agrees with messages for every job: one row per (job, data TC) that
+	// completed messages, the same counts, nearest-rank percentiles and maxima; and the
+	// jobs table's per-kind p99 agrees with both (null only when the job has no such
+	// traffic: ci.yaml has both kinds in every job).
+	var mismatches, classRows int
+	if err := db.QueryRow(`
+with m as (
+  select job_id, data_tc, count(*) as n, max(fct_usec) as fct_max,
+         list_sort(list(fct_usec)) as f, list_sort(list(slowdown)) as s
+  from '`+dir+`/messages/*.parquet' group by job_id, data_tc),
+c as (select * from '`+dir+`/classes/*.parquet')
+select count(*) filter (where m.job_id is null or c.job_id is null
+         or c.msgs_completed <> m.n or c.fct_max_usec <> m.fct_max
+         or c.fct_p50_usec <> m.f[greatest(1, cast(ceil(0.5 * m.n) as bigint))]
+         or c.fct_p99_usec <> m.f[greatest(1, cast(ceil(0.99 * m.n) as bigint))]
+         or c.slowdown_p99 <> m.s[greatest(1, cast(ceil(0.99 * m.n) as bigint))]),
+       count(c.job_id)
+from c full join m on c.job_id = m.job_id and c.data_tc = m.data_tc`).Scan(&mismatches, &classRows); err != nil {
+		t.Fatal(err)
+	}
+	if mismatches != 0 || classRows != 2*man.PlanSize {
+		t.Errorf("classes vs messages: %d mismatching (job, data_tc) rows of %d classes rows (want 0 of %d)", mismatches, classRows, 2*man.PlanSize)
+	}
+	var badJobs int
+	if err := db.QueryRow(`
+with m as (
+  select job_id, c.lossless, list_sort(list(fct_usec)) as f, count(*) as n
+  from '` + dir + `/messages/*.parquet' join '` + dir + `/classes/*.parquet' c using (job_id, data_tc)
+  group by job_id, c.lossless)
+select count(*) from '` + dir + `/jobs/*.parquet' j
+  left join m ll on ll.job_id = j.job_id and ll.lossless
+  left join m ly on ly.job_id = j.job_id and not ly.lossless
+where j.fct_p99_usec_lossless is distinct from ll.f[greatest(1, cast(ceil(0.99 * ll.n) as bigint))]
+   or j.fct_p99_usec_lossy is distinct from ly.f[greatest(1, cast(ceil(0.99 * ly.n) as bigint))]
+   or j.fct_p99_usec_lossless is null or j.fct_p99_usec_lossy is null`).Scan(&badJobs); err != nil {
+		t.Fatal(err)
+	}
+	if badJobs != 0 {
+		t.Errorf("%d jobs whose fct_p99_usec_lossless/_lossy disagree with messages", badJobs)
+	}
+
 	// The notebook's queries, on this directory; $WORST is the job with the highest p99 FCT.
 	var worst string
 	if err := db.QueryRow(`select job_id from '` + dir + `/jobs/*.parquet' where status = 'ok' order by fct_p99_usec desc, job_id limit 1`).Scan(&worst); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -115,14 +116,18 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // directory and the peak resident set of this process so far (scripts/bench.sh reads it;
 // one key per line, so shell tools can too).
 func printSummaryJSON(w io.Writer, s *stats.Summary, dir string) error {
-	metrics := map[string]float64{}
+	metrics := map[string]*float64{} // NaN (no traffic of that kind) is null, as in jobs
 	for i, v := range s.Values() {
-		metrics[stats.MetricNames[i]] = v
+		if !math.IsNaN(v) {
+			metrics[stats.MetricNames[i]] = &v
+		} else {
+			metrics[stats.MetricNames[i]] = nil
+		}
 	}
 	b, err := json.MarshalIndent(struct {
-		Metrics      map[string]float64 `json:"metrics"`
-		Results      string             `json:"results"`
-		PeakRSSBytes int64              `json:"peak_rss_bytes"`
+		Metrics      map[string]*float64 `json:"metrics"`
+		Results      string              `json:"results"`
+		PeakRSSBytes int64               `json:"peak_rss_bytes"`
 	}{metrics, dir, peakRSS()}, "", "  ")
 	if err != nil {
 		return err

@@ -169,6 +169,10 @@ type EcnHandler struct {
 type NIC struct {
 	NumDownLinks      uint64 `rs:"NumDownLinks" doc:"read-only: one host per NIC"`
 	EnableBufferStats bool   `rs:"EnableBufferStats" doc:"NIC pools into net-buff-stats (§16.5)"`
+	// ClockTolerancePpm desynchronises senders as real hardware is (IEEE 802.3 allows
+	// ±100 ppm): each NIC's transmit clock runs at rate × (1 + offset), offset drawn per
+	// job uniform in ±ClockTolerancePpm from the NIC's clock stream. 0 = exact timing.
+	ClockTolerancePpm float64 `rs:"ClockTolerancePpm" doc:"transmit clock offset per NIC, uniform in ±value ppm, drawn per job (§7); 0 = exact"`
 
 	NetworkInterface          NICNetworkInterface       `rs:"NetworkInterface"`
 	HostInterface             HostInterface             `rs:"HostInterface"`

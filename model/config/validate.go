@@ -181,6 +181,9 @@ func ValidateNIC(n *NIC, g *Global, hasUETSwitch bool) error {
 	if n.NumDownLinks != 1 {
 		rs.add(nic+"NumDownLinks", fmt.Sprint(n.NumDownLinks), "nic.md §1, §14", "read-only: one host per NIC (1)")
 	}
+	if t := n.ClockTolerancePpm; !(t >= 0 && t <= 10_000) {
+		rs.add(nic+"ClockTolerancePpm", fmt.Sprint(t), "nic.md §7", "want 0-10,000 ppm (IEEE 802.3 allows ±100)")
+	}
 	// Rule 1 and [DC] §18.12: pool vectors.
 	for _, pv := range []struct {
 		path string

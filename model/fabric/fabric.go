@@ -74,10 +74,18 @@ type Fabric struct {
 	delivered int64                 // payload bytes delivered in order to receiving hosts
 	pairs     map[uint64]*pairBytes // key pairKey(src, dst): a 64-bit key takes the map's fast path (one lookup per delivered packet)
 	fcts      []float64
-	ideal     map[[2]int32]idealPath
+	// Per data traffic class: messages posted, and FCTs and slowdowns of completed ones
+	// (the classes table).
+	tcPosted [8]int64
+	tcFct    [8][]float64
+	tcSlow   [8][]float64
+	ideal    map[[2]int32]idealPath
 
 	lastTierHop [3]int64
 	stopReason  string
+	// reports counts the periodic-record events: the summary's events leave them out, so
+	// a record setting changes no summary metric (README "Seeds and common random numbers").
+	reports int64
 }
 
 // pairBytes is the payload ledger of one (sender, receiver) host pair: what the workload
@@ -301,6 +309,7 @@ func (f *Fabric) post() {
 		}
 		f.nics[m.Src].Post(nic.WorkRequest{Dst: m.Dst, QP: m.QP, Size: m.Size, Verb: verb, DataTC: m.DataTC, CtrlTC: m.CtrlTC, Tag: int64(f.next)})
 		f.posted += m.Size
+		f.tcPosted[m.DataTC&7]++
 		f.pair(m.Src, m.Dst).posted += m.Size
 		f.next++
 	}
@@ -341,6 +350,11 @@ func (f *Fabric) onComplete(c nic.Completion) {
 	if ideal > 0 {
 		slow = fct / ideal.Micros()
 	}
+	tc := c.DataTC & 7
+	f.tcFct[tc] = append(f.tcFct[tc], fct)
+	if !math.IsNaN(slow) {
+		f.tcSlow[tc] = append(f.tcSlow[tc], slow)
+	}
 	now := f.eng.Now()
 	f.rec.Messages = append(f.rec.Messages, stats.Message{
 		JobID: f.rec.JobID, TimeUTC: f.rec.UTC(now), SimTimeSec: c.Completed.Seconds(),
@@ -356,6 +370,7 @@ func (f *Fabric) onComplete(c nic.Completion) {
 // report writes the periodic records due now and schedules the next row.
 func (f *Fabric) report(ev sim.Event) {
 	now := f.eng.Now()
+	f.reports++
 	switch ev.Kind {
 	case kindReportND:
 		f.reportND(now)
@@ -412,7 +427,73 @@ func (f *Fabric) Finish() *stats.Result {
 			s.ReportLB(now, f.rec)
 		}
 	}
-	return &stats.Result{Rec: f.rec, Summary: f.summary()}
+	sum := f.summary()
+	f.rec.Classes = f.classes(&sum)
+	return &stats.Result{Rec: f.rec, Summary: sum}
+}
+
+// classes builds the classes rows (one per data TC that carried messages) and sets the
+// summary's per-kind answers: nearest-rank p99 FCT and slowdown over the completed
+// messages of lossless (switch EnablePFC = 1, switch.md §4.3) and lossy data classes,
+// NaN when there is none.
+func (f *Fabric) classes(s *stats.Summary) []stats.Class {
+	var drops, rtx, delivered [8]int64
+	for _, sw := range f.switches {
+		c := sw.Counters()
+		for tc := range drops {
+			drops[tc] += c.DropsTC[tc]
+		}
+	}
+	for _, n := range f.nics {
+		c := n.Counters()
+		for tc := range rtx {
+			rtx[tc] += c.RetransmitsTC[tc]
+			delivered[tc] += c.PayloadDeliveredTC[tc]
+		}
+	}
+	var rows []stats.Class
+	var fct, slow [2][]float64 // [lossy, lossless]
+	now := f.eng.Now()
+	for tc := range f.tcPosted {
+		if f.tcPosted[tc] == 0 {
+			continue
+		}
+		lossless := f.cfg.Switch.SharedBufferManager.EnablePFC[tc] == 1
+		k := 0
+		if lossless {
+			k = 1
+		}
+		fct[k] = append(fct[k], f.tcFct[tc]...)
+		slow[k] = append(slow[k], f.tcSlow[tc]...)
+		r := stats.Class{JobID: f.rec.JobID, DataTC: int32(tc), Lossless: lossless,
+			MsgsPosted: f.tcPosted[tc], MsgsCompleted: int64(len(f.tcFct[tc])), BytesDelivered: delivered[tc],
+			Drops: drops[tc], Retransmits: rtx[tc]}
+		if now > 0 {
+			r.GoodputGbps = float64(delivered[tc]) * 8 / now.Seconds() / 1e9
+		}
+		if fs := sortedCopy(f.tcFct[tc]); len(fs) > 0 {
+			r.FctP50Usec, r.FctP99Usec, r.FctMaxUsec = percentile(fs, 0.50), percentile(fs, 0.99), fs[len(fs)-1]
+		}
+		if ss := sortedCopy(f.tcSlow[tc]); len(ss) > 0 {
+			r.SlowdownP50, r.SlowdownP99 = percentile(ss, 0.50), percentile(ss, 0.99)
+		}
+		rows = append(rows, r)
+	}
+	p99 := func(v []float64) float64 {
+		if len(v) == 0 {
+			return math.NaN()
+		}
+		return percentile(sortedCopy(v), 0.99)
+	}
+	s.FctP99UsecLossy, s.FctP99UsecLossless = p99(fct[0]), p99(fct[1])
+	s.SlowdownP99Lossy, s.SlowdownP99Lossless = p99(slow[0]), p99(slow[1])
+	return rows
+}
+
+func sortedCopy(v []float64) []float64 {
+	out := slices.Clone(v)
+	slices.Sort(out)
+	return out
 }
 
 // summary aggregates the device counters into the jobs metrics (design.md "Summary
@@ -421,7 +502,7 @@ func (f *Fabric) summary() stats.Summary {
 	now := f.eng.Now()
 	s := stats.Summary{
 		SimTimeSec:     now.Seconds(),
-		Events:         int64(f.eng.Fired()),
+		Events:         int64(f.eng.Fired()) - f.reports, // model events only
 		BytesDelivered: f.delivered,
 		MsgsCompleted:  int64(f.completed),
 	}

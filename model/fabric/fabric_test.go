@@ -198,7 +198,7 @@ func TestDeterminism(t *testing.T) {
 	_, a := run(t, cfg)
 	_, b := run(t, cfg)
 	a.Summary.WallSec, b.Summary.WallSec, a.Summary.EventsPerSec, b.Summary.EventsPerSec = 0, 0, 0, 0
-	if a.Summary != b.Summary {
+	if !a.Summary.Same(b.Summary) {
 		t.Fatalf("summaries differ:\n%+v\n%+v", a.Summary, b.Summary)
 	}
 	ra, rb := reflect.ValueOf(*a.Rec), reflect.ValueOf(*b.Rec)

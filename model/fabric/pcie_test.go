@@ -48,7 +48,7 @@ func TestPCIeClosedFormMatchesStepwise(t *testing.T) {
 			for _, r := range []*stats.Result{closed, step} {
 				r.Summary.WallSec, r.Summary.EventsPerSec, r.Summary.Events = 0, 0, 0
 			}
-			if closed.Summary != step.Summary {
+			if !closed.Summary.Same(step.Summary) {
 				t.Fatalf("summaries differ:\nclosed   %+v\nstepwise %+v", closed.Summary, step.Summary)
 			}
 			ra, rb := reflect.ValueOf(*closed.Rec), reflect.ValueOf(*step.Rec)

@@ -117,6 +117,7 @@ type NIC struct {
 	// Configuration, resolved once.
 	P         Pools
 	L         float64  // line rate (§0)
+	clk       float64  // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
 	mss       int64    // MSS (§4)
 	rto       sim.Time // RetransmitTimeout (§10)
 	ackDelay  sim.Time // AckDelay (§9)
@@ -181,12 +182,16 @@ type NIC struct {
 
 type qpKey struct{ dst, qp int32 }
 
+// ClockStream is the random stream of a NIC's clock offset: the NIC owner byte in the top
+// byte keeps it apart from the switches' node-id streams and the workload's streams.
+func ClockStream(nodeID int64) uint64 { return uint64(sim.OwnerNIC)<<56 | uint64(uint32(nodeID)) }
+
 // New builds a NIC. out is its transmit link: out.RateBps = L, out.Delay = the NIC's
-// Delay. seed is unused: the NIC model draws no random numbers. It fails only on
+// Delay. seed is the job seed: the NIC's transmit clock offset (ClockTolerancePpm) is
+// drawn from its own stream sim.NewRand(seed, ClockStream(NodeID)). It fails only on
 // configurations it cannot run at all; the validation rules of nic.md §15 are
 // config.ValidateNIC's job.
 func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *sim.Engine, pool *pkt.Pool, seed uint64) (*NIC, error) {
-	_ = seed
 	if out == nil || out.RateBps <= 0 {
 		return nil, fmt.Errorf("nic %s: transmit link missing or without a rate", id.Name)
 	}
@@ -217,6 +222,12 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		ndIvl:     g.NDStatsReportInterval,
 		recPFC:    g.EnablePFCECNStatsLogging,
 		recRoce:   g.EnableRoceTransportStats,
+		clk:       1,
+	}
+	if ppm := cfg.ClockTolerancePpm; ppm > 0 {
+		// Uniform in ±ppm, one draw per NIC per job from the NIC's clock stream.
+		u := sim.NewRand(seed, ClockStream(id.NodeID)).Float64()
+		n.clk = 1 + (2*u-1)*ppm*1e-6
 	}
 	in := &cfg.NetworkInterface.IngressBufferManager
 	eg := &cfg.NetworkInterface.EgressBufferManager

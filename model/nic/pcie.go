@@ -319,6 +319,7 @@ func (n *NIC) pcieArrived(d *pcieDir, x *xfer) {
 // accounting, and for a message's last packet the "message received" notice (§8 [DC]).
 func (n *NIC) writtenToHost(q *qp, payload int64, se bool) {
 	n.cnt.PayloadDelivered += payload
+	n.cnt.PayloadDeliveredTC[q.dataTC] += payload
 	q.msgBytes += payload
 	if n.OnDelivered != nil {
 		n.OnDelivered(q.peerHost, payload)

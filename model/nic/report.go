@@ -21,10 +21,14 @@ type Counters struct {
 	DataFramesSent   int64 // data frames serialized (retransmissions included)
 	DataPayloadSent  int64 // their payload bytes
 	PayloadDelivered int64 // in-order payload written to host memory (receiver)
-	PayloadWritten   int64 // in-order payload accepted, incl. writes still on PCIe
-	MessagesReceived int64 // SE packets written to host
-	BufferedBytes    int64 // ingress + egress pool occupancy now
-	QPs              int   // queue pairs (both roles)
+	// Per data traffic class (the classes table): PayloadDelivered by the QP's data TC,
+	// and retransmissions (NAK or timeout rewinds, = Retransmits) by the QP's data TC.
+	PayloadDeliveredTC [8]int64
+	RetransmitsTC      [8]int64
+	PayloadWritten     int64 // in-order payload accepted, incl. writes still on PCIe
+	MessagesReceived   int64 // SE packets written to host
+	BufferedBytes      int64 // ingress + egress pool occupancy now
+	QPs                int   // queue pairs (both roles)
 
 	Roce RoceCounters
 }

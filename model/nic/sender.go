@@ -49,6 +49,7 @@ func (n *NIC) onNak(q *qp, p int64, peerQPN uint32) {
 	}
 	q.una = p
 	n.roce.Rtx++
+	n.cnt.RetransmitsTC[q.dataTC]++
 	n.rewind(q, p)
 }
 
@@ -57,6 +58,7 @@ func (n *NIC) onNak(q *qp, p int64, peerQPN uint32) {
 func (n *NIC) rtxExpired(q *qp) {
 	n.roce.Rto++
 	n.roce.Rtx++
+	n.cnt.RetransmitsTC[q.dataTC]++
 	n.rewind(q, q.una)
 }
 

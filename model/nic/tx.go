@@ -244,7 +244,8 @@ func (n *NIC) kick() {
 		n.trace("start", h, p)
 	}
 	n.txBusy, n.txCur = true, h
-	n.eng.After(sim.SerializationNearest(wireBytes(p), rate), KindTxDone, n.id.Dev, 0, 0)
+	// The NIC's own transmit clock sets the frame's pace (clk = 1 + offset, ClockTolerancePpm).
+	n.eng.After(sim.SerializationNearest(wireBytes(p), rate*n.clk), KindTxDone, n.id.Dev, 0, 0)
 }
 
 // txDone ends the current frame's serialization (§6): its egress reservation is released,

@@ -250,6 +250,26 @@ type Message struct {
 	Slowdown   float64 `parquet:"slowdown"`
 }
 
+// Class is one row of the classes table: one per job per data traffic class that carried
+// messages (some message of the workload had this data_tc). Percentiles are nearest-rank
+// over the class's completed messages (the messages table), 0 when none completed.
+type Class struct {
+	JobID          string  `parquet:"job_id"`
+	DataTC         int32   `parquet:"data_tc"`
+	Lossless       bool    `parquet:"lossless"`        // PFC-enabled at the switch (EnablePFC[data_tc] = 1)
+	MsgsPosted     int64   `parquet:"msgs_posted"`     // messages posted to the NICs by the end
+	MsgsCompleted  int64   `parquet:"msgs_completed"`  // rows of messages with this data_tc
+	BytesDelivered int64   `parquet:"bytes_delivered"` // in-order payload written to receiving hosts
+	GoodputGbps    float64 `parquet:"goodput_gbps"`    // bytes_delivered × 8 / sim_time_sec
+	FctP50Usec     float64 `parquet:"fct_p50_usec"`
+	FctP99Usec     float64 `parquet:"fct_p99_usec"`
+	FctMaxUsec     float64 `parquet:"fct_max_usec"`
+	SlowdownP50    float64 `parquet:"slowdown_p50"`
+	SlowdownP99    float64 `parquet:"slowdown_p99"`
+	Drops          int64   `parquet:"drops"`       // switch drops of packets in this TC (any kind)
+	Retransmits    int64   `parquet:"retransmits"` // NAK and timeout rewinds of QPs of this data TC
+}
+
 // TopologyLink is one topology-report row: one per link, upper end first (records.md §9).
 type TopologyLink struct {
 	JobID             string  `parquet:"job_id"`

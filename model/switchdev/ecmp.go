@@ -214,7 +214,7 @@ func (s *Switch) selectEgress(p *pkt.Packet, tc int, now sim.Time) (int16, lbDec
 
 // flowletPick is the §10.3 decision: candidates (PFC-aware exclusion unless all are
 // paused), least load Σ_p egQ, keep the slot's member on a tie, else a seeded uniform
-// choice among the least loaded (DC-14). paused_* counters are taken here (DC-19).
+// choice among the least loaded (DC-14, from the switch's load-balancing stream). paused_* counters are taken here (DC-19).
 func (s *Switch) flowletPick(set *ecmpSet, slot *flowSlot, tc int, now sim.Time) int16 {
 	n := len(set.members)
 	paused := 0
@@ -249,7 +249,7 @@ func (s *Switch) flowletPick(set *ecmpSet, slot *flowSlot, tc int, now sim.Time)
 		}
 		r := 0
 		if ties > 1 {
-			r = s.rng.IntN(ties)
+			r = s.lbRng.IntN(ties)
 		}
 		for k := 0; k < n; k++ {
 			if candidate(k) && s.load(set.members[k]) == minLoad {

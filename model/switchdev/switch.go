@@ -206,6 +206,7 @@ type Counters struct {
 	TxPfcFrames         int64    // PFC frames sent
 	DropsLossless       int64    // packets of lossless classes dropped (rx + tx)
 	DropsLossy          int64    // packets of lossy classes dropped (rx + tx)
+	DropsTC             [8]int64 // packets dropped (rx + tx) by the TC they were classified in
 	RxDrops, TxDrops    int64    // ingress-admission / egress-admission drops
 	NoRoute             int64    // packets dropped for an empty route (integration bug; in RxDrops)
 	DroppedBytes        int64    // charged bytes of dropped packets
@@ -232,7 +233,8 @@ type Switch struct {
 	buf   Buffer
 	eng   *sim.Engine
 	pool  *pkt.Pool
-	rng   *rand.Rand
+	rng   *rand.Rand // ECN marking draws (DC-14)
+	lbRng *rand.Rand // flowlet tie draws: their own stream, so load balancing never shifts ECN draws
 	route func(dstHost int32) []int16
 
 	ports []port
@@ -257,11 +259,19 @@ type Switch struct {
 	lastND, lastBuf, lastLB sim.Time
 }
 
+// LBStream is the random stream of a switch's load-balancing draws: the switch owner
+// byte in the top byte keeps it apart from the node-id ECN streams and every other
+// owner's streams.
+func LBStream(nodeID int64) uint64 {
+	return uint64(sim.OwnerSwitch)<<56 | 1<<48 | uint64(uint32(nodeID))
+}
+
 // New builds a switch with one port per PortSpec (port id = index) and runs the buffer
 // initialisation for N = len(ports). The route function returns the equal-cost egress
 // ports (ascending ids) toward a host; the switch caches its answer per destination and
 // keeps the slice as it is (route must return slices it never modifies: interned sets).
-// seed is the job seed: ECN and flowlet draws use sim.NewRand(seed, NodeID) (DC-14).
+// seed is the job seed: ECN draws use sim.NewRand(seed, NodeID) (DC-14), flowlet ties
+// their own stream sim.NewRand(seed, LBStream(NodeID)).
 func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, route func(dstHost int32) []int16, eng *sim.Engine, pool *pkt.Pool, seed uint64) (*Switch, error) {
 	b, err := InitBuffer(cfg, len(ports))
 	if err != nil {
@@ -270,6 +280,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 	s := &Switch{
 		id: id, cfg: cfg, g: g, buf: b, eng: eng, pool: pool, route: route,
 		rng:      sim.NewRand(seed, uint64(id.NodeID)),
+		lbRng:    sim.NewRand(seed, LBStream(id.NodeID)),
 		ports:    make([]port, len(ports)),
 		uet:      cfg.SharedBufferManager.UETPolicyEnabled,
 		trim:     cfg.SharedBufferManager.UETPolicyEnabled && cfg.PacketTrimmer.TrimmingEnabled,
@@ -456,6 +467,7 @@ func (s *Switch) rxDrop(i int, h pkt.Handle, b int64, lossless bool) {
 	pt.rxDrops++
 	pt.dropCharged += b
 	s.c.RxDrops++
+	s.c.DropsTC[s.classify(s.pool.Get(h))]++
 	s.countDrop(b, lossless)
 	s.pool.Free(h)
 }
@@ -568,8 +580,10 @@ func (s *Switch) trimAndReoffer(e int, h pkt.Handle, p *pkt.Packet, dec lbDecisi
 func (s *Switch) txDrop(e int, h pkt.Handle, b int64, lossless bool) {
 	pt := &s.ports[e]
 	pt.txDrops++
-	s.ports[s.pool.Get(h).TagIn].dropCharged += b
+	p := s.pool.Get(h)
+	s.ports[p.TagIn].dropCharged += b
 	s.c.TxDrops++
+	s.c.DropsTC[p.TagTC&7]++
 	s.countDrop(b, lossless)
 	s.pool.Free(h)
 }

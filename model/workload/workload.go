@@ -100,12 +100,17 @@ type gen struct {
 }
 
 // stream returns the random stream of element elem, sub-stream sub (0 for the element's
-// own draws, host+1 for a load host's arrivals). Workload streams carry the workload
+// own draws, host+1 for a load host's arrivals, jitterStream for start jitter). Workload streams carry the workload
 // owner byte (0x04) in the top byte so they never meet the node-id streams of devices
 // (switch.md DC-14).
 func stream(elem, sub int) uint64 {
-	return uint64(sim.OwnerWorkload)<<56 | uint64(elem)<<32 | uint64(sub)
+	return uint64(sim.OwnerWorkload)<<56 | uint64(elem)<<32 | uint64(uint32(sub))
 }
+
+// jitterStream is the sub-stream of an element's start jitter: its own stream, so that
+// turning jitter on or changing it never moves the element's other draws (the
+// permutation's derangement) and the reverse (README "Seeds and common random numbers").
+const jitterStream = 0xFFFFFFFF
 
 func (g *gen) element(elem int, path string, w config.Workload) error {
 	if w.Kind == "none" {
@@ -146,7 +151,7 @@ func (g *gen) element(elem int, path string, w config.Workload) error {
 	msgs := max(w.Messages, 1)
 	first := len(g.msgs)
 	e := elemGen{g: g, w: w, path: path, verb: verb, app: fmt.Sprintf("%s-%d", w.Kind, elem),
-		rng: sim.NewRand(g.seed, stream(elem, 0))}
+		rng: sim.NewRand(g.seed, stream(elem, 0)), jitter: sim.NewRand(g.seed, stream(elem, jitterStream))}
 	H := int32(g.hosts)
 	switch w.Kind {
 	case "incast":
@@ -224,7 +229,8 @@ type elemGen struct {
 	w         config.Workload
 	path      string
 	verb, app string
-	rng       *rand.Rand
+	rng       *rand.Rand // the element's shape (derangement)
+	jitter    *rand.Rand // start jitter, its own stream
 }
 
 func (e *elemGen) fixedSize(count int64) error {
@@ -242,7 +248,7 @@ func (e *elemGen) repeat(src, dst int32, n int) {
 	for range n {
 		t := e.w.Start
 		if e.w.Jitter > 0 {
-			t += sim.Time(e.rng.Int64N(int64(e.w.Jitter)))
+			t += sim.Time(e.jitter.Int64N(int64(e.w.Jitter)))
 		}
 		e.add(src, dst, int64(e.w.MessageSize), t)
 	}

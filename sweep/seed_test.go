@@ -1,0 +1,156 @@
+package sweep
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"testing"
+
+	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
+	"github.com/rocesweep/rocesweep/model/fabric"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/model/workload"
+)
+
+// The seed rule (README "Seeds and common random numbers"): a job's seed follows the
+// sweep seed and the replicate only, so record settings never re-seed a job and replicate
+// r of every grid point draws the same numbers.
+
+// seedTraffic has random draws everywhere they can be: start jitter, a permutation's
+// derangement, Poisson arrivals with sampled sizes, ECN marking and flowlet ties on a
+// leaf-spine, and NIC clock offsets.
+const seedTraffic = `name: seeds
+seed: 11
+replicates: 2
+duration: 80us
+report_interval: 10us
+topology: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 4}
+workload:
+  kind: mix
+  mix:
+    - {kind: incast, senders: 6, message_size: 128KiB, jitter: 2us, data_tc: 0, control_tc: 1}
+    - {kind: incast, senders: 6, message_size: 128KiB, jitter: 2us, data_tc: 2, control_tc: 1}
+    - {kind: permutation, message_size: 32KiB, jitter: 1us, data_tc: 2, control_tc: 1}
+    - {kind: load, load: 0.5, distribution: fb-hadoop, data_tc: 2, control_tc: 1}
+switch:
+  EnablePFC: [1, 1, 0, 0, 0, 0, 0, 0]
+  TotalSharedBufferSize: 8MB
+  StaticPoolXoffThreshold: 100KB
+  StaticPoolXonThreshold: 50KB
+  LoadBalancingMethod: flowlet
+  EnableEcn: true
+nic:
+  ClockTolerancePpm: 100
+  IngressBufferManager.PoolAllocationVector: [0.8, 0.1, 0.1, 0, 0, 0, 0, 0]
+  IngressBufferManager.PFCEnableVector: [1, 1, 0, 0, 0, 0, 0, 0]
+  EgressBufferManager.PoolAllocationVector: [0.8, 0.1, 0.1, 0, 0, 0, 0, 0]
+`
+
+// modelMetrics are the summary metrics that describe the simulated network: all but the
+// wall-clock ones (wall_sec, events_per_sec).
+func modelMetrics(s stats.Summary) map[string]float64 {
+	out := map[string]float64{}
+	for i, v := range s.Values() {
+		switch n := stats.MetricNames[i]; n {
+		case "wall_sec", "events_per_sec":
+		default:
+			out[n] = v
+		}
+	}
+	return out
+}
+
+func runJob(t *testing.T, j *Job) stats.Summary {
+	t.Helper()
+	res, err := fabric.Run(context.Background(), j.Config, fabric.Options{JobID: j.ID})
+	if err != nil {
+		t.Fatalf("job %d: %v", j.Index, err)
+	}
+	return res.Summary
+}
+
+func sameMetrics(a, b map[string]float64) bool {
+	for k, v := range a {
+		w := b[k]
+		if v != w && !(math.IsNaN(v) && math.IsNaN(w)) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// Toggling any record setting changes no summary metric of a job (and not its seed).
+func TestRecordSettingsChangeNoMetric(t *testing.T) {
+	base := mustPlan(t, seedTraffic, "replicates=1")
+	want := modelMetrics(runJob(t, base.Jobs[0]))
+	t.Logf("base: %v", want)
+	if want["msgs_completed"] == 0 || want["ecn_marked"]+want["drops_total"] == 0 {
+		t.Fatalf("the base job exercises too little: %v", want)
+	}
+	for _, set := range []string{
+		"report_interval=2.5us", "report_interval=100us",
+		"switch.ReportPerPortBufferStats=true",
+		"switch.BufferStatsReportInterval=3us",
+		"switch.EnableLoadBalancingStats=false", "switch.LoadBalancingStatsReportInterval=10us",
+		"global.EnableNetDeviceStatLogging=false", "global.EnablePFCECNStatsLogging=false",
+		"global.EnableRoceTransportStats=false",
+		"global.EnableNetworkBufferStatsReporting=true", "global.NetworkBufferStatsReportingInterval=5us",
+		"nic.EnableBufferStats=true",
+	} {
+		p := mustPlan(t, seedTraffic, "replicates=1", set)
+		j := p.Jobs[0]
+		if j.Seed != base.Jobs[0].Seed {
+			t.Errorf("--set %s: seed %d, want %d", set, j.Seed, base.Jobs[0].Seed)
+		}
+		if j.ID == base.Jobs[0].ID {
+			t.Errorf("--set %s: same job id as the base (ids hash the whole config)", set)
+		}
+		if got := modelMetrics(runJob(t, j)); !sameMetrics(got, want) {
+			for k := range want {
+				if got[k] != want[k] {
+					t.Errorf("--set %s: %s = %v, want %v", set, k, got[k], want[k])
+				}
+			}
+		}
+	}
+}
+
+// Two grid points that differ only in switch or NIC attributes draw identical workloads
+// (same message list, same start times) replicate by replicate; replicates differ.
+func TestGridPointsShareWorkloads(t *testing.T) {
+	p := mustPlan(t, seedTraffic+`sweep:
+  grid:
+    switch.LossyAlpha: [0.5, 4]
+    switch.StaticPoolXoffThreshold: [100KB, 300KB]
+    nic.ClockTolerancePpm: [0, 100]
+`)
+	schedule := func(j *Job) []workload.Message {
+		// 8 hosts at the default 400 Gbps host link rate.
+		ms, err := workload.Generate(j.Config.Workload, 8, 400e9, j.Config.Duration, j.Config.Seed, sizecdf.FS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	first := map[int][]workload.Message{}
+	for _, j := range p.Jobs {
+		ms := schedule(j)
+		if f, ok := first[j.Replicate]; !ok {
+			first[j.Replicate] = ms
+		} else if !reflect.DeepEqual(f, ms) {
+			t.Errorf("%s: workload differs from point 0's replicate %d", p.Label(j), j.Replicate)
+		}
+	}
+	if reflect.DeepEqual(first[0], first[1]) {
+		t.Error("replicates 0 and 1 drew the same workload")
+	}
+	// The simulation posts that schedule: the first message's start time is the same at
+	// every point (and at least one message is jittered off the workload start).
+	jittered := false
+	for _, m := range first[0] {
+		jittered = jittered || (m.App == "incast-0" && m.Start != 0)
+	}
+	if !jittered {
+		t.Error("no incast message was jittered: the test does not exercise the jitter stream")
+	}
+}
