@@ -19,39 +19,39 @@ type Endpoint struct {
 	Port  int16
 }
 
+// inFlight is one frame on the link: 16 bytes, four to a cache line.
 type inFlight struct {
 	at    sim.Time
 	h     pkt.Handle
-	bytes int64
+	bytes int32 // wire bytes (at most MSS + 58)
 }
 
 // Link is one direction of a cable between two device ports.
+//
+// Layout: what every Send and Deliver reads or writes (the ring, its head and length,
+// Delay, the far end and ID) and what the sending switch reads at each frame (RateBps)
+// share the first 64-byte cache line, so a hop touches one line of the link besides the
+// ring slot (TestLinkHotLine); From, read only when building records, follows.
 type Link struct {
-	ID      int32    // index in the fabric's link slice; the Dev of its events
-	From    Endpoint // sending port
-	To      Endpoint // receiving port
-	RateBps float64  // operating rate: the lower of the two ends' DataRate
+	ring    []inFlight // power-of-2 ring of the frames in flight, oldest at head
+	head, n uint32
 	Delay   sim.Time // propagation delay: the lower-tier (larger tier number) end's Delay
+	RateBps float64  // operating rate: the lower of the two ends' DataRate
+	ID      int32    // index in the fabric's link slice; the Dev of its events
+	To      Endpoint // receiving port
 
-	ring       []inFlight
-	head, n    int
-	bytes      int64 // wire bytes in flight
-	FramesSent int64
-	BytesSent  int64
+	From Endpoint // sending port
 }
 
 // Send puts frame h (already serialized by the sender) on the link at time now; it arrives
 // at now + Delay. Frames arrive in the order sent.
 func (l *Link) Send(eng *sim.Engine, now sim.Time, h pkt.Handle, wireBytes int64) {
-	if l.n == len(l.ring) {
+	if int(l.n) == len(l.ring) {
 		l.grow()
 	}
 	at := now + l.Delay
-	l.ring[(l.head+l.n)&(len(l.ring)-1)] = inFlight{at: at, h: h, bytes: wireBytes} // power-of-2 ring
+	l.ring[int(l.head+l.n)&(len(l.ring)-1)] = inFlight{at: at, h: h, bytes: int32(wireBytes)} // power-of-2 ring
 	l.n++
-	l.bytes += wireBytes
-	l.FramesSent++
-	l.BytesSent += wireBytes
 	if l.n == 1 {
 		eng.Schedule(at, KindDeliver, l.ID, 0, 0)
 	}
@@ -60,18 +60,24 @@ func (l *Link) Send(eng *sim.Engine, now sim.Time, h pkt.Handle, wireBytes int64
 // Deliver pops the head frame when its KindDeliver event fires and schedules the next.
 // The caller hands the frame to l.To.
 func (l *Link) Deliver(eng *sim.Engine) pkt.Handle {
-	f := l.ring[l.head]
-	l.head = (l.head + 1) & (len(l.ring) - 1)
+	mask := uint32(len(l.ring) - 1)
+	h := l.ring[l.head&mask].h
+	l.head = (l.head + 1) & mask
 	l.n--
-	l.bytes -= f.bytes
 	if l.n > 0 {
-		eng.Schedule(l.ring[l.head].at, KindDeliver, l.ID, 0, 0)
+		eng.Schedule(l.ring[l.head&mask].at, KindDeliver, l.ID, 0, 0)
 	}
-	return f.h
+	return h
 }
 
-// InFlight returns the frames and wire bytes on the link now.
-func (l *Link) InFlight() (frames int, bytes int64) { return l.n, l.bytes }
+// InFlight returns the frames and wire bytes on the link now (ledger checks: the bytes
+// are summed here rather than kept up to date on every frame).
+func (l *Link) InFlight() (frames int, bytes int64) {
+	for i := uint32(0); i < l.n; i++ {
+		bytes += int64(l.ring[int(l.head+i)&(len(l.ring)-1)].bytes)
+	}
+	return int(l.n), bytes
+}
 
 func (l *Link) grow() {
 	size := 2 * len(l.ring) // stays a power of 2: indices wrap with a mask
@@ -79,8 +85,8 @@ func (l *Link) grow() {
 		size = 16
 	}
 	r := make([]inFlight, size)
-	for i := 0; i < l.n; i++ {
-		r[i] = l.ring[(l.head+i)&(len(l.ring)-1)]
+	for i := uint32(0); i < l.n; i++ {
+		r[i] = l.ring[int(l.head+i)&(len(l.ring)-1)]
 	}
 	l.ring, l.head = r, 0
 }
