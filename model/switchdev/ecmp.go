@@ -271,8 +271,8 @@ func (s *Switch) flowletPick(set *ecmpSet, slot *flowSlot, tc int, now sim.Time)
 // the frame being serialised.
 func (s *Switch) load(e int16) int64 {
 	var l int64
-	for _, q := range s.ports[e].egQ {
-		l += q
+	for i := range s.ports[e].pl {
+		l += s.ports[e].pl[i].egQ
 	}
 	return l
 }

@@ -2,6 +2,7 @@ package switchdev
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/rocesweep/rocesweep/model/config"
@@ -68,28 +69,28 @@ type PortSpec struct {
 // once it has reached its working size.
 type ring struct {
 	buf     []pkt.Handle
-	head, n int
+	head, n uint32
 }
 
 func (r *ring) push(h pkt.Handle) {
-	if r.n == len(r.buf) {
+	if int(r.n) == len(r.buf) {
 		size := 2 * len(r.buf)
 		if size == 0 {
 			size = 64
 		}
 		nb := make([]pkt.Handle, size)
-		for i := 0; i < r.n; i++ {
-			nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+		for i := uint32(0); i < r.n; i++ {
+			nb[i] = r.buf[int(r.head+i)&(len(r.buf)-1)]
 		}
 		r.buf, r.head = nb, 0
 	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = h
+	r.buf[int(r.head+r.n)&(len(r.buf)-1)] = h
 	r.n++
 }
 
 func (r *ring) pop() pkt.Handle {
 	h := r.buf[r.head]
-	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.head = (r.head + 1) & uint32(len(r.buf)-1)
 	r.n--
 	return h
 }
@@ -150,47 +151,57 @@ func (l *pauseLog) end(now sim.Time) {
 	l.ivlMaxEpoch = max(l.ivlMaxEpoch, part)
 }
 
+// poolState is one port's per-pool buffer state (switch.md §2), together so that the
+// admission, release and ECN work of a frame touches one cache line of the port.
+type poolState struct {
+	ingOcc int64   // ingress occupancy charged to this port and pool (headroom excluded)
+	hdrm   int64   // headroom charged (lossless pools)
+	egQ    int64   // egress queue bytes of this port and pool
+	avgQ   float64 // §9 ECN moving average of egQ
+}
+
 // port is one connected port: its transmit side (queues, scheduler, received pauses)
 // and its ingress ledger (ingOcc, hdrm, xoff) per pool (switch.md §2).
+//
+// Layout: the fields every frame touches come first (flags, the link, per-frame
+// counters, then the per-pool state, two pools to a cache line), the queues next, and
+// what only PFC, records and checks read last, so a hop touches a few lines of a port
+// instead of one per array (issue 15; TestPortHotLines).
 type port struct {
-	spec    PortSpec
-	busy    bool // a frame is being serialised
-	busyPfc bool // ... and it is a PFC frame this switch made
+	busy    bool    // a frame is being serialised
+	busyPfc bool    // ... and it is a PFC frame this switch made
+	queued  uint8   // bit tc set: fifo[tc] holds frames (the scheduler skips empty classes)
+	xoff    [8]bool // per pool: a pause is out (§2)
+	// port-buffer-stats views: nil unless ReportPerPortBufferStats (1,152 B a port that
+	// a large fabric should not pay for when nobody asked).
+	views *portViews
+	spec  PortSpec
+	// Counters (§8; DC-13: frames and wire bytes incl. PFC), and the conservation
+	// ledger in charged bytes (by ingress port: rx, sent; egress: admitted, sent).
+	rxFrames, rxBytes      int64
+	txFrames, txBytes      int64
+	rxCharged, sentCharged int64
+	egAdmitted, egSent     int64
+	txDrops, rxDrops       int64
+
+	pl [8]poolState // per pool (§2)
+
+	rxPausedUntil [8]sim.Time // per TC (§7.3)
 
 	pfcQ ring    // §5.4 step 1: control frames, served first
 	fifo [8]ring // per TC, no length limit of its own
 
-	// Ingress side, per pool (§2).
-	ingOcc [8]int64
-	hdrm   [8]int64
-	xoff   [8]bool
-	// Egress side, per pool (§2).
-	egQ  [8]int64
-	avgQ [8]float64 // §9 ECN moving average
+	refresh [8]sim.TimerID
+	expiry  [8]sim.TimerID
+	pause   [8]pauseLog
 
-	rxPausedUntil [8]sim.Time // per TC (§7.3)
-	refresh       [8]sim.TimerID
-	expiry        [8]sim.TimerID
-	pause         [8]pauseLog
-
-	// Counters (§8; DC-13: frames and wire bytes incl. PFC).
-	txFrames, rxFrames int64
-	txBytes, rxBytes   int64
-	txDrops, rxDrops   int64
 	pauseTx, pauseRx   [8]int64
 	resumeTx, resumeRx [8]int64
 	ecnMarks           [8]int64
 	ivlTxBytes         int64 // txBytes at the previous nd-stats row
 	ivlRxBytes         int64
 
-	// Ledger for the conservation check, in charged bytes, by ingress port.
-	rxCharged, sentCharged, dropCharged, trimCharged int64
-	// Egress ledger: bytes admitted to this port's queues and sent from them.
-	egAdmitted, egSent int64
-
-	// port-buffer-stats views: nil unless ReportPerPortBufferStats (1,152 B a port that
-	// a large fabric should not pay for when nobody asked).
-	views *portViews
+	dropCharged, trimCharged int64
 }
 
 // portViews are one port's egressQueue, ingressUsage and hdrm samplers per pool (RC-17).
@@ -393,27 +404,27 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 	if lossless && pt.xoff[pl] {
 		// §5.2: already paused → charge headroom (cap per port per lossless pool, DC-3);
 		// not pool-checked; drop when headroom would overflow.
-		if pt.hdrm[pl]+b > s.buf.HeadroomPerPort {
+		if pt.pl[pl].hdrm+b > s.buf.HeadroomPerPort {
 			s.rxDrop(int(i), h, b, lossless)
 			return
 		}
-		pt.hdrm[pl] += b
+		pt.pl[pl].hdrm += b
 		if pt.views != nil {
 			pt.views.hdrm[pl].add(b)
 		}
 		inHdrm = true
 	} else {
 		// §5.2: Xoff test before the charge, strictly greater; the packet is still admitted.
-		if lossless && pt.ingOcc[pl]+b > s.buf.Xoff {
+		if lossless && pt.pl[pl].ingOcc+b > s.buf.Xoff {
 			s.sendPause(int(i), pl)
 		}
 		// Charge (lossy: same, no PFC test).
-		pt.ingOcc[pl] += b
+		pt.pl[pl].ingOcc += b
 		s.ingTotal[pl] += b
 		// §5.2 pool overflow: roll back and drop, whatever the class. A pause already
 		// sent for this packet stands (DC-7).
 		if s.ingTotal[pl] > s.buf.PoolSize[pl] {
-			pt.ingOcc[pl] -= b
+			pt.pl[pl].ingOcc -= b
 			s.ingTotal[pl] -= b
 			s.rxDrop(int(i), h, b, lossless)
 			return
@@ -429,12 +440,12 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 	if e < 0 {
 		// No route: undo the ingress charge and count an rx drop (integration bug).
 		if inHdrm {
-			pt.hdrm[pl] -= b
+			pt.pl[pl].hdrm -= b
 			if pt.views != nil {
 				pt.views.hdrm[pl].add(-b)
 			}
 		} else {
-			pt.ingOcc[pl] -= b
+			pt.pl[pl].ingOcc -= b
 			s.ingTotal[pl] -= b
 			s.chargeIngressViews(pt, pl, -b)
 		}
@@ -452,8 +463,8 @@ func (s *Switch) chargeIngressViews(pt *port, pl int, d int64) {
 	if pt.views != nil {
 		pt.views.ing[pl].add(d)
 	}
-	if pt.ingOcc[pl] > s.c.MaxIngressPortBytes {
-		s.c.MaxIngressPortBytes = pt.ingOcc[pl]
+	if pt.pl[pl].ingOcc > s.c.MaxIngressPortBytes {
+		s.c.MaxIngressPortBytes = pt.pl[pl].ingOcc
 	}
 	if s.ingTotal[pl] > s.c.MaxPoolBytes {
 		s.c.MaxPoolBytes = s.ingTotal[pl]
@@ -486,7 +497,7 @@ func (s *Switch) countDrop(b int64, lossless bool) {
 // egressLimitExceeded is the lossy test of §5.3: over the port's limit L (§4.4) or over the
 // pool's egress capacity. "Exceeded" is strictly greater.
 func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
-	q := s.ports[e].egQ[pl]
+	q := s.ports[e].pl[pl].egQ
 	if s.egTotal[pl]+b > s.buf.PoolSize[pl] {
 		return true
 	}
@@ -526,11 +537,11 @@ func (s *Switch) egressAdmit(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision,
 func (s *Switch) enqueue(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now sim.Time) {
 	pt := &s.ports[e]
 	tc, pl, b := int(p.TagTC), int(p.TagPool), int64(p.TagBytes)
-	pt.egQ[pl] += b
+	pt.pl[pl].egQ += b
 	s.egTotal[pl] += b
 	pt.egAdmitted += b
-	if pt.egQ[pl] > s.c.MaxEgressQueueBytes {
-		s.c.MaxEgressQueueBytes = pt.egQ[pl]
+	if pt.pl[pl].egQ > s.c.MaxEgressQueueBytes {
+		s.c.MaxEgressQueueBytes = pt.pl[pl].egQ
 	}
 	s.vEg[dir(pt.spec.Uplink)][pl].add(b)
 	if pt.views != nil {
@@ -538,11 +549,12 @@ func (s *Switch) enqueue(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now
 	}
 	// §9: EWMA at every egress admission, after the packet is counted.
 	w := s.cfg.EcnHandler.EwmaWeight
-	pt.avgQ[pl] = (1-w)*pt.avgQ[pl] + w*float64(pt.egQ[pl])
+	pt.pl[pl].avgQ = (1-w)*pt.pl[pl].avgQ + w*float64(pt.pl[pl].egQ)
 	// §10.3, §10.4: commit the flowlet choice and count the member's traffic.
 	s.lbOnAdmit(e, b, dec, now)
 	s.c.Forwarded++
 	pt.fifo[tc].push(h)
+	pt.queued |= 1 << tc
 	if !pt.busy {
 		s.startNext(e)
 	}
@@ -563,7 +575,7 @@ func (s *Switch) trimAndReoffer(e int, h pkt.Handle, p *pkt.Packet, dec lbDecisi
 	nb := p.Charge()
 	in.trimCharged += old - nb
 	const tp = 1
-	in.ingOcc[tp] += nb
+	in.pl[tp].ingOcc += nb
 	s.ingTotal[tp] += nb
 	s.chargeIngressViews(in, tp, nb)
 	p.TagTC, p.TagPool, p.TagLossless, p.TagBytes = 1, tp, s.buf.LosslessTC[1], uint16(nb)
@@ -593,26 +605,26 @@ func (s *Switch) releaseIngress(p *pkt.Packet, lossy bool) {
 	i, pl, b := int(p.TagIn), int(p.TagPool), int64(p.TagBytes)
 	pt := &s.ports[i]
 	if lossy {
-		pt.ingOcc[pl] -= b
+		pt.pl[pl].ingOcc -= b
 		s.ingTotal[pl] -= b
 		s.chargeIngressViews(pt, pl, -b)
 		return
 	}
 	// Headroom repaid first, regardless of which packet was charged there.
-	hr := min(pt.hdrm[pl], b)
+	hr := min(pt.pl[pl].hdrm, b)
 	if hr > 0 {
-		pt.hdrm[pl] -= hr
+		pt.pl[pl].hdrm -= hr
 		if pt.views != nil {
 			pt.views.hdrm[pl].add(-hr)
 		}
 	}
 	if r := b - hr; r > 0 {
-		pt.ingOcc[pl] -= r
+		pt.pl[pl].ingOcc -= r
 		s.ingTotal[pl] -= r
 		s.chargeIngressViews(pt, pl, -r)
 	}
 	// §5.5 resume test, only on lossless departures (DC-9: lossy releases never resume).
-	if pt.xoff[pl] && pt.hdrm[pl] == 0 && pt.ingOcc[pl] <= s.buf.Xon {
+	if pt.xoff[pl] && pt.pl[pl].hdrm == 0 && pt.pl[pl].ingOcc <= s.buf.Xon {
 		s.sendResume(i, pl)
 	}
 }
@@ -630,9 +642,15 @@ func (s *Switch) startNext(e int) {
 	case pt.pfcQ.n > 0:
 		h = pt.pfcQ.pop()
 	default:
-		for tc := 7; tc >= 0; tc-- {
-			if pt.fifo[tc].n > 0 && !pt.pausedBy(tc, now) {
+		// Strict priority, highest class first, over the classes that hold frames.
+		for m := pt.queued; m != 0; {
+			tc := bits.Len8(m) - 1
+			m &^= 1 << tc
+			if !pt.pausedBy(tc, now) {
 				h = pt.fifo[tc].pop()
+				if pt.fifo[tc].n == 0 {
+					pt.queued &^= 1 << tc
+				}
 				break
 			}
 		}
@@ -664,7 +682,7 @@ func (s *Switch) ecnDecide(e int, p *pkt.Packet) {
 		return // Not-ECT and already-CE packets are left alone
 	}
 	pl := int(p.TagPool)
-	avg := s.ports[e].avgQ[pl]
+	avg := s.ports[e].pl[pl].avgQ
 	minB, maxB := s.buf.EcnMin[pl], s.buf.EcnMax[pl]
 	switch {
 	case avg < minB:
@@ -701,7 +719,7 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 	pl, b := int(p.TagPool), int64(p.TagBytes)
 	lossless := p.TagLossless
 	// §5.5 onTxComplete: egress release, then ingress release (may send a resume).
-	pt.egQ[pl] -= b
+	pt.pl[pl].egQ -= b
 	s.egTotal[pl] -= b
 	pt.egSent += b
 	s.vEg[dir(pt.spec.Uplink)][pl].add(-b)
@@ -850,7 +868,7 @@ func (s *Switch) Counters() Counters {
 	for i := range s.ports {
 		pt := &s.ports[i]
 		for p := 0; p < 8; p++ {
-			c.BufferedBytes += pt.ingOcc[p] + pt.hdrm[p]
+			c.BufferedBytes += pt.pl[p].ingOcc + pt.pl[p].hdrm
 		}
 		for tc := 0; tc < 8; tc++ {
 			c.PfcPausedTime += pt.pause[tc].cumulative(now)
@@ -872,9 +890,9 @@ func (s *Switch) HeldFrames() int {
 	n := 0
 	for i := range s.ports {
 		pt := &s.ports[i]
-		n += pt.pfcQ.n
+		n += int(pt.pfcQ.n)
 		for tc := range pt.fifo {
-			n += pt.fifo[tc].n
+			n += int(pt.fifo[tc].n)
 		}
 		if pt.busy {
 			n++
@@ -891,7 +909,7 @@ func (s *Switch) HeldDataFrames() int {
 	for i := range s.ports {
 		pt := &s.ports[i]
 		for tc := range pt.fifo {
-			n += pt.fifo[tc].n
+			n += int(pt.fifo[tc].n)
 		}
 		if pt.busy && !pt.busyPfc {
 			n++
@@ -910,7 +928,7 @@ type PortState struct {
 // Port returns port i's state in pool pl.
 func (s *Switch) Port(i, pl int) PortState {
 	pt := &s.ports[i]
-	return PortState{IngOcc: pt.ingOcc[pl], Hdrm: pt.hdrm[pl], EgQ: pt.egQ[pl], Xoff: pt.xoff[pl], AvgQ: pt.avgQ[pl]}
+	return PortState{IngOcc: pt.pl[pl].ingOcc, Hdrm: pt.pl[pl].hdrm, EgQ: pt.pl[pl].egQ, Xoff: pt.xoff[pl], AvgQ: pt.pl[pl].avgQ}
 }
 
 // PoolTotals returns ingTotal[p] and egTotal[p].
@@ -927,13 +945,13 @@ func (s *Switch) CheckConservation() error {
 		pt := &s.ports[i]
 		var h, q int64
 		for p := 0; p < 8; p++ {
-			if pt.ingOcc[p] < 0 || pt.hdrm[p] < 0 || pt.egQ[p] < 0 {
-				return fmt.Errorf("%s port %d pool %d: negative ledger ingOcc %d hdrm %d egQ %d", s.id.Name, i, p, pt.ingOcc[p], pt.hdrm[p], pt.egQ[p])
+			if pt.pl[p].ingOcc < 0 || pt.pl[p].hdrm < 0 || pt.pl[p].egQ < 0 {
+				return fmt.Errorf("%s port %d pool %d: negative ledger ingOcc %d hdrm %d egQ %d", s.id.Name, i, p, pt.pl[p].ingOcc, pt.pl[p].hdrm, pt.pl[p].egQ)
 			}
-			h += pt.ingOcc[p] + pt.hdrm[p]
-			q += pt.egQ[p]
-			ing[p] += pt.ingOcc[p]
-			eg[p] += pt.egQ[p]
+			h += pt.pl[p].ingOcc + pt.pl[p].hdrm
+			q += pt.pl[p].egQ
+			ing[p] += pt.pl[p].ingOcc
+			eg[p] += pt.pl[p].egQ
 		}
 		if pt.rxCharged != pt.sentCharged+pt.dropCharged+pt.trimCharged+h {
 			return fmt.Errorf("%s port %d: received %d B ≠ sent %d + dropped %d + trimmed %d + held %d",
