@@ -83,3 +83,27 @@ func ShardWriter(dir, shard string) (holder string, running bool) {
 	n, _ := f.ReadAt(b, 0)
 	return strings.TrimSpace(string(b[:n])), true
 }
+
+// DirLockName is the lock file of a results directory as a whole.
+func DirLockName(dir string) string { return filepath.Join(dir, ".manifest.lock") }
+
+// LockDir takes the lock of the results directory dir, waiting for it, and returns its
+// release. It is held only while a starting run decides whether the directory is its
+// own: reads the manifest, compares plan, model version and shard count, and writes
+// the manifest when absent (issue 14 item 8). Two runs started together therefore see
+// each other's manifest whatever the timing: the second of two different plans is
+// refused. Like the shard lock it is an flock(2) that dies with its process.
+func LockDir(fsys FS, dir string) (unlock func() error, err error) {
+	if _, ok := fsys.(OS); !ok && fsys != nil {
+		return fsys.Lock(DirLockName(dir))
+	}
+	f, err := os.OpenFile(DirLockName(dir), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := lockWait(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f.Close, nil
+}

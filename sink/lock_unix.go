@@ -27,3 +27,13 @@ func flock(f *os.File, how int) (held bool, err error) {
 	}
 	return false, err
 }
+
+// lockWait takes an exclusive flock on f, waiting for it.
+func lockWait(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}

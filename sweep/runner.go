@@ -97,6 +97,9 @@ type Manifest struct {
 	Start        string   `json:"start"`
 	Format       string   `json:"format"`
 	Tables       []string `json:"tables"`
+	// Shards is the number of shards the plan is split into in this directory (1 for an
+	// unsharded run); every run into the directory must use it (claimDir).
+	Shards int `json:"shards,omitempty"`
 }
 
 type outcome struct {
@@ -133,11 +136,11 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 			return nil, &SetupError{InvalidError(p, bad)}
 		}
 	}
-	if err := checkManifest(p, o); err != nil {
-		return nil, &SetupError{err}
-	}
 	jt := newJobsTable(p.Axes)
 	tables := append([]sink.Table{jt.table()}, recordTables...)
+	if err := claimDir(p, o, start, tables); err != nil {
+		return nil, &SetupError{err}
+	}
 	w, err := sink.Open(sink.Options{Dir: o.Dir, Format: o.Format, Shard: o.Shard.Tag(), Resume: o.Resume,
 		CommitInterval: o.CommitInterval, FS: o.FS}, tables)
 	if err != nil {
@@ -448,7 +451,7 @@ func firstLine(s string) string {
 func manifestOf(p *Plan, o Options, start time.Time, tables []sink.Table) Manifest {
 	m := Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets,
 		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: ModelVersion,
-		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format)}
+		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1)}
 	for _, a := range p.Axes {
 		m.Axes = append(m.Axes, a.Path)
 	}

@@ -1,0 +1,121 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// claimDir decides, under the directory lock (sink.LockDir), whether this run may write
+// o.Dir (issue 14 item 8): the directory is new, empty or holds rocesweep results (never
+// a folder of unrelated files, item 11); its manifest, if any, has this plan, model
+// version and format (checkManifest) and this shard count; and when it has no manifest
+// this run writes one. Runs started together are thus decided one after the other:
+// the second of two different plans, or of two shard counts, is refused, whatever the
+// timing. --force accepts another plan or shard count, as before.
+func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
+	fsys := o.FS
+	if fsys == nil {
+		fsys = sink.OS{}
+	}
+	if err := fsys.MkdirAll(o.Dir); err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	unlock, err := sink.LockDir(fsys, o.Dir)
+	if err != nil {
+		return fmt.Errorf("output directory %s: %w", o.Dir, err)
+	}
+	defer unlock()
+	entries, err := fsys.ReadDir(o.Dir)
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	if err := refuseForeign(o.Dir, entries); err != nil {
+		return err
+	}
+	if err := checkManifest(p, o); err != nil {
+		return err
+	}
+	if err := checkShardCount(o, entries); err != nil && !o.Force {
+		return err
+	}
+	return writeManifest(p, o, start, tables)
+}
+
+// refuseForeign refuses a non-empty directory that holds no rocesweep results (no
+// manifest.json, no journal): `run -o configs` must not scatter tables among a user's
+// files. A directory holding only what `rocesweep slurm` writes (slurm/) or rocesweep's
+// hidden lock and temp files counts as empty.
+func refuseForeign(dir string, entries []fs.DirEntry) error {
+	var foreign []string
+	for _, e := range entries {
+		name := e.Name()
+		if name == "manifest.json" {
+			return nil
+		}
+		if _, _, ok := sink.ParseJournalName(name); ok {
+			return nil
+		}
+		if name == "slurm" && e.IsDir() || strings.HasPrefix(name, ".") {
+			continue
+		}
+		foreign = append(foreign, name)
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	sort.Strings(foreign)
+	if len(foreign) > 3 {
+		foreign = append(foreign[:3], "...")
+	}
+	return fmt.Errorf("output directory %s holds files that are not rocesweep results (%s); use a new or empty directory", dir, strings.Join(foreign, ", "))
+}
+
+// checkShardCount refuses a shard count other than the directory's: shard K/N and K/M
+// select different jobs, so mixing them runs jobs twice and misses others. The count
+// is the manifest's (written under the directory lock by the first run) or, for a
+// directory written before manifests recorded it, its journals' names.
+func checkShardCount(o Options, entries []fs.DirEntry) error {
+	want := o.Shard.N
+	if want < 1 {
+		want = 1
+	}
+	m, err := readManifest(o.FS, o.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrNotExist) {
+		return nil // checkManifest reported it (or --force accepted it)
+	}
+	var have []int
+	if m != nil && m.Shards > 0 {
+		have = []int{m.Shards}
+	} else {
+		seen := map[int]bool{}
+		for _, e := range entries {
+			if _, n, ok := sink.ParseJournalName(e.Name()); ok && !seen[n] {
+				seen[n] = true
+				have = append(have, n)
+			}
+		}
+		sort.Ints(have)
+	}
+	for _, n := range have {
+		if n != want {
+			return fmt.Errorf("output directory %s holds a sweep split into %d shards (%s); this run is shard %s: use --shard K/%d, or another -o",
+				o.Dir, n, sink.JournalName(shardTag(n)), o.Shard.Tag(), n)
+		}
+	}
+	return nil
+}
+
+func shardTag(n int) string {
+	if n <= 1 {
+		return "1of1"
+	}
+	return "1of" + strconv.Itoa(n)
+}

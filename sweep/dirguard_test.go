@@ -1,0 +1,95 @@
+package sweep_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/sweep"
+)
+
+// Issue 14 item 8: run -o D, then --shard 1/2, then --shard 2/3 into D all exited 0 (22
+// job rows for 12 jobs). The shard count is the directory's.
+func TestShardCountIsTheDirectorys(t *testing.T) {
+	p := plan(t, spec)
+	dir := t.TempDir()
+	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range []sweep.Shard{{K: 1, N: 2}, {K: 2, N: 3}} {
+		_, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sh, Resume: true})
+		var se *sweep.SetupError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "split into 1 shards (journal.jsonl); this run is shard "+sh.Tag()) {
+			t.Errorf("shard %s into an unsharded directory: %v", sh.Tag(), err)
+		}
+	}
+	// Sharded first, then another count, then unsharded.
+	dir = t.TempDir()
+	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sweep.Shard{K: 2, N: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sh := range []sweep.Shard{{K: 1, N: 2}, {K: 1, N: 1}} {
+		_, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sh})
+		if err == nil || !strings.Contains(err.Error(), "split into 3 shards") {
+			t.Errorf("shard %s into a 3-shard directory: %v", sh.Tag(), err)
+		}
+	}
+	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sweep.Shard{K: 1, N: 3}}); err != nil {
+		t.Errorf("shard 1/3 beside 2/3: %v", err)
+	}
+}
+
+// Issue 14 item 8: two different plans started together on a fresh directory were both
+// accepted in 19 of 20 trials. The check runs under the directory lock: exactly one
+// wins, every time.
+func TestTwoPlansStartedTogether(t *testing.T) {
+	a, b := plan(t, spec), plan(t, spec, "seed=2")
+	for trial := 0; trial < 20; trial++ {
+		dir := filepath.Join(t.TempDir(), "out")
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i, p := range []*sweep.Plan{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[i] = sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 1})
+			}()
+		}
+		wg.Wait()
+		ok := 0
+		for _, err := range errs {
+			if err == nil {
+				ok++
+			} else if !strings.Contains(err.Error(), "that differs from this one") {
+				t.Errorf("trial %d: refused for another reason: %v", trial, err)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("trial %d: %d of 2 different plans accepted: %v", trial, ok, errs)
+		}
+	}
+}
+
+// Issue 14 item 11: run -o configs wrote results among the spec files.
+func TestForeignDirectoryRefused(t *testing.T) {
+	p := plan(t, spec)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ci.yaml"), []byte("name: x\n"), 0o644)
+	_, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), "holds files that are not rocesweep results (ci.yaml)") {
+		t.Fatalf("err = %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 { // ci.yaml and the lock file
+		t.Errorf("%d entries written into the refused directory", len(entries)-1)
+	}
+	// A directory holding only what `rocesweep slurm` writes is accepted.
+	dir = t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "slurm"), 0o755)
+	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 1}); err != nil {
+		t.Errorf("slurm/ only: %v", err)
+	}
+}
