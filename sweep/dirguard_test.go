@@ -93,3 +93,25 @@ func TestForeignDirectoryRefused(t *testing.T) {
 		t.Errorf("slurm/ only: %v", err)
 	}
 }
+
+// Issue 14 item 5: a sweep started by a binary of another model version is not resumed
+// (or added to by a shard) silently: the refusal names both versions.
+func TestResumeOtherModelVersionRefused(t *testing.T) {
+	p := plan(t, spec)
+	dir := t.TempDir()
+	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sweep.Shard{K: 1, N: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	m := filepath.Join(dir, "manifest.json")
+	data, _ := os.ReadFile(m)
+	os.WriteFile(m, []byte(strings.Replace(string(data), sweep.ModelVersion, "rocesweep-model/0.0.9", 1)), 0o644)
+	for _, o := range []sweep.Options{
+		{Dir: dir, Workers: 1, Shard: sweep.Shard{K: 1, N: 2}, Resume: true},
+		{Dir: dir, Workers: 1, Shard: sweep.Shard{K: 2, N: 2}},
+	} {
+		_, err := sweep.Run(context.Background(), p, testJob, o)
+		if err == nil || !strings.Contains(err.Error(), "model version rocesweep-model/0.0.9, this tool runs "+sweep.ModelVersion) {
+			t.Errorf("shard %s resume=%v: %v", o.Shard.Tag(), o.Resume, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // Issue 14 item 7: a deleted jobs part file is found by status (which used to say
@@ -99,5 +100,21 @@ func TestStatusNeverMoreThanPlanned(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(st.Notes, "\n"), "2 jobs more than the plan") {
 		t.Errorf("notes: %q", st.Notes)
+	}
+}
+
+// Issue 14 item 5: status names both versions when the results are of another model.
+func TestStatusNamesOtherModelVersion(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr, _ := runMain(t, "run", spec, "-o", dir); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	m := filepath.Join(dir, "manifest.json")
+	data, _ := os.ReadFile(m)
+	os.WriteFile(m, []byte(strings.Replace(string(data), sweep.ModelVersion, "rocesweep-model/0.0.9", 1)), 0o644)
+	want := "the results are of model rocesweep-model/0.0.9; this binary runs " + sweep.ModelVersion
+	if text := statusText(t, dir); !strings.Contains(text, want) {
+		t.Errorf("status:\n%s", text)
 	}
 }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sweep"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/golden-summary.json with this binary's metrics and ModelVersion")
+
+const goldenFile = "testdata/golden-summary.json"
+
+// regenerate is the one command that rewrites the golden file.
+const regenerate = "go test ./cmd/rocesweep -run TestGoldenSummary -update"
+
+// goldenSummary is testdata/golden-summary.json: the summary metrics of three fixed jobs
+// of configs/ci.yaml and the ModelVersion that produced them.
+type goldenSummary struct {
+	ModelVersion string      `json:"model_version"`
+	Jobs         []goldenJob `json:"jobs"`
+}
+
+type goldenJob struct {
+	Point   string            `json:"point"` // the job's axis values (ids change with ModelVersion)
+	Metrics map[string]string `json:"metrics"`
+}
+
+// Version discipline (issue 14 item 5): the summary metrics of jobs 0, 3 and 5 of
+// configs/ci.yaml are pinned, with the ModelVersion that produced them. A change to
+// the model that moves any of them fails here until ModelVersion (sweep/plan.go) is
+// bumped and the file regenerated; wall-clock metrics are left out.
+func TestGoldenSummary(t *testing.T) {
+	p, err := loadPlan("run", []string{"../../configs/ci.yaml"}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := goldenSummary{ModelVersion: sweep.ModelVersion}
+	for _, i := range []int{0, 3, 5} {
+		j := p.Jobs[i]
+		res, err := simulate(context.Background(), j.Config, j.ID)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Label(j), err)
+		}
+		gj := goldenJob{Point: strings.TrimPrefix(p.Label(j), "job "), Metrics: map[string]string{}}
+		for k, v := range res.Summary.Values() {
+			switch name := stats.MetricNames[k]; name {
+			case "wall_sec", "events_per_sec":
+			default:
+				gj.Metrics[name] = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+		}
+		got.Jobs = append(got.Jobs, gj)
+	}
+	if *updateGolden {
+		data, _ := json.MarshalIndent(got, "", "  ")
+		if err := os.MkdirAll(filepath.Dir(goldenFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(goldenFile, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s for %s", goldenFile, sweep.ModelVersion)
+		return
+	}
+	data, err := os.ReadFile(goldenFile)
+	if err != nil {
+		t.Fatalf("%v; create it with: %s", err, regenerate)
+	}
+	var want goldenSummary
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatalf("%s: %v; regenerate it with: %s", goldenFile, err, regenerate)
+	}
+	var diffs []string
+	for i, gj := range got.Jobs {
+		if i >= len(want.Jobs) || want.Jobs[i].Point != gj.Point {
+			diffs = append(diffs, "job "+gj.Point+": not in the golden file")
+			continue
+		}
+		for _, name := range stats.MetricNames {
+			if w, g := want.Jobs[i].Metrics[name], gj.Metrics[name]; w != g {
+				diffs = append(diffs, "job "+gj.Point+": "+name+" "+w+" -> "+g)
+			}
+		}
+	}
+	switch {
+	case want.ModelVersion != sweep.ModelVersion:
+		t.Fatalf("ModelVersion is %s but %s holds the metrics of %s (%d differ); regenerate it with:\n  %s",
+			sweep.ModelVersion, goldenFile, want.ModelVersion, len(diffs), regenerate)
+	case len(diffs) > 0:
+		t.Fatalf("the summary metrics moved without a ModelVersion change (still %s):\n  %s\n"+
+			"A change to a job's outputs must bump ModelVersion in sweep/plan.go (and say why in the commit); then regenerate with:\n  %s",
+			sweep.ModelVersion, strings.Join(diffs, "\n  "), regenerate)
+	}
+}
