@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	vgfont "gonum.org/v1/plot/font"
@@ -16,6 +17,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/rocesweep/rocesweep/internal/ci"
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // dpi of the PNG charts: a chart of W x H pixels is drawn on a W*72/96 x H*72/96 pt canvas.
@@ -34,6 +38,8 @@ type Chart struct {
 	Cells int
 	// Grid holds a heatmap's values, for the table under it.
 	Grid *grid
+	// Note is what the caption must add: a heat map's scale against its spread and noise.
+	Note string
 	PNG  []byte
 	W, H int // pixels
 }
@@ -67,8 +73,100 @@ func (heatPalette) Colors() []color.Color { return heatColors }
 
 var _ palette.Palette = heatPalette{}
 
-// heatmapChart draws g with one labelled cell per grid point; cells no ok job reached
-// are grey and labelled "-".
+// heatScale returns the colour domain of a heat map and what the caption must say about
+// it. The domain is the cells' range, widened around its middle to at least 10% of the
+// largest |value| and at least the typical 95% interval (twice the median half-width),
+// so a spread of 0.7% or one within replicate noise does not run from the palest to the
+// darkest colour.
+func heatScale(g *grid) (lo, hi float64, note string) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	var halves []float64
+	for i := range g.Val {
+		for j, v := range g.Val[i] {
+			if math.IsNaN(v) {
+				continue
+			}
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			if h := g.Half[i][j]; !math.IsNaN(h) {
+				halves = append(halves, h)
+			}
+		}
+	}
+	if math.IsInf(lo, 0) { // no cell has a value
+		return 0, 1, "No cell has a value."
+	}
+	spread := hi - lo
+	typical := math.NaN()
+	if len(halves) > 0 {
+		slices.Sort(halves)
+		typical = 2 * halves[len(halves)/2]
+	}
+	span := math.Max(spread, 0.1*math.Max(math.Abs(lo), math.Abs(hi)))
+	if !math.IsNaN(typical) {
+		span = math.Max(span, typical)
+	}
+	switch {
+	case spread == 0:
+		note = fmt.Sprintf("Every cell is %s.", ci.Num(lo))
+	case !math.IsNaN(typical) && spread < typical:
+		note = fmt.Sprintf("The spread between cells (%s) is below the typical 95%% interval of one cell (±%s): these colours show replicate noise, not an effect.", ci.Num(spread), ci.Num(typical/2))
+	case span > spread:
+		note = fmt.Sprintf("The cells span %s (%.1f%% of the largest value); the colour scale covers %s so that a small spread looks small.", ci.Num(spread), 100*spread/math.Max(math.Abs(lo), math.Abs(hi)), ci.Num(span))
+	}
+	if span == 0 {
+		span = math.Max(math.Abs(lo)*0.2, 1)
+	}
+	mid := (lo + hi) / 2
+	lo, hi = mid-span/2, mid+span/2
+	if lo < 0 && g.nonNegative() { // counts and times: keep the scale from 0
+		lo, hi = 0, span
+	}
+	return lo, hi, note
+}
+
+// nonNegative reports whether no cell is negative.
+func (g *grid) nonNegative() bool {
+	for i := range g.Val {
+		for _, v := range g.Val[i] {
+			if v < 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stepMap is heatColors as a palette.ColorMap for the colour bar: value v gets the colour
+// the heat map gives it (index round((v-min)/(max-min)·(n-1)), as plotter.HeatMap does).
+type stepMap struct{ min, max float64 }
+
+func (m *stepMap) At(v float64) (color.Color, error) {
+	k := int((v-m.min)/(m.max-m.min)*float64(len(heatColors)-1) + 0.5)
+	return heatColors[max(0, min(k, len(heatColors)-1))], nil
+}
+func (m *stepMap) Max() float64                { return m.max }
+func (m *stepMap) SetMax(v float64)            { m.max = v }
+func (m *stepMap) Min() float64                { return m.min }
+func (m *stepMap) SetMin(v float64)            { m.min = v }
+func (m *stepMap) Alpha() float64              { return 1 }
+func (m *stepMap) SetAlpha(float64)            {}
+func (m *stepMap) Palette(int) palette.Palette { return heatPalette{} }
+func (numTicks) label(v float64) string        { return ci.Num(v) }
+func (t numTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = t.label(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// numTicks labels an axis in the page's number format (package ci).
+type numTicks struct{}
+
+// heatmapChart draws g with one labelled cell per grid point (mean over replicates) and a
+// colour bar on the right; cells no ok job reached are grey and labelled "-".
 func heatmapChart(metric string, g *grid, w, h int) (*Chart, error) {
 	p := plot.New()
 	p.Title.Text = metric
@@ -76,14 +174,9 @@ func heatmapChart(metric string, g *grid, w, h int) (*Chart, error) {
 	p.Y.Label.Text = g.YAxis.Label
 	hm := plotter.NewHeatMap(g, heatPalette{})
 	hm.NaN = color.Gray{Y: 0xd0}
-	lo, hi := hm.Min, hm.Max
-	if math.IsInf(lo, 0) || math.IsNaN(lo) { // no cell has a value
-		lo, hi = 0, 1
-	}
-	if lo == hi { // one value: the middle colour everywhere
-		lo, hi = lo-1, hi+1
-	}
+	lo, hi, note := heatScale(g)
 	hm.Min, hm.Max = lo, hi
+	// Values outside [lo, hi] cannot occur: the domain contains every cell.
 	p.Add(hm)
 	var xys plotter.XYs
 	var labels []string
@@ -112,13 +205,40 @@ func heatmapChart(metric string, g *grid, w, h int) (*Chart, error) {
 	p.NominalY(g.YAxis.Labels...)
 	p.X.Min, p.X.Max = -0.5, float64(cols)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(rows)-0.5
-	img, err := render(p, w, h)
+
+	bar := plot.New()
+	bar.Add(&plotter.ColorBar{ColorMap: &stepMap{lo, hi}, Vertical: true})
+	bar.HideX()
+	bar.Y.Min, bar.Y.Max = lo, hi
+	bar.Y.Tick.Marker = numTicks{}
+	bar.Y.Padding = 0
+	img, err := renderWithBar(p, bar, w, h)
 	if err != nil {
 		return nil, err
 	}
-	return &Chart{ID: "heatmap-" + metric, Kind: "heatmap", Metric: metric,
-		Title: fmt.Sprintf("%s over %s × %s", metric, g.XAxis.Label, g.YAxis.Label),
+	title := fmt.Sprintf("%s over %s × %s: mean over replicates", metric, g.XAxis.Label, g.YAxis.Label)
+	if len(g.Over) > 0 {
+		title += " and over " + strings.Join(g.Over, ", ")
+	}
+	return &Chart{ID: "heatmap-" + metric, Kind: "heatmap", Metric: metric, Title: title + ".", Note: note,
 		Cells: cols * rows, Grid: g, PNG: img, W: w, H: h}, nil
+}
+
+// renderWithBar draws p and, in a strip on its right, the colour bar plot.
+func renderWithBar(p, bar *plot.Plot, w, h int) ([]byte, error) {
+	c := vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/dpi, vg.Length(h)*vg.Inch/dpi), vgimg.UseDPI(dpi),
+		vgimg.UseBackgroundColor(color.White))
+	dc := draw.New(c)
+	width := dc.Max.X - dc.Min.X
+	barW := vg.Length(math.Min(float64(width)*0.18, 80))
+	p.Draw(draw.Crop(dc, 0, -barW, 0, 0))
+	// Leave the main plot's title above and its axis label and ticks below.
+	bar.Draw(draw.Crop(dc, width-barW+4, -28, 38, -24))
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 func plotFont(size vg.Length) vgfont.Font {
@@ -127,69 +247,134 @@ func plotFont(size vg.Length) vgfont.Font {
 	return f
 }
 
-// lineChart draws the mean of a metric over one axis with its min-max band.
-func lineChart(metric string, b *band, w, h int) (*Chart, error) {
+// errXYs is a line's points with their 95% half-widths, for plotter.YErrorBars.
+type errXYs struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// lineChart draws a metric over axis x, one line per level of axis by (nil: one line),
+// each point the mean over replicates with its 95% interval as an error bar (further
+// axes averaged per replicate first; the caption says which). A categorical x is an
+// ordinal axis; numeric levels spanning a decade or more get a log axis.
+func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, by *axis, reps, w, h int) (*Chart, error) {
+	pair := []*axis{x}
+	if by != nil {
+		pair = append(pair, by)
+	}
+	var over []string
+	for _, a := range axes {
+		if a != x && a != by {
+			over = append(over, a.Label)
+		}
+	}
+	cells := cellIntervals(jobs, ok, pair, jobs.Col(metric), reps)
 	p := plot.New()
 	p.Title.Text = metric
-	p.X.Label.Text = b.X.Label
+	p.X.Label.Text = x.Label
 	p.Y.Label.Text = metric
-	var mean, upper, lower plotter.XYs
-	for k := range b.Mean {
-		if math.IsNaN(b.Mean[k]) {
+	p.Y.Tick.Marker = numTicks{}
+	p.Add(plotter.NewGrid())
+	nLines := 1
+	if by != nil {
+		nLines = by.Len()
+	}
+	var all plotter.XYs
+	nonNeg, clipped := true, false
+	mc := jobs.Col(metric)
+	for r := range ok {
+		if ok[r] && !mc.Null[r] && mc.Num[r] < 0 {
+			nonNeg = false
+		}
+	}
+	for j := 0; j < nLines; j++ {
+		var pts errXYs
+		for i := 0; i < x.Len(); i++ {
+			iv, seen := cells[[2]int{i, j}]
+			if !seen || iv.N == 0 {
+				continue
+			}
+			half := iv.Half
+			if math.IsNaN(half) {
+				half = 0
+			}
+			low := half
+			if nonNeg && iv.Mean-low < 0 { // a count or a time cannot be negative
+				low, clipped = iv.Mean, true
+			}
+			pts.XYs = append(pts.XYs, plotter.XY{X: x.xValue(i), Y: iv.Mean})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{low, half})
+			all = append(all, plotter.XY{X: x.xValue(i), Y: iv.Mean - low}, plotter.XY{X: x.xValue(i), Y: iv.Mean + half})
+		}
+		if len(pts.XYs) == 0 {
 			continue
 		}
-		x := b.X.xValue(k)
-		mean = append(mean, plotter.XY{X: x, Y: b.Mean[k]})
-		upper = append(upper, plotter.XY{X: x, Y: b.Max[k]})
-		lower = append(lower, plotter.XY{X: x, Y: b.Min[k]})
-	}
-	if len(mean) > 0 {
-		slices.Reverse(upper)
-		poly, err := plotter.NewPolygon(append(slices.Clone(lower), upper...))
+		line, marks, err := plotter.NewLinePoints(pts.XYs)
 		if err != nil {
 			return nil, err
 		}
-		poly.Color = color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x50}
-		poly.LineStyle.Width = 0
-		line, pts, err := plotter.NewLinePoints(mean)
-		if err != nil {
-			return nil, err
+		col := plotutil.Color(j)
+		line.Color, line.Width, marks.Color = col, vg.Points(1.5), col
+		marks.Shape = plotutil.Shape(j)
+		p.Add(line, marks)
+		if reps > 1 {
+			eb, err := plotter.NewYErrorBars(pts)
+			if err != nil {
+				return nil, err
+			}
+			eb.Color = col
+			p.Add(eb)
 		}
-		line.Color = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
-		line.Width = vg.Points(1.5)
-		pts.Color = line.Color
-		p.Add(poly, line, pts, plotter.NewGrid())
-		p.Legend.Add("mean", line)
-		p.Legend.Add("min–max", poly)
-		p.Legend.Top = true
+		name := "mean"
+		if by != nil {
+			name = by.Short + "=" + by.Labels[j]
+		}
+		p.Legend.Add(name, line, marks)
 	}
-	if lo, hi := yRange(mean, lower, upper); lo == hi {
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	if lo, hi := yRange(all); lo == hi && !math.IsInf(lo, 0) {
 		// A constant metric: centre it in a ±10% window so the tick labels show its value.
 		pad := math.Max(math.Abs(lo)*0.1, 1e-12)
 		p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	}
-	if b.X.Num == nil {
-		p.NominalX(b.X.Labels...)
+	if x.Num == nil {
+		p.NominalX(x.Labels...)
 	} else {
-		p.X.Tick.Marker = levelTicks{b.X}
-		if n := len(b.X.Num); n > 0 && b.X.Num[0] > 0 && b.X.Num[n-1] >= 8*b.X.Num[0] {
-			// Levels spanning a decade or more (LossyAlpha 0.125 … 8, sizes 100KB … 10MB)
+		p.X.Tick.Marker = levelTicks{x}
+		if n := len(x.Num); n > 0 && x.Num[0] > 0 && x.Num[n-1] >= 4*x.Num[0] {
+			// Levels spanning a factor of 4 or more (LossyAlpha 0.0625 … 4, Xoff 150KB … 1MB)
 			// read best on a log axis; 5% margin (in log space) keeps points off the frame.
 			p.X.Scale = plot.LogScale{}
-			pad := math.Pow(b.X.Num[n-1]/b.X.Num[0], 0.05)
-			p.X.Min, p.X.Max = b.X.Num[0]/pad, b.X.Num[n-1]*pad
+			pad := math.Pow(x.Num[n-1]/x.Num[0], 0.05)
+			p.X.Min, p.X.Max = x.Num[0]/pad, x.Num[n-1]*pad
 		} else if n > 0 { // 5% margin so the end points are not on the frame
-			pad := (b.X.Num[n-1] - b.X.Num[0]) * 0.05
-			p.X.Min, p.X.Max = b.X.Num[0]-pad, b.X.Num[n-1]+pad
+			pad := (x.Num[n-1] - x.Num[0]) * 0.05
+			p.X.Min, p.X.Max = x.Num[0]-pad, x.Num[n-1]+pad
 		}
 	}
 	img, err := render(p, w, h)
 	if err != nil {
 		return nil, err
 	}
-	return &Chart{ID: "line-" + metric + "-" + b.X.Column, Kind: "line", Metric: metric,
-		Title: fmt.Sprintf("%s vs %s (mean, min–max band over replicates and other axes)", metric, b.X.Label),
-		PNG:   img, W: w, H: h}, nil
+	title := fmt.Sprintf("%s vs %s", metric, x.Label)
+	if by != nil {
+		title += fmt.Sprintf(", one line per %s", by.Label)
+	}
+	if reps > 1 {
+		title += "; mean over replicates with 95% interval bars"
+	} else {
+		title += "; one replicate, no interval"
+	}
+	if clipped {
+		title += " (bars cut at 0: the metric is never negative)"
+	}
+	if len(over) > 0 {
+		title += "; mean over " + strings.Join(over, ", ")
+	}
+	id := "line-" + metric + "-" + x.Column
+	return &Chart{ID: id, Kind: "line", Metric: metric, Title: title + ".", PNG: img, W: w, H: h}, nil
 }
 
 // levelTicks puts a labelled tick at every level of a numeric axis (at most 12; else

@@ -3,8 +3,9 @@ package report
 import (
 	"math"
 	"slices"
-	"strconv"
+	"strings"
 
+	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 )
@@ -13,6 +14,7 @@ import (
 type axis struct {
 	Column string
 	Label  string    // the parameter path as users write it: switch.StaticPoolXoffThreshold
+	Short  string    // the last part of Label (StaticPoolXoffThreshold), or Label if two axes share it
 	Num    []float64 // sorted distinct values of a numeric column (nil for strings)
 	Str    []string  // sorted distinct values of a string column
 	Labels []string  // one per level, in the attribute's units (700KB, 400Gbps, 500ns)
@@ -62,42 +64,51 @@ func newAxis(c *results.Column, use []bool) *axis {
 
 func formatValue(a config.Attr, v float64) string { return results.FormatValue(a, v) }
 
+// setShort names each axis by the last part of its path, or the whole path where two
+// last parts clash.
+func setShort(axes []*axis) {
+	count := map[string]int{}
+	for _, a := range axes {
+		a.Short = a.Label[strings.LastIndex(a.Label, ".")+1:]
+		count[a.Short]++
+	}
+	for _, a := range axes {
+		if count[a.Short] > 1 {
+			a.Short = a.Label
+		}
+	}
+}
+
 func pathOf(col string) string { return results.PathOf(col) }
 
 func attrOf(col string) (config.Attr, bool) { return results.AttrOf(col) }
 
-// grid is a metric averaged over the cells of two axes: Val[x][y] is the mean over the ok
-// jobs at that point (replicates and any further axes averaged), NaN for a cell no ok
-// job reached; N[x][y] counts the jobs averaged.
+// grid is a metric over the cells of the first two axes: Val[x][y] is the mean over the
+// replicates of the ok jobs at that point (any further axes averaged per replicate
+// first), Half[x][y] its 95% half-width (NaN with one replicate), NaN for a cell no ok
+// job reached; N[x][y] counts the replicates averaged.
 type grid struct {
 	XAxis, YAxis *axis
-	Val          [][]float64
+	Val, Half    [][]float64
 	N            [][]int
+	Over         []string // labels of the further axes averaged into each cell
 }
 
-func newGrid(jobs *results.Table, ok []bool, x, y *axis, metric string) *grid {
+func newGrid(jobs *results.Table, ok []bool, axes []*axis, metric string, reps int) *grid {
+	x, y := axes[0], axes[1]
 	g := &grid{XAxis: x, YAxis: y}
-	g.Val = make([][]float64, x.Len())
-	g.N = make([][]int, x.Len())
-	for i := range g.Val {
-		g.Val[i] = make([]float64, y.Len())
-		g.N[i] = make([]int, y.Len())
+	for _, a := range axes[2:] {
+		g.Over = append(g.Over, a.Label)
 	}
-	mc, xc, yc := jobs.Col(metric), jobs.Col(x.Column), jobs.Col(y.Column)
-	for r := 0; r < jobs.Rows; r++ {
-		if !ok[r] || mc.Null[r] {
-			continue
-		}
-		i, j := x.level(xc, r), y.level(yc, r)
-		g.Val[i][j] += mc.Num[r]
-		g.N[i][j]++
-	}
+	cells := cellIntervals(jobs, ok, axes, jobs.Col(metric), reps)
+	g.Val, g.Half, g.N = make([][]float64, x.Len()), make([][]float64, x.Len()), make([][]int, x.Len())
 	for i := range g.Val {
+		g.Val[i], g.Half[i], g.N[i] = make([]float64, y.Len()), make([]float64, y.Len()), make([]int, y.Len())
 		for j := range g.Val[i] {
-			if g.N[i][j] == 0 {
-				g.Val[i][j] = math.NaN()
-			} else {
-				g.Val[i][j] /= float64(g.N[i][j])
+			iv, seen := cells[[2]int{i, j}]
+			g.Val[i][j], g.Half[i][j] = math.NaN(), math.NaN()
+			if seen {
+				g.Val[i][j], g.Half[i][j], g.N[i][j] = iv.Mean, iv.Half, iv.N
 			}
 		}
 	}
@@ -110,39 +121,9 @@ func (g *grid) Z(c, r int) float64 { return g.Val[c][r] }
 func (g *grid) X(c int) float64    { return float64(c) }
 func (g *grid) Y(r int) float64    { return float64(r) }
 
-// band is a metric over one axis: mean, min and max over the ok jobs at each level
-// (replicates and the other axes folded in).
-type band struct {
-	X              *axis
-	Mean, Min, Max []float64
-}
-
-func newBand(jobs *results.Table, ok []bool, x *axis, metric string) *band {
-	n := x.Len()
-	b := &band{X: x, Mean: make([]float64, n), Min: make([]float64, n), Max: make([]float64, n)}
-	cnt := make([]int, n)
-	for i := range b.Min {
-		b.Min[i], b.Max[i] = math.Inf(1), math.Inf(-1)
-	}
-	mc, xc := jobs.Col(metric), jobs.Col(x.Column)
-	for r := 0; r < jobs.Rows; r++ {
-		if !ok[r] || mc.Null[r] {
-			continue
-		}
-		k, v := x.level(xc, r), mc.Num[r]
-		b.Mean[k] += v
-		cnt[k]++
-		b.Min[k] = math.Min(b.Min[k], v)
-		b.Max[k] = math.Max(b.Max[k], v)
-	}
-	for k := range b.Mean {
-		if cnt[k] == 0 {
-			b.Mean[k], b.Min[k], b.Max[k] = math.NaN(), math.NaN(), math.NaN()
-		} else {
-			b.Mean[k] /= float64(cnt[k])
-		}
-	}
-	return b
+// Cell formats cell (i, j) as mean ± half-width (package ci's format).
+func (g *grid) Cell(i, j int) string {
+	return ci.Interval{N: g.N[i][j], Mean: g.Val[i][j], Half: g.Half[i][j]}.String()
 }
 
 // xValue is the plotting position of level k: the value itself for numeric axes (so
@@ -154,19 +135,5 @@ func (a *axis) xValue(k int) float64 {
 	return float64(k)
 }
 
-// cellText formats a heatmap cell label: 3 significant digits, k/M/G suffixes.
-func cellText(v float64) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	a := math.Abs(v)
-	switch {
-	case a >= 1e9:
-		return strconv.FormatFloat(v/1e9, 'g', 3, 64) + "G"
-	case a >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M"
-	case a >= 1e4:
-		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k"
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
-}
+// cellText formats a heatmap cell label in the page's one number format (package ci).
+func cellText(v float64) string { return ci.Num(v) }

@@ -27,11 +27,15 @@ var page = sync.OnceValue(func() *template.Template {
 <meta charset="utf-8">
 <title>rocesweep report: {{.Name}}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; max-width: 1400px; }
 h1 { margin-bottom: 0.2em; }
+p.sub { margin-top: 0; color: #444; }
+p.headline { font-size: 1.25em; background: #fff7e0; border-left: 5px solid #e0a000; padding: 0.5em 0.8em; }
 table { border-collapse: collapse; margin: 0.5em 0; }
-td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; font-size: 0.9em; }
-td.num, td.cell { text-align: right; font-variant-numeric: tabular-nums; }
+td, th { border: 1px solid #ccc; padding: 2px 6px; text-align: left; font-size: 0.9em; vertical-align: top; }
+td.num, td.cell { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.clear { font-weight: bold; }
+.small { font-size: 0.85em; color: #555; }
 pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 section.metric { border-top: 1px solid #ddd; padding-top: 0.5em; }
 .charts { display: flex; flex-wrap: wrap; gap: 8px; }
@@ -43,15 +47,27 @@ nav a { margin-right: 0.6em; }
 </head>
 <body>
 <h1>{{.Name}}</h1>
-<p>Results directory <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if .Start}}, started {{.Start}}{{end}}.</p>
-<table>
-<tr><th>plan size</th><td class="num">{{if .PlanSize}}{{.PlanSize}}{{else}}not recorded{{end}}</td></tr>
-<tr><th>jobs in the results</th><td class="num">{{.Rows}}</td></tr>
-<tr><th>jobs ok</th><td class="num">{{.OK}}</td></tr>
-<tr><th>failed, timed out or invalid</th><td class="num{{if .Failures}} fail{{end}}">{{len .Failures}}</td></tr>
-<tr><th>swept axes</th><td>{{range $i, $a := .Axes}}{{if $i}} × {{end}}<code>{{$a}}</code>{{else}}none{{end}}</td></tr>
-</table>
-{{range .Notes}}<p><em>{{.}}</em></p>
+<p class="sub">{{.OK}} of {{.Rows}} jobs ok{{if .PlanSize}} (plan: {{.PlanSize}} jobs){{end}}{{if .Failures}}, <span class="fail">{{len .Failures}} failed, timed out or invalid</span>{{end}};
+{{.Replicates}} replicate{{if ne .Replicates 1}}s{{end}} per point; swept: {{range $i, $a := .Axes}}{{if $i}} × {{end}}<code>{{$a}}</code>{{else}}nothing{{end}}.
+Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if .Start}}, started {{.Start}}{{end}}.</p>
+{{if .Headline}}<p class="headline" id="headline">{{.Headline}}</p>
+{{end}}{{range .Notes}}<p><em>{{.}}</em></p>
+{{end}}
+{{if or .Answers .Constant}}<h2 id="answers">Answers</h2>
+{{if .Answers}}<table class="answers">
+<tr><th>metric</th><th>best point</th><th>best value</th><th>runner-up − best (paired)</th><th>points within noise of the best</th><th>neighbours − best (paired; bold: beyond noise)</th></tr>
+{{range .Answers}}<tr><td><code>{{.Metric}}</code><br><span class="small">{{.Better}} is better</span></td><td>{{.Best}}{{if .Equal}}<br><span class="small">and {{.Equal}} other points at the same value</span>{{end}}</td><td class="num">{{.Value}}</td>
+<td class="num">{{if .Delta}}{{.Delta}}<br><span class="small">{{.RunnerUp}}: {{.RunnerVal}}</span>{{else}}-{{end}}</td><td class="num">{{.Tied}}</td>
+<td class="small">{{range $i, $n := .Neighbours}}{{if $i}}<br>{{end}}<span{{if $n.Clear}} class="clear"{{end}}>{{$n.Change}}: {{$n.Delta}}</span>{{else}}-{{end}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Constant}}<p>The same at every point: {{range $i, $c := .Constant}}{{if $i}}, {{end}}<code>{{$c.Name}}</code> = {{$c.Value}}{{end}}.</p>{{end}}
+<p class="small">{{.AnswerNote}}Main metrics, in this order when the results have them and they vary: the lossless class's p99 FCT and p99 slowdown, lossless drops, the lossy class's p99 FCT, lossy drops, goodput, PFC pause time.</p>
+{{if .Pareto}}<h3 id="pareto">Pareto front: <code>{{.Pareto.X}}</code> vs <code>{{.Pareto.Y}}</code></h3>
+<p class="small">The points no other point beats on both (by their means, lower is better), by increasing {{.Pareto.X}}.</p>
+<table class="pareto">
+<tr><th>point</th><th>{{.Pareto.X}}</th><th>{{.Pareto.Y}}</th></tr>
+{{range .Pareto.Points}}<tr><td>{{.Point}}</td><td class="num">{{.X}}</td><td class="num">{{.Y}}</td></tr>
+{{end}}</table>{{end}}
 {{end}}
 {{if .Failures}}<h2 id="failures">Failures</h2>
 <table>
@@ -59,34 +75,48 @@ nav a { margin-right: 0.6em; }
 {{range .Failures}}<tr><td><code>{{.JobID}}</code></td><td class="fail">{{.Status}}</td><td>{{.Params}}</td><td>{{.Error}}</td></tr>
 {{end}}</table>
 {{end}}
-<h2 id="config">Configuration shared by all jobs</h2>
-{{if .Shared}}<table>
+<h2 id="config">Effective configuration</h2>
+{{if .Sets}}<p>Overrides on the command line: {{range .Sets}}<code>--set {{.}}</code> {{end}}</p>{{end}}
+{{if .Effective}}<p class="small">Every setting that ran with a value other than its built-in default (<code>rocesweep defaults</code>): the spec with the overrides applied. Swept settings show their values.</p>
+<table>
+<tr><th>setting</th><th>value</th></tr>
+{{range .Effective}}<tr><td><code>{{.Name}}</code></td><td>{{.Value}}</td></tr>
+{{end}}</table>
+{{else if .Shared}}<p class="small">Columns of <code>jobs</code> with one value for every job (the spec could not be resolved here).</p>
+<table>
 <tr><th>parameter</th><th>value</th></tr>
 {{range .Shared}}<tr><td><code>{{.Name}}</code></td><td>{{.Value}}</td></tr>
 {{end}}</table>{{end}}
-{{if .Spec}}<details open><summary>Sweep spec as given (manifest.json)</summary>
+{{if .Spec}}<details><summary>Sweep spec as given (manifest.json)</summary>
 <pre>{{.Spec}}</pre>
 </details>{{end}}
-<nav>{{range .Metrics}}<a href="#m-{{.Metric}}">{{.Metric}}</a>{{end}}{{range .Series}}<a href="#job-{{.JobID}}">job {{.JobID}}</a>{{end}}</nav>
+{{if .Metrics}}<nav>{{range .Metrics}}<a href="#m-{{.Metric}}">{{.Metric}}</a> {{end}}{{if .Perf}}<a href="#perf">simulator performance</a> {{end}}{{range .Series}}<a href="#job-{{.JobID}}">job {{.JobID}}</a> {{end}}</nav>{{end}}
 {{range .Metrics}}<section class="metric" id="m-{{.Metric}}">
 <h2>{{.Metric}}</h2>
 <div class="charts">
 {{range .Charts}}<figure class="{{.Kind}}" id="{{.ID}}"{{if .Cells}} data-cells="{{.Cells}}"{{end}}>
 <img src="{{png .PNG}}" width="{{.W}}" height="{{.H}}" alt="{{.Title}}">
-<figcaption>{{.Title}}</figcaption>
+<figcaption>{{.Title}}{{if .Note}} <strong>{{.Note}}</strong>{{end}}</figcaption>
 </figure>
 {{end}}</div>
-{{range .Charts}}{{if .Grid}}{{$g := .Grid}}<details><summary>{{.Metric}} values ({{.Cells}} cells: mean over ok jobs; n = jobs averaged)</summary>
+{{range .Charts}}{{if .Grid}}{{$g := .Grid}}<details><summary>{{.Metric}} values ({{.Cells}} cells: mean ± 95% CI over replicates; n = replicates)</summary>
 <table class="grid" data-metric="{{.Metric}}">
 <tr><th>{{$g.YAxis.Label}} \ {{$g.XAxis.Label}}</th>{{range $g.XAxis.Labels}}<th>{{.}}</th>{{end}}</tr>
-{{range $j, $yl := $g.YAxis.Labels}}<tr><th>{{$yl}}</th>{{range $i, $xl := $g.XAxis.Labels}}<td class="cell" title="n={{index (index $g.N $i) $j}}">{{cell (index (index $g.Val $i) $j)}}</td>{{end}}</tr>
+{{range $j, $yl := $g.YAxis.Labels}}<tr><th>{{$yl}}</th>{{range $i, $xl := $g.XAxis.Labels}}<td class="cell" title="n={{index (index $g.N $i) $j}}">{{$g.Cell $i $j}}</td>{{end}}</tr>
 {{end}}</table>
 </details>{{end}}{{end}}
 </section>
 {{end}}
+{{if .Perf}}<h2 id="perf">Simulator performance</h2>
+<p class="small">How the simulator ran, not how the fabric behaves; over the ok jobs.</p>
+<table>
+<tr><th>column</th><th>mean</th><th>min</th><th>max</th><th>total</th></tr>
+{{range .Perf}}<tr><td><code>{{.Metric}}</code></td><td class="num">{{.Mean}}</td><td class="num">{{.Min}}</td><td class="num">{{.Max}}</td><td class="num">{{.Total}}</td></tr>
+{{end}}</table>{{end}}
 {{range .Series}}<section class="metric" id="job-{{.JobID}}">
 <h2>Job {{.JobID}}</h2>
 <p>{{.Params}}</p>
+{{if .Intervals}}<p><em>{{.Intervals}}</em></p>{{end}}
 {{if .Missing}}<p><em>Not in this results directory: {{range $i, $m := .Missing}}{{if $i}}, {{end}}{{$m}}{{end}}.</em></p>{{end}}
 <div class="charts">
 {{range .Charts}}<figure class="{{.Kind}}" id="{{.ID}}">

@@ -8,14 +8,29 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// TestPageOrder: the page shows every summary metric exactly once, answers first.
+// TestPageOrder: the page charts every summary metric but the simulator-performance ones
+// exactly once, the main metrics first.
 func TestPageOrder(t *testing.T) {
-	got := pageOrder()
-	if len(got) != len(stats.MetricNames) || got[0] != "drops_total" {
-		t.Fatalf("page order %v", got)
+	got := pageOrder(nil)
+	if len(got) != len(stats.MetricNames)-len(PerfMetrics) {
+		t.Fatalf("page order %v: %d metrics, want %d", got, len(got), len(stats.MetricNames)-len(PerfMetrics))
+	}
+	first := ""
+	for _, m := range mainMetrics {
+		if slices.Contains(stats.MetricNames, m.Name) {
+			first = m.Name
+			break
+		}
+	}
+	if got[0] != first {
+		t.Errorf("first charted metric %s, want the first main metric %s", got[0], first)
 	}
 	for _, m := range stats.MetricNames {
-		if n := slices.Index(got, m); n < 0 || slices.Index(got[n+1:], m) >= 0 {
+		n := slices.Index(got, m)
+		switch {
+		case slices.Contains(PerfMetrics, m) && n >= 0:
+			t.Errorf("simulator metric %s is charted", m)
+		case !slices.Contains(PerfMetrics, m) && (n < 0 || slices.Index(got[n+1:], m) >= 0):
 			t.Errorf("metric %s appears %d times", m, strings.Count(strings.Join(got, " ")+" ", m+" "))
 		}
 	}

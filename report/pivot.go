@@ -102,22 +102,6 @@ func Pivot(w io.Writer, dir, metric string) error {
 	return nil
 }
 
-// replicates returns 1 + the largest replicate number among the used rows (1 without a
-// replicate column).
-func replicates(jobs *results.Table, use []bool) int {
-	rc := jobs.Col("replicate")
-	n := 1
-	if rc == nil || rc.IsString() {
-		return n
-	}
-	for r := range use {
-		if use[r] && !rc.Null[r] {
-			n = max(n, int(rc.Num[r])+1)
-		}
-	}
-	return n
-}
-
 // cellIntervals returns, per (level of axis 0, level of axis 1), the interval over
 // replicates of the metric, where each replicate's value is its mean over the further
 // axes (missing axes count as level 0).

@@ -1,9 +1,16 @@
-// Package report turns a results directory into one self-contained HTML page of charts
-// (`rocesweep report`): per summary metric a heatmap over the first two swept axes and
-// line charts with min–max bands over each axis, time series of chosen jobs from the
-// interval records, and a header with the sweep, its failures and its shared
-// configuration. Charts are drawn with gonum.org/v1/plot into PNGs that the page embeds
-// as base64, so it opens without a network; WritePNGs writes the same images as files.
+// Package report turns a results directory into one self-contained HTML page
+// (`rocesweep report`) that decides before it shows. From the top: a headline naming the
+// best point of the study's first main metric with its 95% interval; the answers (per
+// main metric the best point, the runner-up and their paired difference, how many points
+// are within noise of the best, the paired differences to its grid neighbours); the
+// Pareto front of drops against the lossless p99 FCT; failures; the effective
+// configuration (spec plus --set, settings that differ from the built-in defaults); then
+// per metric a heat map over the first two swept axes with a colour bar and a scale that
+// does not stretch a small or noisy spread, line charts with one line per level of the
+// other axis and interval bars; a small table of simulator performance; and time series of
+// chosen jobs from the interval records. Charts are drawn with gonum.org/v1/plot into PNGs
+// that the page embeds as base64, so it opens without a network; WritePNGs writes the same
+// images as files. Statistics come from package ci (Student t over replicates).
 //
 // The package reads through package results and knows the record columns of
 // spec/records.md; it does not know how jobs were planned, only which jobs columns vary
@@ -23,6 +30,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/stats"
 )
@@ -31,9 +39,14 @@ import (
 // time series, 640 x 480 pixel charts.
 type Options struct {
 	Jobs    []string // job ids whose interval records are drawn as time series
-	Metrics []string // nil: stats.MetricNames
+	Metrics []string // nil: every summary metric in the jobs table but PerfMetrics
 	// Width and Height are the size of every chart in pixels; 0 means 640 x 480.
 	Width, Height int
+	// Effective is the configuration that ran: every setting of the spec with its --set
+	// overrides applied whose value differs from the built-in default (the caller resolves
+	// it: `rocesweep report` parses manifest.json's spec and sets). Nil: the page shows the
+	// jobs columns shared by every job instead.
+	Effective []Setting
 }
 
 // Report is everything the page shows, charts rendered.
@@ -50,8 +63,27 @@ type Report struct {
 	Shared   []Setting // non-swept jobs columns: one value for every job
 	Spec     string    // the spec as given (manifest.json)
 	Notes    []string  // what the reader should know about how charts were folded
-	Metrics  []MetricCharts
-	Series   []JobSeries
+
+	// The answers, at the top of the page (answers.go).
+	Replicates int       // replicates per point (1 + the largest replicate number)
+	Headline   string    // one sentence: the best point of the first main metric
+	Answers    []Answer  // one per main metric that varies
+	Constant   []Setting // main metrics with one value at every point
+	AnswerNote string    // how the answers were chosen, caveats (one replicate, old results)
+	Pareto     *Pareto   // drops vs the lossless p99 FCT
+
+	Effective []Setting // Options.Effective
+	Sets      []string  // the --set overrides of the run (manifest.json)
+
+	Metrics []MetricCharts
+	Perf    []PerfRow // simulator performance, one row per PerfMetrics column
+	Series  []JobSeries
+}
+
+// PerfRow summarises one simulator-performance column over the ok jobs.
+type PerfRow struct {
+	Metric                string
+	Mean, Min, Max, Total string
 }
 
 // Failure is a job whose status is not ok.
@@ -73,6 +105,9 @@ type JobSeries struct {
 	JobID, Params string
 	Charts        []*Chart
 	Missing       []string // record tables this results directory lacks
+	// Intervals is what the page says about the tables' sampling: each table's spacing
+	// when they differ (a table report_interval does not drive), else the one spacing.
+	Intervals string
 }
 
 // Charts returns every chart of the report in page order.
@@ -138,35 +173,60 @@ func Build(dir string, opts Options) (*Report, error) {
 		axes = append(axes, a)
 		r.Axes = append(r.Axes, a.Label)
 	}
+	setShort(axes)
 	metrics := opts.Metrics
 	if metrics == nil {
-		metrics = pageOrder()
+		metrics = pageOrder(jobs)
 	}
 	for _, name := range metrics {
 		if c := jobs.Col(name); c == nil || c.IsString() {
 			return nil, fmt.Errorf("metric %s: not a numeric column of %s/jobs (metrics: %s)", name, dir, strings.Join(stats.MetricNames, ", "))
 		}
 	}
+	r.Effective = opts.Effective
+	r.Sets = manifestSets(m)
+	st := newStudy(jobs, ok, axes)
+	r.Replicates = st.reps
+	r.Perf = perfRows(jobs, ok)
+	if r.OK == 0 {
+		r.Notes = append(r.Notes, "No job finished ok: there is nothing to chart or answer; the failures below say why.")
+		metrics = nil
+	} else {
+		r.answer(st)
+	}
 	switch {
 	case len(axes) == 0:
 		r.Notes = append(r.Notes, "No swept axis: nothing to chart over; see the jobs table for the values.")
 	case len(axes) > 2:
-		r.Notes = append(r.Notes, fmt.Sprintf("%d swept axes: heatmaps are over %s × %s, averaged over the other axes and the replicates.", len(axes), axes[0].Label, axes[1].Label))
+		var over []string
+		for _, a := range axes[2:] {
+			over = append(over, a.Label)
+		}
+		r.Notes = append(r.Notes, fmt.Sprintf("%d swept axes: heatmaps are over %s × %s, each cell the mean over %s (per replicate, then over the replicates).",
+			len(axes), axes[0].Label, axes[1].Label, strings.Join(over, ", ")))
 	}
-	if r.OK < jobs.Rows {
-		r.Notes = append(r.Notes, fmt.Sprintf("Charts average the %d ok jobs; %d jobs that did not finish ok are left out (grey cells: no ok job).", r.OK, jobs.Rows-r.OK))
+	if r.OK > 0 && r.OK < jobs.Rows {
+		r.Notes = append(r.Notes, fmt.Sprintf("Charts and answers use the %d ok jobs; %d jobs that did not finish ok are left out (grey cells: no ok job).", r.OK, jobs.Rows-r.OK))
 	}
 	for _, name := range metrics {
 		mc := MetricCharts{Metric: name}
 		if len(axes) >= 2 {
-			c, err := heatmapChart(name, newGrid(jobs, ok, axes[0], axes[1], name), opts.Width, opts.Height)
+			c, err := heatmapChart(name, newGrid(jobs, ok, axes, name, st.reps), opts.Width, opts.Height)
 			if err != nil {
 				return nil, fmt.Errorf("heatmap of %s: %w", name, err)
 			}
 			mc.Charts = append(mc.Charts, c)
 		}
-		for _, a := range axes {
-			c, err := lineChart(name, newBand(jobs, ok, a, name), opts.Width, opts.Height)
+		for k, a := range axes {
+			var by *axis // one line per level of the other of the first two axes
+			switch {
+			case len(axes) == 1:
+			case k == 0:
+				by = axes[1]
+			default:
+				by = axes[0]
+			}
+			c, err := lineChart(name, jobs, ok, axes, a, by, st.reps, opts.Width, opts.Height)
 			if err != nil {
 				return nil, fmt.Errorf("line chart of %s over %s: %w", name, a.Label, err)
 			}
@@ -265,6 +325,11 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 		{"nd_stats", "", "", "tx_rate_Gbps", "send rate per port", "Gbps", "tx_rate", []string{"component_name", "nd_name"}},
 	}
 	tables := map[string]*results.Table{}
+	type tableSpacing struct {
+		table string
+		sec   float64
+	}
+	var spacings []tableSpacing
 	for _, s := range specs {
 		t, seen := tables[s.table]
 		if !seen {
@@ -285,6 +350,9 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 		if err != nil {
 			return nil, fmt.Errorf("job %s: %w", id, err)
 		}
+		if sp := spacing(t); sp > 0 && !slices.ContainsFunc(spacings, func(x tableSpacing) bool { return x.table == s.table }) {
+			spacings = append(spacings, tableSpacing{s.table, sp})
+		}
 		if len(lines) == 0 {
 			continue
 		}
@@ -294,7 +362,42 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 		}
 		js.Charts = append(js.Charts, c)
 	}
+	var parts []string
+	differ := false
+	for _, x := range spacings {
+		parts = append(parts, fmt.Sprintf("%s every %s µs", x.table, ci.Num(x.sec*1e6)))
+		differ = differ || x.sec != spacings[0].sec
+	}
+	switch {
+	case differ:
+		js.Intervals = "The interval tables are sampled at different intervals (" + strings.Join(parts, ", ") +
+			"): report_interval does not drive all of them in these results, so their time axes do not line up point for point."
+	case len(spacings) > 0:
+		js.Intervals = fmt.Sprintf("Every interval table is sampled every %s µs (report_interval).", ci.Num(spacings[0].sec*1e6))
+	}
 	return js, nil
+}
+
+// spacing returns the most common step between consecutive distinct sim_time_sec values
+// of t (0 with fewer than two): the table's sampling interval.
+func spacing(t *results.Table) float64 {
+	tc := t.Col("sim_time_sec")
+	if tc == nil || tc.IsString() {
+		return 0
+	}
+	ts := slices.Clone(tc.Num)
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	count := map[float64]int{}
+	best, bestN := 0.0, 0
+	for i := 1; i < len(ts); i++ {
+		d := math.Round((ts[i]-ts[i-1])*1e12) / 1e12 // to the picosecond
+		count[d]++
+		if count[d] > bestN || (count[d] == bestN && d < best) {
+			best, bestN = d, count[d]
+		}
+	}
+	return best
 }
 
 // seriesOf groups the rows of t (optionally where filterCol == filterVal) by the key
@@ -378,21 +481,53 @@ func fileSafe(s string) string {
 	}, s)
 }
 
-// answers are the summary metrics a user tuning a fabric looks at first; the page shows
-// them first, then the rest of stats.MetricNames (delivery, run bookkeeping) in order.
-var answers = []string{
+// chartOrder lists the metrics a user tuning a fabric looks at first, after the main
+// metrics; the page then shows the rest of stats.MetricNames (delivery counters) in order.
+var chartOrder = []string{
 	"drops_total", "drops_lossless", "drops_lossy", "nic_rx_drops", "pfc_pause_tx",
 	"pfc_paused_usec", "fct_p50_usec", "fct_p99_usec", "fct_max_usec", "goodput_gbps",
 	"ecn_marked", "cnp_sent", "retransmits", "max_egress_queue_bytes",
 	"max_ingress_port_bytes", "max_pool_bytes",
 }
 
-// pageOrder returns every summary metric once: answers first, then the others.
-func pageOrder() []string {
-	out := slices.Clone(answers)
-	for _, m := range stats.MetricNames {
-		if !slices.Contains(out, m) {
+// PerfMetrics are the simulator-performance columns of jobs: shown in one table at the
+// end of the page, never charted.
+var PerfMetrics = perfMetrics
+
+// pageOrder returns the charted metrics of jobs, each once: the main metrics (answers.go),
+// then chartOrder, then every other numeric column that is a summary metric or a
+// per-class metric (…_lossless, …_lossy) of a newer tool; never PerfMetrics. A nil jobs
+// table gives the order over stats.MetricNames.
+func pageOrder(jobs *results.Table) []string {
+	var out []string
+	add := func(m string) {
+		if slices.Contains(out, m) || slices.Contains(perfMetrics, m) {
+			return
+		}
+		if jobs == nil {
+			if slices.Contains(stats.MetricNames, m) {
+				out = append(out, m)
+			}
+			return
+		}
+		if c := jobs.Col(m); c != nil && !c.IsString() {
 			out = append(out, m)
+		}
+	}
+	for _, m := range mainMetrics {
+		add(m.Name)
+	}
+	for _, m := range chartOrder {
+		add(m)
+	}
+	for _, m := range stats.MetricNames {
+		add(m)
+	}
+	if jobs != nil {
+		for _, c := range jobs.Columns {
+			if strings.HasSuffix(c.Name, "_lossless") || strings.HasSuffix(c.Name, "_lossy") {
+				add(c.Name)
+			}
 		}
 	}
 	return out

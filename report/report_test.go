@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -81,8 +82,9 @@ func TestReportGrid(t *testing.T) {
 			lines++
 		}
 	}
-	if len(heat) != len(stats.MetricNames) || lines != 2*len(stats.MetricNames) {
-		t.Fatalf("%d heatmaps, %d line charts; want %d and %d", len(heat), lines, len(stats.MetricNames), 2*len(stats.MetricNames))
+	charted := len(stats.MetricNames) - len(report.PerfMetrics)
+	if len(heat) != charted || lines != 2*charted {
+		t.Fatalf("%d heatmaps, %d line charts; want %d and %d", len(heat), lines, charted, 2*charted)
 	}
 	for m, n := range heat {
 		if n != len(alphas)*len(xoffs) {
@@ -96,8 +98,28 @@ func TestReportGrid(t *testing.T) {
 		t.Fatal("no fct_p99_usec charts")
 	}
 	g := r.Metrics[k].Charts[0].Grid
-	if g.N[0][0] != 2 || g.Val[0][0] != (450+450.01)/2 {
-		t.Fatalf("fct_p99_usec cell (0,0) = %v over %d jobs", g.Val[0][0], g.N[0][0])
+	if g.N[0][0] != 2 || g.Val[0][0] != (450+450.01)/2 || math.Abs(g.Half[0][0]-12.706205*0.005) > 1e-9 {
+		t.Fatalf("fct_p99_usec cell (0,0) = %v ± %v over %d jobs", g.Val[0][0], g.Half[0][0], g.N[0][0])
+	}
+	// The answers: these results have no per-class metrics, so the FCT answer is the
+	// all-class p99 FCT, lowest at the smallest alpha and Xoff; every replicate pair
+	// differs by 0.01, so the paired differences to the neighbours are exact.
+	if len(r.Answers) == 0 || r.Answers[0].Metric != "fct_p99_usec" || r.Answers[0].Best != "LossyAlpha=0.25, StaticPoolXoffThreshold=200KB" {
+		t.Fatalf("answers %+v", r.Answers)
+	}
+	if want := "Lowest p99 FCT of all messages, every class mixed (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 450.005 ± 0.064; better than every other point beyond the noise."; r.Headline != want {
+		t.Errorf("headline %q\nwant     %q", r.Headline, want)
+	}
+	// fct_p99 = 400 + 40α + Xoff/5000: α 0.25 → 0.5 adds 10 µs, Xoff 200KB → 400KB adds 40 µs.
+	if nb := r.Answers[0].Neighbours; len(nb) != 2 || nb[0].Change != "LossyAlpha 0.25 → 0.5" || nb[0].Delta != "10 ± 0" || !nb[0].Clear ||
+		nb[1].Delta != "40 ± 0" {
+		t.Errorf("neighbours %+v", nb)
+	}
+	if r.Pareto == nil || len(r.Pareto.Points) == 0 {
+		t.Errorf("no Pareto front")
+	}
+	if len(r.Perf) != 4 || r.Perf[0].Metric != "sim_time_sec" {
+		t.Errorf("perf rows %+v", r.Perf)
 	}
 	if len(r.Series) != 1 || len(r.Series[0].Charts) != 4 {
 		t.Fatalf("series %+v", r.Series)
@@ -112,8 +134,8 @@ func TestReportGrid(t *testing.T) {
 		t.Fatal("page refers to the network or runs scripts")
 	}
 	figs := regexp.MustCompile(`<figure class="heatmap" id="heatmap-([a-z0-9_]+)" data-cells="(\d+)">`).FindAllStringSubmatch(page, -1)
-	if len(figs) != len(stats.MetricNames) {
-		t.Fatalf("%d heatmap figures in the page, want %d", len(figs), len(stats.MetricNames))
+	if len(figs) != charted {
+		t.Fatalf("%d heatmap figures in the page, want %d", len(figs), charted)
 	}
 	for _, f := range figs {
 		if n, _ := strconv.Atoi(f[2]); n != 12 {
@@ -122,7 +144,7 @@ func TestReportGrid(t *testing.T) {
 	}
 	// The value table under each heatmap has one cell per grid point.
 	tables := regexp.MustCompile(`(?s)<table class="grid" data-metric="([a-z0-9_]+)">(.*?)</table>`).FindAllStringSubmatch(page, -1)
-	if len(tables) != len(stats.MetricNames) {
+	if len(tables) != charted {
 		t.Fatalf("%d value tables", len(tables))
 	}
 	for _, tb := range tables {
@@ -178,5 +200,28 @@ func TestReportOneAxisAndErrors(t *testing.T) {
 	}
 	if _, err := report.Build(t.TempDir(), report.Options{}); err == nil || !strings.Contains(err.Error(), "not a results directory") {
 		t.Fatalf("empty dir: %v", err)
+	}
+}
+
+// No job finished ok: the page says so and draws nothing.
+func TestReportNoJobOK(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "res")
+	s := resultstest.Grid([]float64{0.5, 1}, []float64{700e3}, 1, false)
+	for i := range s.Jobs {
+		s.Jobs[i].Status, s.Jobs[i].Error = "failed", "boom"
+	}
+	if err := resultstest.Write(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build(dir, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Charts()) != 0 || len(r.Answers) != 0 || r.Headline != "" {
+		t.Fatalf("%d charts, %d answers, headline %q; want none", len(r.Charts()), len(r.Answers), r.Headline)
+	}
+	var b bytes.Buffer
+	if err := r.WriteHTML(&b); err != nil || !strings.Contains(b.String(), "No job finished ok") || strings.Contains(b.String(), "<img") {
+		t.Fatalf("page: %v\n%s", err, b.String())
 	}
 }

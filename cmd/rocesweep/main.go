@@ -81,9 +81,13 @@ Go benchmark lines named by parameters (benchstat -col /LossyAlpha).`,
 		example: "rocesweep compare results/ci-main results/ci --metric drops_total\nrocesweep compare results/a results/b --by params --metric fct_p99_usec --rtol 0.02"},
 	{name: "report", usage: "report DIR [-o FILE.html] [--job ID]... [--png DIR]", short: "write a self-contained HTML report with charts", run: cmdReport,
 		long: `Report writes one self-contained HTML page for a results directory (DIR/report.html by
-default; open it from disk, no network): the sweep, failed jobs with their errors, and per
-summary metric a heatmap over the first two swept axes and line charts over each axis.
---job adds time series of one job's queues, pause time and send rate.`,
+default; open it from disk, no network). The top answers: the best point of each main
+metric (lossless p99 FCT first) with its 95% interval over the replicates, the paired
+differences to its neighbours, and the Pareto front of drops vs the lossless p99 FCT.
+Then failed jobs, the effective configuration (spec and --set, settings that differ from
+the defaults), per metric a heat map with a colour bar and line charts with interval
+bars, and a small table of simulator performance. --job adds time series of one job's
+queues, pause time and send rate.`,
 		example: "rocesweep report results/quickstart\nrocesweep report results/ci --png results/ci/png --width 800"},
 	{name: "export", usage: "export DIR [--format csv] [--table T]...", short: "write a results directory's tables as CSV (DIR/csv/<table>.csv) for readers without Parquet", run: cmdExport,
 		long: `Export writes the tables of a results directory as CSV files next to the Parquet,

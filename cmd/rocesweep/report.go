@@ -33,9 +33,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("report: --width %d --height %d: each must be 100..4000 pixels", *width, *height)
 	}
 	dir := fs.Arg(0)
-	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height})
+	eff, effErr := effectiveConfig(dir)
+	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height, Effective: eff})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	if effErr != nil {
+		fmt.Fprintf(stderr, "rocesweep: report: %s: the effective configuration cannot be resolved (%v); the page shows the jobs columns shared by every job instead\n", dir, effErr)
 	}
 	if *out == "" {
 		*out = filepath.Join(dir, "report.html")

@@ -14,6 +14,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/report"
 )
 
 // TestCIAcceptance is issue 7's acceptance on a fresh results directory of
@@ -51,9 +52,20 @@ func TestCIAcceptance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The top of the page answers; the effective configuration is what ran (the spec and
+	// its --set), with the swept values.
+	for _, want := range []string{`id="headline"`, `<h2 id="answers">`, "<td><code>switch.SharedBufferManager.TotalSharedBufferSize</code></td><td>4MB</td>",
+		"<td><code>duration</code></td><td>300us</td>", "swept: 0.25, 1, 4", `<h2 id="perf">Simulator performance</h2>`} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("report page lacks %q", want)
+		}
+	}
+	if i, j := bytes.Index(page, []byte(`id="headline"`)), bytes.Index(page, []byte(`id="config"`)); i < 0 || j < i {
+		t.Errorf("the answers do not come before the configuration")
+	}
 	figs := regexp.MustCompile(`class="heatmap" id="heatmap-[a-z0-9_]+" data-cells="(\d+)"`).FindAllSubmatch(page, -1)
-	if len(figs) != len(stats.MetricNames) {
-		t.Fatalf("%d heatmaps, want one per summary metric (%d)", len(figs), len(stats.MetricNames))
+	if len(figs) != (len(stats.MetricNames) - len(report.PerfMetrics)) {
+		t.Fatalf("%d heatmaps, want one per summary metric (%d)", len(figs), (len(stats.MetricNames) - len(report.PerfMetrics)))
 	}
 	for _, f := range figs {
 		if n, _ := strconv.Atoi(string(f[1])); n != gridPoints {
@@ -61,7 +73,7 @@ func TestCIAcceptance(t *testing.T) {
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(pngs, "*.png"))
-	if len(files) < 3*len(stats.MetricNames) {
+	if len(files) < 3*(len(stats.MetricNames)-len(report.PerfMetrics)) {
 		t.Fatalf("%d PNG files", len(files))
 	}
 	for _, p := range files {

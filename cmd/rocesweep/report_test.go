@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/report"
 )
 
 func TestReportCommand(t *testing.T) {
@@ -32,11 +33,11 @@ func TestReportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	cells := regexp.MustCompile(`class="heatmap" id="[^"]+" data-cells="6"`).FindAll(page, -1)
-	if len(cells) != len(stats.MetricNames) {
-		t.Fatalf("%d heatmaps of 6 cells, want %d", len(cells), len(stats.MetricNames))
+	if len(cells) != (len(stats.MetricNames) - len(report.PerfMetrics)) {
+		t.Fatalf("%d heatmaps of 6 cells, want %d", len(cells), (len(stats.MetricNames) - len(report.PerfMetrics)))
 	}
 	files, _ := filepath.Glob(filepath.Join(pngs, "*.png"))
-	if want := 3*len(stats.MetricNames) + 4; len(files) != want {
+	if want := 3*(len(stats.MetricNames)-len(report.PerfMetrics)) + 4; len(files) != want {
 		t.Fatalf("%d PNG files, want %d", len(files), want)
 	}
 	f, err := os.Open(filepath.Join(pngs, "heatmap-drops_total.png"))
@@ -65,5 +66,36 @@ func TestReportCommand(t *testing.T) {
 	errb.Reset()
 	if code := mainWithArgs(context.Background(), []string{"report", dir, "--job", "zzz", "-o", html}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "zzz") {
 		t.Errorf("unknown job: exit %d, stderr %s", code, errb.String())
+	}
+}
+
+// The effective configuration is the spec with the run's --set applied: a non-swept
+// override shows its new value, swept attributes their values, defaults are left out.
+func TestEffectiveConfig(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	if code, _, stderr, _ := runMain(t, "run", spec, "-o", dir, "--set", "duration=200us", "--set", "replicates=1"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	eff, err := effectiveConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range eff {
+		got[s.Name] = s.Value
+	}
+	want := map[string]string{"duration": "200us", "topology.hosts": "8", "workload.senders": "7",
+		"switch.SharedBufferManager.LossyAlpha": "swept: 0.25, 0.5, 1, 2"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if _, ok := got["replicates"]; ok {
+		t.Errorf("replicates=1 is the default but listed: %v", got)
+	}
+	if _, ok := got["global.Mtu"]; ok {
+		t.Errorf("a default is listed: %v", got)
 	}
 }

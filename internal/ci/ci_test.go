@@ -127,7 +127,7 @@ func TestFormat(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", c.iv, got, c.want)
 		}
 	}
-	for v, want := range map[float64]string{0: "0", 12154: "12.15k", 0.0625: "0.06250", 374.51: "374.5", 2e9: "2000M", 4e10: "40G"} {
+	for v, want := range map[float64]string{0: "0", 12154: "12.15k", 0.0625: "0.0625", 63.5: "63.5", 12100: "12.1k", 374.51: "374.5", 2e9: "2000M", 4e10: "40G"} {
 		if got := Num(v); got != want {
 			t.Errorf("Num(%g) = %q, want %q", v, got, want)
 		}

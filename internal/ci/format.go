@@ -3,6 +3,7 @@ package ci
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // String formats the interval as people read it: "36.1k ± 2.1k", "82.84 ± 0.37", "5 ± 0".
@@ -28,8 +29,8 @@ func (iv Interval) String() string {
 	return strconv.FormatFloat(m, 'f', dec, 64) + suffix + " ± " + strconv.FormatFloat(h, 'f', dec, 64) + suffix
 }
 
-// Num formats one value in the same style: four significant digits, k/M/G from 10,000,
-// integers below 10,000 as they are.
+// Num formats one value in the same style: at most four significant digits (trailing
+// zeros dropped), k/M/G from 10,000, integers below 10,000 as they are.
 func Num(v float64) string {
 	if math.IsNaN(v) {
 		return "-"
@@ -46,7 +47,11 @@ func Num(v float64) string {
 	if a := math.Abs(x); a > 0 {
 		dec = max(0, 3-int(math.Floor(math.Log10(a))))
 	}
-	return strconv.FormatFloat(x, 'f', min(dec, 6), 64) + suffix
+	t := strconv.FormatFloat(x, 'f', min(dec, 6), 64)
+	if strings.Contains(t, ".") { // 63.50 -> 63.5: no digit that says nothing
+		t = strings.TrimRight(strings.TrimRight(t, "0"), ".")
+	}
+	return t + suffix
 }
 
 func scaleOf(v float64) (float64, string) {

@@ -1,0 +1,375 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rocesweep/rocesweep/internal/ci"
+	"github.com/rocesweep/rocesweep/internal/results"
+)
+
+// A study's main metrics, in the order the page answers them, each with the direction
+// that is better. The per-class metrics come first: most studies of this tool ask how
+// the lossless class fares (its tail FCT, whether it ever drops) while lossy traffic
+// shares the buffer, and the all-class fct_p99_usec mixes the two (issue 13). A metric
+// is skipped when the results lack it or it has one value at every point (the page lists
+// those as constant). Results written before the per-class metrics existed answer with
+// fct_p99_usec instead, and say so.
+var mainMetrics = []struct {
+	Name  string
+	Lower bool // lower is better
+}{
+	{"fct_p99_usec_lossless", true},
+	{"slowdown_p99_lossless", true},
+	{"drops_lossless", true},
+	{"fct_p99_usec_lossy", true},
+	{"drops_lossy", true},
+	{"goodput_gbps", false},
+	{"pfc_paused_usec", true},
+}
+
+// perfMetrics measure the simulator, not the fabric: the page shows them in one small
+// table at the end, never as charts.
+var perfMetrics = []string{"sim_time_sec", "wall_sec", "events", "events_per_sec"}
+
+// Answer is the best point of one main metric, with the evidence that it is best.
+type Answer struct {
+	Metric    string
+	Better    string // "lower" or "higher"
+	Best      string // the point: "LossyAlpha=0.25, StaticPoolXoffThreshold=300KB"
+	Value     string // mean ± 95% CI over its replicates
+	RunnerUp  string // the second-best point ("" with one point)
+	RunnerVal string
+	// Delta is runner-up minus best, paired replicate by replicate, with its interval.
+	Delta string
+	// Equal counts the other points whose mean equals the best's exactly (0 drops at
+	// many points).
+	Equal int
+	// Tied counts the other points whose paired difference from the best has an
+	// interval that includes zero: the data cannot tell them from the best.
+	Tied int
+	// Neighbours are the paired differences of the grid points one level away from the
+	// best on one axis (neighbour minus best).
+	Neighbours []Neighbour
+}
+
+// Neighbour is one point next to the best on one axis.
+type Neighbour struct {
+	Change string // "switch.LossyAlpha 0.25 → 0.5"
+	Delta  string // neighbour minus best, paired, mean ± 95% CI
+	Clear  bool   // the interval excludes zero
+}
+
+// Pareto is the set of points no other point beats on both of two lower-is-better
+// metrics (by their means), ordered by the first.
+type Pareto struct {
+	X, Y   string // metric names
+	Points []ParetoPoint
+}
+
+// ParetoPoint is one point of the front.
+type ParetoPoint struct {
+	Point, X, Y string
+}
+
+// study holds what the answers need: the ok jobs grouped by point.
+type study struct {
+	jobs   *results.Table
+	axes   []*axis
+	points []*results.Point
+	reps   int
+}
+
+func newStudy(jobs *results.Table, ok []bool, axes []*axis) *study {
+	cols := make([]string, len(axes))
+	for i, a := range axes {
+		cols[i] = a.Column
+	}
+	s := &study{jobs: jobs, axes: axes, reps: replicates(jobs, ok)}
+	s.points = results.Points(jobs, cols, func(r int) bool { return ok[r] })
+	return s
+}
+
+// label names a point by its swept values in the attributes' units.
+func (s *study) label(p *results.Point) string {
+	if len(s.axes) == 0 {
+		return "the one configuration"
+	}
+	var parts []string
+	for _, a := range s.axes {
+		c := s.jobs.Col(a.Column)
+		v := c.Text(p.Rows[0])
+		if at, ok := attrOf(a.Column); ok && !c.IsString() {
+			v = formatValue(at, c.Num[p.Rows[0]])
+		}
+		parts = append(parts, a.Short+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// intervals returns each point's interval of metric m (same order as s.points).
+func (s *study) intervals(m *results.Column) []ci.Interval {
+	out := make([]ci.Interval, len(s.points))
+	for i, p := range s.points {
+		out[i] = ci.Mean(p.Values(m))
+	}
+	return out
+}
+
+// constant reports whether every point has the same mean of m (or none has a value).
+func constant(ivs []ci.Interval) (bool, float64) {
+	v := math.NaN()
+	for _, iv := range ivs {
+		if iv.N == 0 {
+			continue
+		}
+		if math.IsNaN(v) {
+			v = iv.Mean
+		} else if iv.Mean != v {
+			return false, 0
+		}
+	}
+	return true, v
+}
+
+// answer finds the best point of metric name (lower or higher better).
+func (s *study) answer(name string, lower bool) *Answer {
+	m := s.jobs.Col(name)
+	ivs := s.intervals(m)
+	var order []int
+	for i, iv := range ivs {
+		if iv.N > 0 {
+			order = append(order, i)
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if lower {
+			return cmp.Compare(ivs[a].Mean, ivs[b].Mean)
+		}
+		return cmp.Compare(ivs[b].Mean, ivs[a].Mean)
+	})
+	best := s.points[order[0]]
+	a := &Answer{Metric: name, Better: map[bool]string{true: "lower", false: "higher"}[lower],
+		Best: s.label(best), Value: ivs[order[0]].String()}
+	bv := best.ByReplicate(m, s.reps)
+	if len(order) > 1 {
+		ru := s.points[order[1]]
+		a.RunnerUp, a.RunnerVal = s.label(ru), ivs[order[1]].String()
+		a.Delta = ci.Paired(bv, ru.ByReplicate(m, s.reps)).String()
+	}
+	for _, k := range order[1:] {
+		if ivs[k].Mean == ivs[order[0]].Mean {
+			a.Equal++
+		}
+		d := ci.Paired(bv, s.points[k].ByReplicate(m, s.reps))
+		if d.Known() && !d.ExcludesZero() {
+			a.Tied++
+		}
+	}
+	a.Neighbours = s.neighbours(best, m, bv)
+	return a
+}
+
+// neighbours returns the paired differences of the points one level away from p on one
+// axis, every other swept value the same.
+func (s *study) neighbours(p *results.Point, m *results.Column, pv []float64) []Neighbour {
+	var out []Neighbour
+	level := func(q *results.Point, k int) int {
+		return s.axes[k].level(s.jobs.Col(s.axes[k].Column), q.Rows[0])
+	}
+	for k, a := range s.axes {
+		lp := level(p, k)
+		for _, q := range s.points {
+			lq := level(q, k)
+			if lq != lp-1 && lq != lp+1 {
+				continue
+			}
+			same := true
+			for j := range s.axes {
+				if j != k && level(q, j) != level(p, j) {
+					same = false
+					break
+				}
+			}
+			if !same {
+				continue
+			}
+			d := ci.Paired(pv, q.ByReplicate(m, s.reps))
+			out = append(out, Neighbour{Change: fmt.Sprintf("%s %s → %s", a.Short, a.Labels[lp], a.Labels[lq]),
+				Delta: d.String(), Clear: d.ExcludesZero()})
+		}
+	}
+	return out
+}
+
+// pareto returns the front of (x, y), both lower-is-better, over the points' means.
+func (s *study) pareto(x, y string) *Pareto {
+	xc, yc := s.jobs.Col(x), s.jobs.Col(y)
+	if xc == nil || yc == nil || xc.IsString() || yc.IsString() {
+		return nil
+	}
+	xi, yi := s.intervals(xc), s.intervals(yc)
+	var idx []int
+	for i := range s.points {
+		if xi[i].N > 0 && yi[i].N > 0 {
+			idx = append(idx, i)
+		}
+	}
+	var front []int
+	for _, i := range idx {
+		dominated := false
+		for _, j := range idx {
+			if j != i && xi[j].Mean <= xi[i].Mean && yi[j].Mean <= yi[i].Mean &&
+				(xi[j].Mean < xi[i].Mean || yi[j].Mean < yi[i].Mean) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			front = append(front, i)
+		}
+	}
+	if len(front) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(front, func(a, b int) int {
+		return cmp.Or(cmp.Compare(xi[a].Mean, xi[b].Mean), cmp.Compare(yi[a].Mean, yi[b].Mean))
+	})
+	pf := &Pareto{X: x, Y: y}
+	for _, i := range front {
+		pf.Points = append(pf.Points, ParetoPoint{Point: s.label(s.points[i]), X: xi[i].String(), Y: yi[i].String()})
+	}
+	return pf
+}
+
+// describe names a main metric in words for the headline.
+var describe = map[string]string{
+	"fct_p99_usec_lossless": "p99 FCT of the lossless traffic (µs)",
+	"slowdown_p99_lossless": "p99 slowdown of the lossless traffic",
+	"drops_lossless":        "drops of lossless packets",
+	"fct_p99_usec_lossy":    "p99 FCT of the lossy traffic (µs)",
+	"drops_lossy":           "drops of lossy packets",
+	"goodput_gbps":          "goodput (Gbps)",
+	"pfc_paused_usec":       "PFC pause time (µs)",
+	"fct_p99_usec":          "p99 FCT of all messages, every class mixed (µs)",
+}
+
+// answer fills the answers at the top of the page from the ok jobs.
+func (r *Report) answer(st *study) {
+	cands := mainMetrics
+	fct := "fct_p99_usec_lossless"
+	if c := st.jobs.Col(fct); c == nil {
+		fct = "fct_p99_usec"
+		cands = append([]struct {
+			Name  string
+			Lower bool
+		}{{fct, true}}, cands...)
+		r.AnswerNote = "These results predate the per-class metrics (fct_p99_usec_lossless, ...): the FCT answer mixes every traffic class. "
+	}
+	for _, c := range cands {
+		col := st.jobs.Col(c.Name)
+		if col == nil || col.IsString() {
+			continue
+		}
+		if same, v := constant(st.intervals(col)); same {
+			if !math.IsNaN(v) {
+				r.Constant = append(r.Constant, Setting{Name: c.Name, Value: ci.Num(v)})
+			}
+			continue
+		}
+		if a := st.answer(c.Name, c.Lower); a != nil {
+			r.Answers = append(r.Answers, *a)
+		}
+	}
+	switch {
+	case st.reps < 2:
+		r.AnswerNote += "One replicate per point: no intervals, so no answer can be told from noise; run with replicates: 3 or more. "
+	default:
+		r.AnswerNote += fmt.Sprintf("Values are means over %d replicates ± the 95%% confidence interval (Student t, %d degrees of freedom). "+
+			"Replicate r of every point draws the same random numbers, so differences between points are paired replicate by replicate and get their own, narrower intervals. ",
+			st.reps, st.reps-1)
+	}
+	if len(r.Answers) > 0 {
+		a := r.Answers[0]
+		best := map[string]string{"lower": "Lowest", "higher": "Highest"}[a.Better]
+		r.Headline = fmt.Sprintf("%s %s: %s, %s", best, describe[a.Metric], a.Best, a.Value)
+		if a.Equal > 0 {
+			r.Headline += fmt.Sprintf(" (as are %d other points)", a.Equal)
+		}
+		if a.Tied > 0 {
+			r.Headline += fmt.Sprintf("; %d other points are within the noise of it", a.Tied)
+		} else if a.RunnerUp != "" && st.reps > 1 {
+			r.Headline += "; better than every other point beyond the noise"
+		}
+		r.Headline += "."
+	}
+	if len(st.points) > 1 {
+		if pf := st.pareto("drops_total", fct); pf != nil && len(pf.Points) > 0 {
+			r.Pareto = pf
+		}
+	}
+}
+
+// replicates returns 1 + the largest replicate number among the used rows (1 without a
+// replicate column).
+func replicates(jobs *results.Table, use []bool) int {
+	rc := jobs.Col("replicate")
+	n := 1
+	if rc == nil || rc.IsString() {
+		return n
+	}
+	for r := range use {
+		if use[r] && !rc.Null[r] {
+			n = max(n, int(rc.Num[r])+1)
+		}
+	}
+	return n
+}
+
+// perfRows summarises the simulator-performance columns over the ok jobs.
+func perfRows(jobs *results.Table, ok []bool) []PerfRow {
+	var out []PerfRow
+	for _, m := range perfMetrics {
+		c := jobs.Col(m)
+		if c == nil || c.IsString() {
+			continue
+		}
+		var xs []float64
+		for r := range ok {
+			if ok[r] && !c.Null[r] {
+				xs = append(xs, c.Num[r])
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		sum := 0.0
+		for _, x := range xs {
+			sum += x
+		}
+		row := PerfRow{Metric: m, Mean: ci.Num(sum / float64(len(xs))), Min: ci.Num(slices.Min(xs)), Max: ci.Num(slices.Max(xs)), Total: ci.Num(sum)}
+		if m == "events_per_sec" {
+			row.Total = ""
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// manifestSets returns the --set overrides manifest.json records.
+func manifestSets(m *results.Manifest) []string {
+	list, _ := m.Raw["sets"].([]any)
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
