@@ -38,6 +38,7 @@ type Attr struct {
 	base        string // tiers.<t>.switch.* only: the switch attribute it overrides
 	whole       bool   // vector entries must be whole numbers
 	bareSeconds bool   // timeval: a bare number means seconds ("double s", nic.md §14)
+	bareBytes   bool   // bytes: a bare number means bytes (Mtu, MSS: frame sizes, written bare as by ip link)
 	comps       []string
 }
 
@@ -115,7 +116,7 @@ func walk(out *[]Attr, device string, comps []string, index []int, t reflect.Typ
 
 func leaf(device, name string, comps []string, index []int, f reflect.StructField, v reflect.Value) Attr {
 	a := Attr{Device: device, index: index, Doc: f.Tag.Get("doc"), whole: f.Tag.Get("whole") == "1",
-		bareSeconds: f.Tag.Get("bare") == "s"}
+		bareSeconds: f.Tag.Get("bare") == "s", bareBytes: f.Tag.Get("bare") == "B"}
 	a.comps = append(append([]string{}, comps...), name)
 	if device == "job" {
 		a.Path = name
@@ -480,7 +481,11 @@ func setAttr(v reflect.Value, a *Attr, path, value string) error {
 	}
 	switch a.Type {
 	case "bytes", "queuesize":
-		b, err := ParseBytes(value)
+		text := value
+		if _, unit, err := splitNumber(value); a.bareBytes && err == nil && unit == "" {
+			text += "B"
+		}
+		b, err := ParseBytes(text)
 		if err != nil {
 			return fail(err)
 		}

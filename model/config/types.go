@@ -12,7 +12,8 @@
 // description with the spec section; `enum:"a|b|c"` lists allowed strings; `whole:"1"`
 // requires whole-number vector entries; `key:"..."` names topology/workload keys;
 // `unit:"..."` overrides the unit shown by the schema; `bare:"s"` lets a timeval be a bare
-// number of seconds (the spec's "double s" globals, nic.md §14).
+// number of seconds (the spec's "double s" globals, nic.md §14), `bare:"B"` a bytes value a
+// bare number of bytes (Mtu, MSS: frame sizes, which everyone writes bare).
 package config
 
 import "github.com/rocesweep/rocesweep/model/sim"
@@ -51,7 +52,7 @@ type Config struct {
 // Global holds the simulation parameters that belong to no device (nic.md §14 Globals,
 // records.md §1).
 type Global struct {
-	Mtu                                 Bytes    `rs:"Mtu" doc:"largest frame; MSS + 58 must be below it (nic.md §6)"`
+	Mtu                                 Bytes    `rs:"Mtu" bare:"B" doc:"largest frame; MSS + 58 must be below it (nic.md §6)"`
 	NDStatsReportInterval               sim.Time `rs:"NDStatsReportInterval" bare:"s" doc:"period of nd-stats, ecn-pfc-stats, roce-transport-stats, tier-hop (records.md §1); the sweep spec's report_interval"`
 	StartTime                           sim.Time `rs:"StartTime" doc:"records.md RC-3: first periodic row at StartTime + ClientStartOffset + interval"`
 	ClientStartOffset                   sim.Time `rs:"ClientStartOffset" doc:"records.md RC-3"`
@@ -264,7 +265,7 @@ type RoceTransportLayer struct {
 
 // RoceQpManager holds the segment size.
 type RoceQpManager struct {
-	MSS Bytes `rs:"MSS" doc:"payload per packet; 1-9,216 and MSS + 58 < Mtu (§6)"`
+	MSS Bytes `rs:"MSS" bare:"B" doc:"payload per packet; 1-9,216 and MSS + 58 < Mtu (§6)"`
 }
 
 // ECNHandler is the DCQCN rate control (nic.md §13).

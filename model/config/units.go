@@ -113,8 +113,9 @@ func unitNames[T any](units []struct {
 }
 
 // ParseBytes parses a `bytes`/`queuesize` value (nic.md §0, §14; switch.md §1): a
-// non-negative number with an optional unit B, KB = 1,000, KiB = 1,024, MB = 10^6,
-// MiB = 2^20, GB = 10^9, GiB = 2^30; a bare number is bytes. The result must be a whole
+// non-negative number with a unit B, KB = 1,000, KiB = 1,024, MB = 10^6, MiB = 2^20,
+// GB = 10^9, GiB = 2^30. A bare number is refused as ambiguous unless it is 0 (700
+// could be meant as KB; every count attribute is a uint, not a size). The result must be a whole
 // number of bytes ("2.5KB" = 2,500 B; "1.0005KB" is refused). Negative values are refused
 // (nic.md §15 rule 5).
 func ParseBytes(s string) (Bytes, error) {
@@ -124,6 +125,9 @@ func ParseBytes(s string) (Bytes, error) {
 	}
 	mult := int64(-1)
 	if unit == "" {
+		if r, err := exactNumber(num); err != nil || r.Sign() != 0 {
+			return 0, fmt.Errorf("a size needs a unit (%s): %sB or %sKB?", unitNames(byteUnits), num, num)
+		}
 		mult = 1
 	}
 	for _, u := range byteUnits {

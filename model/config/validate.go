@@ -132,6 +132,18 @@ func ValidateSwitch(s *Switch, connectedPorts int) error {
 			}
 		}
 	}
+	// The doubles' domains (switch.md §3.5, §3.6): outside them the formulas of §4.4 and §9
+	// mean nothing (a negative LossyAlpha used to run silently as the even split).
+	e := &s.EcnHandler
+	for _, d := range []domain{
+		{sbm + "LossyAlpha", b.LossyAlpha, 0, math.Inf(1), "switch.md §3.5, §4.4", "0 (a fixed limit) or more"},
+		{sw + "EcnHandler.EwmaWeight", e.EwmaWeight, 0, 1, "switch.md §3.6", "a weight in [0, 1]"},
+		{sw + "EcnHandler.MinThreshold", e.MinThreshold, 0, math.Inf(1), "switch.md §3.6, §4.4", "a fraction of the static limit, 0 or more"},
+		{sw + "EcnHandler.MaxThreshold", e.MaxThreshold, 0, math.Inf(1), "switch.md §3.6, §4.4", "a fraction of the static limit, 0 or more"},
+		{sw + "EcnHandler.MaxMarkProbability", e.MaxMarkProbability, 0, 1, "switch.md §3.6", "a probability in [0, 1]"},
+	} {
+		d.check(&rs)
+	}
 	// DC-21 and §1: every switch bytes value ≤ 4,294,967,295; nic.md §15 rule 5 style:
 	// no negative dimensional value.
 	eachDimension(reflect.ValueOf(s).Elem(), "switch", func(path string, typ string, v int64, f float64) {
@@ -143,6 +155,21 @@ func ValidateSwitch(s *Switch, connectedPorts int) error {
 		}
 	})
 	return errors.Join(rs...)
+}
+
+// domain is the allowed interval [lo, hi] of a double attribute, said in words.
+type domain struct {
+	path   string
+	v      float64
+	lo, hi float64
+	ref    string
+	want   string
+}
+
+func (d domain) check(rs *rules) {
+	if math.IsNaN(d.v) || d.v < d.lo || d.v > d.hi {
+		rs.add(d.path, FormatDouble(d.v), d.ref, "outside its domain: want %s", d.want)
+	}
 }
 
 // round9 rounds to 9 decimals so float sums print as the user wrote them (1.1, not
@@ -270,6 +297,15 @@ func ValidateNIC(n *NIC, g *Global, hasUETSwitch bool) error {
 		if !contains(enumOf(e.path), e.v) {
 			rs.add(e.path, e.v, "nic.md §15", "not one of %s", strings.Join(enumOf(e.path), ", "))
 		}
+	}
+	// The DCQCN doubles' domains (nic.md §14): fractions and a weight.
+	ec := &n.ECNHandler
+	for _, d := range []domain{
+		{nic + "ECNHandler.MinimumRatePercentage", ec.MinimumRatePercentage, 0, 1, "nic.md §14", "a fraction of the line rate in [0, 1]"},
+		{nic + "ECNHandler.InitialTargetRatePercentage", ec.InitialTargetRatePercentage, 0, 1, "nic.md §14", "a fraction in [0, 1]"},
+		{nic + "ECNHandler.CongestionProbabilityWeight", ec.CongestionProbabilityWeight, 0, 1, "nic.md §14", "a weight in [0, 1]"},
+	} {
+		d.check(&rs)
 	}
 	// Rule 7 = switch.md §11 rule 9.
 	if hasUETSwitch {
