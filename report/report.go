@@ -13,7 +13,7 @@
 // images as files. Statistics come from package ci (Student t over replicates).
 //
 // The package reads through package results and knows the record columns of
-// spec/records.md; it does not know how jobs were planned, only which jobs columns vary
+// docs/records.md; it does not know how jobs were planned, only which jobs columns vary
 // (manifest.json's axes, else every varying non-metric column).
 package report
 

@@ -113,7 +113,7 @@ func TestExplainSwitch128(t *testing.T) {
 
 // TestExplainSwitchDerived covers switch.md §12.5 fix (a), §12.6 and §12.7.
 func TestExplainSwitchDerived(t *testing.T) {
-	// §12.7 unbalanced map: residue to the last pool; ECN band from the nominal.
+	// switch.md §12.7 unbalanced map: residue to the last pool; ECN band from the nominal.
 	ex := runExplain(t, "--set", "topology.hosts=128", "--set", "switch.PoolAllocationMap=[0.5, 0.3, 0, 0, 0, 0, 0, 0]")
 	p0, p1 := pool(t, ex.Switch, 0), pool(t, ex.Switch, 1)
 	if p0.Size != 111_616_000 || p1.Nominal != 66_969_600 || p1.Size != 111_616_000 || p1.EcnMin != 13_393_920 || p1.EcnMax != 53_575_680 {
@@ -122,13 +122,13 @@ func TestExplainSwitchDerived(t *testing.T) {
 	if !strings.Contains(strings.Join(ex.Warnings, "\n"), "sums to 0.8, not 1") {
 		t.Errorf("no map-sum warning: %v", ex.Warnings)
 	}
-	// §12.5 fix (a): pool 1 = 91,525,120, pool 0 = 131,706,880; both lossless pools fit.
+	// switch.md §12.5 fix (a): pool 1 = 91,525,120, pool 0 = 131,706,880; both lossless pools fit.
 	ex = runExplain(t, "--set", "topology.hosts=128", "--set", "switch.PoolAllocationMap=[0.59, 0.41, 0, 0, 0, 0, 0, 0]")
 	p0, p1 = pool(t, ex.Switch, 0), pool(t, ex.Switch, 1)
 	if p0.Size != 131_706_880 || p1.Size != 91_525_120 || !*p0.LosslessFits || !*p1.LosslessFits {
 		t.Errorf("fix (a): %+v %+v", p0, p1)
 	}
-	// §12.6: 400 Gbps, 500 ns on a switch–switch link = 84.3848 us, refresh 42.1924 us.
+	// switch.md §12.6: 400 Gbps, 500 ns on a switch–switch link = 84.3848 us, refresh 42.1924 us.
 	ex = runExplain(t, "--set", "topology.kind=leaf-spine", "--set", "topology.leaves=4", "--set", "topology.spines=2", "--set", "topology.hosts_per_leaf=16")
 	if len(ex.Switches) != 2 || ex.Switches[0].Tier != "leaf" || ex.Switches[1].Tier != "spine" || ex.Switch.Tier != "leaf" {
 		t.Fatalf("tiers %+v", ex.Switches)

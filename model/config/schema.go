@@ -43,7 +43,7 @@ type Attr struct {
 }
 
 // attrs is the schema, built once from the type tags. It is read-only after init, so
-// jobs in one process share nothing mutable (style.md §5).
+// jobs in one process share nothing mutable (design.md "The engine").
 var attrs = buildSchema()
 
 // attrByPath indexes attrs by canonical path.

@@ -1,5 +1,5 @@
 // Package config is the attribute schema of rocesweep: every NIC and switch attribute of
-// spec/nic.md and spec/switch.md with its component path, type, unit and default, the
+// docs/nic.md and docs/switch.md with its component path, type, unit and default, the
 // global simulation parameters, the topology and workload of a job, the unit parsers,
 // and the rules that stop a simulation before it starts.
 //
@@ -94,14 +94,14 @@ type Workload struct {
 
 // Switch is every attribute of the switch model (switch.md §3).
 type Switch struct {
-	NumUpLinks                       uint64   `rs:"NumUpLinks" doc:"advisory uplink port budget (§3.1)"`
-	NumDownLinks                     uint64   `rs:"NumDownLinks" doc:"advisory downlink port budget (§3.1)"`
-	NumUpLinksPerSwitch              uint64   `rs:"NumUpLinksPerSwitch" doc:"parallel links to each uplink peer switch (§3.1, RC-7)"`
-	SwitchingCapacity                Rate     `rs:"SwitchingCapacity" doc:"only compared with the sum of port rates (§3.1)"`
-	EcmpHashMethod                   string   `rs:"EcmpHashMethod" enum:"dpr|hash|hashWithSalt|crc32|crc32WithSalt|dprWithFallback" doc:"flow hash (§10.1)"`
-	LoadBalancingMethod              string   `rs:"LoadBalancingMethod" enum:"none|flowlet" doc:"member selection (§10.2, §10.3)"`
-	EnableLoadBalancingStats         bool     `rs:"EnableLoadBalancingStats" doc:"emit load-balancing-stats (§3.1)"`
-	LoadBalancingStatsReportInterval sim.Time `rs:"LoadBalancingStatsReportInterval" doc:"row spacing of load-balancing-stats, >= 10us (§3.1)"`
+	NumUpLinks                       uint64   `rs:"NumUpLinks" doc:"advisory uplink port budget (switch.md §3.1)"`
+	NumDownLinks                     uint64   `rs:"NumDownLinks" doc:"advisory downlink port budget (switch.md §3.1)"`
+	NumUpLinksPerSwitch              uint64   `rs:"NumUpLinksPerSwitch" doc:"parallel links to each uplink peer switch (switch.md §3.1, RC-7)"`
+	SwitchingCapacity                Rate     `rs:"SwitchingCapacity" doc:"only compared with the sum of port rates (switch.md §3.1)"`
+	EcmpHashMethod                   string   `rs:"EcmpHashMethod" enum:"dpr|hash|hashWithSalt|crc32|crc32WithSalt|dprWithFallback" doc:"flow hash (switch.md §10.1)"`
+	LoadBalancingMethod              string   `rs:"LoadBalancingMethod" enum:"none|flowlet" doc:"member selection (switch.md §10.2, §10.3)"`
+	EnableLoadBalancingStats         bool     `rs:"EnableLoadBalancingStats" doc:"emit load-balancing-stats (switch.md §3.1)"`
+	LoadBalancingStatsReportInterval sim.Time `rs:"LoadBalancingStatsReportInterval" doc:"row spacing of load-balancing-stats, >= 10us (switch.md §3.1)"`
 
 	NetworkInterface     SwitchNetworkInterface `rs:"NetworkInterface"`
 	PacketTrimmer        PacketTrimmer          `rs:"PacketTrimmer"`
@@ -129,51 +129,51 @@ type Medium struct {
 
 // PacketTrimmer is switch.md §3.3.
 type PacketTrimmer struct {
-	TrimmingEnabled      bool `rs:"TrimmingEnabled" doc:"trim eligible over-limit packets (§6.3); needs UETPolicyEnabled and no PFC class"`
+	TrimmingEnabled      bool `rs:"TrimmingEnabled" doc:"trim eligible over-limit packets (switch.md §6.3); needs UETPolicyEnabled and no PFC class"`
 	TrimmingStatsEnabled bool `rs:"TrimmingStatsEnabled" doc:"trimming statistics (ignored without trimming)"`
 }
 
 // LoadBalancingFlowlet is switch.md §3.4.
 type LoadBalancingFlowlet struct {
-	Gap      sim.Time `rs:"Gap" doc:"idle time after which a flow's member is chosen again; 0s = per packet; 0s..2s (§10.3)"`
-	PFCAware bool     `rs:"PFCAware" doc:"prefer members not PFC-paused for the packet's TC (§10.3)"`
+	Gap      sim.Time `rs:"Gap" doc:"idle time after which a flow's member is chosen again; 0s = per packet; 0s..2s (switch.md §10.3)"`
+	PFCAware bool     `rs:"PFCAware" doc:"prefer members not PFC-paused for the packet's TC (switch.md §10.3)"`
 }
 
 // SharedBufferManager is switch.md §3.5.
 type SharedBufferManager struct {
-	TotalSharedBufferSize     Bytes    `rs:"TotalSharedBufferSize" doc:"whole buffer; headroom comes off first (§4.1)"`
-	UETPolicyEnabled          bool     `rs:"UETPolicyEnabled" doc:"UET partition instead of pools/classes (§6)"`
-	PoolAllocationMap         Vec8     `rs:"PoolAllocationMap" doc:"fraction of the sizing total per pool; 0 = no pool (§4.2)"`
-	TrafficClassPoolMapping   Vec8     `rs:"TrafficClassPoolMapping" whole:"1" doc:"index = TC, value = pool (§4.3)"`
-	EnablePFC                 Vec8     `rs:"EnablePFC" whole:"1" doc:"1 = lossless TC, 0 = lossy (§4.3)"`
-	HeadRoomPerPortLimit      Bytes    `rs:"HeadRoomPerPortLimit" doc:"reserved per connected port; each port's headroom cap per lossless pool (§4.1)"`
-	StaticPoolXoffThreshold   Bytes    `rs:"StaticPoolXoffThreshold" doc:"per-port, per-pool ingress bytes above which a pause is sent (§4.5)"`
-	StaticPoolXonThreshold    Bytes    `rs:"StaticPoolXonThreshold" doc:"per-port, per-pool ingress bytes at/below which a resume is sent (§4.5)"`
-	LossyAlpha                float64  `rs:"LossyAlpha" doc:"> 0: lossy egress limit = alpha x free egress bytes of the pool; 0: fixed limit (§4.4)"`
-	QueueDropThresholdEnable  bool     `rs:"QueueDropThresholdEnable" doc:"LossyAlpha = 0 only: true = QueueDropThreshold x PlaneBDP cap, false = pool / N (§4.4)"`
-	QueueDropThreshold        uint64   `rs:"QueueDropThreshold" doc:"multiplier of PlaneBDP for the fixed cap (§4.4)"`
-	PlaneBDP                  Bytes    `rs:"PlaneBDP" doc:"fabric bandwidth-delay product (§3.5)"`
+	TotalSharedBufferSize     Bytes    `rs:"TotalSharedBufferSize" doc:"whole buffer; headroom comes off first (switch.md §4.1)"`
+	UETPolicyEnabled          bool     `rs:"UETPolicyEnabled" doc:"UET partition instead of pools/classes (switch.md §6)"`
+	PoolAllocationMap         Vec8     `rs:"PoolAllocationMap" doc:"fraction of the sizing total per pool; 0 = no pool (switch.md §4.2)"`
+	TrafficClassPoolMapping   Vec8     `rs:"TrafficClassPoolMapping" whole:"1" doc:"index = TC, value = pool (switch.md §4.3)"`
+	EnablePFC                 Vec8     `rs:"EnablePFC" whole:"1" doc:"1 = lossless TC, 0 = lossy (switch.md §4.3)"`
+	HeadRoomPerPortLimit      Bytes    `rs:"HeadRoomPerPortLimit" doc:"reserved per connected port; each port's headroom cap per lossless pool (switch.md §4.1)"`
+	StaticPoolXoffThreshold   Bytes    `rs:"StaticPoolXoffThreshold" doc:"per-port, per-pool ingress bytes above which a pause is sent (switch.md §4.5)"`
+	StaticPoolXonThreshold    Bytes    `rs:"StaticPoolXonThreshold" doc:"per-port, per-pool ingress bytes at/below which a resume is sent (switch.md §4.5)"`
+	LossyAlpha                float64  `rs:"LossyAlpha" doc:"> 0: lossy egress limit = alpha x free egress bytes of the pool; 0: fixed limit (switch.md §4.4)"`
+	QueueDropThresholdEnable  bool     `rs:"QueueDropThresholdEnable" doc:"LossyAlpha = 0 only: true = QueueDropThreshold x PlaneBDP cap, false = pool / N (switch.md §4.4)"`
+	QueueDropThreshold        uint64   `rs:"QueueDropThreshold" doc:"multiplier of PlaneBDP for the fixed cap (switch.md §4.4)"`
+	PlaneBDP                  Bytes    `rs:"PlaneBDP" doc:"fabric bandwidth-delay product (switch.md §3.5)"`
 	BufferStatsReportInterval sim.Time `rs:"BufferStatsReportInterval" doc:"row spacing of buffer-stats (records.md §6)"`
 	ReportPerPortBufferStats  bool     `rs:"ReportPerPortBufferStats" doc:"write port-buffer-stats (records.md RC-4)"`
 }
 
 // EcnHandler is switch.md §3.6.
 type EcnHandler struct {
-	EnableEcn          bool    `rs:"EnableEcn" doc:"false = never mark (§9)"`
-	EwmaWeight         float64 `rs:"EwmaWeight" doc:"w in avg = (1-w) avg + w cur (§9)"`
-	MinThreshold       float64 `rs:"MinThreshold" doc:"fraction of the static egress limit below which nothing is marked (§4.4)"`
-	MaxThreshold       float64 `rs:"MaxThreshold" doc:"fraction of the static egress limit at/above which all ECT packets are marked (§4.4)"`
-	MaxMarkProbability float64 `rs:"MaxMarkProbability" doc:"marking probability at the upper threshold (§9)"`
+	EnableEcn          bool    `rs:"EnableEcn" doc:"false = never mark (switch.md §9)"`
+	EwmaWeight         float64 `rs:"EwmaWeight" doc:"w in avg = (1-w) avg + w cur (switch.md §9)"`
+	MinThreshold       float64 `rs:"MinThreshold" doc:"fraction of the static egress limit below which nothing is marked (switch.md §4.4)"`
+	MaxThreshold       float64 `rs:"MaxThreshold" doc:"fraction of the static egress limit at/above which all ECT packets are marked (switch.md §4.4)"`
+	MaxMarkProbability float64 `rs:"MaxMarkProbability" doc:"marking probability at the upper threshold (switch.md §9)"`
 }
 
 // NIC is every attribute of the RoCE NIC model (nic.md §14).
 type NIC struct {
 	NumDownLinks      uint64 `rs:"NumDownLinks" doc:"read-only: one host per NIC"`
-	EnableBufferStats bool   `rs:"EnableBufferStats" doc:"NIC pools into net-buff-stats (§16.5)"`
+	EnableBufferStats bool   `rs:"EnableBufferStats" doc:"NIC pools into net-buff-stats (nic.md §16.5)"`
 	// ClockTolerancePpm desynchronises senders as real hardware is (IEEE 802.3 allows
 	// ±100 ppm): each NIC's transmit clock runs at rate × (1 + offset), offset drawn per
 	// job uniform in ±ClockTolerancePpm from the NIC's clock stream. 0 = exact timing.
-	ClockTolerancePpm float64 `rs:"ClockTolerancePpm" doc:"transmit clock offset per NIC, uniform in ±value ppm, drawn per job (§7); 0 = exact"`
+	ClockTolerancePpm float64 `rs:"ClockTolerancePpm" doc:"transmit clock offset per NIC, uniform in ±value ppm, drawn per job (nic.md §7); 0 = exact"`
 
 	NetworkInterface          NICNetworkInterface       `rs:"NetworkInterface"`
 	HostInterface             HostInterface             `rs:"HostInterface"`
@@ -192,22 +192,22 @@ type NICNetworkInterface struct {
 
 // IngressBuffer is nic.md §11, §12.
 type IngressBuffer struct {
-	TotalBufferSize        Bytes  `rs:"TotalBufferSize" doc:"receive buffer (§11)"`
-	QueueSchedulingType    string `rs:"QueueSchedulingType" enum:"StrictPriority|RoundRobin|WeightedRoundRobin" doc:"no effect on receive order (§5)"`
-	PoolAllocationVector   Vec8   `rs:"PoolAllocationVector" doc:"fraction of TotalBufferSize per TC, contiguous from TC 0 (§11)"`
-	PFCEnableVector        Vec8   `rs:"PFCEnableVector" doc:"1 = emit PFC for the TC (§12.1)"`
+	TotalBufferSize        Bytes  `rs:"TotalBufferSize" doc:"receive buffer (nic.md §11)"`
+	QueueSchedulingType    string `rs:"QueueSchedulingType" enum:"StrictPriority|RoundRobin|WeightedRoundRobin" doc:"no effect on receive order (nic.md §5)"`
+	PoolAllocationVector   Vec8   `rs:"PoolAllocationVector" doc:"fraction of TotalBufferSize per TC, contiguous from TC 0 (nic.md §11)"`
+	PFCEnableVector        Vec8   `rs:"PFCEnableVector" doc:"1 = emit PFC for the TC (nic.md §12.1)"`
 	WRRQueueWeights        Vec8   `rs:"WRRQueueWeights" whole:"1" doc:"no effect on receive order"`
-	PfcStaticXoffThreshold Vec8   `rs:"PfcStaticXoffThreshold" doc:"Xoff as a fraction of the TC's pool, compared with >= (§12)"`
-	PfcXonResumeThreshold  Vec8   `rs:"PfcXonResumeThreshold" doc:"Xon as a fraction of the TC's pool (§12)"`
-	QuantaValue            Vec8   `rs:"QuantaValue" whole:"1" doc:"quanta per emitted pause; 1 quantum = 512 bit times (§12)"`
+	PfcStaticXoffThreshold Vec8   `rs:"PfcStaticXoffThreshold" doc:"Xoff as a fraction of the TC's pool, compared with >= (nic.md §12)"`
+	PfcXonResumeThreshold  Vec8   `rs:"PfcXonResumeThreshold" doc:"Xon as a fraction of the TC's pool (nic.md §12)"`
+	QuantaValue            Vec8   `rs:"QuantaValue" whole:"1" doc:"quanta per emitted pause; 1 quantum = 512 bit times (nic.md §12)"`
 }
 
 // EgressBuffer is nic.md §11, §7.
 type EgressBuffer struct {
-	TotalBufferSize      Bytes  `rs:"TotalBufferSize" doc:"transmit buffer (§11)"`
-	QueueSchedulingType  string `rs:"QueueSchedulingType" enum:"StrictPriority|RoundRobin|WeightedRoundRobin" doc:"port scheduler (§7)"`
-	PoolAllocationVector Vec8   `rs:"PoolAllocationVector" doc:"fraction of TotalBufferSize per TC (§11)"`
-	WRRQueueWeights      Vec8   `rs:"WRRQueueWeights" whole:"1" doc:"frames per WRR turn (§7)"`
+	TotalBufferSize      Bytes  `rs:"TotalBufferSize" doc:"transmit buffer (nic.md §11)"`
+	QueueSchedulingType  string `rs:"QueueSchedulingType" enum:"StrictPriority|RoundRobin|WeightedRoundRobin" doc:"port scheduler (nic.md §7)"`
+	PoolAllocationVector Vec8   `rs:"PoolAllocationVector" doc:"fraction of TotalBufferSize per TC (nic.md §11)"`
+	WRRQueueWeights      Vec8   `rs:"WRRQueueWeights" whole:"1" doc:"frames per WRR turn (nic.md §7)"`
 }
 
 // HostInterface is the PCIe link (nic.md §5, §14 notes 1-2).
@@ -247,7 +247,7 @@ type PCIeLanes struct {
 
 // PCIeHandler holds the read request cost (NIC side only).
 type PCIeHandler struct {
-	ReadRequestSize Bytes `rs:"ReadRequestSize" doc:"link cost of one read request (NIC side; §5)"`
+	ReadRequestSize Bytes `rs:"ReadRequestSize" doc:"link cost of one read request (NIC side; nic.md §5)"`
 }
 
 // TransportProcessingLayers holds the RoCE transport (nic.md §9, §10).
@@ -257,20 +257,20 @@ type TransportProcessingLayers struct {
 
 // RoceTransportLayer is nic.md §9-10.
 type RoceTransportLayer struct {
-	RetransmitTimeout    sim.Time `rs:"RetransmitTimeout" doc:"transport timer, fixed, no backoff (§10)"`
-	AckCoalescingEnabled bool     `rs:"AckCoalescingEnabled" doc:"false = one ACK per data packet (§9)"`
-	AckDelay             sim.Time `rs:"AckDelay" doc:"ACK coalescing timer (§9)"`
-	AckThreshold         uint64   `rs:"AckThreshold" doc:"every (T+1)-th packet triggers an ACK (§9)"`
+	RetransmitTimeout    sim.Time `rs:"RetransmitTimeout" doc:"transport timer, fixed, no backoff (nic.md §10)"`
+	AckCoalescingEnabled bool     `rs:"AckCoalescingEnabled" doc:"false = one ACK per data packet (nic.md §9)"`
+	AckDelay             sim.Time `rs:"AckDelay" doc:"ACK coalescing timer (nic.md §9)"`
+	AckThreshold         uint64   `rs:"AckThreshold" doc:"every (T+1)-th packet triggers an ACK (nic.md §9)"`
 }
 
 // RoceQpManager holds the segment size.
 type RoceQpManager struct {
-	MSS Bytes `rs:"MSS" bare:"B" doc:"payload per packet; 1-9,216 and MSS + 58 < Mtu (§6)"`
+	MSS Bytes `rs:"MSS" bare:"B" doc:"payload per packet; 1-9,216 and MSS + 58 < Mtu (nic.md §6)"`
 }
 
 // ECNHandler is the DCQCN rate control (nic.md §13).
 type ECNHandler struct {
-	EnableECN                    bool    `rs:"EnableECN" doc:"data ECT(0) and CNPs acted on (§13)"`
+	EnableECN                    bool    `rs:"EnableECN" doc:"data ECT(0) and CNPs acted on (nic.md §13)"`
 	MinimumRatePercentage        float64 `rs:"MinimumRatePercentage" doc:"rate floor as a fraction of L"`
 	FastRecoveryAttempt          uint64  `rs:"FastRecoveryAttempt" doc:"fast-recovery increases before additive increase"`
 	InitialTargetRatePercentage  float64 `rs:"InitialTargetRatePercentage" doc:"sizes step only"`

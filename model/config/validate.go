@@ -144,7 +144,7 @@ func ValidateSwitch(s *Switch, connectedPorts int) error {
 	} {
 		d.check(&rs)
 	}
-	// DC-21 and §1: every switch bytes value ≤ 4,294,967,295; nic.md §15 rule 5 style:
+	// switch.md DC-21 and §1: every switch bytes value ≤ 4,294,967,295; nic.md §15 rule 5 style:
 	// no negative dimensional value.
 	eachDimension(reflect.ValueOf(s).Elem(), "switch", func(path string, typ string, v int64, f float64) {
 		switch {
@@ -211,7 +211,7 @@ func ValidateNIC(n *NIC, g *Global, hasUETSwitch bool) error {
 	if t := n.ClockTolerancePpm; !(t >= 0 && t <= 10_000) {
 		rs.add(nic+"ClockTolerancePpm", fmt.Sprint(t), "nic.md §7", "want 0-10,000 ppm (IEEE 802.3 allows ±100)")
 	}
-	// Rule 1 and [DC] §18.12: pool vectors.
+	// Rule 1 and nic.md §18 DC-12: pool vectors.
 	for _, pv := range []struct {
 		path string
 		v    Vec8
@@ -292,7 +292,7 @@ func ValidateNIC(n *NIC, g *Global, hasUETSwitch bool) error {
 			rs.add(r.path, FormatRate(r.v), "nic.md §15 rule 5 (extension)", "a rate must be above 0")
 		}
 	}
-	// Enums (parse-time rule of §15, repeated for configs built in Go).
+	// Enums (parse-time rule of nic.md §15, repeated for configs built in Go).
 	for _, e := range []struct{ path, v string }{{ing + "QueueSchedulingType", ib.QueueSchedulingType}, {egr + "QueueSchedulingType", eb.QueueSchedulingType}} {
 		if !contains(enumOf(e.path), e.v) {
 			rs.add(e.path, e.v, "nic.md §15", "not one of %s", strings.Join(enumOf(e.path), ", "))

@@ -1,4 +1,4 @@
-// Package stats holds the record rows of spec/records.md and the per-job summary. Devices
+// Package stats holds the record rows of docs/records.md and the per-job summary. Devices
 // append rows here at report time; the sink turns them into files. No I/O, no Parquet
 // types: the struct tags only name the columns (records.md gives the order, which is the
 // field order).

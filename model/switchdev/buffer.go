@@ -1,4 +1,4 @@
-// Package switchdev is the shared-buffer Ethernet switch of spec/switch.md: buffer
+// Package switchdev is the shared-buffer Ethernet switch of docs/switch.md: buffer
 // initialisation (§4, §6.1), ingress and egress admission (§5.2, §5.3), strict-priority
 // scheduling (§5.4), release and resume (§5.5), PFC (§7), ECN marking (§9), ECMP and
 // flowlet load balancing (§10) and the switch records (records.md §3, §4, §6, §7).

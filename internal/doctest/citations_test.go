@@ -1,0 +1,117 @@
+package doctest
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestCitations resolves every citation of the model reference in the repository (Go
+// sources, error messages, README, configs, scripts and the docs pages themselves) to a
+// heading of docs/. See the grammar at the top of citations.go.
+func TestCitations(t *testing.T) {
+	root := Root(t)
+	pages := map[string]*Page{}
+	for _, name := range Pages {
+		p, err := LoadPage(root, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[name] = p
+	}
+	files, err := Files(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved := 0
+	for _, f := range files {
+		data := ReadText(filepath.Join(root, f))
+		if data == nil {
+			continue
+		}
+		for _, c := range Scan(f, data) {
+			if c.Err != "" {
+				t.Errorf("%s:%d: %s: %s", c.File, c.Line, c.Ref.Text, c.Err)
+				continue
+			}
+			if msg := pages[c.Ref.Page].Resolve(c.Ref); msg != "" {
+				t.Errorf("%s:%d: %s: %s\n\tcite a heading that exists in docs/%s (its § numbers are the spec's), or add the section there",
+					c.File, c.Line, c.Ref.Text, msg, c.Ref.Page)
+				continue
+			}
+			resolved++
+		}
+	}
+	t.Logf("%d citations in %d files resolved", resolved, len(files))
+	if resolved == 0 {
+		t.Error("no citation found: the scanner is broken")
+	}
+}
+
+// TestScan pins the citation grammar: what is read as a citation, which page a bare
+// reference means, and which citations fail.
+func TestScan(t *testing.T) {
+	root := Root(t)
+	pages := map[string]*Page{}
+	for _, name := range Pages {
+		p, err := LoadPage(root, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[name] = p
+	}
+	cases := []struct {
+		file, text string
+		want       []string // "page ref" of each citation, "!" prefix when it must fail
+	}{
+		{"a.go", "// the limit (switch.md §4.4)", []string{"switch.md §4.4"}},
+		{"a.go", "// switch.md §4.9", []string{"!switch.md §4.9"}},
+		{"a.go", `"negative size (nic.md §15 rule 5)"`, []string{"nic.md §15 rule 5"}},
+		{"a.go", "// nic.md §15 rule 9", []string{"!nic.md §15 rule 9"}},
+		{"a.go", "// switch.md §1, §11 rule 2, DC-21", []string{"switch.md §1", "switch.md §11 rule 2", "switch.md DC-21"}},
+		{"a.go", "// switch.md §9-10", []string{"switch.md §9", "switch.md §10"}},
+		{"a.go", "// nic.md §17-19", []string{"nic.md §17", "nic.md §18", "!nic.md §19"}},
+		{"a.go", "// nic.md §3, §18 DC-3", []string{"nic.md §3", "nic.md §18", "nic.md DC-3"}},
+		{"a.go", "// records.md RC-3: first row", []string{"records.md RC-3"}},
+		{"a.go", "// RC-30", []string{"!records.md RC-30"}},
+		{"a.go", `// design.md "The engine"`, []string{"design.md The engine"}},
+		{"a.go", `// design.md "The motor"`, []string{"!design.md The motor"}},
+		{"a.go", "// see spec/switch.md", []string{"!switch.md"}},
+		{"a.go", "// style.md §5, spec/nic.md §4", []string{"!style.md", "!nic.md"}},
+		{"a.go", "// style.md §5", []string{"!style.md"}},
+		{"a.go", "// §4.4 here", []string{"!§4.4"}},
+		{"model/switchdev/a.go", "// §4.4 here", []string{"switch.md §4.4"}},
+		{"model/nic/a.go", "// DC-15", []string{"nic.md DC-15"}},
+		{"a.go", "// DC-15", []string{"switch.md DC-15"}},
+		{"a.go", "// see configs/size-cdf/README.md and README.md", nil},
+		{"a.go", "// capped (switch.md §4.1,\n// §5.2). More", []string{"switch.md §4.1", "switch.md §5.2"}},
+		{"a.go", "// (design.md\n// \"Runner guarantees\")", []string{"design.md Runner guarantees"}},
+		{"a.md", "[the switch](switch.md) and [x](docs/nothing.md)", []string{"switch.md", "!nothing.md"}},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, ci := range Scan(c.file, []byte(c.text)) {
+			r := ci.Ref
+			s := r.Page + " "
+			switch {
+			case r.Section != "" && r.Rule > 0:
+				s += "§" + r.Section + " rule " + strconv.Itoa(r.Rule)
+			case r.Section != "":
+				s += "§" + r.Section
+			case r.Anchor != "":
+				s += r.Anchor
+			default:
+				s += r.Name
+			}
+			s = strings.TrimSpace(s)
+			if ci.Err != "" || (r.Page != "" && pages[r.Page] != nil && pages[r.Page].Resolve(r) != "") {
+				s = "!" + s
+			}
+			got = append(got, s)
+		}
+		if strings.Join(got, " | ") != strings.Join(c.want, " | ") {
+			t.Errorf("%s %q:\n got  %q\n want %q", c.file, c.text, got, c.want)
+		}
+	}
+}
