@@ -21,8 +21,9 @@ import (
 //	records.md RC-3         a named design choice (a DC-n or RC-n heading)
 //	design.md "The engine"  a section by its name (a prefix of the heading)
 //	[text](switch.md)       a markdown link: the page must exist
-//	§4.4, DC-17, RC-10      bare: the page named earlier on the same line (or ending
-//	                        the previous line), else the file's home page (homePages);
+//	§4.4, DC-17, RC-10      bare: the page named last before it in its paragraph (the
+//	                        lines of one comment or text block, table rows excepted),
+//	                        else the file's home page (homePages);
 //	                        RC-n is always records.md, DC-n otherwise switch.md (nic.md's
 //	                        design choices are cited as nic.md §18 DC-n)
 //
@@ -198,13 +199,16 @@ func Scan(file string, data []byte) []Citation {
 	}
 	lines := strings.Split(string(data), "\n")
 	var out []Citation
-	carry := "" // a page that ended the previous line: its references may wrap onto this one
+	para := "" // the last page named in the paragraph so far: bare references after it mean it
 	for ln, line := range lines {
 		add := func(r Ref, err string) {
 			out = append(out, Citation{File: file, Line: ln + 1, Ref: r, Err: err})
 		}
 		consumed := make([]bool, len(line)+1)
-		nextCarry := ""
+		if !continues(lines, ln) {
+			para = ""
+		}
+		lastOnLine := ""
 		for _, m := range pageRE.FindAllStringSubmatchIndex(line, -1) {
 			full := line[m[0]:m[1]]
 			name := line[m[2]:m[3]] + ".md"
@@ -220,7 +224,10 @@ func Scan(file string, data []byte) []Citation {
 				bad = true
 			}
 			rest, pos := line[m[1]:], m[1]
-			if !bad && scanNamed(lines, ln, name, rest, &out, &nextCarry) {
+			if !bad {
+				lastOnLine = name
+			}
+			if !bad && scanNamed(lines, ln, name, rest, &out) {
 				continue
 			}
 			n := 0
@@ -251,19 +258,16 @@ func Scan(file string, data []byte) []Citation {
 			}
 			if n == 0 && !bad {
 				add(Ref{Page: name, Text: full}, "")
-			} else if t := strings.TrimSpace(rest); t == "," || t == ";" || t == "and" {
-				nextCarry = name // the list goes on at the start of the next line
 			}
 		}
 		// Bare references: not consumed by a page's list above.
-		lead := len(line) - len(strings.TrimLeft(line, "\t /#*(-"))
 		for _, m := range bareRE.FindAllStringSubmatchIndex(line, -1) {
 			if consumed[m[0]] {
 				continue
 			}
 			page := pageBefore(line, m[0])
-			if page == "" && carry != "" && m[0] == lead {
-				page = carry
+			if page == "" {
+				page = para
 			}
 			if page == "" {
 				page = home
@@ -279,13 +283,15 @@ func Scan(file string, data []byte) []Citation {
 				}
 				msg := ""
 				if ref.Page == "" {
-					msg = fmt.Sprintf("names no page: write switch.md %s, nic.md %s, records.md %s... (a reference without a page is read against the page named earlier on the line, or the file's home page: %s)",
+					msg = fmt.Sprintf("names no page: write switch.md %s, nic.md %s, records.md %s... (a reference without a page is read against the page named before it in its paragraph, or the file's home page: %s)",
 						ref.Text, ref.Text, ref.Text, homeList())
 				}
 				add(ref, msg)
 			}
 		}
-		carry = nextCarry
+		if lastOnLine != "" {
+			para = lastOnLine
+		}
 	}
 	for i := range out {
 		out[i].File = file // scanNamed leaves it empty
@@ -295,9 +301,8 @@ func Scan(file string, data []byte) []Citation {
 
 // scanNamed handles what may follow a page other than a list of sections: a markdown
 // link (switch.md#… or [..](switch.md)), a quoted section name on this line or wrapped
-// onto the next. It reports whether it took the citation; it sets carry when the page
-// ends the line, so that references starting the next line belong to it.
-func scanNamed(lines []string, ln int, name, rest string, out *[]Citation, carry *string) bool {
+// onto the next. It reports whether it took the citation.
+func scanNamed(lines []string, ln int, name, rest string, out *[]Citation) bool {
 	line := lines[ln]
 	at := len(line) - len(rest) - len(name)
 	add := func(line int, r Ref) { *out = append(*out, Citation{File: "", Line: line, Ref: r}) }
@@ -319,8 +324,29 @@ func scanNamed(lines []string, ln int, name, rest string, out *[]Citation, carry
 			return true
 		}
 	}
-	*carry = name
 	return false
+}
+
+// continues reports whether line ln continues the paragraph of the line before: both
+// are non-blank, both comment lines (//, #) or both not, and neither is a table row. A
+// bare reference reads against the page last named in its paragraph, so a citation may
+// wrap: "(switch.md §7.1, its refresh §7.2)" over two comment lines.
+func continues(lines []string, ln int) bool {
+	if ln == 0 {
+		return false
+	}
+	kind := func(l string) (text string, comment bool) {
+		t := strings.TrimSpace(l)
+		for _, p := range []string{"//", "#"} {
+			if strings.HasPrefix(t, p) && !strings.HasPrefix(t, "##") {
+				return strings.TrimSpace(strings.TrimPrefix(t, p)), true
+			}
+		}
+		return t, false
+	}
+	a, ca := kind(lines[ln-1])
+	b, cb := kind(lines[ln])
+	return a != "" && b != "" && ca == cb && !strings.HasPrefix(a, "|") && !strings.HasPrefix(b, "|")
 }
 
 // refsOf turns one match of refRE or bareRE (indexes into s) into references: a range

@@ -87,6 +87,9 @@ func TestScan(t *testing.T) {
 		{"a.go", "// see configs/size-cdf/README.md and README.md", nil},
 		{"a.go", "// capped (switch.md §4.1,\n// §5.2). More", []string{"switch.md §4.1", "switch.md §5.2"}},
 		{"a.go", "// (design.md\n// \"Runner guarantees\")", []string{"design.md Runner guarantees"}},
+		{"a.go", "// pause (switch.md §7.1), refresh (§7.2)\n// and headroom (§4.6 condition 1)", []string{"switch.md §7.1", "switch.md §7.2", "switch.md §4.6"}},
+		{"a.go", "// pause (switch.md §7.1)\n\n// a new paragraph: §4.6", []string{"switch.md §7.1", "!§4.6"}},
+		{"a.md", "| a | switch.md §4.4 |\n| b | §4.5 |", []string{"switch.md §4.4", "!§4.5"}},
 		{"a.md", "[the switch](switch.md) and [x](docs/nothing.md)", []string{"switch.md", "!nothing.md"}},
 	}
 	for _, c := range cases {
