@@ -143,17 +143,23 @@ func (tb *Table) Cell(t testing.TB, key, col string) string {
 	if c < 0 {
 		t.Fatalf("%s: no column %q (columns %q)", tb.Where(), col, tb.Header)
 	}
+	found := -1
 	for i, r := range tb.Rows {
 		if len(r) > 0 && r[0] == key {
-			if c >= len(r) {
-				t.Fatalf("%s: row %q has no column %q", tb.Where(), key, col)
+			if found >= 0 {
+				t.Fatalf("%s: two rows %q", tb.Where(), key)
 			}
-			tb.used[i] = true
-			return r[c]
+			found = i
 		}
 	}
-	t.Fatalf("%s: no row %q", tb.Where(), key)
-	return ""
+	if found < 0 {
+		t.Fatalf("%s: no row %q", tb.Where(), key)
+	}
+	if c >= len(tb.Rows[found]) {
+		t.Fatalf("%s: row %q has no column %q", tb.Where(), key, col)
+	}
+	tb.used[found] = true
+	return tb.Rows[found][c]
 }
 
 // Col returns the cells of column col, in row order, and marks every row used.
