@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,8 +41,12 @@ type Options struct {
 	Shard         Shard
 	Resume        bool // run only the jobs absent from the journal
 	Force         bool // accept a directory whose manifest has another plan or model version
-	SkipInvalid   bool // record invalid jobs with status invalid instead of refusing the sweep
-	Format        sink.Format
+	// Extend accepts a directory whose manifest has another plan of the same sweep (the
+	// same swept columns, model version and format), e.g. an axis with more values, and
+	// records this plan in its manifest; with Resume only the jobs it lacks run.
+	Extend      bool
+	SkipInvalid bool // record invalid jobs with status invalid instead of refusing the sweep
+	Format      sink.Format
 	// CommitInterval bounds how long finished jobs wait before they are durable
 	// (sink.Options.CommitInterval); default 10 s.
 	CommitInterval time.Duration
@@ -501,23 +506,86 @@ func checkManifest(p *Plan, o Options) error {
 	if m.ModelVersion != ModelVersion {
 		diffs = append(diffs, fmt.Sprintf("model version %s, this tool runs %s", m.ModelVersion, ModelVersion))
 	}
-	if m.PlanHash != p.Hash() {
+	extends := m.PlanHash != p.Hash() && extendsPlan(m, p) == nil
+	switch {
+	case m.PlanHash == p.Hash() || o.Extend && extends:
+	case o.Extend:
+		diffs = append(diffs, extendsPlan(m, p).Error())
+	default:
 		diffs = append(diffs, fmt.Sprintf("a plan of %d jobs (%s) that differs from this one of %d jobs", m.PlanSize, m.PlanHash, len(p.Jobs)))
 	}
 	if m.Format != "" && m.Format != string(o.Format) {
 		diffs = append(diffs, fmt.Sprintf("format %s, not %s", m.Format, o.Format))
 	}
 	if len(diffs) > 0 && !o.Force {
-		return fmt.Errorf("output directory %s holds results of %s; use another -o, or --force to add to it anyway", o.Dir, strings.Join(diffs, " and "))
+		hint := "use another -o, or --force to add to it anyway"
+		if len(diffs) == 1 && extends {
+			hint = "use another -o, or --extend to run the jobs of this plan it lacks"
+		}
+		return fmt.Errorf("output directory %s holds results of %s; %s", o.Dir, strings.Join(diffs, " and "), hint)
 	}
 	return nil
 }
 
+// extendsPlan says why p does not extend the plan of manifest m, or nil when it does:
+// p has the same swept columns (its rows have the same schema) and contains every job of
+// m's plan, re-planned from the spec and --set values m records (so a changed base
+// setting, which changes every job id, is not an extension).
+func extendsPlan(m *Manifest, p *Plan) error {
+	if !sameColumns(m.Axes, p.Axes) {
+		return fmt.Errorf("swept columns %v, not this plan's %v (--extend adds points to the same axes)", columnsOf(m.Axes), axisColumns(p.Axes))
+	}
+	s, err := ParseSpec(m.SpecFile, []byte(m.Spec), m.Sets)
+	if err != nil {
+		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
+	}
+	old, err := Expand(s, nil)
+	if err != nil {
+		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
+	}
+	ids := map[string]bool{}
+	for _, j := range p.Jobs {
+		ids[j.ID] = true
+	}
+	n := 0
+	for _, j := range old.Jobs {
+		if !ids[j.ID] {
+			n++
+		}
+	}
+	if n > 0 {
+		return fmt.Errorf("a plan with %d of its %d jobs not in this one (--extend only adds jobs: a changed base setting changes every job)", n, len(old.Jobs))
+	}
+	return nil
+}
+
+// sameColumns reports whether a manifest's axes (paths as a spec wrote them) make the
+// same jobs columns as axes: an extended plan writes rows of the same schema.
+func sameColumns(paths []string, axes []*Axis) bool {
+	return slices.Equal(columnsOf(paths), axisColumns(axes))
+}
+
+func columnsOf(paths []string) []string {
+	out := []string{}
+	for _, p := range paths {
+		out = append(out, ColumnOf(p))
+	}
+	return out
+}
+
+func axisColumns(axes []*Axis) []string {
+	out := []string{}
+	for _, a := range axes {
+		out = append(out, a.Column)
+	}
+	return out
+}
+
 // writeManifest writes manifest.json when absent (the first shard to start writes it),
-// or over an old one with --force.
+// or over an old one with --force or --extend (the extended plan).
 func writeManifest(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 	name := filepath.Join(o.Dir, "manifest.json")
-	if _, err := readManifest(o.FS, o.Dir); err == nil && !o.Force {
+	if m, err := readManifest(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) {
 		// another shard wrote it; a temp file this shard's killed run left goes
 		sink.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
@@ -439,5 +440,45 @@ func BenchmarkRunner(b *testing.B) {
 			}
 			b.ReportMetric(float64(jobs)/b.Elapsed().Seconds(), "jobs/s")
 		})
+	}
+}
+
+// Extend: an axis with more values runs only the new jobs into the directory of the
+// earlier plan and records the extended plan; a plan that changes a base setting (every
+// job id) or the swept columns is not an extension and is refused, naming why.
+func TestExtend(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	small := plan(t, spec)
+	if _, err := run(t, small, testJob, sweep.Options{Dir: dir, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	bigger := strings.Replace(spec, "[0.25, 0.5, 1, 2]", "[0.25, 0.5, 1, 2, 4]", 1)
+	big := plan(t, bigger)
+	var se *sweep.SetupError
+	if _, err := run(t, big, testJob, sweep.Options{Dir: dir, Resume: true}); !errors.As(err, &se) || !strings.Contains(err.Error(), "--extend to run the jobs of this plan it lacks") {
+		t.Fatalf("resume with an extended plan: %v, want a hint at --extend", err)
+	}
+	rep, err := run(t, big, testJob, sweep.Options{Dir: dir, Workers: 2, Resume: true, Extend: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Skipped != len(small.Jobs) || rep.OK != len(big.Jobs)-len(small.Jobs) {
+		t.Errorf("extend: %d already done, %d ran; want %d, %d", rep.Skipped, rep.OK, len(small.Jobs), len(big.Jobs)-len(small.Jobs))
+	}
+	exactlyOnce(t, dir, big.Jobs)
+	m, err := results.ReadManifest(dir)
+	if err != nil || m.PlanSize != len(big.Jobs) || m.Raw["plan_hash"] != big.Hash() {
+		t.Errorf("manifest after extend: %+v, %v; want the extended plan", m, err)
+	}
+	for _, tc := range []struct {
+		plan *sweep.Plan
+		why  string
+	}{
+		{plan(t, bigger, "duration=300us"), "not in this one (--extend only adds jobs"},
+		{plan(t, strings.Replace(bigger, "switch.StaticPoolXoffThreshold", "switch.HeadRoomPerPortLimit", 1)), "swept columns [switch_LossyAlpha switch_StaticPoolXoffThreshold], not this plan's [switch_LossyAlpha switch_HeadRoomPerPortLimit]"},
+	} {
+		if _, err := run(t, tc.plan, testJob, sweep.Options{Dir: dir, Resume: true, Extend: true}); !errors.As(err, &se) || !strings.Contains(err.Error(), tc.why) {
+			t.Errorf("extend: %v, want %q", err, tc.why)
+		}
 	}
 }

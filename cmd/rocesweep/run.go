@@ -33,6 +33,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	workers := fl.IntP("jobs", "j", runtime.NumCPU(), "jobs run in parallel")
 	resume := fl.Bool("resume", false, "run only the jobs absent from the journal; remove debris of an interrupted run")
 	force := fl.Bool("force", false, "with --resume: accept a directory whose manifest has another plan or model version")
+	extend := fl.Bool("extend", false, "run the jobs of SPEC that DIR lacks, DIR holding an earlier plan of the same axes (more values, another range); implies --resume")
 	shard := fl.String("shard", "1/1", "run the deterministic K/N slice of the plan (jobs whose index mod N = K-1)")
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
 	rf := addRunFlags(fl)
@@ -86,7 +87,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
 	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, Shard: sh,
-		Resume: *resume, Force: *force, SkipInvalid: *skipInvalid, Format: rf.Format(),
+		Resume: *resume || *extend, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(),
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
 	})
