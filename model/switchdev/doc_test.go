@@ -214,3 +214,103 @@ func TestDocBufferStats(t *testing.T) {
 func sig6(got, want float64) bool {
 	return strconv.FormatFloat(got, 'g', 6, 64) == strconv.FormatFloat(want, 'g', 6, 64)
 }
+
+// TestDocEgressLimits computes the per-port limits and ECN bands of docs/switch.md §12.2
+// with InitBuffer for each form (128 ports, defaults otherwise).
+func TestDocEgressLimits(t *testing.T) {
+	tb := doctest.Load(t, "switch.md", "switch-egress-limits")
+	for _, row := range tb.Rows {
+		form := row[0]
+		sw := config.DefaultSwitch()
+		switch {
+		case strings.HasPrefix(form, "α = 1"):
+		case strings.Contains(form, "QueueDropThresholdEnable false"):
+			sw.SharedBufferManager.LossyAlpha = 0
+		case strings.Contains(form, "QueueDropThresholdEnable true"):
+			sw.SharedBufferManager.LossyAlpha = 0
+			sw.SharedBufferManager.QueueDropThresholdEnable = true
+		default:
+			t.Fatalf("%s: unknown form %q", tb.Where(), form)
+		}
+		b, err := InitBuffer(&sw, 128)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, col := range []string{"per-port limit, pool 0", "pool 1"} {
+			cell := tb.Cell(t, form, col)
+			if b.LimitForm == LimitDynamic {
+				if !strings.Contains(cell, "free bytes") || b.PerPortLimit[p] != 0 {
+					t.Errorf("%s: %s pool %d: %q, the model's limit is %d (%s)", tb.Where(), form, p, cell, b.PerPortLimit[p], b.LimitForm)
+				}
+				continue
+			}
+			if want := int64(doctest.Numbers(cell)[0]); b.PerPortLimit[p] != want {
+				t.Errorf("%s: %s pool %d limit %d in the docs, the model computes %d", tb.Where(), form, p, want, b.PerPortLimit[p])
+			}
+		}
+		for p, col := range []string{"pool 0 ECN band", "pool 1 ECN band"} {
+			ns := doctest.Numbers(tb.Cell(t, form, col))
+			if len(ns) != 2 || ns[0] != b.EcnMin[p] || ns[1] != b.EcnMax[p] {
+				t.Errorf("%s: %s pool %d ECN band %v in the docs, the model computes %v – %v", tb.Where(), form, p, ns, b.EcnMin[p], b.EcnMax[p])
+			}
+		}
+		tb.Cell(t, form, "sum over 128 ports") // prose, read by people
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocReleaseSequence replays docs/switch.md §12.4: after the §12.3 arrivals (up to
+// the headroom cap), the blocked egress port is resumed and every departure is checked
+// against the table's rows: headroom and ingOcc after the row's last departure, and
+// whether the resume went out within the row.
+func TestDocReleaseSequence(t *testing.T) {
+	tb := doctest.Load(t, "switch.md", "switch-release-sequence")
+	type state struct{ occ, hdrm, resumes int64 }
+	var seen []state // seen[k-1] after departure k
+
+	cfg := config.DefaultSwitch()
+	f := newFab(t)
+	sw := f.addSwitch(&cfg, 7, 2, rate400, delay, routeAll(1))
+	pt0 := &sw.ports[0]
+	f.at(0, 0, 1, f.pfc(0, pkt.PauseQuanta)) // block TC0 on port 1
+	for k := 1; k <= 240; k++ {              // §12.3: 176 to the pause, 64 into headroom
+		f.at(sim.Nanosecond+sim.Time(k-1)*ser4000, 0, 0, f.data(0, 4000, 0, 1, 1))
+	}
+	f.run(25 * sim.Microsecond)
+	last := 0
+	for _, r := range tb.Col(t, "departure") {
+		last = max(last, int(doctest.Last(t, tb, r)))
+	}
+	f.afterSw = func(_ int, ev sim.Event) {
+		if ev.Kind == KindTxDone && ev.Port == 1 {
+			st := sw.Port(0, 0)
+			seen = append(seen, state{st.IngOcc, st.Hdrm, pt0.resumeTx[0]})
+		}
+	}
+	f.at(25*sim.Microsecond, 0, 1, f.pfc(0, 0)) // resume port 1: the egress drains
+	f.run(25*sim.Microsecond + sim.Time(last)*ser4000 + 10*sim.Nanosecond)
+	f.afterSw = nil
+	if len(seen) < last {
+		t.Fatalf("%d departures, the table needs %d", len(seen), last)
+	}
+	for _, row := range tb.Rows {
+		key := row[0]
+		ns := doctest.Numbers(key)
+		from, to := int(ns[0]), int(ns[len(ns)-1])
+		end, before := seen[to-1], state{}
+		if from > 1 {
+			before = seen[from-2]
+		}
+		if want := int64(doctest.Last(t, tb, tb.Cell(t, key, "hdrm"))); end.hdrm != want {
+			t.Errorf("%s: departure %s: hdrm %d in the docs, the model holds %d", tb.Where(), key, want, end.hdrm)
+		}
+		if want := int64(doctest.Last(t, tb, tb.Cell(t, key, "ingOcc"))); end.occ != want {
+			t.Errorf("%s: departure %s: ingOcc %d in the docs, the model holds %d", tb.Where(), key, want, end.occ)
+		}
+		result := tb.Cell(t, key, "result")
+		if resumed := end.resumes > before.resumes; strings.Contains(result, "resume sent") != resumed {
+			t.Errorf("%s: departure %s: %q, but the model sent a resume: %v", tb.Where(), key, result, resumed)
+		}
+	}
+	tb.AllChecked(t)
+}
