@@ -264,13 +264,18 @@ var describe = map[string]string{
 func (r *Report) answer(st *study) {
 	cands := mainMetrics
 	fct := "fct_p99_usec_lossless"
-	if c := st.jobs.Col(fct); c == nil {
+	c := st.jobs.Col(fct)
+	if c == nil || !hasValue(c) {
 		fct = "fct_p99_usec"
 		cands = append([]struct {
 			Name  string
 			Lower bool
 		}{{fct, true}}, cands...)
-		r.AnswerNote = "These results predate the per-class metrics (fct_p99_usec_lossless, ...): the FCT answer mixes every traffic class. "
+		if c == nil {
+			r.AnswerNote = "These results predate the per-class metrics (fct_p99_usec_lossless, ...): the FCT answer mixes every traffic class. "
+		} else {
+			r.AnswerNote = "No job carried lossless traffic: the FCT answer is over every message. "
+		}
 	}
 	for _, c := range cands {
 		col := st.jobs.Col(c.Name)
@@ -372,4 +377,17 @@ func manifestSets(m *results.Manifest) []string {
 		}
 	}
 	return out
+}
+
+// hasValue reports whether a numeric column has a cell that is neither null nor NaN.
+func hasValue(c *results.Column) bool {
+	if c.IsString() {
+		return false
+	}
+	for i, v := range c.Num {
+		if !c.Null[i] && !math.IsNaN(v) {
+			return true
+		}
+	}
+	return false
 }

@@ -101,18 +101,18 @@ func TestReportGrid(t *testing.T) {
 	if g.N[0][0] != 2 || g.Val[0][0] != (450+450.01)/2 || math.Abs(g.Half[0][0]-12.706205*0.005) > 1e-9 {
 		t.Fatalf("fct_p99_usec cell (0,0) = %v ± %v over %d jobs", g.Val[0][0], g.Half[0][0], g.N[0][0])
 	}
-	// The answers: these results have no per-class metrics, so the FCT answer is the
-	// all-class p99 FCT, lowest at the smallest alpha and Xoff; every replicate pair
-	// differs by 0.01, so the paired differences to the neighbours are exact.
-	if len(r.Answers) == 0 || r.Answers[0].Metric != "fct_p99_usec" || r.Answers[0].Best != "LossyAlpha=0.25, StaticPoolXoffThreshold=200KB" {
+	// The answers: the lossless class's p99 FCT (80 + 10α + Xoff/10⁴ + 0.01·replicate) is
+	// lowest at the smallest alpha and Xoff; every replicate pair differs by 0.01, so the
+	// paired differences to the neighbours are exact.
+	if len(r.Answers) == 0 || r.Answers[0].Metric != "fct_p99_usec_lossless" || r.Answers[0].Best != "LossyAlpha=0.25, StaticPoolXoffThreshold=200KB" {
 		t.Fatalf("answers %+v", r.Answers)
 	}
-	if want := "Lowest p99 FCT of all messages, every class mixed (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 450.005 ± 0.064; better than every other point beyond the noise."; r.Headline != want {
+	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.505 ± 0.064; better than every other point beyond the noise."; r.Headline != want {
 		t.Errorf("headline %q\nwant     %q", r.Headline, want)
 	}
-	// fct_p99 = 400 + 40α + Xoff/5000: α 0.25 → 0.5 adds 10 µs, Xoff 200KB → 400KB adds 40 µs.
-	if nb := r.Answers[0].Neighbours; len(nb) != 2 || nb[0].Change != "LossyAlpha 0.25 → 0.5" || nb[0].Delta != "10 ± 0" || !nb[0].Clear ||
-		nb[1].Delta != "40 ± 0" {
+	// α 0.25 → 0.5 adds 2.5 µs, Xoff 200KB → 400KB adds 20 µs.
+	if nb := r.Answers[0].Neighbours; len(nb) != 2 || nb[0].Change != "LossyAlpha 0.25 → 0.5" || nb[0].Delta != "2.5 ± 0" || !nb[0].Clear ||
+		nb[1].Delta != "20 ± 0" {
 		t.Errorf("neighbours %+v", nb)
 	}
 	if r.Pareto == nil || len(r.Pareto.Points) == 0 {

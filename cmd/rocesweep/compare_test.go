@@ -136,7 +136,7 @@ func TestCompareByParamsNonSweptSet(t *testing.T) {
 	}{
 		{[]string{"--metric", "sim_time_sec"}, 1, []string{"compared 0 jobs", "jobs only in base (36)"}},
 		{[]string{"--by", "params", "--metric", "sim_time_sec"}, 1, []string{"compared 12 points (36 jobs paired by switch.LossyAlpha, switch.StaticPoolXoffThreshold and replicate)",
-			"switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=400KB  sim_time_sec  0.0001  0.0002  0.000100 ± 0.000000  1    REGRESSION", "REGRESSION"}},
+			"switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=400KB  sim_time_sec  0.0001  0.0002  0.0001 ± 0      1    REGRESSION", "REGRESSION"}},
 		{[]string{"--by", "params", "--metric", "msgs_completed,sim_time_sec", "--atol", "0.001"}, 0, []string{"msgs_completed  12      0"}},
 	} {
 		var out, errb bytes.Buffer

@@ -116,7 +116,7 @@ func TestFormat(t *testing.T) {
 		{Interval{N: 3, Mean: 36118.3, Half: 2103}, "36.1k ± 2.1k"},
 		{Interval{N: 3, Mean: 82.8412, Half: 0.3712}, "82.84 ± 0.37"},
 		{Interval{N: 3, Mean: 5, Half: 0}, "5 ± 0"},
-		{Interval{N: 3, Mean: 2.5, Half: 0}, "2.500 ± 0.000"},
+		{Interval{N: 3, Mean: 2.5, Half: 0}, "2.5 ± 0"}, {Interval{N: 3, Mean: 12345, Half: 0}, "12.35k ± 0"},
 		{Interval{N: 2, Mean: 15728640, Half: 3000}, "15.7286M ± 0.0030M"},
 		{Interval{N: 1, Mean: 40316, Half: nan}, "40.32k"},
 		{Interval{N: 1, Mean: 702.7, Half: nan}, "702.7"},

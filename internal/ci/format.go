@@ -17,14 +17,12 @@ func (iv Interval) String() string {
 	if !iv.Known() {
 		return Num(iv.Mean)
 	}
+	if iv.Half == 0 { // every replicate agrees: the mean as Num prints it
+		return Num(iv.Mean) + " ± 0"
+	}
 	scale, suffix := scaleOf(iv.Mean)
 	m, h := iv.Mean/scale, iv.Half/scale
-	dec := 0
-	if h > 0 {
-		dec = max(0, 1-int(math.Floor(math.Log10(h))))
-	} else if m != math.Trunc(m) {
-		dec = max(0, 3-int(math.Floor(math.Log10(math.Abs(m)))))
-	}
+	dec := max(0, 1-int(math.Floor(math.Log10(h))))
 	dec = min(dec, 6)
 	return strconv.FormatFloat(m, 'f', dec, 64) + suffix + " ± " + strconv.FormatFloat(h, 'f', dec, 64) + suffix
 }
