@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -109,6 +110,48 @@ func TestDocPauseTime(t *testing.T) {
 	} {
 		if want := int64(val(c.key)); c.got != want {
 			t.Errorf("%s: %s is %d in the docs, the model computes %d", tb.Where(), c.key, want, c.got)
+		}
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocDCQCN replays the single-CNP episode of docs/nic.md §17: a QP sending at line
+// rate gets one CNP; its rate after each step is read 1 ns after the step's loop half.
+func TestDocDCQCN(t *testing.T) {
+	tb := doctest.Load(t, "nic.md", "nic-dcqcn-single-cnp")
+	a, b := defaultCfgs()
+	pr := newPair(t, &a, &b)
+	A := pr.nics[0]
+	pr.post(0, 0, 64<<20, 1)
+	t0 := 20 * us
+	pr.at(t0, func() { injectCNP(pr, 0, 1) })
+	type got struct {
+		rate float64
+		cong bool
+	}
+	seen := map[string]*got{}
+	for _, row := range tb.Rows {
+		key := row[0]
+		half := 0 // the cut runs at the CNP; increase n at half 2n-1 (22.5 us each)
+		if strings.HasPrefix(key, "increase ") {
+			half = 2*int(doctest.Numbers(key)[0]) - 1
+		}
+		if want := doctest.Float(t, tb, tb.Cell(t, key, "time after the CNP")); want != float64(half)*22.5 {
+			t.Errorf("%s: %s at %g us in the docs; the loop runs it at %g us", tb.Where(), key, want, float64(half)*22.5)
+		}
+		g := &got{}
+		seen[key] = g
+		pr.at(t0+halfUs(half)+sim.Nanosecond, func() {
+			r, c := A.Rate(1, 0)
+			g.rate, g.cong = r/1e9, c
+		})
+	}
+	pr.run(600 * us)
+	for _, row := range tb.Rows {
+		cell := tb.Cell(t, row[0], "rate")
+		want := doctest.Numbers(cell)[0]
+		if g := seen[row[0]]; math.Abs(g.rate-want) > 1e-9*want || g.cong == strings.Contains(cell, "over") {
+			t.Errorf("%s: %s: %q in the docs, the model's rate is %.10g Gbps (congested %v)", tb.Where(), row[0], cell, g.rate, g.cong)
 		}
 	}
 	tb.AllChecked(t)
