@@ -581,6 +581,17 @@ func (w *Writer) commitFiles() error {
 	return nil
 }
 
+// Abort gives up the open commit because of err, a failure outside the Writer (rows of a
+// job that cannot be read after some of them were written): as after a failed commit, the
+// directory is left as the last complete commit left it and the Writer refuses more work.
+// It returns the sticky *Error.
+func (w *Writer) Abort(err error) error {
+	if w.err == nil {
+		w.fail(err)
+	}
+	return w.err
+}
+
 // fail makes err sticky and leaves the directory as the last complete commit left it:
 // temp files removed, files renamed by the failed commit removed, journal cut back.
 func (w *Writer) fail(err error) {

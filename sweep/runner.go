@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -47,6 +46,9 @@ type Options struct {
 	Extend      bool
 	SkipInvalid bool // record invalid jobs with status invalid instead of refusing the sweep
 	Format      sink.Format
+	// Isolate runs each job in a worker process with memory and wall limits (worker.go);
+	// nil runs jobs as goroutines of this process (tests' fake jobs; `sim`).
+	Isolate *Isolation
 	// CommitInterval bounds how long finished jobs wait before they are durable
 	// (sink.Options.CommitInterval); default 10 s.
 	CommitInterval time.Duration
@@ -111,7 +113,8 @@ type outcome struct {
 	job    *Job
 	status string
 	err    string
-	res    *stats.Result
+	res    *stats.Result // its Rec (nil from a worker) holds the rows not in spill
+	spill  string        // the job's spill file (spill.go), "" if it spilled no rows
 }
 
 // Run runs the jobs of plan p (those of o.Shard not yet in the journal) with job, writing
@@ -152,6 +155,13 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		return nil, &SetupError{err}
 	}
 	rep.Recovery = w.Recovery()
+	// Spill files of an earlier run of this shard are debris: their jobs were not
+	// recorded. The shard lock is held, so no other process writes them.
+	if err := os.RemoveAll(spillDir(o.Dir, o.Shard)); err != nil {
+		w.Close()
+		return nil, &SetupError{fmt.Errorf("output directory: %w", err)}
+	}
+	defer os.RemoveAll(spillDir(o.Dir, o.Shard))
 	if err := writeManifest(p, o, start, tables); err != nil {
 		w.Close()
 		return nil, &SetupError{fmt.Errorf("output directory: %w", err)}
@@ -292,8 +302,9 @@ func (r *runner) stopped() bool {
 	}
 }
 
-// runOne runs job j with a deadline and panic recovery. ok is false when the job was
-// abandoned by an abort (nothing to record).
+// runOne runs job j with a deadline, in a worker process (Options.Isolate) or as a
+// goroutine with panic recovery. ok is false when the job was abandoned by an abort
+// (nothing to record).
 func (r *runner) runOne(j *Job) (outcome, bool) {
 	r.prog.running.Add(1)
 	defer r.prog.running.Add(-1)
@@ -302,19 +313,18 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 		ctx, cancel = context.WithTimeout(r.abortCtx, r.o.MaxWallPerJob)
 	}
 	defer cancel()
+	if r.o.Isolate != nil {
+		return r.runWorker(ctx, j)
+	}
 	type ret struct {
 		res *stats.Result
 		err error
 	}
+	sp := &spill{path: spillPath(r.o.Dir, r.o.Shard, j)}
 	ch := make(chan ret, 1) // buffered: an abandoned job can still finish and exit
 	begin := time.Now()
 	go func() {
-		defer func() {
-			if v := recover(); v != nil {
-				ch <- ret{err: fmt.Errorf("panic: %v\n%s", v, stackHead(debug.Stack()))}
-			}
-		}()
-		res, err := r.job(ctx, j.Config, j.ID)
+		res, err := callJob(withEmitter(ctx, sp.write), r.job, j.Config, j.ID)
 		ch <- ret{res, err}
 	}()
 	var x ret
@@ -324,23 +334,28 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 	}
 	wall := time.Since(begin)
 	if r.abortCtx.Err() != nil {
+		sp.discard()
 		return outcome{}, false
 	}
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (x.err != nil || x.res == nil):
+		sp.discard()
 		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; abandoned", r.o.MaxWallPerJob)}, true
 	case x.err != nil:
+		sp.discard()
 		return outcome{job: j, status: "failed", err: x.err.Error()}, true
-	case x.res == nil || x.res.Rec == nil:
+	case x.res.Rec == nil:
+		sp.discard()
 		return outcome{job: j, status: "failed", err: "the job returned no result"}, true
 	}
-	x.res.Summary.WallSec = wall.Seconds()
-	if wall > 0 {
-		x.res.Summary.EventsPerSec = float64(x.res.Summary.Events) / wall.Seconds()
+	path, err := sp.close()
+	if err != nil {
+		return outcome{job: j, status: "failed", err: err.Error()}, true
 	}
+	setWall(&x.res.Summary, wall)
 	// The job's devices are garbage now: collect them before the sink encodes its rows.
 	memory.CollectIfLarge()
-	return outcome{job: j, status: "ok", res: x.res}, true
+	return outcome{job: j, status: "ok", res: x.res, spill: path}, true
 }
 
 // stackHead keeps the first lines of a panic stack for the error column.
@@ -403,8 +418,17 @@ func (r *runner) sinkLoop(results <-chan outcome, done chan<- error) {
 func (r *runner) record(o outcome) error {
 	var sum *stats.Summary
 	if o.status == "ok" {
-		if err := writeRecords(r.w, o.res.Rec); err != nil {
-			return err
+		if o.spill != "" {
+			err := replaySpill(r.w, o.spill)
+			os.Remove(o.spill)
+			if err != nil {
+				return err
+			}
+		}
+		if o.res.Rec != nil {
+			if err := writeBatch(r.w, o.res.Rec.Batch()); err != nil {
+				return err
+			}
 		}
 		sum = &o.res.Summary
 	}

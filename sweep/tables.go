@@ -39,25 +39,6 @@ func RecordTables() []string {
 	return out
 }
 
-// writeRecords writes the rows of a job's recorder into the record tables.
-func writeRecords(w *sink.Writer, rec *stats.Recorder) error {
-	for _, t := range []struct {
-		name string
-		rows any
-	}{
-		{"nd_stats", rec.NdStats}, {"ecn_pfc_stats", rec.EcnPfcStats},
-		{"roce_transport_stats", rec.RoceTransportStats}, {"buffer_stats", rec.BufferStats},
-		{"port_buffer_stats", rec.PortBufferStats}, {"lb_stats", rec.LbStats},
-		{"tier_hop", rec.TierHop}, {"messages", rec.Messages}, {"classes", rec.Classes},
-		{"topology", rec.Topology},
-	} {
-		if err := w.Write(t.name, t.rows); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // jobsTable builds the row type of the jobs table of a plan:
 //
 //	job_id string, status string (ok|failed|timeout|invalid), error string,

@@ -175,6 +175,9 @@ func mainWithArgs(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		printUsage(stderr)
 		return 2
 	}
+	if args[0] == workerCommand {
+		return cmdWorker(stdout, stderr)
+	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		return cmdHelp(ctx, args[1:], stdout, stderr)
 	}

@@ -84,10 +84,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}()
 
+	iso, err := rf.Isolation(*workers)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
 	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, Shard: sh,
-		Resume: *resume || *extend, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(),
+		Resume: *resume || *extend, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
 	})

@@ -46,6 +46,8 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	// In-process tests swap jobFunc for fakes that a worker process would not see.
+	defaultIsolate = false
 	os.Exit(m.Run())
 }
 
@@ -601,7 +603,7 @@ func TestStopSignalThenKillKeepsFinishedJobs(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			cmd := child(1000, "run", spec, "-o", dir, "-j", "1", "--commit-interval", "1h", "--progress-every", "1ns")
+			cmd := child(1000, "run", spec, "-o", dir, "-j", "1", "--commit-interval", "1h", "--progress-every", "1ns", "--isolate=false")
 			cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
 			stderr, _ := cmd.StderrPipe()
 			if err := cmd.Start(); err != nil {
@@ -632,7 +634,7 @@ func TestStopSignalThenKillKeepsFinishedJobs(t *testing.T) {
 			if len(done) != finished {
 				t.Errorf("the journal holds %d jobs, want the %d that had finished\n%s", len(done), finished, log.String())
 			}
-			final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume")
+			final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume", "--isolate=false")
 			if out, err := final.CombinedOutput(); err != nil {
 				t.Fatalf("resume: %v\n%s", err, out)
 			}

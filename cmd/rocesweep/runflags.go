@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // runFlags are the flags of how a sweep's jobs run and land that `run` takes and
@@ -15,7 +16,12 @@ type runFlags struct {
 	format  *string
 	maxWall *time.Duration
 	commit  *time.Duration
+	maxMem  *string
+	isolate *bool
 }
+
+// defaultIsolate is --isolate's default (tests of fake jobs run in-process turn it off).
+var defaultIsolate = true
 
 func addRunFlags(fl *pflag.FlagSet) *runFlags {
 	return &runFlags{
@@ -23,6 +29,8 @@ func addRunFlags(fl *pflag.FlagSet) *runFlags {
 		format:  addFormatFlag(fl),
 		maxWall: fl.Duration("max-wall-per-job", 0, "abandon a job running longer than this (status timeout); 0 = no limit"),
 		commit:  fl.Duration("commit-interval", 10*time.Second, "longest time a finished job waits before its rows are durable"),
+		maxMem:  fl.String("max-mem-per-job", "", "kill a job's worker above this resident memory (status failed, out of memory), e.g. 4GB; 0 = no limit (default: the machine's memory less a tenth, over -j)"),
+		isolate: fl.Bool("isolate", defaultIsolate, "run each job in a worker process, so that a job exhausting memory, crashing or overrunning its wall time fails alone; false runs jobs inside this process (no memory limit)"),
 	}
 }
 
@@ -57,10 +65,28 @@ func (f *runFlags) Format() sink.Format { return sink.Format(*f.format) }
 // binary that runs the task).
 func (f *runFlags) args() []string {
 	var out []string
-	for _, name := range []string{"format", "max-wall-per-job", "commit-interval"} {
-		if fl := f.fl.Lookup(name); fl.Changed {
+	for _, name := range []string{"format", "max-wall-per-job", "commit-interval", "max-mem-per-job", "isolate"} {
+		if fl := f.fl.Lookup(name); fl.Changed && fl.Value.Type() == "bool" {
+			out = append(out, "--"+name+"="+fl.Value.String()) // "--isolate false" would be an argument
+		} else if fl.Changed {
 			out = append(out, "--"+name, fl.Value.String())
 		}
 	}
 	return out
+}
+
+// Isolation is the sweep.Isolation these flags ask for with workers jobs in parallel: nil
+// with --isolate=false.
+func (f *runFlags) Isolation(workers int) (*sweep.Isolation, error) {
+	maxMem, err := parseMaxMem(*f.maxMem, workers)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if !*f.isolate {
+		if *f.maxMem != "" && maxMem > 0 {
+			return nil, usagef("--max-mem-per-job needs worker processes: drop --isolate=false")
+		}
+		return nil, nil
+	}
+	return isolation(maxMem)
 }

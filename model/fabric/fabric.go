@@ -52,6 +52,11 @@ type Options struct {
 	// PCIeStepwise makes every NIC's PCIe transfers one event each, the reference path
 	// that the closed form must reproduce exactly (nic.SetPCIeStepwise). Tests only.
 	PCIeStepwise bool
+	// Emit, when set, receives the job's rows in batches of about BatchRows while it runs
+	// (stats.Recorder.Spill), so that its memory does not grow with simulated time; the
+	// rows of the last batch stay in the Result. Nil keeps every row in the Result.
+	Emit      func(stats.Batch) error
+	BatchRows int
 }
 
 // Fabric is one job's devices, links and event loop.
@@ -151,6 +156,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	}
 	f := &Fabric{cfg: &cfg, eng: sim.NewEngine(), g: g, rec: stats.NewRecorder(opts.JobID, opts.Clock), ideal: map[[2]int32]idealPath{}, pairs: map[uint64]*pairBytes{}}
 	f.rec.Topology = g.TopologyRows(opts.JobID)
+	f.rec.Emit, f.rec.BatchRows = opts.Emit, opts.BatchRows
 
 	// Two links per cable: down (A → B) and up (B → A). link id = 2×cable + dir.
 	f.links = make([]link.Link, 2*len(g.Cables))
@@ -278,6 +284,9 @@ func (f *Fabric) Loop(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("stopped at simulated %v: %w", f.eng.Now(), err)
 			}
+			if err := f.rec.Err(); err != nil {
+				return fmt.Errorf("writing rows at simulated %v: %w", f.eng.Now(), err)
+			}
 		}
 	}
 }
@@ -365,6 +374,7 @@ func (f *Fabric) onComplete(c nic.Completion) {
 		DataTC: int32(c.DataTC), SizeBytes: c.Size, PostNs: int64(c.Posted / sim.Nanosecond),
 		CompleteNs: int64(c.Completed / sim.Nanosecond), FctUsec: fct, IdealUsec: ideal.Micros(), Slowdown: slow,
 	})
+	f.rec.Spill()
 }
 
 // report writes the periodic records due now and schedules the next row.
@@ -386,6 +396,7 @@ func (f *Fabric) report(ev sim.Event) {
 		}
 		f.eng.Schedule(now+f.cfg.Switch.LoadBalancingStatsReportInterval, kindReportLB, 0, 0, 0)
 	}
+	f.rec.Spill() // rows leave the job per report interval, in batches
 }
 
 // reportND writes nd-stats, ecn-pfc-stats, roce-transport-stats and tier-hop rows.
@@ -414,10 +425,10 @@ func (f *Fabric) reportND(now sim.Time) {
 // report boundary, and the final load-balancing row of records.md §7) and the summary.
 func (f *Fabric) Finish() *stats.Result {
 	now := f.eng.Now()
-	if f.cfg.Global.NDStatsReportInterval > 0 && (len(f.rec.TierHop) == 0 || f.rec.TierHop[len(f.rec.TierHop)-1].SimTimeSec < now.Seconds()) {
+	if last, ok := f.rec.LastTierHopSec(); f.cfg.Global.NDStatsReportInterval > 0 && (!ok || last < now.Seconds()) {
 		f.reportND(now)
 	}
-	if n := len(f.rec.BufferStats); n == 0 || f.rec.BufferStats[n-1].SimTimeSec < now.Seconds() {
+	if last, ok := f.rec.LastBufferStatsSec(); !ok || last < now.Seconds() {
 		for _, s := range f.switches {
 			s.ReportBuffer(now, f.rec)
 		}

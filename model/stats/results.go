@@ -9,6 +9,11 @@ import (
 
 // Recorder collects the rows of one job. Devices append at report time; nothing here
 // does I/O. Clock gives `time_utc` and is injectable so tests can fix it (records.md §1).
+//
+// Rows leave the job in batches while it runs when Emit is set: Spill hands the rows held
+// to Emit once they reach BatchRows and keeps their slices' capacity for the next batch,
+// so a job's memory holds one batch of rows, whatever its simulated time. Without Emit
+// the recorder keeps every row until the job ends (tests, and the caller writes them).
 type Recorder struct {
 	JobID string
 	Clock func() time.Time
@@ -24,8 +29,40 @@ type Recorder struct {
 	Topology           []TopologyLink
 	TierHop            []TierHop
 
+	// Emit receives each batch of rows (see Batch); it must not keep the slices, which
+	// the recorder reuses. A non-nil error stops further batches and is Err.
+	Emit      func(Batch) error
+	BatchRows int // rows held before Spill emits; 0 means DefaultBatchRows
+
+	err         error
+	lastTierHop float64 // sim_time_sec of the last tier_hop row emitted, -1 if none
+	lastBuffer  float64 // the same for buffer_stats
+
 	utcAt  sim.Time
 	utcStr string
+}
+
+// DefaultBatchRows is the rows a recorder holds before it emits them: about 2 MB of rows.
+const DefaultBatchRows = 8192
+
+// Batch is rows of every record table, in the order each device produced them.
+type Batch struct {
+	NdStats            []NdStats
+	EcnPfcStats        []EcnPfcStats
+	RoceTransportStats []RoceTransportStats
+	BufferStats        []BufferStats
+	PortBufferStats    []PortBufferStats
+	LbStats            []LbStats
+	Messages           []Message
+	Classes            []Class
+	Topology           []TopologyLink
+	TierHop            []TierHop
+}
+
+// Rows is the number of rows in b.
+func (b Batch) Rows() int {
+	return len(b.NdStats) + len(b.EcnPfcStats) + len(b.RoceTransportStats) + len(b.BufferStats) +
+		len(b.PortBufferStats) + len(b.LbStats) + len(b.Messages) + len(b.Classes) + len(b.Topology) + len(b.TierHop)
 }
 
 // NewRecorder returns an empty recorder for job id; a nil clock means time.Now.
@@ -33,7 +70,73 @@ func NewRecorder(jobID string, clock func() time.Time) *Recorder {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Recorder{JobID: jobID, Clock: clock, utcAt: -1}
+	return &Recorder{JobID: jobID, Clock: clock, utcAt: -1, lastTierHop: -1, lastBuffer: -1}
+}
+
+// Batch returns the rows the recorder holds (sharing their slices).
+func (r *Recorder) Batch() Batch {
+	return Batch{NdStats: r.NdStats, EcnPfcStats: r.EcnPfcStats, RoceTransportStats: r.RoceTransportStats,
+		BufferStats: r.BufferStats, PortBufferStats: r.PortBufferStats, LbStats: r.LbStats,
+		Messages: r.Messages, Classes: r.Classes, Topology: r.Topology, TierHop: r.TierHop}
+}
+
+// Spill emits the rows held once they reach BatchRows (nothing without Emit). Devices'
+// report points call it after appending.
+func (r *Recorder) Spill() {
+	limit := r.BatchRows
+	if limit <= 0 {
+		limit = DefaultBatchRows
+	}
+	if r.Emit != nil && r.err == nil && r.rows() >= limit {
+		r.flush()
+	}
+}
+
+// Flush emits every row held (nothing without Emit) and returns Err. The job calls it
+// at its end, so that all its rows went through Emit.
+func (r *Recorder) Flush() error {
+	if r.Emit != nil && r.err == nil && r.rows() > 0 {
+		r.flush()
+	}
+	return r.err
+}
+
+// Err is the first error Emit returned.
+func (r *Recorder) Err() error { return r.err }
+
+func (r *Recorder) rows() int {
+	return len(r.NdStats) + len(r.EcnPfcStats) + len(r.RoceTransportStats) + len(r.BufferStats) +
+		len(r.PortBufferStats) + len(r.LbStats) + len(r.Messages) + len(r.Classes) + len(r.Topology) + len(r.TierHop)
+}
+
+func (r *Recorder) flush() {
+	if n := len(r.TierHop); n > 0 {
+		r.lastTierHop = r.TierHop[n-1].SimTimeSec
+	}
+	if n := len(r.BufferStats); n > 0 {
+		r.lastBuffer = r.BufferStats[n-1].SimTimeSec
+	}
+	r.err = r.Emit(r.Batch())
+	r.NdStats, r.EcnPfcStats, r.RoceTransportStats = r.NdStats[:0], r.EcnPfcStats[:0], r.RoceTransportStats[:0]
+	r.BufferStats, r.PortBufferStats, r.LbStats = r.BufferStats[:0], r.PortBufferStats[:0], r.LbStats[:0]
+	r.Messages, r.Classes, r.Topology, r.TierHop = r.Messages[:0], r.Classes[:0], r.Topology[:0], r.TierHop[:0]
+}
+
+// LastTierHopSec is the sim_time_sec of the latest tier_hop row recorded (held or
+// already emitted); ok is false before the first.
+func (r *Recorder) LastTierHopSec() (sec float64, ok bool) {
+	if n := len(r.TierHop); n > 0 {
+		return r.TierHop[n-1].SimTimeSec, true
+	}
+	return r.lastTierHop, r.lastTierHop >= 0
+}
+
+// LastBufferStatsSec is LastTierHopSec for buffer_stats.
+func (r *Recorder) LastBufferStatsSec() (sec float64, ok bool) {
+	if n := len(r.BufferStats); n > 0 {
+		return r.BufferStats[n-1].SimTimeSec, true
+	}
+	return r.lastBuffer, r.lastBuffer >= 0
 }
 
 // UTC returns the wall-clock stamp for rows produced at simulated time now, ISO 8601 to

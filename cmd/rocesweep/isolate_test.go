@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
+)
+
+// realChild is the test binary acting as rocesweep with the real simulation; its worker
+// processes (the same binary, same environment) run the real simulation too.
+func realChild(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_REAL=1")
+	return cmd
+}
+
+// poisonSpec is issue 14's reproduction: a 48-job grid in which one value of one axis
+// (2,000,000 messages per sender: 14 M messages) needs far more memory than the others.
+const poisonSpec = `name: poison
+seed: 1
+duration: 50us
+topology: {kind: star, hosts: 8}
+workload: {kind: incast, senders: 7, message_size: 64KB}
+sweep:
+  grid:
+    switch.LossyAlpha: [0.25, 0.5, 1, 2]
+    switch.StaticPoolXoffThreshold: [400KB, 700KB, 1MB]
+    workload.messages: [1, 2, 3, 2000000]
+`
+
+// A 48-job sweep with one poison axis value finishes with every job recorded under a
+// memory limit: the 12 poison jobs fail with "out of memory", the 36 others are ok, and
+// --resume runs nothing again.
+func TestPoisonSweepFinishesUnderMemoryLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, poisonSpec)
+	dir := filepath.Join(t.TempDir(), "out")
+	out, err := realChild("run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1 (some jobs failed)\n%s", err, out)
+	}
+	type row struct {
+		JobID    string `parquet:"job_id"`
+		Status   string `parquet:"status"`
+		Error    string `parquet:"error"`
+		Messages int64  `parquet:"workload_messages"`
+	}
+	rows := readRows[row](t, dir, "jobs")
+	counts := map[string]int{}
+	for _, r := range rows {
+		poison := r.Messages == 2000000
+		switch {
+		case poison && r.Status == "failed" && strings.HasPrefix(r.Error, "out of memory: ") && strings.Contains(r.Error, "> limit 64.0 MB"):
+			counts["poison failed"]++
+		case !poison && r.Status == "ok":
+			counts["ok"]++
+		default:
+			t.Errorf("job %s (messages %d): %s %q", r.JobID, r.Messages, r.Status, r.Error)
+		}
+	}
+	if counts["poison failed"] != 12 || counts["ok"] != 36 || len(rows) != 48 {
+		t.Errorf("jobs: %v in %d rows, want 12 poison failed, 36 ok\n%s", counts, len(rows), out)
+	}
+	again, err := realChild("run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB", "--resume").CombinedOutput()
+	if err != nil || !strings.Contains(string(again), "48 already done") {
+		t.Errorf("--resume: %v, want nothing run again:\n%s", err, again)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, ".spill-1of1")); len(entries) > 0 {
+		t.Errorf("spill files left: %d", len(entries))
+	}
+}
+
+// Jobs in worker processes write the same rows as jobs in this process, also when their
+// rows leave them in several batches (report_interval=250ns: 16,000 nd_stats rows per
+// job, batches of 8,192 rows).
+func TestIsolatedRowsEqualInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	qs, err := os.ReadFile(filepath.Join("..", "..", "configs", "quickstart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(qs), "switch.LossyAlpha: [0.25, 1, 4, 16]", "switch.LossyAlpha: [1, 16]", 1)
+	text = strings.Replace(text, "switch.StaticPoolXoffThreshold: [100KB, 300KB, 700KB]", "switch.StaticPoolXoffThreshold: [700KB]", 1)
+	spec := writeSpec(t, text) // 2 jobs
+	tables := map[string][]string{}
+	for _, iso := range []string{"true", "false"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		out, err := realChild("run", spec, "-o", dir, "-j", "2", "--set", "report_interval=250ns", "--isolate="+iso).CombinedOutput()
+		if err != nil {
+			t.Fatalf("--isolate=%s: %v\n%s", iso, err, out)
+		}
+		for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
+			var lines []string
+			for _, r := range readGeneric(t, dir, table) {
+				delete(r, "wall_sec")
+				delete(r, "events_per_sec")
+				delete(r, "time_utc")
+				lines = append(lines, fmt.Sprint(r))
+			}
+			sort.Strings(lines)
+			key := table + " " + iso
+			tables[key] = lines
+		}
+	}
+	for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
+		a, b := tables[table+" true"], tables[table+" false"]
+		if strings.Join(a, "\n") != strings.Join(b, "\n") {
+			t.Errorf("%s: %d rows isolated, %d in-process, and they differ", table, len(a), len(b))
+		}
+		if table == "nd_stats" && len(a) < 2*stats.DefaultBatchRows {
+			t.Errorf("nd_stats: %d rows; the test wants more than one batch per job", len(a))
+		}
+	}
+}
+
+// A job that panics, or overruns --max-wall-per-job, in a worker process ends as a job:
+// failed with the panic, or timeout; the worker is killed and the sweep goes on.
+func TestWorkerPanicAndTimeoutAreJobs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	for _, c := range []struct {
+		name, status, err string
+		args              []string
+	}{
+		{"panic", "failed", "panic: fake panic", nil},
+		{"hang", "timeout", "exceeded --max-wall-per-job 200ms; worker killed", []string{"--max-wall-per-job", "200ms"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := writeSpec(t, strings.Replace(sweeptestGrid, "name: grid", "name: "+c.name, 1))
+			dir := filepath.Join(t.TempDir(), "out")
+			out, err := child(1000, append([]string{"run", spec, "-o", dir, "-j", "2"}, c.args...)...).CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("exit %v, want 1\n%s", err, out)
+			}
+			type row struct {
+				Status string `parquet:"status"`
+				Error  string `parquet:"error"`
+			}
+			rows := readRows[row](t, dir, "jobs")
+			if len(rows) != 4 {
+				t.Fatalf("%d jobs rows, want 4", len(rows))
+			}
+			for _, r := range rows {
+				if r.Status != c.status || !strings.HasPrefix(r.Error, c.err) {
+					t.Errorf("job: %s %q, want %s %q", r.Status, r.Error, c.status, c.err)
+				}
+			}
+			if done, _ := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl")); len(done) != 4 {
+				t.Errorf("journal: %d jobs, want 4", len(done))
+			}
+		})
+	}
+}
+
+// sweeptestGrid is a 4-job sweep of the fake job (sweeptest.Job); its name selects the
+// fake's behaviour.
+const sweeptestGrid = `name: grid
+seed: 1
+duration: 100us
+topology: {kind: star, hosts: 8}
+workload: {kind: incast, senders: 7, message_size: 64KB}
+sweep:
+  grid:
+    switch.LossyAlpha: [0.25, 0.5, 1, 2]
+`

@@ -1,0 +1,159 @@
+package sweep
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// A job's rows leave it while it runs (issue 15 "Stream records"): the job hands each
+// batch of rows (stats.Recorder.Spill) to a spill file of its own, DIR/.spill-SHARD/ID.rows,
+// a stream of gob-encoded stats.Batch values. When the job ends ok, the one sink goroutine
+// replays the file into the shared part files, then records the job; a failed, timed-out
+// or abandoned job's spill is deleted. So a job's memory holds one batch of rows, and the
+// journal's all-or-nothing rule per job stands: rows reach the part files only with their
+// job's jobs row, in the same commit. Spill files are temporary: Run removes the folder at
+// its start (under the shard lock) and at its end.
+
+type emitKey struct{}
+
+// Emitter returns the function a JobFunc gives its recorder (fabric.Options.Emit) so that
+// the job's rows leave it in batches while it runs; nil when the runner takes them from
+// the Result at the end (the rows still held there are written after the emitted ones).
+func Emitter(ctx context.Context) func(stats.Batch) error {
+	f, _ := ctx.Value(emitKey{}).(func(stats.Batch) error)
+	return f
+}
+
+func withEmitter(ctx context.Context, f func(stats.Batch) error) context.Context {
+	return context.WithValue(ctx, emitKey{}, f)
+}
+
+// spillDir is the folder of the spill files of a shard.
+func spillDir(dir string, sh Shard) string { return filepath.Join(dir, ".spill-"+sh.Tag()) }
+
+// spillPath is the spill file of job j.
+func spillPath(dir string, sh Shard, j *Job) string {
+	return filepath.Join(spillDir(dir, sh), j.ID+".rows")
+}
+
+// errAbandoned is what a job that goes on after it was abandoned gets from its spill.
+var errAbandoned = errors.New("the job was abandoned")
+
+// spill is one job's spill file, created at the first batch. It is safe for concurrent
+// use: a job abandoned by its deadline may still emit while the runner discards it.
+type spill struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+	enc  *gob.Encoder
+	done bool
+	rows int64
+}
+
+func (s *spill) write(b stats.Batch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return errAbandoned
+	}
+	if b.Rows() == 0 {
+		return nil
+	}
+	if s.f == nil {
+		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+			return err
+		}
+		f, err := os.Create(s.path)
+		if err != nil {
+			return err
+		}
+		s.f, s.bw = f, bufio.NewWriterSize(f, 256<<10)
+		s.enc = gob.NewEncoder(s.bw)
+	}
+	s.rows += int64(b.Rows())
+	if err := s.enc.Encode(&b); err != nil {
+		return fmt.Errorf("spill %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// close ends the file; it returns its path, or "" when no batch was written.
+func (s *spill) close() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	if s.f == nil {
+		return "", nil
+	}
+	err := s.bw.Flush()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	s.f = nil
+	if err != nil {
+		os.Remove(s.path)
+		return "", fmt.Errorf("spill %s: %w", s.path, err)
+	}
+	return s.path, nil
+}
+
+// discard ends and removes the file.
+func (s *spill) discard() {
+	s.close()
+	os.Remove(s.path)
+}
+
+// writeBatch writes the rows of b into the record tables.
+func writeBatch(w *sink.Writer, b stats.Batch) error {
+	for _, t := range []struct {
+		name string
+		rows any
+	}{
+		{"nd_stats", b.NdStats}, {"ecn_pfc_stats", b.EcnPfcStats},
+		{"roce_transport_stats", b.RoceTransportStats}, {"buffer_stats", b.BufferStats},
+		{"port_buffer_stats", b.PortBufferStats}, {"lb_stats", b.LbStats},
+		{"tier_hop", b.TierHop}, {"messages", b.Messages}, {"classes", b.Classes},
+		{"topology", b.Topology},
+	} {
+		if err := w.Write(t.name, t.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replaySpill writes the batches of the spill file path into the record tables, one
+// batch in memory at a time. A spill that does not decode aborts the writer's open commit
+// (sink.Writer.Abort): some of its rows may already be in the open files.
+func replaySpill(w *sink.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return w.Abort(fmt.Errorf("reading the rows of a finished job: %w", err))
+	}
+	defer f.Close()
+	dec := gob.NewDecoder(bufio.NewReaderSize(f, 256<<10))
+	for {
+		var b stats.Batch
+		err := dec.Decode(&b)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return w.Abort(fmt.Errorf("reading the rows of a finished job from %s: %w", path, err))
+		}
+		if err := writeBatch(w, b); err != nil {
+			return err
+		}
+	}
+}
