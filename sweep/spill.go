@@ -114,18 +114,25 @@ func (s *spill) discard() {
 	os.Remove(s.path)
 }
 
-// writeBatch writes the rows of b into the record tables.
-func writeBatch(w *sink.Writer, b stats.Batch) error {
-	for _, t := range []struct {
-		name string
-		rows any
-	}{
+// batchTables pairs each record table with its rows in b.
+func batchTables(b stats.Batch) []tableRows {
+	return []tableRows{
 		{"nd_stats", b.NdStats}, {"ecn_pfc_stats", b.EcnPfcStats},
 		{"roce_transport_stats", b.RoceTransportStats}, {"buffer_stats", b.BufferStats},
 		{"port_buffer_stats", b.PortBufferStats}, {"lb_stats", b.LbStats},
 		{"tier_hop", b.TierHop}, {"messages", b.Messages}, {"classes", b.Classes},
 		{"topology", b.Topology},
-	} {
+	}
+}
+
+type tableRows struct {
+	name string
+	rows any
+}
+
+// writeBatch writes the rows of b into the record tables.
+func writeBatch(w *sink.Writer, b stats.Batch) error {
+	for _, t := range batchTables(b) {
 		if err := w.Write(t.name, t.rows); err != nil {
 			return err
 		}

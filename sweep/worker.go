@@ -40,12 +40,49 @@ type Isolation struct {
 const rssPoll = 10 * time.Millisecond
 
 // workerRequest is what the runner writes to a worker's stdin (gob); it then keeps the
-// pipe open: its end (the runner died) ends the worker.
+// pipe open: its end (the runner died) ends the worker. The job's configuration travels
+// as the planner made it: the spec as given, --set, the job's axis values and seed; the
+// worker rebuilds it and checks that it hashes to the job's id.
 type workerRequest struct {
-	Config config.Config
-	JobID  string
-	Spill  string // path of the job's spill file (spill.go)
-	MaxMem int64
+	SpecFile  string
+	SpecText  []byte
+	Sets      []string
+	Axes      []axisSetting
+	Seed      uint64
+	Replicate int
+	JobID     string
+	Spill     string // path of the job's spill file (spill.go)
+	MaxMem    int64
+}
+
+type axisSetting struct{ Path, Text string }
+
+func newWorkerRequest(p *Plan, j *Job) *workerRequest {
+	req := &workerRequest{SpecFile: p.Spec.File, SpecText: p.Spec.Text, Sets: p.Spec.Sets,
+		Seed: j.Seed, Replicate: j.Replicate, JobID: j.ID}
+	for i, a := range p.Spec.Axes {
+		req.Axes = append(req.Axes, axisSetting{a.Attr.Path, j.Values[i].Text})
+	}
+	return req
+}
+
+// config rebuilds the job's configuration the way Expand made it.
+func (req *workerRequest) config() (config.Config, error) {
+	s, err := ParseSpec(req.SpecFile, req.SpecText, req.Sets)
+	if err != nil {
+		return config.Config{}, err
+	}
+	cfg := s.Base
+	for _, a := range req.Axes {
+		if err := cfg.Set(a.Path, a.Text); err != nil {
+			return config.Config{}, err
+		}
+	}
+	cfg.Seed = req.Seed
+	if id := jobID(&cfg, req.Replicate); id != req.JobID {
+		return config.Config{}, fmt.Errorf("the worker rebuilt job %s as %s: this binary's planner differs from the runner's", req.JobID, id)
+	}
+	return cfg, nil
 }
 
 // workerResponse is what a worker writes to its stdout (gob) after its job.
@@ -73,7 +110,11 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 	sp := &spill{path: req.Spill}
 	ctx := withEmitter(context.Background(), sp.write)
 	begin := time.Now()
-	res, err := callJob(ctx, job, req.Config, req.JobID)
+	var res *stats.Result
+	cfg, err := req.config()
+	if err == nil {
+		res, err = callJob(ctx, job, cfg, req.JobID)
+	}
 	if err == nil && res.Rec != nil {
 		b := res.Rec.Batch()
 		err = sp.write(b)
@@ -131,8 +172,11 @@ func (r *runner) runWorker(ctx context.Context, j *Job) (outcome, bool) {
 	if err != nil {
 		return outcome{job: j, status: "failed", err: fmt.Sprintf("starting a worker process: %v", err)}, true
 	}
-	// The request is small: the pipe's buffer takes it whatever the worker does.
-	gob.NewEncoder(stdin).Encode(&workerRequest{Config: j.Config, JobID: j.ID, Spill: path, MaxMem: iso.MaxMem})
+	// The request (the spec text and a few values) is small: the pipe's buffer (64 KiB)
+	// takes it whatever the worker does; a larger one waits for the worker to read it.
+	req := newWorkerRequest(r.plan, j)
+	req.Spill, req.MaxMem = path, iso.MaxMem
+	gob.NewEncoder(stdin).Encode(req)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	tick := time.NewTicker(rssPoll)

@@ -6,7 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/model/stats"
 )
 
 // A worker gets its job's configuration through gob: every field must survive, for every
@@ -33,16 +37,68 @@ func TestWorkerRequestCarriesTheWholeConfig(t *testing.T) {
 		}
 		for _, j := range p.Jobs[:min(len(p.Jobs), 4)] {
 			var buf bytes.Buffer
-			if err := gob.NewEncoder(&buf).Encode(&workerRequest{Config: j.Config, JobID: j.ID}); err != nil {
+			if err := gob.NewEncoder(&buf).Encode(newWorkerRequest(p, j)); err != nil {
 				t.Fatal(err)
 			}
-			var got workerRequest
-			if err := gob.NewDecoder(&buf).Decode(&got); err != nil {
+			var req workerRequest
+			if err := gob.NewDecoder(&buf).Decode(&req); err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got.Config, j.Config) {
-				t.Errorf("%s job %s: the config changed on its way to the worker:\n%+v\n%+v", name, j.ID, got.Config, j.Config)
+			got, err := req.config()
+			if err != nil {
+				t.Fatalf("%s job %s: %v", name, j.ID, err)
+			}
+			if !reflect.DeepEqual(got, j.Config) {
+				t.Errorf("%s job %s: the config changed on its way to the worker:\n%+v\n%+v", name, j.ID, got, j.Config)
 			}
 		}
+	}
+	p := smallPlan(t)
+	req := newWorkerRequest(p, p.Jobs[0])
+	req.Seed++
+	if _, err := req.config(); err == nil || !strings.Contains(err.Error(), "planner differs") {
+		t.Errorf("a job rebuilt with another seed: %v, want the id check to refuse it", err)
+	}
+}
+
+func smallPlan(t *testing.T) *Plan {
+	s, err := ParseSpec("x.yaml", []byte("name: x\nsweep: {grid: {switch.LossyAlpha: [1, 2]}}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Every record table gets the rows of its field of stats.Batch, and Batch carries every
+// row slice of stats.Recorder: a table added to one and not the others would lose rows.
+func TestBatchCoversEveryRecordTable(t *testing.T) {
+	var names []string
+	for _, tr := range batchTables(stats.Batch{}) {
+		names = append(names, tr.name)
+	}
+	slices.Sort(names)
+	want := RecordTables()
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("batch tables %v, record tables %v", names, want)
+	}
+	rt, bt := reflect.TypeFor[stats.Recorder](), reflect.TypeFor[stats.Batch]()
+	n := 0
+	for i := 0; i < rt.NumField(); i++ {
+		f := rt.Field(i)
+		if f.Type.Kind() != reflect.Slice {
+			continue
+		}
+		n++
+		if g, ok := bt.FieldByName(f.Name); !ok || g.Type != f.Type {
+			t.Errorf("Recorder.%s is not in Batch", f.Name)
+		}
+	}
+	if n != bt.NumField() || n != len(want) {
+		t.Errorf("%d row slices in Recorder, %d in Batch, %d record tables", n, bt.NumField(), len(want))
 	}
 }
