@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -126,4 +127,55 @@ func tableNames() []string {
 		out = append(out, t.Name)
 	}
 	return out
+}
+
+// Every yaml block of the README's spec reference plans (with the simulator's own
+// validation, as `rocesweep validate` does) and, when its first line says "# plans N
+// jobs", plans exactly N valid jobs: the documented sweep language is the one that runs.
+func TestREADMESpecExamples(t *testing.T) {
+	data, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	start := strings.Index(text, "\n## Spec reference")
+	if start < 0 {
+		t.Fatal("README has no Spec reference section")
+	}
+	section := text[start+1:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	blocks := 0
+	counted := 0
+	for _, part := range strings.Split(section, "```yaml\n")[1:] {
+		block, _, ok := strings.Cut(part, "\n```")
+		if !ok {
+			t.Fatalf("unterminated yaml block:\n%s", part)
+		}
+		blocks++
+		s, err := sweep.ParseSpec("README.md", []byte(block), nil)
+		if err != nil {
+			t.Errorf("README yaml block %d: %v\n%s", blocks, err, block)
+			continue
+		}
+		p, err := sweep.Expand(s, fabric.Validate)
+		if err != nil {
+			t.Errorf("README yaml block %d: %v", blocks, err)
+			continue
+		}
+		if bad := p.Invalid(); len(bad) > 0 {
+			t.Errorf("README yaml block %d: %v", blocks, sweep.InvalidError(p, bad))
+		}
+		var want int
+		if _, err := fmt.Sscanf(block, "# plans %d jobs", &want); err == nil {
+			counted++
+			if len(p.Jobs) != want {
+				t.Errorf("README yaml block %d says %d jobs, plans %d:\n%s", blocks, want, len(p.Jobs), block)
+			}
+		}
+	}
+	if counted < 4 {
+		t.Errorf("%d yaml blocks in the spec reference, %d with a job count; want the ranges, constraint, sample and zip examples", blocks, counted)
+	}
 }
