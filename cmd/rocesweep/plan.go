@@ -65,6 +65,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return printPlanJSON(stdout, p)
 	}
 	printPlan(stdout, p)
+	if _, largest := planEstimates(p); largest != nil {
+		fmt.Fprintf(stdout, "largest job: %s: %s\n", p.Label(largest.Job), largest.Estimate)
+	}
 	return nil
 }
 

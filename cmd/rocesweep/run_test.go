@@ -394,7 +394,8 @@ func TestPlanAndValidate(t *testing.T) {
 		t.Errorf("plan --json: size %d, job 4 %+v", pj.PlanSize, pj.Jobs[4])
 	}
 	code, out, _, _ = runMain(t, "plan", spec, "--set", "replicates=1")
-	if code != 0 || !strings.Contains(out, "crash: 12 jobs = 12 points x 1 replicates") || strings.Count(out, "\n") != 14 {
+	if code != 0 || !strings.Contains(out, "crash: 12 jobs = 12 points x 1 replicates") || strings.Count(out, "\n") != 15 ||
+		!strings.Contains(out, "\nlargest job: job 0 (switch.LossyAlpha=0.25, switch.StaticPoolXoffThreshold=400KB): ~") {
 		t.Errorf("plan table (exit %d):\n%s", code, out)
 	}
 	code, out, _, _ = runMain(t, "validate", spec)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -102,7 +103,8 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *asJSON {
 		for _, s := range rep.Summaries {
-			return printSummaryJSON(stdout, s, dir)
+			est, _ := fabric.EstimateJob(&plan.Jobs[0].Config)
+			return printSummaryJSON(stdout, s, dir, est.MemBytes)
 		}
 	}
 	for _, s := range rep.Summaries {
@@ -115,7 +117,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // printSummaryJSON is `sim --json`: the jobs-table metrics by name, the results
 // directory and the peak resident set of this process so far (scripts/bench.sh reads it;
 // one key per line, so shell tools can too).
-func printSummaryJSON(w io.Writer, s *stats.Summary, dir string) error {
+func printSummaryJSON(w io.Writer, s *stats.Summary, dir string, estimated int64) error {
 	metrics := map[string]*float64{} // NaN (no traffic of that kind) is null, as in jobs
 	for i, v := range s.Values() {
 		if !math.IsNaN(v) {
@@ -128,7 +130,10 @@ func printSummaryJSON(w io.Writer, s *stats.Summary, dir string) error {
 		Metrics      map[string]*float64 `json:"metrics"`
 		Results      string              `json:"results"`
 		PeakRSSBytes int64               `json:"peak_rss_bytes"`
-	}{metrics, dir, peakRSS()}, "", "  ")
+		// EstimatedBytes is the planner's estimate of the job's peak memory
+		// (fabric.EstimateJob); scripts/mem-estimate.sh compares the two.
+		EstimatedBytes int64 `json:"estimated_peak_bytes"`
+	}{metrics, dir, peakRSS(), estimated}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -28,9 +28,16 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	printWarnings(stderr, p)
+	all, largest := planEstimates(p)
+	if err := overMemory(p, all, physicalMemory(), "this machine's memory"); err != nil {
+		return usageError{err}
+	}
 	bad := p.Invalid()
 	if len(bad) == 0 {
 		fmt.Fprintf(stdout, "ok: %s; every job passes the rules\n", planHeadline(p))
+		if largest != nil {
+			fmt.Fprintf(stdout, "largest job: %s: %s\n", p.Label(largest.Job), largest.Estimate)
+		}
 		return nil
 	}
 	err = sweep.InvalidError(p, bad)

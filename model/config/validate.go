@@ -624,7 +624,7 @@ func (c *Config) Warnings() []string {
 		pool := math.Round(ib.PoolAllocationVector[tc] * float64(ib.TotalBufferSize))
 		if hr := math.Round((1 - ib.PfcStaticXoffThreshold[tc]) * pool); hr < guide {
 			w = append(w, fmt.Sprintf("nic TC %d: headroom %s B is under the guidance %s B (2 × L × Delay / 8 + 2 × Mtu): expect rx_drops when pauses go out (nic.md §12.4, §15)",
-				tc, Commas(int64(hr)), Commas(int64(math.Round(guide)))))
+				tc, Commas(int64(hr)), CommasF(guide)))
 		}
 		if ib.QuantaValue[tc] > 65535 {
 			w = append(w, fmt.Sprintf("nic TC %d: QuantaValue %s > 65535 (nic.md §15)", tc, FormatDouble(ib.QuantaValue[tc])))

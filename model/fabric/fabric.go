@@ -140,7 +140,9 @@ func Validate(cfg *config.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	_, err := topo.BuildConfig(cfg)
+	// The topology, and what the job will need of the workload: sizes, counts,
+	// distribution files (issue 14 item 10).
+	_, err := EstimateJob(cfg)
 	return err
 }
 

@@ -237,6 +237,9 @@ func (e *elemGen) fixedSize(count int64) error {
 	if e.w.MessageSize < 1 {
 		return fmt.Errorf("%s.message_size: %d B, want >= 1", e.path, e.w.MessageSize)
 	}
+	if e.w.MessageSize > MaxMessageSize {
+		return fmt.Errorf("%s.message_size: %d B; at most %d B per message", e.path, e.w.MessageSize, int64(MaxMessageSize))
+	}
 	if count+int64(len(e.g.msgs)) > MaxMessages {
 		return fmt.Errorf("%s: %d messages exceed the limit of %d", e.path, count+int64(len(e.g.msgs)), MaxMessages)
 	}

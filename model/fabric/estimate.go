@@ -1,0 +1,112 @@
+package fabric
+
+import (
+	"fmt"
+	"math"
+
+	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/sim"
+	"github.com/rocesweep/rocesweep/model/topo"
+	"github.com/rocesweep/rocesweep/model/workload"
+)
+
+// Estimate is what a job will need, worked out from its config alone before it runs
+// (issue 14, "Estimate before running"): its peak memory and a rough event count. The
+// memory model is a sum of the parts a job holds at once, each with a per-item cost
+// measured on configs/ and configs/bench/ (README "Reliability" gives the estimate's error
+// there); events are ~4 per data packet per hop plus the periodic reports.
+type Estimate struct {
+	Hosts, Switches, SwitchPorts int
+	Messages                     float64 // scheduled messages (expected, for load)
+	Bytes                        float64 // payload bytes
+	Rows                         float64 // record rows the job writes
+	Events                       float64 // events, roughly
+	MemBytes                     int64   // peak resident memory, estimated
+}
+
+// Per-item memory costs (bytes) of the estimate, fitted to `rocesweep sim --json`'s peak
+// RSS (scripts/mem-estimate.sh).
+const (
+	memBase       = 29 << 20 // the process: runtime, binary, Parquet writers
+	memPerHost    = 20 << 10 // a NIC: QPs, buffers' bookkeeping, its port and cable
+	memPerPort    = 4 << 10  // a switch port: queues, counters, routing entries
+	memPerMessage = 200      // schedule entry, completion, messages row
+	memPerRow     = 80       // a record row held until the job's rows are written
+	// Frames in flight: at most the bytes the job sends and at most what the buffers
+	// hold, at ~40 B of pooled packet per 4 KB frame.
+	memPerInFlightByte = 0.01
+)
+
+// EstimateJob returns cfg's estimate. It also checks what the job will need beyond
+// config.Validate: the workload's sizes, counts and distribution files
+// (workload.CountMessages), so that an error here is an error the job would meet.
+func EstimateJob(cfg *config.Config) (Estimate, error) {
+	var e Estimate
+	g, err := topo.BuildConfig(cfg)
+	if err != nil {
+		return e, err
+	}
+	e.Hosts, e.Switches = len(g.NICs), len(g.Switches)
+	for _, s := range g.Switches {
+		e.SwitchPorts += len(g.Nodes[s].Ports)
+	}
+	if e.Hosts == 0 {
+		return e, nil
+	}
+	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
+	c, err := workload.CountMessages(cfg.Workload, e.Hosts, lineRate, cfg.Duration, sizecdf.FS)
+	if err != nil {
+		return e, err
+	}
+	e.Messages, e.Bytes = c.Messages, c.Bytes
+
+	// Periodic rows: per ND interval one row per port of each record (nd, ecn-pfc,
+	// roce-transport) and a tier-hop row; per buffer interval a row per switch pool.
+	intervals := func(iv sim.Time) float64 {
+		if iv <= 0 {
+			return 0
+		}
+		return math.Ceil(float64(cfg.Duration) / float64(iv))
+	}
+	ports := float64(e.SwitchPorts + e.Hosts)
+	e.Rows = intervals(cfg.Global.NDStatsReportInterval)*(3*ports+1) +
+		intervals(cfg.Switch.SharedBufferManager.BufferStatsReportInterval)*float64(e.Switches)*8 +
+		e.Messages + float64(len(g.Nodes))
+
+	buffered := float64(e.Switches)*float64(cfg.Switch.SharedBufferManager.TotalSharedBufferSize) +
+		float64(e.Hosts)*float64(cfg.NIC.NetworkInterface.IngressBufferManager.TotalBufferSize+cfg.NIC.NetworkInterface.EgressBufferManager.TotalBufferSize)
+	mss := float64(max(cfg.NIC.RoceQpManager.MSS, 1))
+	// The sending NIC keeps 8 B per segment of each active message.
+	segs := 8 * math.Ceil(float64(c.MaxSize)/mss) * math.Min(e.Messages, float64(e.Hosts))
+	mem := float64(memBase) + float64(e.Hosts)*memPerHost + float64(e.SwitchPorts)*memPerPort +
+		e.Messages*memPerMessage + e.Rows*memPerRow + math.Min(buffered, e.Bytes)*memPerInFlightByte + segs
+	e.MemBytes = int64(math.Min(mem, math.MaxInt64/2))
+	hops := 2.0
+	if e.Switches > 1 {
+		hops = 4
+	}
+	e.Events = 4*hops*e.Bytes/mss + intervals(cfg.Global.NDStatsReportInterval)*(ports+1)
+	return e, nil
+}
+
+// String is the estimate for people: "~96 MB, ~3.1 M events (1,024 hosts, 2,048 switch ports)".
+func (e Estimate) String() string {
+	return fmt.Sprintf("~%s, ~%.2g M events (%s hosts, %s switch ports, %.3g messages, %.3g rows)",
+		HumanBytes(e.MemBytes), e.Events/1e6, config.Commas(int64(e.Hosts)), config.Commas(int64(e.SwitchPorts)), e.Messages, e.Rows)
+}
+
+// HumanBytes formats a memory size for people: "97.1 MB", "2.4 GB" (decimal units).
+func HumanBytes(b int64) string {
+	x := float64(b)
+	for _, u := range []string{"B", "KB", "MB", "GB", "TB", "PB"} {
+		if x < 1000 || u == "PB" {
+			if u == "B" {
+				return fmt.Sprintf("%.0f B", x)
+			}
+			return fmt.Sprintf("%.3g %s", x, u)
+		}
+		x /= 1000
+	}
+	return ""
+}
