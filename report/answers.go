@@ -41,7 +41,7 @@ type Answer struct {
 	Better    string // "lower" or "higher"
 	Best      string // the point: "LossyAlpha=0.25, StaticPoolXoffThreshold=300KB"
 	Value     string // mean ± 95% CI over its replicates
-	RunnerUp  string // the second-best point ("" with one point)
+	RunnerUp  string // the best point with another mean ("" when every point ties)
 	RunnerVal string
 	// Delta is runner-up minus best, paired replicate by replicate, with its interval.
 	Delta string
@@ -73,6 +73,7 @@ type Pareto struct {
 // ParetoPoint is one point of the front.
 type ParetoPoint struct {
 	Point, X, Y string
+	Same        int // further points with exactly the same two means
 }
 
 // study holds what the answers need: the ok jobs grouped by point.
@@ -158,10 +159,15 @@ func (s *study) answer(name string, lower bool) *Answer {
 	a := &Answer{Metric: name, Better: map[bool]string{true: "lower", false: "higher"}[lower],
 		Best: s.label(best), Value: ivs[order[0]].String()}
 	bv := best.ByReplicate(m, s.reps)
-	if len(order) > 1 {
-		ru := s.points[order[1]]
-		a.RunnerUp, a.RunnerVal = s.label(ru), ivs[order[1]].String()
-		a.Delta = ci.Paired(bv, ru.ByReplicate(m, s.reps)).String()
+	// The runner-up is the best point whose mean differs from the best's (points tying
+	// it exactly are counted in Equal).
+	for _, k := range order[1:] {
+		if ivs[k].Mean != ivs[order[0]].Mean {
+			ru := s.points[k]
+			a.RunnerUp, a.RunnerVal = s.label(ru), ivs[k].String()
+			a.Delta = ci.Paired(bv, ru.ByReplicate(m, s.reps)).String()
+			break
+		}
 	}
 	for _, k := range order[1:] {
 		if ivs[k].Mean == ivs[order[0]].Mean {
@@ -242,7 +248,13 @@ func (s *study) pareto(x, y string) *Pareto {
 		return cmp.Or(cmp.Compare(xi[a].Mean, xi[b].Mean), cmp.Compare(yi[a].Mean, yi[b].Mean))
 	})
 	pf := &Pareto{X: x, Y: y}
-	for _, i := range front {
+	for k, i := range front {
+		if k > 0 {
+			if j := front[k-1]; xi[j].Mean == xi[i].Mean && yi[j].Mean == yi[i].Mean {
+				pf.Points[len(pf.Points)-1].Same++ // same means: one row
+				continue
+			}
+		}
 		pf.Points = append(pf.Points, ParetoPoint{Point: s.label(s.points[i]), X: xi[i].String(), Y: yi[i].String()})
 	}
 	return pf

@@ -57,7 +57,7 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{if .Answers}}<table class="answers">
 <tr><th>metric</th><th>best point</th><th>best value</th><th>runner-up − best (paired)</th><th>points within noise of the best</th><th>neighbours − best (paired; bold: beyond noise)</th></tr>
 {{range .Answers}}<tr><td><code>{{.Metric}}</code><br><span class="small">{{.Better}} is better</span></td><td>{{.Best}}{{if .Equal}}<br><span class="small">and {{.Equal}} other points at the same value</span>{{end}}</td><td class="num">{{.Value}}</td>
-<td class="num">{{if .Delta}}{{.Delta}}<br><span class="small">{{.RunnerUp}}: {{.RunnerVal}}</span>{{else}}-{{end}}</td><td class="num">{{.Tied}}</td>
+<td class="num">{{if .Delta}}{{.Delta}}<br><span class="small">{{.RunnerUp}}: {{.RunnerVal}}</span>{{else}}every point ties{{end}}</td><td class="num">{{.Tied}}</td>
 <td class="small">{{range $i, $n := .Neighbours}}{{if $i}}<br>{{end}}<span{{if $n.Clear}} class="clear"{{end}}>{{$n.Change}}: {{$n.Delta}}</span>{{else}}-{{end}}</td></tr>
 {{end}}</table>{{end}}
 {{if .Constant}}<p>The same at every point: {{range $i, $c := .Constant}}{{if $i}}, {{end}}<code>{{$c.Name}}</code> = {{$c.Value}}{{end}}.</p>{{end}}
@@ -66,7 +66,7 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 <p class="small">The points no other point beats on both (by their means, lower is better), by increasing {{.Pareto.X}}.</p>
 <table class="pareto">
 <tr><th>point</th><th>{{.Pareto.X}}</th><th>{{.Pareto.Y}}</th></tr>
-{{range .Pareto.Points}}<tr><td>{{.Point}}</td><td class="num">{{.X}}</td><td class="num">{{.Y}}</td></tr>
+{{range .Pareto.Points}}<tr><td>{{.Point}}{{if .Same}} <span class="small">and {{.Same}} more with the same values</span>{{end}}</td><td class="num">{{.X}}</td><td class="num">{{.Y}}</td></tr>
 {{end}}</table>{{end}}
 {{end}}
 {{if .Failures}}<h2 id="failures">Failures</h2>

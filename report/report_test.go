@@ -115,8 +115,15 @@ func TestReportGrid(t *testing.T) {
 		nb[1].Delta != "20 ± 0" {
 		t.Errorf("neighbours %+v", nb)
 	}
-	if r.Pareto == nil || len(r.Pareto.Points) == 0 {
-		t.Errorf("no Pareto front")
+	// drops_lossy = 100α ties over the three Xoff levels: the best has 2 equals and the
+	// runner-up is the next alpha, 25 drops more in every replicate.
+	k = slices.IndexFunc(r.Answers, func(a report.Answer) bool { return a.Metric == "drops_lossy" })
+	if a := r.Answers[k]; k < 0 || a.Equal != 2 || !strings.HasPrefix(a.RunnerUp, "LossyAlpha=0.5,") || a.Delta != "25 ± 0" || a.Tied != 2 {
+		t.Errorf("drops_lossy answer %+v", r.Answers[k])
+	}
+	// Drops and the lossless FCT both grow with alpha and Xoff: the front is one point.
+	if r.Pareto == nil || len(r.Pareto.Points) != 1 || r.Pareto.Points[0].Point != "LossyAlpha=0.25, StaticPoolXoffThreshold=200KB" || r.Pareto.Y != "fct_p99_usec_lossless" {
+		t.Errorf("Pareto front %+v", r.Pareto)
 	}
 	if len(r.Perf) != 4 || r.Perf[0].Metric != "sim_time_sec" {
 		t.Errorf("perf rows %+v", r.Perf)
