@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -64,24 +61,4 @@ func overMemory(p *sweep.Plan, all []jobEstimate, limit int64, what string) erro
 		msg += fmt.Sprintf("\n  %s: %s", p.Label(e.Job), e.Estimate)
 	}
 	return fmt.Errorf("%s\nlower their cost: duration, report intervals (global.NDStatsReportInterval), messages, hosts", msg)
-}
-
-// physicalMemory is MemTotal of /proc/meminfo, or the cgroup v2 limit when lower; 0 when
-// unknown (not Linux).
-func physicalMemory() int64 {
-	var total int64
-	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-				kb, _ := strconv.ParseInt(f[1], 10, 64)
-				total = kb << 10
-			}
-		}
-	}
-	if data, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if lim, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err == nil && lim > 0 && (total == 0 || lim < total) {
-			total = lim
-		}
-	}
-	return total
 }

@@ -88,6 +88,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if iso != nil && iso.MaxMem > 0 {
+		// Estimate before running: jobs estimated above the limit are run (their worker
+		// is stopped at the limit and they are recorded as failed), but said first.
+		all, _ := planEstimates(p)
+		if err := overMemory(p, all, iso.MaxMem, "the limit per job (--max-mem-per-job)"); err != nil {
+			fmt.Fprintf(stderr, "rocesweep: warning: %v\nthey will likely fail with out of memory\n", err)
+		}
+	}
 	fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
 	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, Shard: sh,

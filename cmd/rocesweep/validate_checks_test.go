@@ -44,11 +44,29 @@ func TestValidateChecksWhatJobsNeed(t *testing.T) {
 			}
 			continue
 		}
-		if tc.name == "report every picosecond" && physicalMemory() == 0 {
+		if tc.name == "report every picosecond" && machineMemory() == 0 {
 			continue // no machine memory to compare with (not Linux)
 		}
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, want 2 and %q in:\n%s", tc.name, code, tc.want, stderr)
 		}
+	}
+}
+
+// Estimate before running: run names the points estimated above --max-mem-per-job
+// before any job starts (they still run, and fail at the limit, recorded).
+func TestRunWarnsOfJobsAboveTheLimit(t *testing.T) {
+	spec := writeSpec(t, "name: t\nduration: 100us\ntopology: {kind: star, hosts: 8}\nworkload: {kind: incast, senders: 7, message_size: 64KB}\n"+
+		"sweep: {grid: {workload.messages: [1, 200000]}}\n")
+	// -o names a file: the run stops at its directory, after the warning, before any job.
+	dir := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(dir, nil, 0o644)
+	_, _, stderr, jobs := runMain(t, "run", spec, "-o", dir, "--isolate=true", "--max-mem-per-job", "100MB")
+	if jobs != 0 {
+		t.Errorf("%d jobs ran", jobs)
+	}
+	want := "rocesweep: warning: 1 of 2 points need more memory than the limit per job (--max-mem-per-job) (100 MB):\n  job 1 (workload.messages=200000): ~"
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 }
