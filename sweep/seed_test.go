@@ -18,7 +18,7 @@ import (
 
 // seedTraffic has random draws everywhere they can be: start jitter, a permutation's
 // derangement, Poisson arrivals with sampled sizes, ECN marking and flowlet ties on a
-// leaf-spine, and NIC clock offsets.
+// leaf-spine, NIC clock offsets and transmit jitter.
 const seedTraffic = `name: seeds
 seed: 11
 replicates: 2
@@ -41,6 +41,7 @@ switch:
   EnableEcn: true
 nic:
   ClockTolerancePpm: 100
+  TxJitter: 5ns
   IngressBufferManager.PoolAllocationVector: [0.8, 0.1, 0.1, 0, 0, 0, 0, 0]
   IngressBufferManager.PFCEnableVector: [1, 1, 0, 0, 0, 0, 0, 0]
   EgressBufferManager.PoolAllocationVector: [0.8, 0.1, 0.1, 0, 0, 0, 0, 0]
@@ -91,7 +92,7 @@ func TestRecordSettingsChangeNoMetric(t *testing.T) {
 		"report_interval=2.5us", "report_interval=100us",
 		"switch.ReportPerPortBufferStats=true",
 		"switch.BufferStatsReportInterval=3us",
-		"switch.EnableLoadBalancingStats=false", "switch.LoadBalancingStatsReportInterval=10us",
+		"switch.EnableLoadBalancingStats=false", "switch.LoadBalancingStatsReportInterval=20us",
 		"global.EnableNetDeviceStatLogging=false", "global.EnablePFCECNStatsLogging=false",
 		"global.EnableRoceTransportStats=false",
 		"global.EnableNetworkBufferStatsReporting=true", "global.NetworkBufferStatsReportingInterval=5us",

@@ -265,7 +265,36 @@ func explainConfig(cfg *config.Config) (*explanation, error) {
 			p.PCIePayloadGbps, p.NetworkPayloadGbps))
 	}
 	ex.Warnings = append(ex.Warnings, cfg.Warnings()...)
+	ex.Warnings = append(ex.Warnings, phaseLockWarnings(cfg)...)
 	return ex, nil
+}
+
+// phaseLockWarnings warns when a lossy data class receives an incast while every source
+// of desynchronisation is off: NICs at exactly one rate phase-lock, simultaneous arrivals
+// are served in a fixed order, and the same senders lose every packet (README
+// "Desynchronised senders"). Start jitter alone does not break it.
+func phaseLockWarnings(cfg *config.Config) []string {
+	n := &cfg.NIC
+	if n.ClockTolerancePpm != 0 || n.TxJitter != 0 {
+		return nil
+	}
+	elems := []config.Workload{cfg.Workload}
+	if cfg.Workload.Kind == "mix" {
+		elems = cfg.Workload.Mix
+	}
+	rack := cfg.TierSwitch(config.TierRack)
+	var out []string
+	for i, w := range elems {
+		if w.Kind != "incast" || w.DataTC < 0 || w.DataTC > 7 || rack.SharedBufferManager.EnablePFC[w.DataTC] == 1 {
+			continue
+		}
+		name := "workload"
+		if cfg.Workload.Kind == "mix" {
+			name = fmt.Sprintf("workload.mix.%d", i)
+		}
+		out = append(out, fmt.Sprintf("%s: an incast on lossy data_tc %d with every source of desynchronisation off (nic.ClockTolerancePpm and nic.TxJitter are 0): senders phase-lock, a fixed set of them loses every packet and waits for the retransmission timer; set e.g. nic.ClockTolerancePpm=100 and nic.TxJitter=5ns (README \"Desynchronised senders\")", name, w.DataTC))
+	}
+	return out
 }
 
 // explainSwitch derives one switch tier's figures from switchdev.InitBuffer.

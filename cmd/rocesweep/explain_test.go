@@ -383,3 +383,27 @@ func TestExplainTierUplinks(t *testing.T) {
 		}
 	}
 }
+
+// A lossy incast with every source of desynchronisation off is warned about (README
+// "Desynchronised senders"); a lossless incast, or either setting on, is not.
+func TestExplainPhaseLockWarning(t *testing.T) {
+	lossy := []string{"--set", "workload.data_tc=2", "--set", "nic.IngressBufferManager.PoolAllocationVector=[0.8, 0.1, 0.1, 0, 0, 0, 0, 0]",
+		"--set", "nic.EgressBufferManager.PoolAllocationVector=[0.8, 0.1, 0.1, 0, 0, 0, 0, 0]"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{"lossless incast", nil, false},
+		{"lossy incast", lossy, true},
+		{"lossy incast, clock tolerance", append(slices.Clone(lossy), "--set", "nic.ClockTolerancePpm=100"), false},
+		{"lossy incast, tx jitter", append(slices.Clone(lossy), "--set", "nic.TxJitter=5ns"), false},
+		{"lossy permutation", append(slices.Clone(lossy), "--set", "workload.kind=permutation"), false},
+	} {
+		ex := runExplain(t, tc.args...)
+		got := slices.ContainsFunc(ex.Warnings, func(w string) bool { return strings.Contains(w, "desynchronisation off") })
+		if got != tc.want {
+			t.Errorf("%s: phase-lock warning %v, want %v: %q", tc.name, got, tc.want, ex.Warnings)
+		}
+	}
+}

@@ -444,7 +444,52 @@ func (c *Config) Set(path, value string) error {
 	if a.Device == "tiers" {
 		return c.setTier(a, value)
 	}
-	return setAttr(reflect.ValueOf(c).Elem().FieldByIndex(a.index), a, a.Path, value)
+	if err := setAttr(reflect.ValueOf(c).Elem().FieldByIndex(a.index), a, a.Path, value); err != nil {
+		return err
+	}
+	c.followReportInterval(a.Path)
+	return nil
+}
+
+// reportFollowers are the intervals report_interval drives besides NDStatsReportInterval
+// (README "Results schema"): every interval table then has the same row spacing.
+var reportFollowers = []string{
+	"switch.SharedBufferManager.BufferStatsReportInterval",
+	"switch.LoadBalancingStatsReportInterval",
+	"global.NetworkBufferStatsReportingInterval",
+}
+
+// followReportInterval runs after path was set. Setting report_interval
+// (global.NDStatsReportInterval) also sets each follower the config has not set itself;
+// setting a follower pins it, so an explicit value wins whatever the order.
+// LoadBalancingStatsReportInterval follows at 10 us or more (switch.md §11 rule 8).
+func (c *Config) followReportInterval(path string) {
+	for i, f := range reportFollowers {
+		if path == f {
+			c.pinnedIntervals |= 1 << i
+			return
+		}
+	}
+	if path != "global.NDStatsReportInterval" {
+		return
+	}
+	iv := c.Global.NDStatsReportInterval
+	if iv <= 0 {
+		return // invalid; Validate says so
+	}
+	for i := range reportFollowers {
+		if c.pinnedIntervals&(1<<i) != 0 {
+			continue
+		}
+		switch i {
+		case 0:
+			c.Switch.SharedBufferManager.BufferStatsReportInterval = iv
+		case 1:
+			c.Switch.LoadBalancingStatsReportInterval = max(iv, 10*sim.Microsecond)
+		case 2:
+			c.Global.NetworkBufferStatsReportingInterval = iv
+		}
+	}
 }
 
 // setMix sets workload.mix.N.key.

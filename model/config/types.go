@@ -43,6 +43,10 @@ type Config struct {
 	Switch   Switch   `key:"switch"`
 	NIC      NIC      `key:"nic"`
 
+	// pinnedIntervals marks the report intervals set explicitly (bit i =
+	// reportFollowers[i]), which report_interval then leaves alone.
+	pinnedIntervals uint8
+
 	// Tiers are per-tier switch settings and uplinks (tiers.go); not in Schema(), which
 	// lists each attribute once, but in TierSchema(). Absent from the JSON (so from job
 	// ids and seeds) when nothing is set.
@@ -53,7 +57,7 @@ type Config struct {
 // records.md §1).
 type Global struct {
 	Mtu                                 Bytes    `rs:"Mtu" bare:"B" doc:"largest frame; MSS + 58 must be below it (nic.md §6)"`
-	NDStatsReportInterval               sim.Time `rs:"NDStatsReportInterval" bare:"s" doc:"period of nd-stats, ecn-pfc-stats, roce-transport-stats, tier-hop (records.md §1); the sweep spec's report_interval"`
+	NDStatsReportInterval               sim.Time `rs:"NDStatsReportInterval" bare:"s" doc:"period of nd-stats, ecn-pfc-stats, roce-transport-stats, tier-hop (records.md §1); the sweep spec's report_interval, which also sets BufferStatsReportInterval, LoadBalancingStatsReportInterval (at least 10us) and NetworkBufferStatsReportingInterval unless the spec sets them"`
 	StartTime                           sim.Time `rs:"StartTime" doc:"records.md RC-3: first periodic row at StartTime + ClientStartOffset + interval"`
 	ClientStartOffset                   sim.Time `rs:"ClientStartOffset" doc:"records.md RC-3"`
 	EnableNetDeviceStatLogging          bool     `rs:"EnableNetDeviceStatLogging" doc:"write nd-stats"`
@@ -171,9 +175,14 @@ type NIC struct {
 	NumDownLinks      uint64 `rs:"NumDownLinks" doc:"read-only: one host per NIC"`
 	EnableBufferStats bool   `rs:"EnableBufferStats" doc:"NIC pools into net-buff-stats (nic.md §16.5)"`
 	// ClockTolerancePpm desynchronises senders as real hardware is (IEEE 802.3 allows
-	// ±100 ppm): each NIC's transmit clock runs at rate × (1 + offset), offset drawn per
-	// job uniform in ±ClockTolerancePpm from the NIC's clock stream. 0 = exact timing.
-	ClockTolerancePpm float64 `rs:"ClockTolerancePpm" doc:"transmit clock offset per NIC, uniform in ±value ppm, drawn per job (nic.md §7); 0 = exact"`
+	// ±100 ppm): each NIC's clock runs at 1 + offset, offset drawn per job uniform in
+	// ±ClockTolerancePpm from the NIC's clock stream; frames serialise at rate × (1 +
+	// offset) and RetransmitTimeout lasts RetransmitTimeout / (1 + offset). 0 = exact.
+	ClockTolerancePpm float64 `rs:"ClockTolerancePpm" doc:"NIC clock offset, uniform in ±value ppm per NIC per job: serialisation rate and retransmission timer (nic.md §7, §10); 0 = exact"`
+	// TxJitter is transmit-pipeline jitter: each frame leaves the port a random time in
+	// [0, TxJitter) after its serialisation ends (never before the previous frame), so
+	// simultaneous senders stop arriving in a fixed order; their rates do not change.
+	TxJitter sim.Time `rs:"TxJitter" doc:"each frame leaves the port uniform [0, value) after serialisation, in order, from the NIC's jitter stream (nic.md §6); 0 = exact"`
 
 	NetworkInterface          NICNetworkInterface       `rs:"NetworkInterface"`
 	HostInterface             HostInterface             `rs:"HostInterface"`

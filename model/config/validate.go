@@ -211,6 +211,9 @@ func ValidateNIC(n *NIC, g *Global, hasUETSwitch bool) error {
 	if t := n.ClockTolerancePpm; !(t >= 0 && t <= 10_000) {
 		rs.add(nic+"ClockTolerancePpm", fmt.Sprint(t), "nic.md §7", "want 0-10,000 ppm (IEEE 802.3 allows ±100)")
 	}
+	if n.TxJitter < 0 || n.TxJitter > sim.Millisecond {
+		rs.add(nic+"TxJitter", n.TxJitter.String(), "nic.md §6", "want 0s-1ms")
+	}
 	// Rule 1 and nic.md §18 DC-12: pool vectors.
 	for _, pv := range []struct {
 		path string

@@ -2,6 +2,8 @@ package nic
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/link"
@@ -116,8 +118,11 @@ type NIC struct {
 
 	// Configuration, resolved once.
 	P         Pools
-	L         float64  // line rate (§0)
-	clk       float64  // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
+	L         float64 // line rate (§0)
+	clk       float64 // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
+	txJitter  int64   // config TxJitter in ps; 0 = frames leave at serialisation end
+	jitRng    *rand.Rand
+	lastOut   sim.Time // when the previous frame left the port (TxJitter keeps the order)
 	mss       int64    // MSS (§4)
 	rto       sim.Time // RetransmitTimeout (§10)
 	ackDelay  sim.Time // AckDelay (§9)
@@ -182,8 +187,9 @@ type NIC struct {
 
 type qpKey struct{ dst, qp int32 }
 
-// ClockStream is the random stream of a NIC's clock offset: the NIC owner byte in the top
-// byte keeps it apart from the switches' node-id streams and the workload's streams.
+// ClockStream is the random stream of a NIC's clock offset (its TxJitter draws use
+// ClockStream | 1<<48): the NIC owner byte in the top byte keeps them apart from the
+// switches' node-id streams and the workload's streams.
 func ClockStream(nodeID int64) uint64 { return uint64(sim.OwnerNIC)<<56 | uint64(uint32(nodeID)) }
 
 // New builds a NIC. out is its transmit link: out.RateBps = L, out.Delay = the NIC's
@@ -228,6 +234,14 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		// Uniform in ±ppm, one draw per NIC per job from the NIC's clock stream.
 		u := sim.NewRand(seed, ClockStream(id.NodeID)).Float64()
 		n.clk = 1 + (2*u-1)*ppm*1e-6
+		// The same clock drives the retransmission timer: a fast clock times out early.
+		// Over 64 ms, ±100 ppm is ±6.4 us, so senders that lost packets together no longer
+		// resend together.
+		n.rto = sim.Time(math.Round(float64(n.rto) / n.clk))
+	}
+	if j := cfg.TxJitter; j > 0 {
+		n.txJitter = int64(j)
+		n.jitRng = sim.NewRand(seed, ClockStream(id.NodeID)|1<<48)
 	}
 	in := &cfg.NetworkInterface.IngressBufferManager
 	eg := &cfg.NetworkInterface.EgressBufferManager
