@@ -21,6 +21,7 @@ import (
 //	records.md RC-3         a named design choice (a DC-n or RC-n heading)
 //	design.md "The engine"  a section by its name (a prefix of the heading)
 //	[text](switch.md)       a markdown link: the page must exist
+//	switch.md#s4.4          a link to a stable anchor (#s4.4, #s11-rule-5, #dc-3)
 //	§4.4, DC-17, RC-10      bare: the page named last before it in its paragraph (the
 //	                        lines of one comment or text block, table rows excepted),
 //	                        else the file's home page (homePages);
@@ -54,7 +55,8 @@ type Page struct {
 // Heading is one markdown heading of a page.
 type Heading struct {
 	Level   int
-	Text    string // without the leading #s
+	Text    string // without the leading #s and the anchor
+	ID      string // the explicit anchor <a id="s4.4"></a> the heading starts with, if any
 	Section string // "4.4" for "§4.4 ...", "" otherwise
 	Anchor  string // "DC-3" for "DC-3 ...", "Rule 5" for "Rule 5 ...", "" otherwise
 	Line    int
@@ -65,6 +67,7 @@ var (
 	headingRE = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*$`)
 	secHeadRE = regexp.MustCompile(`^§([0-9]+(?:\.[0-9]+)*)\b`)
 	ancHeadRE = regexp.MustCompile(`^((?:DC|RC)-[0-9]+|Rule [0-9]+)\b`)
+	anchorRE  = regexp.MustCompile(`^<a id="([^"]+)"></a>\s*`)
 )
 
 // LoadPage parses docs/name under root.
@@ -87,6 +90,9 @@ func LoadPage(root, name string) (*Page, error) {
 			continue
 		}
 		h := Heading{Level: len(m[1]), Text: m[2], Line: i + 1}
+		if a := anchorRE.FindStringSubmatch(h.Text); a != nil {
+			h.ID, h.Text = a[1], strings.TrimPrefix(h.Text, a[0])
+		}
 		if s := secHeadRE.FindStringSubmatch(h.Text); s != nil {
 			h.Section = s[1]
 		}
@@ -96,6 +102,26 @@ func LoadPage(root, name string) (*Page, error) {
 		p.Headings = append(p.Headings, h)
 	}
 	return p, nil
+}
+
+// WantIDs returns, for each heading that can be cited, the anchor it must carry so that
+// links to it stay stable when its words change: "s4.4" for §4.4, "s11-rule-5" for rule 5
+// of §11, "dc-3" for DC-3. Headings that cannot be cited map to "".
+func (p *Page) WantIDs() []string {
+	out := make([]string, len(p.Headings))
+	sec := ""
+	for i, h := range p.Headings {
+		switch {
+		case h.Section != "":
+			sec = h.Section
+			out[i] = "s" + h.Section
+		case strings.HasPrefix(h.Anchor, "Rule ") && sec != "":
+			out[i] = "s" + sec + "-rule-" + strings.TrimPrefix(h.Anchor, "Rule ")
+		case h.Anchor != "":
+			out[i] = strings.ToLower(h.Anchor)
+		}
+	}
+	return out
 }
 
 // section returns the index of the heading of section s, or -1.
@@ -133,6 +159,13 @@ func (p *Page) hasRule(i, n int) bool {
 // missing.
 func (p *Page) Resolve(r Ref) string {
 	switch {
+	case r.ID != "":
+		for _, h := range p.Headings {
+			if h.ID == r.ID {
+				return ""
+			}
+		}
+		return fmt.Sprintf("no anchor #%s in docs/%s", r.ID, p.Name)
 	case r.Section != "":
 		i := p.section(r.Section)
 		if i < 0 {
@@ -167,6 +200,7 @@ type Ref struct {
 	Rule    int    // "rule 5" after the section; 0 = none
 	Anchor  string // "DC-3", "RC-12"
 	Name    string // a quoted section name
+	ID      string // a link fragment: switch.md#s4.4
 	Text    string // as written, for messages
 }
 
@@ -185,6 +219,7 @@ var (
 	refRE  = regexp.MustCompile(`^§([0-9]+(?:\.[0-9]+)*)(?:-([0-9]+))?(?:\s+rules?\s+([0-9]+)(?:\s*-\s*([0-9]+))?)?|^((?:DC|RC)-[0-9]+)`)
 	sepRE  = regexp.MustCompile(`^(?:\s*[,;]\s*|\s+and\s+|\s+)`)
 	bareRE = regexp.MustCompile(`§([0-9]+(?:\.[0-9]+)*)(?:-([0-9]+))?(?:\s+rules?\s+([0-9]+)(?:\s*-\s*([0-9]+))?)?|\b((?:DC|RC)-[0-9]+)\b`)
+	fragRE = regexp.MustCompile(`^#(s[0-9]+(?:\.[0-9]+)*(?:-rule-[0-9]+)?|dc-[0-9]+|rc-[0-9]+)\b`)
 	nameRE = regexp.MustCompile(`^\s+"([A-Z][^"\n]*)("|$)`)
 )
 
@@ -306,6 +341,10 @@ func scanNamed(lines []string, ln int, name, rest string, out *[]Citation) bool 
 	line := lines[ln]
 	at := len(line) - len(rest) - len(name)
 	add := func(line int, r Ref) { *out = append(*out, Citation{File: "", Line: line, Ref: r}) }
+	if f := fragRE.FindStringSubmatch(rest); f != nil {
+		add(ln+1, Ref{Page: name, ID: f[1], Text: name + "#" + f[1]}) // a link to a stable anchor
+		return true
+	}
 	if strings.HasPrefix(rest, "#") || strings.HasPrefix(rest, ")") && at > 0 && line[at-1] == '(' {
 		add(ln+1, Ref{Page: name, Text: name}) // a markdown link: the page must exist
 		return true

@@ -49,6 +49,23 @@ func TestCitations(t *testing.T) {
 	}
 }
 
+// TestAnchors: every citable heading of docs/ starts with its stable anchor, so that
+// docs/switch.md#s4.4, #s11-rule-5 and #dc-3 keep working when a heading's words change.
+func TestAnchors(t *testing.T) {
+	root := Root(t)
+	for _, name := range Pages {
+		p, err := LoadPage(root, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range p.WantIDs() {
+			if h := p.Headings[i]; h.ID != want {
+				t.Errorf("docs/%s:%d: heading %q has anchor %q, want %q: start it with <a id=%q></a>", name, h.Line, h.Text, h.ID, want, want)
+			}
+		}
+	}
+}
+
 // TestScan pins the citation grammar: what is read as a citation, which page a bare
 // reference means, and which citations fail.
 func TestScan(t *testing.T) {
@@ -91,6 +108,7 @@ func TestScan(t *testing.T) {
 		{"a.go", "// pause (switch.md §7.1)\n\n// a new paragraph: §4.6", []string{"switch.md §7.1", "!§4.6"}},
 		{"a.md", "| a | switch.md §4.4 |\n| b | §4.5 |", []string{"switch.md §4.4", "!§4.5"}},
 		{"a.md", "[the switch](switch.md) and [x](docs/nothing.md)", []string{"switch.md", "!nothing.md"}},
+		{"a.md", "[rule 5](docs/switch.md#s11-rule-5), [x](nic.md#s19), [y](nic.md#frames)", []string{"switch.md #s11-rule-5", "!nic.md #s19", "nic.md"}},
 	}
 	for _, c := range cases {
 		var got []string
@@ -104,6 +122,8 @@ func TestScan(t *testing.T) {
 				s += "§" + r.Section
 			case r.Anchor != "":
 				s += r.Anchor
+			case r.ID != "":
+				s += "#" + r.ID
 			default:
 				s += r.Name
 			}
