@@ -1,6 +1,9 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -42,4 +45,33 @@ func checkDocAttributes(t *testing.T, page, device string) {
 			t.Errorf("docs/%s: attribute %s is not documented (add a row to a table marked <!-- doctest: attributes %s -->)", page, a.Path, device)
 		}
 	}
+}
+
+// TestDocPaths: every attribute path the docs pages write in backticks
+// (`switch.LossyAlpha`, `global.Mtu`, `workload.qps_per_pair`) is one a spec accepts.
+func TestDocPaths(t *testing.T) {
+	root := doctest.Root(t)
+	pathRE := regexp.MustCompile("`((?:switch|nic|global|topology|workload)\\.[A-Za-z_][A-Za-z0-9_.]*)")
+	n := 0
+	for _, page := range doctest.Pages {
+		data, err := os.ReadFile(filepath.Join(root, "docs", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, m := range pathRE.FindAllStringSubmatch(line, -1) {
+				if strings.HasSuffix(m[1], ".md") || strings.Contains(m[1], ".md#") {
+					continue // a page (`switch.md §4.4`), not an attribute
+				}
+				n++
+				if _, err := Canonical(strings.TrimSuffix(m[1], ".")); err != nil {
+					t.Errorf("docs/%s:%d: `%s` is not an attribute path: %v", page, i+1, m[1], err)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no attribute path found in docs/: the pattern is broken")
+	}
+	t.Logf("%d attribute paths in docs/ resolve", n)
 }
