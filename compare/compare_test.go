@@ -212,7 +212,7 @@ func TestByParams(t *testing.T) {
 		failed     bool
 		delta      float64 // of alpha 0.5
 		excludes0  bool
-		regression bool
+		moved      bool
 	}{
 		// Every replicate +3: delta 3 ± 0, beyond 1% of 150, interval excludes 0.
 		{"shift", [][3]float64{{0.5, 0, 103}, {0.5, 1, 203}, {0.5, 2, 153}, {1, 0, 10}, {1, 1, 20}, {1, 2, 30}}, true, 3, true, true},
@@ -232,7 +232,7 @@ func TestByParams(t *testing.T) {
 			t.Errorf("%s: common %d pairs %d failed %v, want 2, 6, %v", tt.name, r.Common, r.Pairs, r.Failed(), tt.failed)
 		}
 		d := r.Deltas[0]
-		if d.Point != "switch.LossyAlpha=0.5" || math.Abs(d.Delta-tt.delta) > 1e-12 || d.Excludes0 != tt.excludes0 || d.Regression() != tt.regression {
+		if d.Point != "switch.LossyAlpha=0.5" || math.Abs(d.Delta-tt.delta) > 1e-12 || d.Excludes0 != tt.excludes0 || d.Moved() != tt.moved {
 			t.Errorf("%s: delta %+v, want %g excludes0 %v", tt.name, d, tt.delta, tt.excludes0)
 		}
 	}

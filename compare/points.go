@@ -33,8 +33,9 @@ type PointDelta struct {
 	Excludes0 bool `json:"interval_excludes_zero"`
 }
 
-// Regression reports whether d fails the comparison: beyond tolerance and beyond noise.
-func (d PointDelta) Regression() bool { return d.Beyond && d.Excludes0 }
+// Moved reports whether d fails the comparison: beyond tolerance and beyond noise, in
+// either direction (compare does not know which direction is better).
+func (d PointDelta) Moved() bool { return d.Beyond && d.Excludes0 }
 
 // PointSummary aggregates the deltas of one metric over the common points.
 type PointSummary struct {
@@ -42,7 +43,7 @@ type PointSummary struct {
 	Points      int     `json:"points"`
 	Changed     int     `json:"changed"`     // Delta != 0
 	Beyond      int     `json:"beyond"`      // beyond tolerance
-	Regressions int     `json:"regressions"` // beyond tolerance with the interval excluding zero
+	Moved       int     `json:"moved"`       // beyond tolerance with the interval excluding zero
 	MaxAbs      float64 `json:"max_abs_delta"`
 	MaxRel      float64 `json:"max_rel_delta"`
 	Missing     string  `json:"missing,omitempty"` // "base" or "new"
@@ -62,23 +63,23 @@ type PointResult struct {
 	Status   []StatusChange `json:"status_changes"` // JobID holds "point replicate=r"
 }
 
-// Failed reports whether a chosen metric regressed (beyond tolerance with its interval
+// Failed reports whether a chosen metric moved (beyond tolerance with its interval
 // excluding zero) or is missing on one side, a job changed status, or a (point,
 // replicate) exists on one side only.
 func (r *PointResult) Failed() bool {
 	for _, m := range r.Metrics {
-		if m.Regressions > 0 || m.Missing != "" {
+		if m.Moved > 0 || m.Missing != "" {
 			return true
 		}
 	}
 	return len(r.Status) > 0 || len(r.OnlyBase) > 0 || len(r.OnlyNew) > 0
 }
 
-// Regressions returns the deltas that fail the comparison.
-func (r *PointResult) Regressions() []PointDelta {
+// MovedDeltas returns the deltas that fail the comparison.
+func (r *PointResult) MovedDeltas() []PointDelta {
 	var out []PointDelta
 	for _, d := range r.Deltas {
-		if d.Regression() {
+		if d.Moved() {
 			out = append(out, d)
 		}
 	}
@@ -221,8 +222,8 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 			if d.Beyond {
 				s.Beyond++
 			}
-			if d.Regression() {
-				s.Regressions++
+			if d.Moved() {
+				s.Moved++
 			}
 			if a := math.Abs(d.Delta); a > s.MaxAbs {
 				s.MaxAbs = a
@@ -237,7 +238,7 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 }
 
 // pointDelta pairs the metric over the matched rows. A value on one side only (null on
-// the other) makes the point beyond tolerance and a regression.
+// the other) makes the point beyond tolerance and moved.
 func pointDelta(label, m string, bc, nc *results.Column, bRows, nRows []int, opts Options) PointDelta {
 	d := PointDelta{Point: label, Metric: m, Half: math.NaN()}
 	var bv, nv []float64
@@ -298,15 +299,15 @@ func pointLabel(t *results.Table, axes []string, p *results.Point) string {
 func (r *PointResult) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "compared %d points (%d jobs paired by %s and replicate); delta = new - base per replicate, mean ± 95%% CI\n",
 		r.Common, r.Pairs, strings.Join(r.Axes, ", "))
-	fmt.Fprintf(w, "regression: |delta| > %g + %g*|base| and the interval excludes 0\n\n", r.ATol, r.RTol)
+	fmt.Fprintf(w, "moved: |delta| > %g + %g*|base| and the interval excludes 0 (fails the comparison)\n\n", r.ATol, r.RTol)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tpoints\tchanged\tbeyond tol\tregressions\tmax |delta|\tmax |rel|\t")
+	fmt.Fprintln(tw, "metric\tpoints\tchanged\tbeyond tol\tmoved\tmax |delta|\tmax |rel|\t")
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Regressions, results.FormatNum(m.MaxAbs), m.MaxRel)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Moved, ci.Num(m.MaxAbs), m.MaxRel)
 	}
 	tw.Flush()
 	var changed []PointDelta
@@ -322,8 +323,8 @@ func (r *PointResult) WriteText(w io.Writer) error {
 		for _, d := range changed {
 			verdict := "within tolerance"
 			switch {
-			case d.Regression():
-				verdict = "REGRESSION"
+			case d.Moved():
+				verdict = "MOVED"
 			case d.Beyond:
 				verdict = "beyond tolerance, within noise (interval includes 0)"
 			}
@@ -354,12 +355,12 @@ func (r *PointResult) WriteJSON(w io.Writer) error {
 		Delta      *float64 `json:"delta"`
 		Half       *float64 `json:"half"`
 		Rel        *float64 `json:"rel"`
-		Regression bool     `json:"regression"`
+		Moved      bool     `json:"moved"`
 	}
 	ds := make([]jd, len(r.Deltas))
 	for i, d := range r.Deltas {
 		ds[i] = jd{PointDelta: d, Base: finite(d.Base), New: finite(d.New), Delta: finite(d.Delta), Half: finite(d.Half),
-			Rel: finite(d.Rel), Regression: d.Regression()}
+			Rel: finite(d.Rel), Moved: d.Moved()}
 	}
 	type alias PointResult
 	enc := json.NewEncoder(w)

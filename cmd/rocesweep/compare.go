@@ -19,7 +19,7 @@ import (
 // and replicate instead of job id, and fails only on a move beyond tolerance whose paired
 // 95% interval excludes zero. --bench prints NEW_DIR's metrics as Go benchmark lines
 // named by parameters for benchstat. Unreadable directories, unknown metrics and bad
-// flags exit 2; 1 means a regression.
+// flags exit 2; 1 means a metric moved (a regression).
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -101,10 +101,10 @@ func orUnknown(s string) string {
 	return s
 }
 
-// pointFailureLine names the first few regressions of a --by params comparison.
+// pointFailureLine names the first few moves of a --by params comparison.
 func pointFailureLine(r *compare.PointResult) string {
-	b := r.Regressions()
-	s := fmt.Sprintf("%d regressions", len(b))
+	b := r.MovedDeltas()
+	s := fmt.Sprintf("%d values moved beyond tolerance and noise", len(b))
 	for i, d := range b {
 		if i == 3 {
 			s += ", ..."

@@ -57,9 +57,9 @@ func TestCompareCommand(t *testing.T) {
 		{"bench one dir", []string{base, "--bench", "--metric", "drops_total"}, 0,
 			[]string{"BenchmarkSweep/LossyAlpha=0.5/StaticPoolXoffThreshold=200KB/drops_total 1 50 drops_total"}, nil, nil},
 		// One replicate differs: the paired interval over 2 replicates includes 0, so by
-		// params it is beyond tolerance but not a regression.
+		// params it is beyond tolerance but has not moved.
 		{"by params, noise", []string{base, perturbed, "--by", "params"}, 0,
-			[]string{"compared 4 points (8 jobs paired", "beyond tolerance, within noise"}, nil, []string{"REGRESSION"}},
+			[]string{"compared 4 points (8 jobs paired", "beyond tolerance, within noise"}, nil, []string{"MOVED"}},
 		{"by bogus", []string{base, base, "--by", "seed"}, 2, nil, []string{`--by "seed"`}, nil},
 		{"NaN rtol", []string{base, base, "--rtol", "NaN"}, 2, nil, []string{"--rtol NaN"}, nil},
 		{"NaN atol", []string{base, base, "--atol", "nan"}, 2, nil, []string{"--atol NaN"}, nil},
@@ -119,7 +119,7 @@ func setManifest(t *testing.T, dir, key string, v any) {
 
 // Two runs of one spec that differ by a non-swept --set have different job ids, so by
 // job_id nothing pairs; --by params pairs all 36 jobs by point and replicate, and the
-// changed setting's effect is a regression with an interval of zero width.
+// changed setting's effect moves, with an interval of zero width.
 func TestCompareByParamsNonSweptSet(t *testing.T) {
 	spec := writeSpec(t, crashSpec) // 4 x 3 points x 3 replicates, duration 100us
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
@@ -136,7 +136,7 @@ func TestCompareByParamsNonSweptSet(t *testing.T) {
 	}{
 		{[]string{"--metric", "sim_time_sec"}, 1, []string{"compared 0 jobs", "jobs only in base (36)"}},
 		{[]string{"--by", "params", "--metric", "sim_time_sec"}, 1, []string{"compared 12 points (36 jobs paired by switch.LossyAlpha, switch.StaticPoolXoffThreshold and replicate)",
-			"switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=400KB  sim_time_sec  0.0001  0.0002  0.0001 ± 0      1    REGRESSION", "REGRESSION"}},
+			"switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=400KB  sim_time_sec  0.0001  0.0002  0.0001 ± 0      1    MOVED", "MOVED"}},
 		{[]string{"--by", "params", "--metric", "msgs_completed,sim_time_sec", "--atol", "0.001"}, 0, []string{"msgs_completed  12      0"}},
 	} {
 		var out, errb bytes.Buffer
