@@ -156,3 +156,76 @@ func TestDocDCQCN(t *testing.T) {
 	}
 	tb.AllChecked(t)
 }
+
+// TestDocPCIe computes the PCIe table of docs/nic.md §17 with the NIC's PCIe arithmetic
+// (PCIeLinkBytes, nearest-ps serialisation) and ComputePools' rate limits; the lanes
+// column sets both ends' LaneBps × LaneCount.
+func TestDocPCIe(t *testing.T) {
+	tb := doctest.Load(t, "nic.md", "nic-pcie")
+	ps := func(b int64, r float64) float64 { return float64(sim.SerializationNearest(b, r)) }
+	for i, row := range tb.Rows {
+		key, lanes := row[0], doctest.Numbers(row[1])
+		if len(lanes) != 2 {
+			t.Fatalf("%s: lanes %q: want COUNT × RATE", tb.Where(), row[1])
+		}
+		cfg, g := config.DefaultNIC(), config.DefaultGlobal()
+		for _, pl := range []*config.PCIeLanes{&cfg.HostInterface.NICSide.PhysicalLayer, &cfg.HostInterface.HostSide.PhysicalLayer} {
+			pl.LaneCount, pl.LaneBps = uint64(lanes[0]), config.Rate(lanes[1]*1e9)
+		}
+		p := ComputePools(&cfg, &g, 400e9)
+		rate := lanes[0] * lanes[1] * 1e9
+		req := int64(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize) + PCIeOverhead
+		var got float64
+		tol := 0.0 // exact, or 0.05 Gbps for the rounded rates
+		switch key {
+		case "one direction":
+			got = rate / 1e9
+		case "read request on the link":
+			got = float64(req)
+		case "read request time":
+			got = ps(req, rate)
+		case "4,096 B payload on the link":
+			got = float64(PCIeLinkBytes(4096))
+		case "4,096 B payload time":
+			got = ps(PCIeLinkBytes(4096), rate)
+		case "payload rate over PCIe":
+			got, tol = p.PCIePayloadGbps, 0.05
+		case "payload rate over the network (400 Gbps)":
+			got, tol = p.NetworkPayloadGbps, 0.05
+		case "received payload while also sending":
+			got, tol = p.PCIeRxPayloadGbps, 0.05
+		default:
+			t.Errorf("%s: unknown quantity %q", tb.Where(), key)
+			continue
+		}
+		want := doctest.Float(t, tb, row[2])
+		if math.Abs(got-want) > tol+1e-9*math.Abs(want) {
+			t.Errorf("%s: %s (%s): %s in the docs, the model computes %.6g", tb.Where(), key, row[1], row[2], got)
+		}
+		tb.MarkRead(i) // read by position: two rows share a name
+
+	}
+	tb.AllChecked(t)
+}
+
+// TestDocEgressPools computes the transmit-pool table of docs/nic.md §17 at the defaults.
+func TestDocEgressPools(t *testing.T) {
+	tb := doctest.Load(t, "nic.md", "nic-egress-pools")
+	cfg, g := config.DefaultNIC(), config.DefaultGlobal()
+	p := ComputePools(&cfg, &g, 400e9)
+	for _, c := range []struct {
+		key string
+		got int64
+	}{
+		{"TC0 pool", p.Egress[0]},
+		{"TC1 pool", p.Egress[1]},
+		{"full data frames in the TC0 pool", p.Egress[0] / p.DataPacketBytes},
+		{"TC0 half pool (restart point)", p.Egress[0] / 2},
+		{"full data frames at the restart point", p.Egress[0] / 2 / p.DataPacketBytes},
+	} {
+		if want := doctest.Int(t, tb, tb.Cell(t, c.key, "value")); c.got != want {
+			t.Errorf("%s: %s is %d in the docs, the model computes %d", tb.Where(), c.key, want, c.got)
+		}
+	}
+	tb.AllChecked(t)
+}
