@@ -27,11 +27,12 @@ while getopts "b:o:j:h" opt; do
 done
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)" # absolute: the build below runs in $root
 bin="${ROCESWEEP:-}"
 if [[ -z "$bin" ]]; then
 	bin="$out/rocesweep"
-	mkdir -p "$out"
-	(cd "$root" && go build -o "$OLDPWD/$bin" ./cmd/rocesweep)
+	(cd "$root" && go build -o "$bin" ./cmd/rocesweep)
 fi
 
 rm -rf "$out/run"

@@ -72,7 +72,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func planHeadline(p *sweep.Plan) string {
-	s := fmt.Sprintf("%s: %d jobs = %d points x %d replicates", p.Spec.Base.Name, len(p.Jobs), p.Points, p.Spec.Replicates)
+	s := fmt.Sprintf("%s: %s = %s x %s", p.Spec.Base.Name, plural(len(p.Jobs), "job"), plural(p.Points, "point"), plural(p.Spec.Replicates, "replicate"))
 	if p.Filtered > 0 {
 		s += fmt.Sprintf(" (%d points removed by constraints)", p.Filtered)
 	}
@@ -148,4 +148,12 @@ func printPlanJSON(w io.Writer, p *sweep.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// plural writes n and word, with an s unless n is 1: "1 replicate", "3 shards".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

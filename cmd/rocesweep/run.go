@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/report"
+	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -65,6 +66,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if dir == "" {
 		dir = filepath.Join("results", p.Spec.Base.Name)
 	}
+	// The first command, typed again: the quickstart's directory holds this very plan, so
+	// show its table again and run only what is missing instead of refusing.
+	if fl.NArg() == 0 && !*resume && !*extend && holdsPlan(p, dir, rf.Format()) {
+		*resume = true
+		fmt.Fprintf(stderr, "rocesweep: %s holds this quickstart's results: finished jobs are not run again (--resume)\n", dir)
+	}
 	printWarnings(stderr, p)
 
 	// A first interrupt cancels ctx (main's signal.NotifyContext): no new jobs, running
@@ -109,6 +116,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if rep != nil {
 		printRunReport(stdout, stderr, p, rep, *metric)
+		if rep.OK+rep.Skipped > 0 && err == nil {
+			fmt.Fprintf(stdout, "next: rocesweep report %s   (charts and answers in %s)\n", dir, filepath.Join(dir, "report.html"))
+		}
 	}
 	switch {
 	case err != nil && rep != nil && rep.Stopped == "interrupted":
@@ -168,6 +178,15 @@ func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, me
 		fmt.Fprintf(stderr, "rocesweep: closing table of this session's jobs only (%v)\n", err)
 		sweep.Pivot(stdout, p, rep.Summaries, metric)
 	}
+}
+
+// holdsPlan reports whether dir has results of plan p (its manifest's plan, model
+// version and format).
+func holdsPlan(p *sweep.Plan, dir string, f sink.Format) bool {
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		return false
+	}
+	return sweep.CheckDir(p, dir, f) == nil
 }
 
 func checkMetric(m string) error {

@@ -394,7 +394,7 @@ func TestPlanAndValidate(t *testing.T) {
 		t.Errorf("plan --json: size %d, job 4 %+v", pj.PlanSize, pj.Jobs[4])
 	}
 	code, out, _, _ = runMain(t, "plan", spec, "--set", "replicates=1")
-	if code != 0 || !strings.Contains(out, "crash: 12 jobs = 12 points x 1 replicates") || strings.Count(out, "\n") != 15 ||
+	if code != 0 || !strings.Contains(out, "crash: 12 jobs = 12 points x 1 replicate") || strings.Count(out, "\n") != 15 ||
 		!strings.Contains(out, "\nlargest job: job 0 (switch.LossyAlpha=0.25, switch.StaticPoolXoffThreshold=400KB): ~") {
 		t.Errorf("plan table (exit %d):\n%s", code, out)
 	}
@@ -669,4 +669,28 @@ func TestClosedOutputDoesNotKillTheSweep(t *testing.T) {
 		t.Fatalf("after the first line %q: %v", line, err)
 	}
 	checkExactlyOnce(t, dir, p)
+}
+
+// The quickstart typed again shows its table and runs nothing (its directory holds the
+// same plan); a sweep named on the command line is still refused without --resume. The
+// end of a run names the next command.
+func TestQuickstartAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "qs")
+	code, out, _, jobs := runMain(t, "run", "-o", dir)
+	if code != 0 || jobs != 12 || !strings.Contains(out, "next: rocesweep report "+dir+" ") {
+		t.Fatalf("first run: exit %d, %d jobs:\n%s", code, jobs, out)
+	}
+	code, out, errs, jobs := runMain(t, "run", "-o", dir)
+	if code != 0 || jobs != 0 || !strings.Contains(out, "drops_total") || !strings.Contains(out, "12 already done") ||
+		!strings.Contains(errs, "holds this quickstart's results: finished jobs are not run again") {
+		t.Errorf("quickstart again: exit %d, %d jobs\nstdout:\n%s\nstderr:\n%s", code, jobs, out, errs)
+	}
+	spec := writeSpec(t, crashSpec)
+	other := filepath.Join(t.TempDir(), "crash")
+	if code, _, _, _ := runMain(t, "run", spec, "-o", other, "--set", "replicates=1"); code != 0 {
+		t.Fatalf("spec run: exit %d", code)
+	}
+	if code, _, errs, jobs := runMain(t, "run", spec, "-o", other, "--set", "replicates=1"); code != 2 || jobs != 0 || !strings.Contains(errs, "--resume") {
+		t.Errorf("spec again: exit %d, %d jobs, %s", code, jobs, errs)
+	}
 }

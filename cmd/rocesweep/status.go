@@ -247,7 +247,7 @@ func printStatus(w io.Writer, st *statusReport) {
 		fmt.Fprintf(w, "%s: %s\n", st.Dir, strings.Join(st.Notes, "; "))
 		return
 	}
-	fmt.Fprintf(w, "%s: %d jobs in %d shards, %s\n", name, st.PlanSize, len(st.Shards), st.Dir)
+	fmt.Fprintf(w, "%s: %s in %s, %s\n", name, plural(st.PlanSize, "job"), plural(len(st.Shards), "shard"), st.Dir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "shard\tplanned\tok\tfailed\ttimeout\tinvalid\tmissing\tjournal updated\t")
 	for _, s := range append(st.Shards, st.Total) {
@@ -284,6 +284,31 @@ func printStatus(w io.Writer, st *statusReport) {
 	case st.Complete:
 		fmt.Fprintf(w, "complete: all %d jobs recorded, %d not ok (status and error are in %s)\n", st.PlanSize, t.Failed+t.Timeout+t.Invalid, filepath.Join(st.Dir, "jobs"))
 	default:
-		fmt.Fprintf(w, "%d of %d jobs missing: shards still running, or stopped: run them again with --resume (rocesweep slurm ... --submit resubmits an array)\n", t.Missing, st.PlanSize)
+		// Jobs of a shard a process is writing are still to run, not lost: only the
+		// others need --resume.
+		running, idle := 0, 0
+		for _, s := range st.Shards {
+			if s.Writer != "" {
+				running += s.Missing
+			} else {
+				idle += s.Missing
+			}
+		}
+		if running > 0 {
+			fmt.Fprintf(w, "in progress: %d of %d jobs still to run in %s being written now\n", running, st.PlanSize, plural(countRunning(st.Shards), "shard"))
+		}
+		if idle > 0 {
+			fmt.Fprintf(w, "%d of %d jobs missing in shards not running now (stopped, or waiting in a queue): run them again with --resume (rocesweep slurm ... --submit resubmits an array)\n", idle, st.PlanSize)
+		}
 	}
+}
+
+func countRunning(shards []shardStatus) int {
+	n := 0
+	for _, s := range shards {
+		if s.Writer != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -154,7 +154,7 @@ func TestStatusAcrossShards(t *testing.T) {
 		t.Errorf("total = %+v, want 6 planned, 5 ok, 1 missing", tot)
 	}
 	text := statusText(t, dir)
-	for _, want := range []string{"ci: 6 jobs in 3 shards", "3/3    2        1   0       0        0        1", "1 of 6 jobs missing",
+	for _, want := range []string{"ci: 6 jobs in 3 shards", "3/3    2        1   0       0        0        1", "in progress: 1 of 6 jobs still to run in 1 shard being written now",
 		fmt.Sprintf("ago, running: pid %d on ", os.Getpid())} {
 		if !strings.Contains(text, want) {
 			t.Errorf("status text lacks %q:\n%s", want, text)
@@ -162,6 +162,9 @@ func TestStatusAcrossShards(t *testing.T) {
 	}
 	if strings.Count(text, "running: ") != 1 {
 		t.Errorf("status text: one shard runs:\n%s", text)
+	}
+	if strings.Contains(text, "jobs missing") || strings.Contains(text, "--resume") {
+		t.Errorf("status text: the running shard's job is not missing and needs no --resume:\n%s", text)
 	}
 	unlock()
 
