@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
-	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
