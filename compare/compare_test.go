@@ -207,12 +207,12 @@ func TestByParams(t *testing.T) {
 	axes := []string{"switch_LossyAlpha"}
 	opts := compare.Options{Metrics: []string{"fct_p99_usec"}, RTol: 0.01}
 	tests := []struct {
-		name       string
-		nw         [][3]float64
-		failed     bool
-		delta      float64 // of alpha 0.5
-		excludes0  bool
-		moved      bool
+		name      string
+		nw        [][3]float64
+		failed    bool
+		delta     float64 // of alpha 0.5
+		excludes0 bool
+		moved     bool
 	}{
 		// Every replicate +3: delta 3 ± 0, beyond 1% of 150, interval excludes 0.
 		{"shift", [][3]float64{{0.5, 0, 103}, {0.5, 1, 203}, {0.5, 2, 153}, {1, 0, 10}, {1, 1, 20}, {1, 2, 30}}, true, 3, true, true},

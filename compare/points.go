@@ -39,14 +39,14 @@ func (d PointDelta) Moved() bool { return d.Beyond && d.Excludes0 }
 
 // PointSummary aggregates the deltas of one metric over the common points.
 type PointSummary struct {
-	Metric      string  `json:"metric"`
-	Points      int     `json:"points"`
-	Changed     int     `json:"changed"`     // Delta != 0
-	Beyond      int     `json:"beyond"`      // beyond tolerance
-	Moved       int     `json:"moved"`       // beyond tolerance with the interval excluding zero
-	MaxAbs      float64 `json:"max_abs_delta"`
-	MaxRel      float64 `json:"max_rel_delta"`
-	Missing     string  `json:"missing,omitempty"` // "base" or "new"
+	Metric  string  `json:"metric"`
+	Points  int     `json:"points"`
+	Changed int     `json:"changed"` // Delta != 0
+	Beyond  int     `json:"beyond"`  // beyond tolerance
+	Moved   int     `json:"moved"`   // beyond tolerance with the interval excluding zero
+	MaxAbs  float64 `json:"max_abs_delta"`
+	MaxRel  float64 `json:"max_rel_delta"`
+	Missing string  `json:"missing,omitempty"` // "base" or "new"
 }
 
 // PointResult is the comparison of two jobs tables by swept parameters and replicate.
@@ -350,12 +350,12 @@ func (r *PointResult) WriteText(w io.Writer) error {
 func (r *PointResult) WriteJSON(w io.Writer) error {
 	type jd struct {
 		PointDelta
-		Base       *float64 `json:"base"`
-		New        *float64 `json:"new"`
-		Delta      *float64 `json:"delta"`
-		Half       *float64 `json:"half"`
-		Rel        *float64 `json:"rel"`
-		Moved      bool     `json:"moved"`
+		Base  *float64 `json:"base"`
+		New   *float64 `json:"new"`
+		Delta *float64 `json:"delta"`
+		Half  *float64 `json:"half"`
+		Rel   *float64 `json:"rel"`
+		Moved bool     `json:"moved"`
 	}
 	ds := make([]jd, len(r.Deltas))
 	for i, d := range r.Deltas {
