@@ -42,8 +42,8 @@ type Recorder struct {
 	utcStr string
 }
 
-// DefaultBatchRows is the rows a recorder holds before it emits them: about 2 MB of rows.
-const DefaultBatchRows = 8192
+// DefaultBatchRows is the rows a recorder holds before it emits them: about 300 KB.
+const DefaultBatchRows = 1024
 
 // Batch is rows of every record table, in the order each device produced them.
 type Batch struct {
