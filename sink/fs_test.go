@@ -59,6 +59,7 @@ func TestOneWriterPerShard(t *testing.T) {
 	}
 	// a temp file of the running writer: a second writer's recovery would remove it
 	tmp := filepath.Join(dir, "nd_stats", ".part-1of3-000001.parquet.tmp")
+	os.MkdirAll(filepath.Dir(tmp), 0o755)
 	os.WriteFile(tmp, []byte("being written"), 0o644)
 
 	_, err = Open(Options{Dir: dir, Shard: "1of3", Resume: true, CommitInterval: -1}, testTables())

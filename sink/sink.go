@@ -123,6 +123,7 @@ type Writer struct {
 	recovery Recovery
 	stats    Stats
 	err      error // sticky: after a failed commit the Writer refuses more work
+	newDirs  bool  // a table folder was made since the last commit
 }
 
 // tableFile is the open temp file of one table in the current commit.
@@ -136,6 +137,7 @@ type tableFile struct {
 	ar   *arrowRows
 	rows int64 // rows in the open file
 	grp  int   // rows in the open row group
+	made bool  // the folder exists (openFile made it or found it)
 }
 
 // JournalName is the journal file of a shard: "journal.jsonl" for "1of1", else
@@ -230,10 +232,9 @@ func (w *Writer) open(tables []Table) error {
 		if w.byName[t.Name] != nil {
 			return fmt.Errorf("table %s registered twice", t.Name)
 		}
+		// A table's folder is made with its first file (openFile): a table that gets no
+		// rows has no folder, rather than an empty one that a DuckDB glob fails on.
 		tf := &tableFile{Table: t, dir: filepath.Join(opts.Dir, t.Name)}
-		if err := w.fs.MkdirAll(tf.dir); err != nil {
-			return fmt.Errorf("output directory: %w", err)
-		}
 		w.tables = append(w.tables, tf)
 		w.byName[t.Name] = tf
 	}
@@ -300,6 +301,9 @@ func (w *Writer) recover() error {
 	var debris []string
 	for _, t := range w.tables {
 		entries, err := w.fs.ReadDir(t.dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // no rows yet
+		}
 		if err != nil {
 			return fmt.Errorf("output directory: %w", err)
 		}
@@ -420,6 +424,12 @@ func (t *tableFile) flush() error {
 }
 
 func (w *Writer) openFile(t *tableFile) error {
+	if !t.made {
+		if err := w.fs.MkdirAll(t.dir); err != nil {
+			return err
+		}
+		t.made, w.newDirs = true, true
+	}
 	t.tmp = filepath.Join(t.dir, "."+w.fileName(w.commit)+".tmp")
 	f, err := w.fs.Create(t.tmp)
 	if err != nil {
@@ -538,6 +548,10 @@ func (w *Writer) commitFiles() error {
 		rows += t.rows
 		t.cw, t.rows, t.grp = nil, 0, 0
 	}
+	if w.newDirs { // a table folder made in this commit: its name must be durable too
+		dirs = append(dirs, w.opts.Dir)
+		w.newDirs = false
+	}
 	for _, d := range dirs {
 		if err := w.fs.SyncDir(d); err != nil {
 			return fmt.Errorf("syncing %s: %w", d, err)
@@ -647,6 +661,12 @@ func (w *Writer) Close() error {
 // Files lists the committed data files of table in dir (all shards), sorted.
 func Files(dir, table string) ([]string, error) {
 	entries, err := OS{}.ReadDir(filepath.Join(dir, table))
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, derr := os.Stat(dir); derr != nil {
+			return nil, derr
+		}
+		return nil, nil // a table without rows has no folder
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -464,3 +464,44 @@ func benchSink(b *testing.B, format Format) {
 	b.ReportMetric(float64(st.Rows)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(st.Bytes)/float64(st.Rows), "bytes/row")
 }
+
+// A table that gets no rows has no folder (a DuckDB glob on an empty folder fails, issue
+// 16); Files reads it as no files; a resume and a later first row of it work.
+func TestNoFolderForATableWithoutRows(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(Options{Dir: dir, CommitInterval: -1}, testTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write("jobs", jobsRow("a", "ok", 1, nil))
+	if err := w.JobDone(JobLine{ID: "a", Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nd_stats")); !os.IsNotExist(err) {
+		t.Fatalf("nd_stats folder without rows: %v", err)
+	}
+	if files, err := Files(dir, "nd_stats"); err != nil || len(files) != 0 {
+		t.Fatalf("Files of a table without rows: %v, %v", files, err)
+	}
+	if _, err := Files(filepath.Join(dir, "absent"), "nd_stats"); err == nil {
+		t.Error("Files of a missing results directory: no error")
+	}
+	w, err = Open(Options{Dir: dir, CommitInterval: -1, Resume: true}, testTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write("nd_stats", portRows("b", 3))
+	w.Write("jobs", jobsRow("b", "ok", 1, nil))
+	if err := w.JobDone(JobLine{ID: "b", Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rows := readParquet[portRow](t, dir, "nd_stats"); len(rows) != 3 {
+		t.Errorf("nd_stats: %d rows, want 3", len(rows))
+	}
+}
