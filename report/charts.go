@@ -40,6 +40,8 @@ type Chart struct {
 	Grid *grid
 	// Note is what the caption must add: a heat map's scale against its spread and noise.
 	Note string
+	// Lines is the number of lines of a line chart (one per level of the other axis).
+	Lines int
 	PNG  []byte
 	W, H int // pixels
 }
@@ -280,7 +282,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 		nLines = by.Len()
 	}
 	var all plotter.XYs
-	nonNeg, clipped := true, false
+	nonNeg, clipped, drawn := true, false, 0
 	mc := jobs.Col(metric)
 	for r := range ok {
 		if ok[r] && !mc.Null[r] && mc.Num[r] < 0 {
@@ -330,6 +332,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 			name = by.Short + "=" + by.Labels[j]
 		}
 		p.Legend.Add(name, line, marks)
+		drawn++
 	}
 	p.Legend.Top = true
 	p.Legend.Left = false
@@ -374,7 +377,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 		title += "; mean over " + strings.Join(over, ", ")
 	}
 	id := "line-" + metric + "-" + x.Column
-	return &Chart{ID: id, Kind: "line", Metric: metric, Title: title + ".", PNG: img, W: w, H: h}, nil
+	return &Chart{ID: id, Kind: "line", Metric: metric, Title: title + ".", Lines: drawn, PNG: img, W: w, H: h}, nil
 }
 
 // levelTicks puts a labelled tick at every level of a numeric axis (at most 12; else

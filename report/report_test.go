@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/report"
@@ -131,6 +132,18 @@ func TestReportGrid(t *testing.T) {
 	if len(r.Series) != 1 || len(r.Series[0].Charts) != 4 {
 		t.Fatalf("series %+v", r.Series)
 	}
+	if !strings.HasPrefix(r.Series[0].Intervals, "Every interval table is sampled every") {
+		t.Errorf("series intervals note %q", r.Series[0].Intervals)
+	}
+	// Line charts: one line per level of the other axis (3 Xoff levels over alpha, 4
+	// alphas over Xoff).
+	fk := slices.IndexFunc(r.Metrics, func(mc report.MetricCharts) bool { return mc.Metric == "fct_p99_usec" })
+	for _, c := range r.Metrics[fk].Charts[1:] {
+		want := map[string]int{"line-fct_p99_usec-switch_LossyAlpha": 3, "line-fct_p99_usec-switch_StaticPoolXoffThreshold": 4}[c.ID]
+		if c.Lines != want || !strings.Contains(c.Title, "one line per") {
+			t.Errorf("%s: %d lines, want %d (%s)", c.ID, c.Lines, want, c.Title)
+		}
+	}
 
 	var html bytes.Buffer
 	if err := r.WriteHTML(&html); err != nil {
@@ -230,5 +243,76 @@ func TestReportNoJobOK(t *testing.T) {
 	var b bytes.Buffer
 	if err := r.WriteHTML(&b); err != nil || !strings.Contains(b.String(), "No job finished ok") || strings.Contains(b.String(), "<img") {
 		t.Fatalf("page: %v\n%s", err, b.String())
+	}
+}
+
+// Three axes: the heat maps and line charts average the third per replicate and say so.
+func TestReportThreeAxes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "res")
+	s := resultstest.Sweep{Name: "three", Axes: []string{"switch.LossyAlpha", "switch.StaticPoolXoffThreshold", "switch.StaticPoolXonThreshold"}}
+	n := 0
+	for _, a := range []float64{0.5, 1} {
+		for _, x := range []float64{200e3, 700e3} {
+			for _, xon := range []float64{50e3, 100e3} {
+				for r := 0; r < 2; r++ {
+					n++
+					j := resultstest.Job{ID: "j" + strconv.Itoa(n), Status: "ok", Replicate: int64(r), Params: []float64{a, x, xon}}
+					j.Summary.FctP99UsecLossless = 100*a + x/1e4 + xon/1e4 + float64(r)
+					s.Jobs = append(s.Jobs, j)
+				}
+			}
+		}
+	}
+	if err := resultstest.Write(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build(dir, report.Options{Metrics: []string{"fct_p99_usec_lossless"}, Width: 300, Height: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := r.Charts()
+	if len(cs) != 4 || !strings.Contains(cs[0].Title, "and over switch.StaticPoolXonThreshold") {
+		t.Fatalf("%d charts; heat map title %q", len(cs), cs[0].Title)
+	}
+	// Cell (0.5, 200KB): replicate 0 averages Xon 50KB and 100KB: 50 + 20 + 7.5 = 77.5; replicate 1 78.5.
+	if g := cs[0].Grid; g.Val[0][0] != 78 || g.N[0][0] != 2 {
+		t.Errorf("cell (0,0) = %v over %d replicates, want 78 over 2", g.Val[0][0], g.N[0][0])
+	}
+	if !strings.Contains(cs[3].Title, "mean over switch.StaticPoolXoffThreshold") || cs[3].Lines != 2 {
+		t.Errorf("line chart over the third axis: %q, %d lines", cs[3].Title, cs[3].Lines)
+	}
+	if len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "each cell the mean over switch.StaticPoolXonThreshold") {
+		t.Errorf("notes %v", r.Notes)
+	}
+	if len(r.Answers) == 0 || r.Answers[0].Best != "LossyAlpha=0.5, StaticPoolXoffThreshold=200KB, StaticPoolXonThreshold=50KB" {
+		t.Errorf("answers %+v", r.Answers)
+	}
+}
+
+// A table sampled at another interval than the others (one report_interval does not
+// drive) is named on the page.
+func TestReportSeriesIntervalsDiffer(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "res")
+	if err := resultstest.Write(base, resultstest.Grid([]float64{0.5, 1}, []float64{700e3}, 1, false)); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "slow")
+	err := resultstest.Copy(base, dir, func(tb *results.Table) {
+		if tb.Name == "buffer_stats" {
+			for i := range tb.Col("sim_time_sec").Num {
+				tb.Col("sim_time_sec").Num[i] *= 10
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.Build(dir, report.Options{Metrics: []string{"drops_total"}, Jobs: []string{"j0001"}, Width: 300, Height: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := r.Series[0].Intervals
+	if !strings.Contains(note, "report_interval does not drive all of them") || !strings.Contains(note, "buffer_stats every") {
+		t.Errorf("note %q", note)
 	}
 }
