@@ -42,8 +42,8 @@ type Chart struct {
 	Note string
 	// Lines is the number of lines of a line chart (one per level of the other axis).
 	Lines int
-	PNG  []byte
-	W, H int // pixels
+	PNG   []byte
+	W, H  int // pixels
 }
 
 // render draws p into a W x H pixel PNG.
