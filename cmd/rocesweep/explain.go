@@ -384,6 +384,9 @@ func explainSwitch(cfg *config.Config, g *topo.Graph, n *topo.Node, count int, l
 					name, p, config.Commas(b.PoolSize[p]), N, config.Commas(b.Xoff), config.Commas(largest), config.Commas(ep.LosslessNeeds), explainTCs(ep.LosslessClasses)))
 			}
 		}
+		if used := explainUsedTCs(&cfg.Workload, ep.LossyClasses); len(ep.LosslessClasses) > 0 && len(used) > 0 {
+			warns = append(warns, explainStickyPause(name, p, ep, used, &b, se))
+		}
 		se.Pools = append(se.Pools, ep)
 	}
 	// Sizing condition 1 (switch.md §4.6) on each link kind.
@@ -395,6 +398,49 @@ func explainSwitch(cfg *config.Config, g *topo.Graph, n *topo.Node, count int, l
 		}
 	}
 	return se, warns, nil
+}
+
+// explainStickyPause is the warning for sizing condition 3 (switch.md §4.6): a lossless
+// class shares pool p with a lossy class. Lossy bytes count in a port's ingress
+// occupancy, but only a lossless departure can lift a pause (switch.md §5.5, DC-9), so a
+// port that lossy bytes pushed past Xoff stays paused once its lossless packets are gone.
+func explainStickyPause(tier string, p int, ep explainPool, lossy []int, b *switchdev.Buffer, se switchExplain) string {
+	c := config.Commas
+	refresh := ""
+	if len(se.Links) > 0 {
+		refresh = fmt.Sprintf(", refreshed every %s on a %s link", explainNs(se.Links[0].RefreshNs), se.Links[0].Link)
+	}
+	return fmt.Sprintf("%s switch pool %d holds lossless %s and lossy %s, failing sizing condition 3 (switch.md §4.6): "+
+		"lossy bytes count toward a port's ingress occupancy, but a pause lifts only when a lossless packet leaves with the port's headroom empty and occupancy ≤ Xon %s B (switch.md §5.5, DC-9). "+
+		"A port whose lossy bytes push it past Xoff %s B after its lossless packets have left stays paused%s, even once the buffer is empty: "+
+		"a sticky pause, not congestion (status and report count such ports as stuck_pause_ports). Map the lossy class to a pool of its own (TrafficClassPoolMapping)",
+		tier, p, explainTCs(ep.LosslessClasses), explainTCs(lossy), c(b.Xon), c(b.Xoff), refresh)
+}
+
+// explainUsedTCs returns the classes of tcs that the workload sends on (data_tc or
+// control_tc of it or of a mix element): a lossy class nobody uses cannot hold a pause.
+func explainUsedTCs(w *config.Workload, tcs []int) []int {
+	used := map[int]bool{}
+	var add func(w *config.Workload)
+	add = func(w *config.Workload) {
+		if w.Kind == "mix" {
+			for i := range w.Mix {
+				add(&w.Mix[i])
+			}
+			return
+		}
+		if w.Kind != "none" {
+			used[w.DataTC], used[w.ControlTC] = true, true
+		}
+	}
+	add(w)
+	var out []int
+	for _, tc := range tcs {
+		if used[tc] {
+			out = append(out, tc)
+		}
+	}
+	return out
 }
 
 // explainHeadroomNeeded is sizing condition 1 of switch.md §4.6, 2 × rate × Delay / 8 +
