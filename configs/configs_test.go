@@ -4,6 +4,7 @@
 package configs_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,5 +59,36 @@ func TestLibrarySpecsPlan(t *testing.T) {
 		if !seen[f] {
 			t.Errorf("%s is missing from configs/", f)
 		}
+	}
+}
+
+// The quickstart sweep shares pool 0 between a lossless and a lossy class (explain warns,
+// sizing condition 3), but its pauses lift: no job of it reports a stuck pause.
+func TestQuickstartHasNoStuckPause(t *testing.T) {
+	data, err := os.ReadFile("quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sweep.ParseSpec("quickstart.yaml", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sweep.Expand(s, fabric.Validate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pauses int64
+	for _, j := range p.Jobs {
+		res, err := fabric.Run(context.Background(), j.Config, fabric.Options{JobID: j.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := res.Summary.StuckPausePorts; n != 0 {
+			t.Errorf("%s: stuck_pause_ports %d, want 0", p.Label(j), n)
+		}
+		pauses += res.Summary.PfcPauseTx
+	}
+	if pauses == 0 {
+		t.Error("no job of the quickstart pauses: the check above proves nothing")
 	}
 }

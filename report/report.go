@@ -162,6 +162,20 @@ func Build(dir string, opts Options) (*Report, error) {
 		}
 		r.Failures = append(r.Failures, f)
 	}
+	if stuck := jobs.Col("stuck_pause_ports"); stuck != nil && !stuck.IsString() {
+		// issue 17: a stuck pause (switch.md §4.6 condition 3) is not congestion.
+		var bad []string
+		for i := 0; i < jobs.Rows; i++ {
+			if stuck.Num[i] > 0 {
+				bad = append(bad, ids.Text(i))
+			}
+		}
+		if len(bad) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%d jobs have a stuck pause (stuck_pause_ports > 0; first: %s): a switch port stayed paused for more than half the run while its pool sat at or below Xon, "+
+				"because a lossless class shares its pool with a lossy one (switch.md §4.6 condition 3; rocesweep explain warns). Their pause and FCT figures measure that trap, not congestion.",
+				len(bad), bad[0]))
+		}
+	}
 	r.Shared = shared(jobs, axisCols)
 	all := make([]bool, jobs.Rows)
 	for i := range all {

@@ -90,6 +90,10 @@ type statusReport struct {
 	DamagedLines int      `json:"damaged_lines,omitempty"`
 	Complete     bool     `json:"complete"` // every planned job is recorded, every file sound
 	Notes        []string `json:"notes,omitempty"`
+	// StuckPause lists the jobs whose stuck_pause_ports is above 0 (issue 17): a switch
+	// port stayed paused for more than half the run with its pool at or below Xon, the
+	// trap of switch.md §4.6 condition 3, not congestion.
+	StuckPause []string `json:"stuck_pause_jobs,omitempty"`
 }
 
 // readStatus reads dir's manifest and journals. now dates the journals' ages.
@@ -194,7 +198,43 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 		st.Notes = append(st.Notes, fmt.Sprintf("%d journal lines are damaged; the jobs of their commits count as missing", st.DamagedLines))
 	}
 	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0
+	st.StuckPause = stuckPauseJobs(dir)
 	return st, nil
+}
+
+// stuckPauseJobs returns the ids of the jobs whose stuck_pause_ports is above 0, read
+// from DIR/jobs; none when the table or the column is absent (older results).
+func stuckPauseJobs(dir string) []string {
+	if _, err := os.Stat(filepath.Join(dir, "jobs")); err != nil {
+		return nil
+	}
+	jobs, err := results.ReadTable(dir, "jobs", nil)
+	if err != nil {
+		return nil
+	}
+	ids, stuck := jobs.Col("job_id"), jobs.Col("stuck_pause_ports")
+	if ids == nil || stuck == nil || stuck.IsString() {
+		return nil
+	}
+	var out []string
+	for i := 0; i < jobs.Rows; i++ {
+		if stuck.Num[i] > 0 {
+			out = append(out, ids.Text(i))
+		}
+	}
+	return out
+}
+
+// stuckPauseWarning explains the jobs of stuckPauseJobs in one line.
+func stuckPauseWarning(ids []string) string {
+	shown := ids[:min(len(ids), 5)]
+	more := ""
+	if len(ids) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(ids)-len(shown))
+	}
+	return fmt.Sprintf("%d jobs have a stuck pause (%s%s): a switch port stayed paused for more than half the run while its pool sat at or below Xon. "+
+		"A lossless class shares its pool with a lossy one (switch.md §4.6 condition 3; rocesweep explain warns): their pause and FCT figures measure that trap, not congestion (column stuck_pause_ports of jobs)",
+		len(ids), strings.Join(shown, ", "), more)
 }
 
 // capAt makes the counts fit a plan of planned jobs (a journal with foreign lines must
@@ -273,6 +313,9 @@ func printStatus(w io.Writer, st *statusReport) {
 	}
 	if len(st.Damaged) > 0 {
 		fmt.Fprintf(w, "run the sweep again with --resume: it removes the rest of those commits and runs their jobs again\n")
+	}
+	if len(st.StuckPause) > 0 {
+		fmt.Fprintf(w, "warning: %s\n", stuckPauseWarning(st.StuckPause))
 	}
 	if st.Duplicates > 0 {
 		fmt.Fprintf(w, "warning: %d jobs are recorded by more than one shard; their rows are in the tables more than once\n", st.Duplicates)

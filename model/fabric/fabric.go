@@ -540,6 +540,7 @@ func (f *Fabric) summary() stats.Summary {
 		s.MaxEgressQueueBytes = max(s.MaxEgressQueueBytes, c.MaxEgressQueueBytes)
 		s.MaxIngressPortBytes = max(s.MaxIngressPortBytes, c.MaxIngressPortBytes)
 		s.MaxPoolBytes = max(s.MaxPoolBytes, c.MaxPoolBytes)
+		s.StuckPausePorts += int64(sw.StuckPauses(now, now/2))
 	}
 	for _, n := range f.nics {
 		c := n.Counters()

@@ -182,6 +182,10 @@ type Summary struct {
 	MaxEgressQueueBytes int64   `parquet:"max_egress_queue_bytes"`
 	MaxIngressPortBytes int64   `parquet:"max_ingress_port_bytes"`
 	MaxPoolBytes        int64   `parquet:"max_pool_bytes"`
+	// StuckPausePorts counts switch ports whose pause has held for more than half the run
+	// with their pool's occupancy at or below Xon at the end: a sticky pause of switch.md
+	// §4.6 condition 3, not congestion (issue 17).
+	StuckPausePorts int64 `parquet:"stuck_pause_ports"`
 }
 
 // MetricNames lists the summary metrics in column order (design.md fixed names).
@@ -191,7 +195,7 @@ var MetricNames = []string{
 	"fct_p99_usec_lossless", "fct_p99_usec_lossy", "slowdown_p99_lossless", "slowdown_p99_lossy", "drops_total",
 	"drops_lossless", "drops_lossy", "nic_rx_drops", "pfc_pause_tx", "pfc_paused_usec",
 	"ecn_marked", "cnp_sent", "retransmits", "max_egress_queue_bytes",
-	"max_ingress_port_bytes", "max_pool_bytes",
+	"max_ingress_port_bytes", "max_pool_bytes", "stuck_pause_ports",
 }
 
 // Values returns the summary metrics in MetricNames order, as float64.
@@ -203,7 +207,7 @@ func (s *Summary) Values() []float64 {
 		float64(s.DropsTotal), float64(s.DropsLossless), float64(s.DropsLossy),
 		float64(s.NicRxDrops), float64(s.PfcPauseTx), s.PfcPausedUsec, float64(s.EcnMarked),
 		float64(s.CnpSent), float64(s.Retransmits), float64(s.MaxEgressQueueBytes),
-		float64(s.MaxIngressPortBytes), float64(s.MaxPoolBytes),
+		float64(s.MaxIngressPortBytes), float64(s.MaxPoolBytes), float64(s.StuckPausePorts),
 	}
 }
 

@@ -191,9 +191,10 @@ type port struct {
 	pfcQ ring    // §5.4 step 1: control frames, served first
 	fifo [8]ring // per TC, no length limit of its own
 
-	refresh [8]sim.TimerID
-	expiry  [8]sim.TimerID
-	pause   [8]pauseLog
+	refresh   [8]sim.TimerID
+	expiry    [8]sim.TimerID
+	pause     [8]pauseLog
+	xoffSince [8]sim.Time // per pool: when xoff last went true (StuckPauses; PFC only, so cold)
 
 	pauseTx, pauseRx   [8]int64
 	resumeTx, resumeRx [8]int64
@@ -770,6 +771,7 @@ func (s *Switch) queuePFC(i, tc int, q uint16) {
 func (s *Switch) sendPause(i, pl int) {
 	pt := &s.ports[i]
 	pt.xoff[pl] = true
+	pt.xoffSince[pl] = s.eng.Now()
 	s.queueGroup(i, pl, pkt.PauseQuanta)
 	s.eng.Reset(pt.refresh[pl], s.eng.Now()+s.pauseTime(i, pkt.PauseQuanta)/2)
 }
@@ -929,6 +931,24 @@ type PortState struct {
 func (s *Switch) Port(i, pl int) PortState {
 	pt := &s.ports[i]
 	return PortState{IngOcc: pt.pl[pl].ingOcc, Hdrm: pt.pl[pl].hdrm, EgQ: pt.pl[pl].egQ, Xoff: pt.xoff[pl], AvgQ: pt.pl[pl].avgQ}
+}
+
+// StuckPauses counts the port × pool pairs whose pause nothing can lift (issue 17): xoff
+// held since more than longer before now, headroom empty and ingress occupancy at or
+// below Xon. Only a lossless departure re-checks Xon (§5.5, DC-9), so such a pause, left
+// by lossy bytes in a pool shared with a lossless class (§4.6 condition 3), lasts until
+// the port's next lossless packet.
+func (s *Switch) StuckPauses(now, longer sim.Time) int {
+	n := 0
+	for i := range s.ports {
+		pt := &s.ports[i]
+		for pl := 0; pl < 8; pl++ {
+			if pt.xoff[pl] && now-pt.xoffSince[pl] > longer && pt.pl[pl].hdrm == 0 && pt.pl[pl].ingOcc <= s.buf.Xon {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // PoolTotals returns ingTotal[p] and egTotal[p].
