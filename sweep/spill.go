@@ -121,7 +121,7 @@ func batchTables(b stats.Batch) []tableRows {
 		{"roce_transport_stats", b.RoceTransportStats}, {"buffer_stats", b.BufferStats},
 		{"port_buffer_stats", b.PortBufferStats}, {"lb_stats", b.LbStats},
 		{"tier_hop", b.TierHop}, {"messages", b.Messages}, {"classes", b.Classes},
-		{"topology", b.Topology},
+		{"topology", b.Topology}, {"collectives", b.Collectives},
 	}
 }
 

@@ -24,6 +24,7 @@ var recordTables = []sink.Table{
 	sink.TableOf[stats.Message]("messages"),
 	sink.TableOf[stats.Class]("classes"),
 	sink.TableOf[stats.TopologyLink]("topology"),
+	sink.TableOf[stats.Collective]("collectives"),
 }
 
 // RecordTableSchemas returns the record tables with their row types, in results-directory

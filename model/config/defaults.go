@@ -39,6 +39,7 @@ func DefaultWorkload() Workload {
 	return Workload{
 		Kind: "incast", Senders: 15, Receiver: -1, MessageSize: 1 << 20, Messages: 1,
 		DataTC: 0, ControlTC: 1, QPsPerPair: 1, Verb: "write", Load: 0.3, Distribution: "websearch",
+		GroupBy: "block",
 	}
 }
 

@@ -80,7 +80,7 @@ type Topology struct {
 
 // Workload is the traffic of a job (model/workload interprets it).
 type Workload struct {
-	Kind         string     `key:"kind" enum:"incast|permutation|all-to-all|load|mix|none" doc:"traffic generator"`
+	Kind         string     `key:"kind" enum:"incast|permutation|all-to-all|load|mix|none|allreduce|allgather|reducescatter|alltoall" doc:"traffic generator; allreduce, allgather, reducescatter, alltoall are collectives (message_size = each rank's buffer)"`
 	Senders      int        `key:"senders" doc:"incast: number of senders"`
 	Receiver     int        `key:"receiver" doc:"incast: receiving host index"`
 	MessageSize  Bytes      `key:"message_size" doc:"incast, permutation, all-to-all: bytes per message"`
@@ -94,7 +94,22 @@ type Workload struct {
 	QPsPerPair   int        `key:"qps_per_pair" doc:"queue pairs per host pair; messages spread over them"`
 	Verb         string     `key:"verb" enum:"write|send" doc:"RDMA verb of the work requests"`
 	Mix          []Workload `key:"mix" doc:"mix: workloads running together"`
+
+	// Collectives (issue 17). Zero values mean the defaults and are left out of the JSON,
+	// so job ids and seeds of specs without them stay as they were.
+	Groups     int      `key:"groups" json:",omitzero" doc:"collectives: N groups of consecutive hosts, each running the collective (0 or 1: all hosts as one group)"`
+	GroupBy    GroupBy  `key:"group_by" json:",omitzero" enum:"block|rail" doc:"collectives: block (default): groups of consecutive hosts; rail: group g = the g-th host of every rack"`
+	Iterations int      `key:"iterations" json:",omitzero" doc:"collectives: times the collective runs, each after the previous one ended everywhere plus gap (0 = 1)"`
+	Gap        sim.Time `key:"gap" json:",omitzero" doc:"collectives: compute time between the end of an iteration and the next"`
+	Phases     int      `key:"phases" json:",omitzero" doc:"alltoall: destinations split into phases with a barrier between them (0 = 1)"`
 }
+
+// GroupBy is workload.group_by. Its default, block, counts as zero for JSON (omitzero),
+// so specs that never name it keep their job ids.
+type GroupBy string
+
+// IsZero reports whether g is the default.
+func (g GroupBy) IsZero() bool { return g == "" || g == "block" }
 
 // Switch is every attribute of the switch model (switch.md §3).
 type Switch struct {

@@ -539,6 +539,14 @@ func validateWorkload(prefix string, w *Workload, hosts int, mixOK bool) rules {
 		if w.Distribution == "" {
 			rs.add(prefix+".distribution", "", "design.md", "a load workload needs a size distribution")
 		}
+	case "allreduce", "allgather", "reducescatter", "alltoall":
+		// Collectives (issue 17): every group needs two ranks at least.
+		if w.Groups < 0 || w.Iterations < 0 || w.Phases < 0 || w.Gap < 0 {
+			rs.add(prefix+".groups", fmt.Sprintf("groups %d, iterations %d, phases %d, gap %s", w.Groups, w.Iterations, w.Phases, FormatTime(w.Gap)), "design.md", "groups, iterations, phases and gap cannot be negative")
+		}
+		if g := max(w.Groups, 1); w.GroupBy != "rail" && hosts > 0 && (hosts%g != 0 || hosts/g < 2) {
+			rs.add(prefix+".groups", fmt.Sprint(w.Groups), "design.md", "%d hosts do not split into %d groups of 2 or more consecutive hosts", hosts, g)
+		}
 	case "mix":
 		if len(w.Mix) == 0 {
 			rs.add(prefix+".mix", "[]", "design.md", "kind mix needs a list of workloads in workload.mix")

@@ -39,6 +39,8 @@ import (
 // Event kinds owned by the fabric and the workload.
 const (
 	kindPost         sim.Kind = sim.Kind(sim.OwnerWorkload)<<8 | 0x01 // post message Arg
+	kindCollStart    sim.Kind = sim.Kind(sim.OwnerWorkload)<<8 | 0x02 // collective run Arg begins an iteration
+	kindCollPost     sim.Kind = sim.Kind(sim.OwnerWorkload)<<8 | 0x03 // post collective message Arg (released by a completion)
 	kindReportND     sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x01   // NDStatsReportInterval records
 	kindReportBuffer sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x02   // BufferStatsReportInterval records
 	kindReportLB     sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x03   // LoadBalancingStatsReportInterval records
@@ -91,6 +93,15 @@ type Fabric struct {
 	// reports counts the periodic-record events: the summary's events leave them out, so
 	// a record setting changes no summary metric (README "Seeds and common random numbers").
 	reports int64
+
+	// Collectives (issue 17, collective.go): runs driven by completions. Their messages
+	// are dyn[i], NIC tag len(msgs)+i.
+	runs     []workload.CollRun
+	dyn      []workload.Message
+	dynRef   []collRef
+	runsDone int
+	ccts     []float64 // µs, one per finished iteration
+	busbw    []float64 // Gbps, likewise
 }
 
 // pairBytes is the payload ledger of one (sender, receiver) host pair: what the workload
@@ -218,6 +229,9 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if len(f.msgs) > 0 {
 		f.eng.Schedule(f.msgs[0].Start, kindPost, 0, 0, 0)
 	}
+	if err := f.newCollectives(); err != nil {
+		return nil, err
+	}
 
 	// Periodic records: first row at StartTime + ClientStartOffset + interval (RC-3).
 	gl := &cfg.Global
@@ -266,13 +280,13 @@ func (f *Fabric) Loop(ctx context.Context) error {
 		case sim.OwnerNIC:
 			f.nics[ev.Dev].Handle(ev)
 		case sim.OwnerWorkload:
-			f.post()
+			f.workloadEvent(ev)
 		case sim.OwnerFabric:
 			f.report(ev)
 		default:
 			return fmt.Errorf("fabric: event of unknown kind %#04x at %v", uint16(ev.Kind), ev.At)
 		}
-		if drain && f.next == len(f.msgs) && f.completed == len(f.msgs) {
+		if drain && f.next == len(f.msgs) && f.completed == len(f.msgs)+len(f.dyn) && f.runsDone == len(f.runs) {
 			f.stopReason = "drained"
 			return nil
 		}
@@ -298,7 +312,7 @@ func (f *Fabric) Loop(ctx context.Context) error {
 // control-TC pool means no ACK is ever sent), so such a job fails with that reason
 // instead of ending quietly with nothing delivered.
 func (f *Fabric) Stalled() error {
-	if f.completed == len(f.msgs) {
+	if f.completed == len(f.msgs)+len(f.dyn) {
 		return nil
 	}
 	for i, n := range f.nics {
@@ -353,7 +367,7 @@ func pairHosts(k uint64) (src, dst int32) { return int32(uint32(k >> 32)), int32
 // record plus FCT columns).
 func (f *Fabric) onComplete(c nic.Completion) {
 	f.completed++
-	m := &f.msgs[c.Tag]
+	m := f.message(c.Tag)
 	fct := (c.Completed - c.Posted).Micros()
 	ideal := f.idealFCT(m)
 	f.fcts = append(f.fcts, fct)
@@ -376,6 +390,9 @@ func (f *Fabric) onComplete(c nic.Completion) {
 		DataTC: int32(c.DataTC), SizeBytes: c.Size, PostNs: int64(c.Posted / sim.Nanosecond),
 		CompleteNs: int64(c.Completed / sim.Nanosecond), FctUsec: fct, IdealUsec: ideal.Micros(), Slowdown: slow,
 	})
+	if c.Tag >= int64(len(f.msgs)) {
+		f.collCompleted(int(c.Tag) - len(f.msgs))
+	}
 	f.rec.Spill()
 }
 
@@ -552,6 +569,7 @@ func (f *Fabric) summary() stats.Summary {
 		s.DataPackets += c.DataFramesSent
 	}
 	s.PfcPausedUsec = paused.Micros()
+	f.collectiveSummary(&s)
 	s.DropsTotal = s.DropsLossless + s.DropsLossy + s.NicRxDrops
 	return s
 }

@@ -28,6 +28,7 @@ type Recorder struct {
 	Classes            []Class
 	Topology           []TopologyLink
 	TierHop            []TierHop
+	Collectives        []Collective
 
 	// Emit receives each batch of rows (see Batch); it must not keep the slices, which
 	// the recorder reuses. A non-nil error stops further batches and is Err.
@@ -57,12 +58,14 @@ type Batch struct {
 	Classes            []Class
 	Topology           []TopologyLink
 	TierHop            []TierHop
+	Collectives        []Collective
 }
 
 // Rows is the number of rows in b.
 func (b Batch) Rows() int {
 	return len(b.NdStats) + len(b.EcnPfcStats) + len(b.RoceTransportStats) + len(b.BufferStats) +
-		len(b.PortBufferStats) + len(b.LbStats) + len(b.Messages) + len(b.Classes) + len(b.Topology) + len(b.TierHop)
+		len(b.PortBufferStats) + len(b.LbStats) + len(b.Messages) + len(b.Classes) + len(b.Topology) + len(b.TierHop) +
+		len(b.Collectives)
 }
 
 // NewRecorder returns an empty recorder for job id; a nil clock means time.Now.
@@ -77,7 +80,8 @@ func NewRecorder(jobID string, clock func() time.Time) *Recorder {
 func (r *Recorder) Batch() Batch {
 	return Batch{NdStats: r.NdStats, EcnPfcStats: r.EcnPfcStats, RoceTransportStats: r.RoceTransportStats,
 		BufferStats: r.BufferStats, PortBufferStats: r.PortBufferStats, LbStats: r.LbStats,
-		Messages: r.Messages, Classes: r.Classes, Topology: r.Topology, TierHop: r.TierHop}
+		Messages: r.Messages, Classes: r.Classes, Topology: r.Topology, TierHop: r.TierHop,
+		Collectives: r.Collectives}
 }
 
 // Spill emits the rows held once they reach BatchRows (nothing without Emit). Devices'
@@ -106,7 +110,8 @@ func (r *Recorder) Err() error { return r.err }
 
 func (r *Recorder) rows() int {
 	return len(r.NdStats) + len(r.EcnPfcStats) + len(r.RoceTransportStats) + len(r.BufferStats) +
-		len(r.PortBufferStats) + len(r.LbStats) + len(r.Messages) + len(r.Classes) + len(r.Topology) + len(r.TierHop)
+		len(r.PortBufferStats) + len(r.LbStats) + len(r.Messages) + len(r.Classes) + len(r.Topology) + len(r.TierHop) +
+		len(r.Collectives)
 }
 
 func (r *Recorder) flush() {
@@ -120,6 +125,7 @@ func (r *Recorder) flush() {
 	r.NdStats, r.EcnPfcStats, r.RoceTransportStats = r.NdStats[:0], r.EcnPfcStats[:0], r.RoceTransportStats[:0]
 	r.BufferStats, r.PortBufferStats, r.LbStats = r.BufferStats[:0], r.PortBufferStats[:0], r.LbStats[:0]
 	r.Messages, r.Classes, r.Topology, r.TierHop = r.Messages[:0], r.Classes[:0], r.Topology[:0], r.TierHop[:0]
+	r.Collectives = r.Collectives[:0]
 }
 
 // LastTierHopSec is the sim_time_sec of the latest tier_hop row recorded (held or
@@ -186,6 +192,11 @@ type Summary struct {
 	// with their pool's occupancy at or below Xon at the end: a sticky pause of switch.md
 	// §4.6 condition 3, not congestion (issue 17).
 	StuckPausePorts int64 `parquet:"stuck_pause_ports"`
+	// Collectives (issue 17): completion time over every collective iteration and group,
+	// and the mean bus bandwidth; 0 without a collective workload.
+	CctP50Usec float64 `parquet:"cct_p50_usec"`
+	CctMaxUsec float64 `parquet:"cct_max_usec"`
+	BusbwGbps  float64 `parquet:"busbw_gbps"`
 }
 
 // MetricNames lists the summary metrics in column order (design.md fixed names).
@@ -196,6 +207,7 @@ var MetricNames = []string{
 	"drops_lossless", "drops_lossy", "nic_rx_drops", "pfc_pause_tx", "pfc_paused_usec",
 	"ecn_marked", "cnp_sent", "retransmits", "max_egress_queue_bytes",
 	"max_ingress_port_bytes", "max_pool_bytes", "stuck_pause_ports",
+	"cct_p50_usec", "cct_max_usec", "busbw_gbps",
 }
 
 // Values returns the summary metrics in MetricNames order, as float64.
@@ -208,6 +220,7 @@ func (s *Summary) Values() []float64 {
 		float64(s.NicRxDrops), float64(s.PfcPauseTx), s.PfcPausedUsec, float64(s.EcnMarked),
 		float64(s.CnpSent), float64(s.Retransmits), float64(s.MaxEgressQueueBytes),
 		float64(s.MaxIngressPortBytes), float64(s.MaxPoolBytes), float64(s.StuckPausePorts),
+		s.CctP50Usec, s.CctMaxUsec, s.BusbwGbps,
 	}
 }
 

@@ -303,3 +303,22 @@ type TierHop struct {
 	FabricInt  int64   `parquet:"fabricInt"`
 	RackInt    int64   `parquet:"rackInt"`
 }
+
+// Collective is one collectives row (issue 17): one iteration of a collective in one
+// group. cct_usec runs from the iteration's first post to its last completion; algbw is
+// size / cct, busbw = algbw × NCCL's factor (2 (N − 1) / N for allreduce, (N − 1) / N for
+// allgather, reducescatter, alltoall).
+type Collective struct {
+	JobID           string  `parquet:"job_id"`
+	ApplicationName string  `parquet:"application_name"` // "<kind>-<element>", as in messages
+	Kind            string  `parquet:"kind"`
+	Group           int32   `parquet:"group"`
+	Iteration       int32   `parquet:"iteration"`
+	Ranks           int32   `parquet:"ranks"`
+	SizeBytes       int64   `parquet:"size_bytes"` // each rank's buffer (message_size)
+	StartSec        float64 `parquet:"start_sec"`
+	EndSec          float64 `parquet:"end_sec"`
+	CctUsec         float64 `parquet:"cct_usec"`
+	AlgbwGbps       float64 `parquet:"algbw_gbps"`
+	BusbwGbps       float64 `parquet:"busbw_gbps"`
+}

@@ -148,6 +148,9 @@ func (g *gen) element(elem int, path string, w config.Workload) error {
 	if g.hosts < 2 {
 		return fmt.Errorf("%s.kind: %s needs at least 2 hosts, the topology has %d", path, w.Kind, g.hosts)
 	}
+	if IsCollective(w.Kind) {
+		return nil // run from completions by the fabric (Collectives, CollRun)
+	}
 	msgs := max(w.Messages, 1)
 	first := len(g.msgs)
 	e := elemGen{g: g, w: w, path: path, verb: verb, app: fmt.Sprintf("%s-%d", w.Kind, elem),

@@ -1,0 +1,129 @@
+package fabric
+
+import (
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// On an idle non-blocking fabric a ring all-reduce takes the textbook time, 2 (N − 1)/N ×
+// size / rate (the bytes on the wire: payload plus 58 B a packet, nic.md §6), plus a
+// per-step latency for each of its 2 (N − 1) steps: the step's chunk's ideal FCT minus its
+// wire time (generation start, PCIe read, store-and-forward over two cables, the ACK back;
+// idealFCT). Each step starts when the previous step's chunk has completed (a dependency on
+// the NIC's completion, not a timer), so the model may only differ by the per-hop terms
+// the lone-message ideal FCT leaves out: in a ring every host sends one chunk while it
+// receives another, and the ACKs of the chunk it receives share its link with the chunk
+// it sends. Measured: 35 ns a step for 128 KiB chunks, 73 ns for 2 MiB (0.17 %); the
+// bound is one data packet's serialization plus 0.5 % of the step's wire time, per step.
+func TestAllreduceTextbookTime(t *testing.T) {
+	const rate = 400e9
+	for _, tc := range []struct {
+		size   int64
+		groups int // of 8 hosts: N = 8 / groups
+	}{{1 << 20, 1}, {8 << 20, 1}, {1 << 20, 2}, {8 << 20, 2}} {
+		n := 8 / tc.groups
+		cfg := job(t, "duration", "50ms", "stop", "drain", "topology.hosts", "8", "workload.kind", "allreduce",
+			"workload.message_size", sizeText(tc.size), "workload.groups", strconv.Itoa(tc.groups))
+		f, res := run(t, cfg)
+		if len(res.Rec.Collectives) != tc.groups {
+			t.Fatalf("%d collectives rows, want %d", len(res.Rec.Collectives), tc.groups)
+		}
+		mss := int64(cfg.NIC.RoceQpManager.MSS)
+		chunk := tc.size / int64(n)
+		pkts := (chunk + mss - 1) / mss
+		wire := sim.Time(math.Round(float64(chunk+58*pkts) * 8 / rate * 1e12)) // one step's bytes on the wire
+		step := f.idealFCT(f.message(int64(len(f.msgs))))                      // a step alone
+		latency := step - wire
+		steps := 2 * (n - 1)
+		textbook := float64(steps) / float64(n) * float64(int64(n)*(chunk+58*pkts)) * 8 / rate * 1e6 // µs
+		want := textbook + float64(steps)*latency.Micros()
+		tol := float64(steps) * (float64(mss+58)*8/rate*1e6 + 0.005*wire.Micros())
+		for _, r := range res.Rec.Collectives {
+			if r.Ranks != int32(n) || math.Abs(r.CctUsec-want) > tol {
+				t.Errorf("N %d, %d B: cct %.3f us, want %.3f (textbook %.3f + %d × %.3f latency) ± %.3f", n, tc.size, r.CctUsec, want, textbook, steps, latency.Micros(), tol)
+			}
+			if bus := float64(tc.size) * 8 / (r.CctUsec * 1e-6) / 1e9 * 2 * float64(n-1) / float64(n); math.Abs(bus-r.BusbwGbps) > 1e-9*bus {
+				t.Errorf("busbw %g, want %g", r.BusbwGbps, bus)
+			}
+			t.Logf("N %d, %8d B: cct %8.3f us = textbook %8.3f + %2d × %.3f us latency %+.3f us (busbw %.1f Gbps)",
+				n, tc.size, r.CctUsec, textbook, steps, latency.Micros(), r.CctUsec-want, r.BusbwGbps)
+		}
+		if s := res.Summary; s.CctMaxUsec != res.Rec.Collectives[0].CctUsec || s.BusbwGbps != res.Rec.Collectives[0].BusbwGbps {
+			t.Errorf("summary %v %v", s.CctMaxUsec, s.BusbwGbps)
+		}
+	}
+}
+
+func sizeText(n int64) string { return strconv.FormatInt(n, 10) + "B" }
+
+// The other kinds, iterations with a gap, rail groups and a mix with a lossy background:
+// every message of every step is delivered and the rows say what ran.
+func TestCollectiveKinds(t *testing.T) {
+	star := []string{"duration", "50ms", "stop", "drain", "topology.hosts", "8", "workload.message_size", "1MiB"}
+	t.Run("allgather", func(t *testing.T) {
+		f, res := run(t, job(t, append(star, "workload.kind", "allgather")...))
+		r := res.Rec.Collectives[0]
+		step := f.idealFCT(f.message(int64(len(f.msgs)))).Micros()
+		if len(f.dyn) != 8*7 || math.Abs(r.CctUsec-7*step) > 7*0.1 {
+			t.Errorf("%d messages, cct %.3f; want 56, 7 × %.3f", len(f.dyn), r.CctUsec, step)
+		}
+		if want := r.AlgbwGbps * 7 / 8; math.Abs(r.BusbwGbps-want) > 1e-9 {
+			t.Errorf("busbw %g, want algbw × 7/8 = %g", r.BusbwGbps, want)
+		}
+	})
+	t.Run("alltoall phases", func(t *testing.T) {
+		var ccts []float64
+		for _, phases := range []string{"1", "7"} {
+			f, res := run(t, job(t, append(star, "workload.kind", "alltoall", "workload.phases", phases)...))
+			if len(f.dyn) != 8*7 || f.delivered != 8*7*(1<<20)/8 {
+				t.Fatalf("phases %s: %d messages, %d B delivered", phases, len(f.dyn), f.delivered)
+			}
+			ccts = append(ccts, res.Rec.Collectives[0].CctUsec)
+		}
+		// 7 phases of one destination each run as 7 barriered steps; one phase sends all
+		// seven chunks of a host back to back. The host link is the bottleneck either way,
+		// so the barriers add the 6 extra per-step latencies and nothing more.
+		if !(ccts[1] > ccts[0]) {
+			t.Errorf("alltoall cct with 7 phases %.3f us, 1 phase %.3f us: barriers cost nothing?", ccts[1], ccts[0])
+		}
+	})
+	t.Run("iterations", func(t *testing.T) {
+		_, res := run(t, job(t, append(star, "workload.kind", "reducescatter", "workload.iterations", "3", "workload.gap", "10us")...))
+		rows := res.Rec.Collectives
+		if len(rows) != 3 {
+			t.Fatalf("%d rows, want 3", len(rows))
+		}
+		for i := 1; i < 3; i++ {
+			if gap := rows[i].StartSec - rows[i-1].EndSec; math.Abs(gap-10e-6) > 1e-15 || rows[i].Iteration != int32(i) {
+				t.Errorf("iteration %d starts %g s after the previous ended, want 10 us", i, gap)
+			}
+		}
+	})
+	t.Run("rail groups", func(t *testing.T) {
+		f, res := run(t, job(t, "duration", "50ms", "stop", "drain", "topology.kind", "leaf-spine", "topology.leaves", "2",
+			"topology.spines", "2", "topology.hosts_per_leaf", "4", "topology.uplinks_per_spine", "1",
+			"workload.kind", "allreduce", "workload.group_by", "rail", "workload.message_size", "256KiB"))
+		if len(f.runs) != 4 || len(res.Rec.Collectives) != 4 {
+			t.Fatalf("%d runs, %d rows; want 4 rails", len(f.runs), len(res.Rec.Collectives))
+		}
+		for g, r := range f.runs {
+			if len(r.Ranks) != 2 || r.Ranks[0] != int32(g) || r.Ranks[1] != int32(g+4) {
+				t.Errorf("rail %d: ranks %v, want [%d %d]", g, r.Ranks, g, g+4)
+			}
+		}
+	})
+	t.Run("mix with background", func(t *testing.T) {
+		f, res := run(t, job(t, append(star, "workload.kind", "mix",
+			"workload.mix.0.kind", "allreduce", "workload.mix.0.message_size", "1MiB", "workload.mix.0.iterations", "2",
+			"workload.mix.1.kind", "permutation", "workload.mix.1.message_size", "512KiB")...))
+		if len(res.Rec.Collectives) != 2 || len(f.msgs) != 8 || res.Summary.MsgsCompleted != 8+2*8*14 {
+			t.Errorf("%d collective rows, %d background messages, %d completed", len(res.Rec.Collectives), len(f.msgs), res.Summary.MsgsCompleted)
+		}
+		if r := res.Rec.Collectives; r[0].CctUsec <= 46.21 || r[1].CctUsec > 46.21 {
+			t.Errorf("cct %.3f us beside the permutation (want above the idle 46.2 us), then %.3f alone", r[0].CctUsec, r[1].CctUsec)
+		}
+	})
+}
