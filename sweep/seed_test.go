@@ -8,6 +8,7 @@ import (
 
 	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
 	"github.com/rocesweep/rocesweep/model/fabric"
+	"github.com/rocesweep/rocesweep/model/sim"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/model/workload"
 )
@@ -153,5 +154,25 @@ func TestGridPointsShareWorkloads(t *testing.T) {
 	}
 	if !jittered {
 		t.Error("no incast message was jittered: the test does not exercise the jitter stream")
+	}
+	// And the simulations post exactly that schedule: every completed message of the
+	// first and the last point (every attribute differs) has the schedule's source,
+	// destination, size, class and post time.
+	for _, j := range []*Job{p.Jobs[0], p.Jobs[len(p.Jobs)-2]} {
+		res, err := fabric.Run(context.Background(), j.Config, fabric.Options{JobID: j.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rec.Messages) < 20 {
+			t.Fatalf("%s: %d messages completed, too few to compare", p.Label(j), len(res.Rec.Messages))
+		}
+		sched := first[j.Replicate]
+		for _, m := range res.Rec.Messages {
+			w := sched[m.TransactionNumber] // transaction_number = index in the sorted schedule
+			if m.PostNs != int64(w.Start/sim.Nanosecond) || m.SizeBytes != w.Size || m.DataTC != int32(w.DataTC) || m.ApplicationName != w.App {
+				t.Errorf("%s: message %d posted at %d ns, %d B, TC %d, %s; schedule: %v, %d B, TC %d, %s", p.Label(j),
+					m.TransactionNumber, m.PostNs, m.SizeBytes, m.DataTC, m.ApplicationName, w.Start, w.Size, w.DataTC, w.App)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -141,6 +142,14 @@ func printSummaryJSON(w io.Writer, s *stats.Summary, dir string, estimated int64
 	return err
 }
 
+// orNone formats a per-kind metric: "none" when the job had no traffic of that kind (NaN).
+func orNone(v float64) string {
+	if math.IsNaN(v) {
+		return "none"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
 // printSummary is the short human summary of one job.
 func printSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -148,6 +157,8 @@ func printSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
 	fmt.Fprintf(tw, "data packets\t%s sent, %.4g M per wall second\n", config.Commas(s.DataPackets), float64(s.DataPackets)/s.WallSec/1e6)
 	fmt.Fprintf(tw, "messages completed\t%d, %s B delivered, goodput %.4g Gbps\n", s.MsgsCompleted, config.Commas(s.BytesDelivered), s.GoodputGbps)
 	fmt.Fprintf(tw, "FCT p50 / p99 / max\t%.4g / %.4g / %.4g us\n", s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec)
+	fmt.Fprintf(tw, "FCT p99 lossless / lossy\t%s / %s us (slowdown p99 %s / %s)\n", orNone(s.FctP99UsecLossless), orNone(s.FctP99UsecLossy),
+		orNone(s.SlowdownP99Lossless), orNone(s.SlowdownP99Lossy))
 	fmt.Fprintf(tw, "drops\t%d total: %d lossless, %d lossy (switch), %d NIC rx\n", s.DropsTotal, s.DropsLossless, s.DropsLossy, s.NicRxDrops)
 	fmt.Fprintf(tw, "PFC\t%d pause frames sent, %.4g us paused\n", s.PfcPauseTx, s.PfcPausedUsec)
 	fmt.Fprintf(tw, "ECN / DCQCN\t%d marked, %d CNPs, %d retransmission episodes\n", s.EcnMarked, s.CnpSent, s.Retransmits)

@@ -464,7 +464,7 @@ func (f *Fabric) Finish() *stats.Result {
 
 // classes builds the classes rows (one per data TC that carried messages) and sets the
 // summary's per-kind answers: nearest-rank p99 FCT and slowdown over the completed
-// messages of lossless (switch EnablePFC = 1, switch.md §4.3) and lossy data classes,
+// messages of lossless (rack switch EnablePFC = 1, switch.md §4.3) and lossy data classes,
 // NaN when there is none.
 func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 	var drops, rtx, delivered [8]int64
@@ -488,7 +488,8 @@ func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 		if f.tcPosted[tc] == 0 {
 			continue
 		}
-		lossless := f.cfg.Switch.SharedBufferManager.EnablePFC[tc] == 1
+		// The rack tier's EnablePFC: every host's traffic enters and leaves through it.
+		lossless := f.tierSw[config.TierRack].SharedBufferManager.EnablePFC[tc] == 1
 		k := 0
 		if lossless {
 			k = 1
