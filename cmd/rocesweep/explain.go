@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -17,6 +18,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/sim"
 	"github.com/rocesweep/rocesweep/model/switchdev"
 	"github.com/rocesweep/rocesweep/model/topo"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // cmdExplain prints the derived numbers of one configuration (design.md "Commands users
@@ -31,19 +33,24 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var asJSON bool
 	fs.StringArrayVar(&sets, "set", nil, "override one attribute: path=value (repeatable)")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
+	jobSel := fs.String("job", "", "with a SPEC that sweeps: the job to explain, by id or index (default 0; rocesweep plan SPEC lists them)")
 	if err := fs.Parse(args); err != nil {
 		return flagError("explain", fs, err)
 	}
 	if fs.NArg() > 1 {
 		return usagef("explain: one SPEC at most, got %d arguments", fs.NArg())
 	}
-	cfg, err := explainLoad("explain", fs.Args(), sets)
+	cfg, job, err := explainTarget(fs.Args(), sets, *jobSel)
 	if err != nil {
 		return err
 	}
 	ex, err := explainConfig(&cfg)
 	if err != nil {
 		return err
+	}
+	ex.Job = job
+	if job != nil && !asJSON {
+		fmt.Fprintf(stdout, "explaining %s of %d, id %s (--job ID or INDEX picks another)\n\n", job.Label, job.Of, job.ID)
 	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
@@ -52,6 +59,61 @@ func cmdExplain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	ex.writeSheet(stdout)
 	return nil
+}
+
+// explainJob names the job of a sweep that explain explains.
+type explainJob struct {
+	Index int    `json:"index"`
+	ID    string `json:"id"`
+	Label string `json:"label"` // "job 3 (switch.LossyAlpha=1, ...)"
+	Of    int    `json:"of"`    // jobs in the plan
+}
+
+// explainTarget returns the configuration to explain: for a SPEC that sweeps, the job
+// sel names (an id or an index; job 0 when empty) with its job; otherwise explainLoad's.
+func explainTarget(files, sets []string, sel string) (config.Config, *explainJob, error) {
+	if len(files) == 1 {
+		data, err := os.ReadFile(files[0])
+		if err != nil {
+			return config.Config{}, nil, usagef("explain: %v", err)
+		}
+		spec, err := sweep.ParseSpec(files[0], data, sets)
+		if err != nil {
+			return config.Config{}, nil, usageError{err}
+		}
+		if len(spec.Axes) > 0 || spec.Sample != nil {
+			p, err := sweep.Expand(spec, nil)
+			if err != nil {
+				return config.Config{}, nil, usageError{err}
+			}
+			j, err := pickJob(p, sel)
+			if err != nil {
+				return config.Config{}, nil, err
+			}
+			return j.Config, &explainJob{Index: j.Index, ID: j.ID, Label: p.Label(j), Of: len(p.Jobs)}, nil
+		}
+	}
+	if sel != "" {
+		return config.Config{}, nil, usagef("explain: --job %s: the configuration has no sweep, so one job", sel)
+	}
+	cfg, err := explainLoad("explain", files, sets)
+	return cfg, nil, err
+}
+
+// pickJob finds a job of p by id or index; "" is job 0.
+func pickJob(p *sweep.Plan, sel string) (*sweep.Job, error) {
+	if sel == "" {
+		sel = "0"
+	}
+	for _, j := range p.Jobs {
+		if j.ID == sel {
+			return j, nil
+		}
+	}
+	if i, err := strconv.Atoi(sel); err == nil && i >= 0 && i < len(p.Jobs) {
+		return p.Jobs[i], nil
+	}
+	return nil, usagef("explain: --job %s: no job with that id, and not an index 0..%d (rocesweep plan SPEC lists them)", sel, len(p.Jobs)-1)
 }
 
 // explainLoad builds the configuration of a single-job command: the SPEC file (if any,
@@ -90,6 +152,7 @@ type explanation struct {
 	Switches []switchExplain `json:"switches,omitempty"`
 	NIC      nicExplain      `json:"nic"`
 	Warnings []string        `json:"warnings"`
+	Job      *explainJob     `json:"job,omitempty"` // the job of a sweep SPEC explained
 }
 
 type explainTopology struct {

@@ -259,9 +259,30 @@ func TestExplainSpecFile(t *testing.T) {
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A spec that sweeps: job 0 (LossyAlpha 0.25: the dynamic form), and says so.
 	ex := runExplain(t, spec, "--set", "switch.QueueDropThresholdEnable=true")
-	if ex.Switch.ConnectedPorts != 64 || ex.Switch.EgressLimitForm != "fixed_cap" || ex.Switch.HeadroomTotal != 64*256_000 {
+	if ex.Switch.ConnectedPorts != 64 || ex.Switch.EgressLimitForm != "dynamic" || ex.Switch.HeadroomTotal != 64*256_000 {
 		t.Errorf("%+v", ex.Switch)
+	}
+	if ex.Job == nil || ex.Job.Index != 0 || ex.Job.Of != 6 || ex.Job.Label != "job 0 (switch.LossyAlpha=0.25, replicate 0)" {
+		t.Errorf("job %+v, want job 0 of 6", ex.Job)
+	}
+	// --job by index and by id pick the same job.
+	third := runExplain(t, spec, "--job", "3")
+	if byID := runExplain(t, spec, "--job", third.Job.ID); third.Job.Label != "job 3 (switch.LossyAlpha=0.5, replicate 0)" || byID.Job.Index != 3 {
+		t.Errorf("--job 3: %+v; by id: %+v", third.Job, byID.Job)
+	}
+	// Without the sweep, the base configuration (LossyAlpha 0: the fixed cap), no job.
+	if err := os.WriteFile(spec, []byte(strings.Split(body, "sweep:")[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ex = runExplain(t, spec, "--set", "switch.QueueDropThresholdEnable=true")
+	if ex.Switch.EgressLimitForm != "fixed_cap" || ex.Job != nil {
+		t.Errorf("no sweep: %+v, job %+v", ex.Switch, ex.Job)
+	}
+	var out, errb bytes.Buffer
+	if code := mainWithArgs(context.Background(), []string{"explain", spec, "--job", "1"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--job 1: the configuration has no sweep") {
+		t.Errorf("--job without a sweep: exit %d, %s", code, errb.String())
 	}
 }
 
@@ -404,6 +425,24 @@ func TestExplainPhaseLockWarning(t *testing.T) {
 		got := slices.ContainsFunc(ex.Warnings, func(w string) bool { return strings.Contains(w, "desynchronisation off") })
 		if got != tc.want {
 			t.Errorf("%s: phase-lock warning %v, want %v: %q", tc.name, got, tc.want, ex.Warnings)
+		}
+	}
+}
+
+// validate warns of what explain warns, for every distinct point: the quickstart's
+// lossless pools fail sizing condition 2 at some Xoff values (switch.md §4.6).
+func TestValidateWarnsAsExplain(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := mainWithArgs(context.Background(), []string{"validate", "../../configs/quickstart.yaml"}, &out, &errb); code != 0 {
+		t.Fatalf("validate: exit %d: %s", code, errb.String())
+	}
+	ex := runExplain(t, "../../configs/quickstart.yaml", "--job", "2") // alpha 0.25, Xoff 700KB
+	if len(ex.Warnings) == 0 {
+		t.Fatal("explain: no warnings for the quickstart's job 2")
+	}
+	for _, w := range ex.Warnings {
+		if !strings.Contains(errb.String(), "of 12 points): "+w+"\n") {
+			t.Errorf("validate lacks explain's warning %q:\n%s", w, errb.String())
 		}
 	}
 }

@@ -58,12 +58,13 @@ as status invalid and runs the rest).`,
 run, and prints a short summary. Its results go to -o DIR (default results/<name>); run
 again with another --set, the new results replace the earlier sim's once complete.`,
 		example: "rocesweep sim --set switch.LossyAlpha=0.5 -o results/one\nrocesweep sim configs/bench/incast.yaml --json --cpuprofile cpu.out"},
-	{name: "explain", usage: "explain [SPEC] [--set path=value]... [--json]", short: "derived numbers: pools, thresholds, limits, pause times", run: cmdExplain,
+	{name: "explain", usage: "explain [SPEC] [--job ID|INDEX] [--set path=value]... [--json]", short: "derived numbers: pools, thresholds, limits, pause times", run: cmdExplain,
 		long: `Explain prints the numbers the model derives from one configuration: the switch's
 buffer pools, thresholds and limits, the pause time of each link kind, and the NIC's
 pools, PFC thresholds and rates, followed by warnings about sizing that lets lossless
-traffic drop. Without SPEC it explains the defaults.`,
-		example: "rocesweep explain --set switch.StaticPoolXoffThreshold=300KB\nrocesweep explain configs/headroom.yaml --json"},
+traffic drop. Without SPEC it explains the defaults; of a SPEC that sweeps, it explains
+one job, job 0 or the one --job names (by id or index), and says which.`,
+		example: "rocesweep explain --set switch.StaticPoolXoffThreshold=300KB\nrocesweep explain configs/quickstart.yaml --job 5"},
 	{name: "defaults", usage: "defaults [--json]", short: "every attribute with its path, type, unit and default", run: cmdDefaults,
 		long: `Defaults prints every attribute a spec or --set can give: its path, type, unit and
 default value, as a table or, with --json, a JSON array.`,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -58,8 +59,20 @@ func countValid(p *sweep.Plan) int {
 	return n
 }
 
-// printWarnings prints each distinct config warning of the plan's valid jobs once, with
-// the number of points it concerns.
+// pointWarnings are explain's warnings for one configuration (explainConfig: the config's
+// own, switch and NIC sizing, desynchronisation), so that validate, run and slurm warn of
+// what explain does; the config's own when it cannot be explained.
+func pointWarnings(cfg *config.Config) []string {
+	c := *cfg
+	ex, err := explainConfig(&c)
+	if err != nil {
+		return cfg.Warnings()
+	}
+	return ex.Warnings
+}
+
+// printWarnings prints each distinct warning (pointWarnings) of the plan's valid points
+// once, with the number of points it concerns.
 func printWarnings(w io.Writer, p *sweep.Plan) {
 	for _, m := range p.Spec.Warnings {
 		fmt.Fprintf(w, "rocesweep: warning: %s\n", m)
@@ -71,7 +84,7 @@ func printWarnings(w io.Writer, p *sweep.Plan) {
 			continue
 		}
 		last = j.Point
-		for _, msg := range j.Config.Warnings() {
+		for _, msg := range pointWarnings(&j.Config) {
 			count[msg]++
 		}
 	}
@@ -80,7 +93,12 @@ func printWarnings(w io.Writer, p *sweep.Plan) {
 		msgs = append(msgs, m)
 	}
 	sort.Strings(msgs)
-	for _, m := range msgs {
+	const most = 12 // a grid makes one message per value in it; the rest are alike
+	for i, m := range msgs {
+		if i == most {
+			fmt.Fprintf(w, "rocesweep: ... and %d more distinct warnings; rocesweep explain SPEC --job N shows one point's\n", len(msgs)-most)
+			break
+		}
 		fmt.Fprintf(w, "rocesweep: warning (%d of %d points): %s\n", count[m], p.Points, m)
 	}
 }
