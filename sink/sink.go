@@ -73,6 +73,10 @@ type Options struct {
 	// CommitInterval commits jobs that have waited this long (checked at JobDone and
 	// Tick). Default 10 s; a negative value commits after every job.
 	CommitInterval time.Duration
+	// Retry, with Resume, withdraws the commits that hold a job of one of these statuses
+	// ("failed", "timeout"), so that those jobs run again; the runner commits such jobs
+	// alone, so their commits hold nothing else.
+	Retry []string
 	FS             FS               // nil: the operating system
 	Now            func() time.Time // nil: time.Now
 }
@@ -102,6 +106,9 @@ type Recovery struct {
 	Damaged []FileProblem
 	// DamagedLines are journal lines that did not parse; each costs its commit at most.
 	DamagedLines []int
+	// Retried counts the jobs of an Options.Retry status whose commits were withdrawn;
+	// Withdrawn the jobs of those commits (Retried and any others they held).
+	Retried, Withdrawn int
 }
 
 // Writer writes tables into a results directory. See the package doc for the protocol.
@@ -297,6 +304,20 @@ func (w *Writer) recover() error {
 			}
 		}
 		w.recovery.DamagedLines = st.damaged
+		for _, c := range st.commits {
+			retry := 0
+			for _, j := range c.jobs {
+				if slices.Contains(w.opts.Retry, j.Status) {
+					retry++
+				}
+			}
+			if retry > 0 && complete[c.n] != nil {
+				w.voids = append(w.voids, c.n)
+				delete(complete, c.n)
+				w.recovery.Retried += retry
+				w.recovery.Withdrawn += len(c.jobs)
+			}
+		}
 	}
 	var debris []string
 	for _, t := range w.tables {

@@ -46,6 +46,9 @@ type Options struct {
 	Extend      bool
 	SkipInvalid bool // record invalid jobs with status invalid instead of refusing the sweep
 	Format      sink.Format
+	// Retry, with Resume, runs the jobs recorded with these statuses (failed, timeout)
+	// again (sink.Options.Retry).
+	Retry []string
 	// Isolate runs each job in a worker process with memory and wall limits (worker.go);
 	// nil runs jobs as goroutines of this process (tests' fake jobs; `sim`).
 	Isolate *Isolation
@@ -150,7 +153,7 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		return nil, &SetupError{err}
 	}
 	w, err := sink.Open(sink.Options{Dir: o.Dir, Format: o.Format, Shard: o.Shard.Tag(), Resume: o.Resume,
-		CommitInterval: o.CommitInterval, FS: o.FS}, tables)
+		CommitInterval: o.CommitInterval, FS: o.FS, Retry: o.Retry}, tables)
 	if err != nil {
 		return nil, &SetupError{err}
 	}
@@ -432,13 +435,21 @@ func (r *runner) record(o outcome) error {
 		}
 		sum = &o.res.Summary
 	}
+	// A failed or timed-out job is committed alone, so that --retry withdraws its commit
+	// and runs nothing else again.
+	alone := o.status == "failed" || o.status == "timeout"
+	if alone {
+		if err := r.w.Commit(); err != nil {
+			return err
+		}
+	}
 	if err := r.w.Write("jobs", r.jt.row(o.job, o.status, o.err, sum)); err != nil {
 		return err
 	}
 	if err := r.w.JobDone(sink.JobLine{ID: o.job.ID, Status: o.status}); err != nil {
 		return err
 	}
-	if r.stopped() {
+	if alone || r.stopped() {
 		if err := r.w.Commit(); err != nil {
 			return err
 		}

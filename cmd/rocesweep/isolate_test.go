@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,11 +10,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 
 // realChild is the test binary acting as rocesweep with the real simulation; its worker
@@ -179,3 +184,43 @@ sweep:
   grid:
     switch.LossyAlpha: [0.25, 0.5, 1, 2]
 `
+
+// Failed jobs are recorded and --resume leaves them; --retry failed runs exactly them
+// again (each was committed alone), and the directory ends with every job once, ok.
+func TestRetryFailedRunsThemAgain(t *testing.T) {
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	dir := filepath.Join(t.TempDir(), "out")
+	saved := jobFunc
+	defer func() { jobFunc = saved }()
+	var ran atomic.Int64
+	fake := sweeptest.Job(1000)
+	failAlpha := 1.0
+	jobFunc = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		ran.Add(1)
+		if cfg.Switch.SharedBufferManager.LossyAlpha == failAlpha {
+			return nil, errors.New("flaky")
+		}
+		return fake(ctx, cfg, id)
+	}
+	run := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := mainWithArgs(context.Background(), append([]string{"run", spec, "-o", dir, "-j", "2"}, args...), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	if code, out := run(); code != 1 || ran.Load() != 36 {
+		t.Fatalf("first run: exit %d after %d jobs, want 1 after 36\n%s", code, ran.Load(), out)
+	}
+	if code, out := run("--resume"); code != 0 || ran.Load() != 36 {
+		t.Fatalf("--resume: exit %d, %d jobs run in all; want 0 and none again\n%s", code, ran.Load(), out)
+	}
+	failAlpha = -1
+	code, out := run("--retry", "failed")
+	if code != 0 || ran.Load() != 36+9 || !strings.Contains(out, "--retry: 9 failed or timed-out jobs run again\n") {
+		t.Fatalf("--retry failed: exit %d, %d jobs run in all; want 0 and the 9 failed again\n%s", code, ran.Load(), out)
+	}
+	checkExactlyOnce(t, dir, p)
+	if code, out := run("--retry", "ok"); code != 2 || !strings.Contains(out, "--retry ok: want failed, timeout") {
+		t.Errorf("--retry ok: exit %d\n%s", code, out)
+	}
+}

@@ -34,6 +34,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	workers := fl.IntP("jobs", "j", runtime.NumCPU(), "jobs run in parallel")
 	resume := fl.Bool("resume", false, "run only the jobs absent from the journal; remove debris of an interrupted run")
 	force := fl.Bool("force", false, "with --resume: accept a directory whose manifest has another plan or model version")
+	retry := fl.StringSlice("retry", nil, "with --resume: run the jobs recorded as failed or timeout again (failed,timeout); implies --resume")
 	extend := fl.Bool("extend", false, "run the jobs of SPEC that DIR lacks, DIR holding an earlier plan of the same axes (more values, another range); implies --resume")
 	shard := fl.String("shard", "1/1", "run the deterministic K/N slice of the plan (jobs whose index mod N = K-1)")
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
@@ -91,6 +92,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}()
 
+	for _, st := range *retry {
+		if st != "failed" && st != "timeout" {
+			return usagef("run: --retry %s: want failed, timeout or both (failed,timeout)", st)
+		}
+	}
 	iso, err := rf.Isolation(*workers)
 	if err != nil {
 		return err
@@ -106,7 +112,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
 	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, Shard: sh,
-		Resume: *resume || *extend, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
+		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
 	})
@@ -132,6 +138,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string) {
+	if rc := rep.Recovery; rc.Retried > 0 {
+		fmt.Fprintf(stderr, "rocesweep: resume: --retry: %d failed or timed-out jobs run again", rc.Retried)
+		if rc.Withdrawn > rc.Retried {
+			fmt.Fprintf(stderr, ", with %d others committed beside them", rc.Withdrawn-rc.Retried)
+		}
+		fmt.Fprintln(stderr)
+	}
 	for _, d := range rep.Recovery.Damaged {
 		fmt.Fprintf(stderr, "rocesweep: resume: %s: %s; its commit's %d jobs run again\n", d.File, d.Problem, len(d.Jobs))
 	}
