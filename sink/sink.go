@@ -77,8 +77,8 @@ type Options struct {
 	// ("failed", "timeout"), so that those jobs run again; the runner commits such jobs
 	// alone, so their commits hold nothing else.
 	Retry []string
-	FS             FS               // nil: the operating system
-	Now            func() time.Time // nil: time.Now
+	FS    FS               // nil: the operating system
+	Now   func() time.Time // nil: time.Now
 }
 
 // JobLine is a finished job as the journal records it.
