@@ -120,20 +120,21 @@ func (s *study) intervals(m *results.Column) []ci.Interval {
 	return out
 }
 
-// constant reports whether every point has the same mean of m (or none has a value).
-func constant(ivs []ci.Interval) (bool, float64) {
-	v := math.NaN()
+// constant reports whether every point has the same mean of m (or none has a value),
+// and the first point's interval.
+func constant(ivs []ci.Interval) (bool, ci.Interval) {
+	var first ci.Interval
 	for _, iv := range ivs {
 		if iv.N == 0 {
 			continue
 		}
-		if math.IsNaN(v) {
-			v = iv.Mean
-		} else if iv.Mean != v {
-			return false, 0
+		if first.N == 0 {
+			first = iv
+		} else if iv.Mean != first.Mean {
+			return false, first
 		}
 	}
-	return true, v
+	return true, first
 }
 
 // answer finds the best point of metric name (lower or higher better).
@@ -294,9 +295,12 @@ func (r *Report) answer(st *study) {
 		if col == nil || col.IsString() {
 			continue
 		}
-		if same, v := constant(st.intervals(col)); same {
-			if !math.IsNaN(v) {
-				r.Constant = append(r.Constant, Setting{Name: c.Name, Value: ci.Num(v)})
+		if same, iv := constant(st.intervals(col)); same {
+			if iv.N > 0 {
+				r.Constant = append(r.Constant, Setting{Name: c.Name, Value: iv.String()})
+				if len(st.points) == 1 && r.Headline == "" {
+					r.Headline = fmt.Sprintf("One configuration, nothing swept: %s %s.", describe[c.Name], iv.String())
+				}
 			}
 			continue
 		}

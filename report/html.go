@@ -60,7 +60,7 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 <td class="num">{{if .Delta}}{{.Delta}}<br><span class="small">{{.RunnerUp}}: {{.RunnerVal}}</span>{{else}}every point ties{{end}}</td><td class="num">{{.Tied}}</td>
 <td class="small">{{range $i, $n := .Neighbours}}{{if $i}}<br>{{end}}<span{{if $n.Clear}} class="clear"{{end}}>{{$n.Change}}: {{$n.Delta}}</span>{{else}}-{{end}}</td></tr>
 {{end}}</table>{{end}}
-{{if .Constant}}<p>The same at every point: {{range $i, $c := .Constant}}{{if $i}}, {{end}}<code>{{$c.Name}}</code> = {{$c.Value}}{{end}}.</p>{{end}}
+{{if .Constant}}<p>{{if gt (len .Answers) 0}}The same at every point{{else}}Values{{end}}: {{range $i, $c := .Constant}}{{if $i}}, {{end}}<code>{{$c.Name}}</code> = {{$c.Value}}{{end}}.</p>{{end}}
 <p class="small">{{.AnswerNote}}Main metrics, in this order when the results have them and they vary: the lossless class's p99 FCT and p99 slowdown, lossless drops, the lossy class's p99 FCT, lossy drops, goodput, PFC pause time.</p>
 {{if .Pareto}}<h3 id="pareto">Pareto front: <code>{{.Pareto.X}}</code> vs <code>{{.Pareto.Y}}</code></h3>
 <p class="small">The points no other point beats on both (by their means, lower is better), by increasing {{.Pareto.X}}.</p>
