@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -112,6 +113,31 @@ func TestResumeOtherModelVersionRefused(t *testing.T) {
 		_, err := sweep.Run(context.Background(), p, testJob, o)
 		if err == nil || !strings.Contains(err.Error(), "model version rocesweep-model/0.0.9, this tool runs "+sweep.ModelVersion) {
 			t.Errorf("shard %s resume=%v: %v", o.Shard.Tag(), o.Resume, err)
+		}
+	}
+}
+
+// Issue 14 item 11: a disk-full summary said 59 ok when the journal held 58. The report's
+// counts are the journal's; the jobs of the failed commit are "lost", not ok.
+func TestFullDiskReportMatchesJournal(t *testing.T) {
+	for _, budget := range []int64{30_000, 60_000} {
+		p := plan(t, spec)
+		dir := t.TempDir()
+		ffs := &fullFS{}
+		ffs.budget.Store(budget)
+		rep, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, FS: ffs})
+		if err == nil {
+			t.Fatalf("budget %d: the disk did not fill", budget)
+		}
+		done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rep.OK + rep.Failed + rep.Timeout + rep.Invalid; got != len(done) || rep.OK != len(rep.Summaries) {
+			t.Errorf("budget %d: report %d recorded (%d ok, %d summaries), journal %d", budget, got, rep.OK, len(rep.Summaries), len(done))
+		}
+		if rep.Lost < 1 {
+			t.Errorf("budget %d: lost %d, want the failed commit's job", budget, rep.Lost)
 		}
 	}
 }

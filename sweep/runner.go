@@ -73,6 +73,7 @@ type Report struct {
 	Skipped                      int // already in the journal (resume)
 	OK, Failed, Timeout, Invalid int
 	Abandoned                    int    // running at an abort; not recorded, rerun by --resume
+	Lost                         int    // finished but not recorded: a commit failed (disk full); rerun by --resume
 	NotRun                       int    // not started because the sweep stopped
 	Stopped                      string // why the sweep stopped early: "interrupted", "fail-fast", "results"; "" if not
 	Wall                         time.Duration
@@ -246,6 +247,7 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 	rep.Stopped = r.reason
 	if sinkErr != nil {
 		rep.Stopped = "results"
+		rep.recount(w.Done(), append(append([]*Job(nil), todo...), invalid...))
 		return rep, sinkErr
 	}
 	switch r.reason {
@@ -627,4 +629,29 @@ func writeManifest(p *Plan, o Options, start time.Time, tables []sink.Table) err
 	}
 	data, _ := json.MarshalIndent(manifestOf(p, o, start, tables), "", "  ")
 	return sink.WriteFileAtomic(o.FS, name, o.Shard.Tag(), append(data, '\n'))
+}
+
+// recount makes the report's counts those of the journal, done (id → status), after a
+// failed commit: of the jobs this run took on (ran), those finished but not recorded are
+// not ok, they are lost (issue 14 item 11: a disk-full summary said 59 ok when the
+// journal held 58).
+func (rep *Report) recount(done map[string]string, ran []*Job) {
+	var n [4]int
+	before := rep.OK + rep.Failed + rep.Timeout + rep.Invalid
+	for _, j := range ran {
+		switch done[j.ID] {
+		case "ok":
+			n[0]++
+		case "failed":
+			n[1]++
+		case "timeout":
+			n[2]++
+		case "invalid":
+			n[3]++
+		default:
+			delete(rep.Summaries, j)
+		}
+	}
+	rep.OK, rep.Failed, rep.Timeout, rep.Invalid = n[0], n[1], n[2], n[3]
+	rep.Lost = max(0, before-(n[0]+n[1]+n[2]+n[3]))
 }

@@ -163,7 +163,7 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{rep.Failed, "failed"}, {rep.Timeout, "timeout"}, {rep.Invalid, "invalid"}, {rep.Skipped, "already done"}, {rep.NotRun, "not run"}, {rep.Abandoned, "abandoned"}} {
+	}{{rep.Failed, "failed"}, {rep.Timeout, "timeout"}, {rep.Invalid, "invalid"}, {rep.Skipped, "already done"}, {rep.NotRun, "not run"}, {rep.Abandoned, "abandoned"}, {rep.Lost, "finished but not recorded"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}
