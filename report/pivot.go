@@ -17,7 +17,9 @@ import (
 // (every shard, every earlier session of a resumed sweep), so the table after `--resume`
 // is the table of the sweep, not of the last session. Only ok jobs count. Further axes are
 // averaged per replicate first (the header says "mean over ..."). With no axis it prints
-// the one point's interval; with no ok job, a line saying so.
+// the one point's interval; with no ok job, a line saying so. A last line names the best
+// point with its paired differences to its grid neighbours (common random numbers pair
+// replicate r of both).
 func Pivot(w io.Writer, dir, metric string) error {
 	m, err := results.ReadManifest(dir)
 	if err != nil {
@@ -99,7 +101,41 @@ func Pivot(w io.Writer, dir, metric string) error {
 			return err
 		}
 	}
-	return nil
+	return bestLine(w, jobs, all, axes, metric)
+}
+
+// bestLine prints the best grid point of metric (lower is better, except the main
+// metrics that say otherwise) and its paired differences to its neighbours, when there
+// are several points and replicates to pair.
+func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric string) error {
+	setShort(axes)
+	st := newStudy(jobs, ok, axes)
+	if len(st.points) < 2 || st.reps < 2 {
+		return nil
+	}
+	lower := true
+	for _, m := range mainMetrics {
+		if m.Name == metric {
+			lower = m.Lower
+		}
+	}
+	a := st.answer(metric, lower)
+	if a == nil {
+		return nil
+	}
+	line := fmt.Sprintf("  %s: %s, %s", map[bool]string{true: "lowest", false: "highest"}[lower], a.Best, a.Value)
+	if a.Equal > 0 {
+		line += fmt.Sprintf(" (as are %d other points)", a.Equal)
+	}
+	var nb []string
+	for _, n := range a.Neighbours {
+		nb = append(nb, n.Change+": "+n.Delta)
+	}
+	if len(nb) > 0 {
+		line += "; neighbour − best, paired: " + strings.Join(nb, "; ")
+	}
+	_, err := fmt.Fprintln(w, line)
+	return err
 }
 
 // cellIntervals returns, per (level of axis 0, level of axis 1), the interval over

@@ -10,6 +10,8 @@ import (
 
 // The closing table: one cell per (alpha, Xoff) with mean ± t(0.975, n-1)·s/√n over the
 // replicates; the failed job is left out, so its point has one replicate and no interval.
+// The last line names the best point and its paired differences to its neighbours: each
+// replicate pair differs by exactly 60 or 160, so those intervals have no width.
 func TestPivot(t *testing.T) {
 	dir := t.TempDir()
 	// fct_p99_usec = 400 + 40α + Xoff/5000 + 0.01·replicate; the last job (α 2, 1MB, r 1) failed.
@@ -25,6 +27,7 @@ func TestPivot(t *testing.T) {
   switch.LossyAlpha \ switch.StaticPoolXoffThreshold            200KB              1MB
   0.5                                                 460.005 ± 0.064  620.005 ± 0.064
   2                                                   520.005 ± 0.064              680
+  lowest: LossyAlpha=0.5, StaticPoolXoffThreshold=200KB, 460.005 ± 0.064; neighbour − best, paired: LossyAlpha 0.5 → 2: 60 ± 0; StaticPoolXoffThreshold 200KB → 1MB: 160 ± 0
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)

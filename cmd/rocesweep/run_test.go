@@ -204,7 +204,7 @@ func TestCrashResume(t *testing.T) {
 		t.Fatalf("resume of a finished sweep: exit %d, %d jobs run\n%s", code, jobs, stderr)
 	}
 	want, got := closingOf(refOut), closingOf(out)
-	if !strings.Contains(want, "mean ± 95% CI over 3 replicates") || strings.Count(want, "±") != 1+12 { // header and 4 x 3 cells
+	if !strings.Contains(want, "mean ± 95% CI over 3 replicates") || strings.Count(want, "±") < 1+12 { // header and 4 x 3 cells (and the best point's line)
 		t.Errorf("the uninterrupted run's closing table lacks its intervals:\n%s", want)
 	}
 	if got != want {
