@@ -179,7 +179,7 @@ func (n *NIC) pcieStep(d *pcieDir, atEvent bool) {
 		}
 		v := d.acc.Pop()
 		if v.final() {
-			d.marks.Pop()
+			d.marks.Drop()
 			n.pcieArrived(d, &v)
 		}
 	}
@@ -259,7 +259,7 @@ func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
 			x.from = k // the rest waits for credit
 			break
 		}
-		d.wait.Pop()
+		d.wait.Drop()
 		n.pcieAccepted(d, &run)
 	}
 }

@@ -152,7 +152,7 @@ func (n *NIC) genRun() {
 		q := n.qps[i]
 		if !q.active || q.cursor >= q.msgSegs {
 			// Nothing left to fetch (an ACK past nxt moved the cursor, §10 [DC]).
-			n.ready.Pop()
+			n.ready.Drop()
 			q.inReady = false
 			continue
 		}
@@ -168,7 +168,7 @@ func (n *NIC) genRun() {
 		n.egOcc[tc] += wire
 		n.pcieRead(q, q.cursor, payload)
 		q.cursor++
-		n.ready.Pop()
+		n.ready.Drop()
 		if q.cursor < q.msgSegs {
 			n.ready.Push(i)
 		} else {

@@ -28,17 +28,22 @@ func (r *ring[T]) Push(v T) {
 // Peek returns a pointer to the head value; the ring must not be empty.
 func (r *ring[T]) Peek() *T { return &r.buf[r.head] }
 
-// Pop removes and returns the head value; the ring must not be empty.
+// Pop removes and returns the head value; the ring must not be empty. The slot is not
+// cleared: every ring of the NIC holds pointer-free values, so a stale copy keeps nothing
+// alive (a ring of pointers would need it cleared for the collector).
 func (r *ring[T]) Pop() T {
 	v := r.buf[r.head]
-	var zero T
-	r.buf[r.head] = zero
+	r.Drop()
+	return v
+}
+
+// Drop removes the head value without copying it out; the ring must not be empty.
+func (r *ring[T]) Drop() {
 	r.head++
 	if r.head == len(r.buf) {
 		r.head = 0
 	}
 	r.n--
-	return v
 }
 
 // At returns the i-th value from the head (0 = head).
