@@ -20,6 +20,7 @@ var planSize = map[string]int{
 	"ci.yaml":                           6,
 	"headroom.yaml":                     60,
 	"headroom-per-tier.yaml":            10, // 2 cable lengths x 5 headroom limits
+	"ai-allreduce.yaml":                 12, // 4 rack LossyAlpha x 3 spine Xoff
 	"pcie-gen3.yaml":                    9,
 	"dcqcn.yaml":                        18,
 	"bench/star-incast.yaml":            1,

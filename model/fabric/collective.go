@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math"
 	"slices"
 
 	"github.com/rocesweep/rocesweep/model/nic"
@@ -120,9 +121,12 @@ func (f *Fabric) message(t int64) *workload.Message {
 }
 
 // collectiveSummary fills the jobs columns of the collectives: median and largest
-// completion time over every finished iteration of every group, mean bus bandwidth.
+// completion time over every finished iteration of every group, mean bus bandwidth; NaN
+// (null in jobs) when no iteration finished, so an unfinished collective never reads as
+// an instant one.
 func (f *Fabric) collectiveSummary(s *stats.Summary) {
 	if len(f.ccts) == 0 {
+		s.CctP50Usec, s.CctMaxUsec, s.BusbwGbps = math.NaN(), math.NaN(), math.NaN()
 		return
 	}
 	sorted := slices.Clone(f.ccts)

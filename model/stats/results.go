@@ -193,7 +193,7 @@ type Summary struct {
 	// §4.6 condition 3, not congestion (issue 17).
 	StuckPausePorts int64 `parquet:"stuck_pause_ports"`
 	// Collectives (issue 17): completion time over every collective iteration and group,
-	// and the mean bus bandwidth; 0 without a collective workload.
+	// and the mean bus bandwidth; NaN (null) when no collective iteration finished.
 	CctP50Usec float64 `parquet:"cct_p50_usec"`
 	CctMaxUsec float64 `parquet:"cct_max_usec"`
 	BusbwGbps  float64 `parquet:"busbw_gbps"`
