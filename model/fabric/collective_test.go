@@ -3,6 +3,7 @@ package fabric
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/sim"
@@ -126,4 +127,22 @@ func TestCollectiveKinds(t *testing.T) {
 			t.Errorf("cct %.3f us beside the permutation (want above the idle 46.2 us), then %.3f alone", r[0].CctUsec, r[1].CctUsec)
 		}
 	})
+}
+
+// Groups that cannot form are refused before anything runs: a rail of a star is one host.
+func TestCollectiveGroupsRefused(t *testing.T) {
+	for _, sets := range [][]string{
+		{"topology.hosts", "8", "workload.kind", "allreduce", "workload.group_by", "rail"},
+		{"topology.hosts", "8", "workload.kind", "alltoall", "workload.groups", "3"},
+	} {
+		cfg := job(t, sets...)
+		if err := Validate(&cfg); err == nil || !strings.Contains(err.Error(), "workload.groups") {
+			t.Errorf("%v: Validate says %v", sets, err)
+		}
+	}
+	cfg := job(t, "topology.hosts", "8", "workload.kind", "allreduce", "workload.iterations", "3")
+	e, err := EstimateJob(&cfg)
+	if err != nil || e.Messages != 3*8*14 || e.Bytes != 3*8*14*(1<<20)/8 {
+		t.Errorf("estimate %+v, %v; want 336 messages of 128 KiB", e, err)
+	}
 }

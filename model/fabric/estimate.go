@@ -60,6 +60,21 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 		return e, err
 	}
 	e.Messages, e.Bytes = c.Messages, c.Bytes
+	// Collectives (issue 17): their groups are checked here, before anything runs, and
+	// every step of every iteration counts as a message.
+	rackOf := make([]int, len(g.NICs))
+	for h, n := range g.NICs {
+		rackOf[h] = g.Nodes[n].Ports[0].Peer
+	}
+	colls, err := workload.Collectives(cfg.Workload, rackOf)
+	if err != nil {
+		return e, err
+	}
+	for i := range colls {
+		n, b := colls[i].Messages()
+		e.Messages += n
+		e.Bytes += b
+	}
 
 	// Periodic rows: per ND interval one row per port of each record (nd, ecn-pfc,
 	// roce-transport) and a tier-hop row; per buffer interval a row per switch pool.

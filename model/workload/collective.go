@@ -216,3 +216,19 @@ func (r *CollRun) Completed(rank, step int) (next []Send, done bool) {
 	}
 	return next, r.left == 0
 }
+
+// Messages returns how many messages and payload bytes all iterations of c post over
+// every group (an upper bound when the run ends first).
+func (c *Collective) Messages() (count, bytes float64) {
+	for _, g := range c.Groups {
+		n := len(g)
+		per := n * Steps(c.Kind, n)
+		if c.Kind == "alltoall" {
+			per = n * (n - 1)
+		}
+		chunk := max(c.Size/int64(n), 1)
+		count += float64(per) * float64(c.Iterations)
+		bytes += float64(per) * float64(c.Iterations) * float64(chunk)
+	}
+	return count, bytes
+}
