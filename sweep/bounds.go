@@ -15,8 +15,9 @@ import (
 // size is refused in microseconds with the reason instead of exhausting memory.
 const (
 	// MaxJobs is the largest plan: points × replicates. A plan holds each job's resolved
-	// config (~4 KB) in memory, so 100,000 jobs take ~0.5 GB and a few seconds to expand;
-	// split a larger study into several specs (or sample it: sweep.sample).
+	// config in memory (~8.5 KB a job), so 100,000 jobs take ~0.85 GB and ~8 s of CPU to
+	// expand and check (README "Reliability"); split a larger study into several specs
+	// (or sample it: sweep.sample).
 	MaxJobs = 100_000
 	// MaxConstraintLen and MaxConstraintDepth bound a constraint expression: its text
 	// in bytes, and the nesting of parentheses, `!` and unary `-`. The parser and the
