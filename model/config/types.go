@@ -195,7 +195,7 @@ type NIC struct {
 	// offset) and RetransmitTimeout lasts RetransmitTimeout / (1 + offset). 0 = exact.
 	ClockTolerancePpm float64 `rs:"ClockTolerancePpm" doc:"NIC clock offset, uniform in ±value ppm per NIC per job: serialisation rate and retransmission timer (nic.md §7, §10); 0 = exact"`
 	// TxJitter is transmit-pipeline jitter: each frame leaves the port a random time in
-	// [0, TxJitter) after its serialisation ends (never before the previous frame), so
+	// [0, TxJitter) after its serialisation ends (keeping order and wire spacing), so
 	// simultaneous senders stop arriving in a fixed order; their rates do not change.
 	TxJitter sim.Time `rs:"TxJitter" doc:"each frame leaves the port uniform [0, value) after serialisation, in order, from the NIC's jitter stream (nic.md §6); 0 = exact"`
 

@@ -267,28 +267,33 @@ func (n *NIC) txDone() {
 			q.sentAt[s] = now // §10 RTT [DC]: latest transmission of the PSN
 		}
 		q.cc.p++ // §13 [DC]: P counted at serialization end
-		n.out.Send(n.eng, n.leave(now), h, wire)
+		n.out.Send(n.eng, n.leave(now, wire), h, wire)
 		n.txBusy, n.txCur = false, 0
 		n.egRelease(int(p.DSCP>>3), wire)
 	case pkt.Ack, pkt.Nak:
-		n.out.Send(n.eng, n.leave(now), h, wire)
+		n.out.Send(n.eng, n.leave(now, wire), h, wire)
 		n.txBusy, n.txCur = false, 0
 		n.egRelease(int(p.DSCP>>3), wire)
 	default: // CNP, PFC: no pool
-		n.out.Send(n.eng, n.leave(now), h, wire)
+		n.out.Send(n.eng, n.leave(now, wire), h, wire)
 		n.txBusy, n.txCur = false, 0
 	}
 	n.kick()
 }
 
-// leave returns when a frame whose serialisation ended at now leaves the port: now, or
-// with TxJitter a uniform [0, TxJitter) later but never before the previous frame (the
-// link stays FIFO). The NIC serialises the next frame meanwhile, so its rate is unchanged.
-func (n *NIC) leave(now sim.Time) sim.Time {
+// leave returns when a frame of wire bytes whose serialisation ended at now leaves the
+// port: now, or with TxJitter a uniform [0, TxJitter) later, but never sooner after the
+// previous frame than its own serialisation at line rate (frames keep their wire spacing
+// and order). The NIC serialises the next frame meanwhile, so its rate is unchanged and
+// the delay stays below TxJitter.
+func (n *NIC) leave(now sim.Time, wire int64) sim.Time {
 	if n.txJitter == 0 {
 		return now
 	}
-	t := max(now+sim.Time(n.jitRng.Int64N(n.txJitter)), n.lastOut)
+	t := now + sim.Time(n.jitRng.Int64N(n.txJitter))
+	if n.lastOut > 0 {
+		t = max(t, n.lastOut+sim.SerializationNearest(wire, n.L*n.clk))
+	}
 	n.lastOut = t
 	return t
 }
