@@ -17,7 +17,7 @@ import (
 )
 
 // progress reports a running sweep: on a terminal a live bar (jobs done/total, running,
-// failed, simulated events/s, ETA), otherwise a log line every Options.LogEvery.
+// failed, simulated events/s, jobs/s, ETA), otherwise a log line every Options.LogEvery.
 type progress struct {
 	w        io.Writer
 	total    int
@@ -41,7 +41,7 @@ func newProgress(o Options, total int) *progress {
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionSetDescription("jobs"),
 			progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionSetPredictTime(false), // status() says "ETA –" until a job ends
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionSetWidth(30),
 			progressbar.OptionThrottle(100*time.Millisecond),
@@ -53,11 +53,24 @@ func newProgress(o Options, total int) *progress {
 
 func (p *progress) status() string {
 	el := time.Since(p.start).Seconds()
-	evs := 0.0
+	evs, jps := 0.0, 0.0
 	if el > 0 {
 		evs = float64(p.events.Load()) / el
+		jps = float64(p.done.Load()) / el
 	}
-	return fmt.Sprintf("%d running, %d failed, %s events/s", p.running.Load(), p.failed.Load(), si(evs))
+	return fmt.Sprintf("%d running, %d failed, %s events/s, %.3g jobs/s, ETA %s", p.running.Load(), p.failed.Load(), si(evs), jps, p.eta())
+}
+
+// eta is the time left at the rate of the jobs done so far; "–" until the first job ends
+// (a bar's own prediction said 0s then).
+func (p *progress) eta() string {
+	done := p.done.Load()
+	if done == 0 {
+		return "–"
+	}
+	el := time.Since(p.start)
+	left := time.Duration(float64(el) / float64(done) * float64(int64(p.total)-done))
+	return left.Round(time.Second).String()
 }
 
 // render updates the bar; without a TTY it logs when LogEvery has passed. jobDone says a
@@ -81,13 +94,7 @@ func (p *progress) render(jobDone bool) {
 		return
 	}
 	p.lastLog = time.Now()
-	eta := "?"
-	if done > 0 {
-		el := time.Since(p.start)
-		left := time.Duration(float64(el) / float64(done) * float64(int64(p.total)-done))
-		eta = left.Round(time.Second).String()
-	}
-	fmt.Fprintf(p.w, "rocesweep: %d/%d jobs done, %s, ETA %s\n", done, p.total, p.status(), eta)
+	fmt.Fprintf(p.w, "rocesweep: %d/%d jobs done, %s\n", done, p.total, p.status())
 }
 
 func (p *progress) finish() {

@@ -67,6 +67,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if dir == "" {
 		dir = filepath.Join("results", p.Spec.Base.Name)
 	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
+	}
 	// The first command, typed again: the quickstart's directory holds this very plan, so
 	// show its table again and run only what is missing instead of refusing.
 	if fl.NArg() == 0 && !*resume && !*extend && holdsPlan(p, dir, rf.Format()) {

@@ -685,6 +685,13 @@ func TestQuickstartAgain(t *testing.T) {
 		!strings.Contains(errs, "holds this quickstart's results: finished jobs are not run again") {
 		t.Errorf("quickstart again: exit %d, %d jobs\nstdout:\n%s\nstderr:\n%s", code, jobs, out, errs)
 	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o644)
+	for _, args := range [][]string{{"run", "-o", file}, {"run", "-o", file, "--force"}} {
+		if code, _, errs, jobs := runMain(t, args...); code != 2 || jobs != 0 || !strings.HasPrefix(errs, "rocesweep: run: -o "+file+" is a file; -o names a results directory") {
+			t.Errorf("%q: exit %d, %d jobs, %s", args, code, jobs, errs)
+		}
+	}
 	spec := writeSpec(t, crashSpec)
 	other := filepath.Join(t.TempDir(), "crash")
 	if code, _, _, _ := runMain(t, "run", spec, "-o", other, "--set", "replicates=1"); code != 0 {
