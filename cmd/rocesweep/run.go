@@ -67,9 +67,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if dir == "" {
 		dir = filepath.Join("results", p.Spec.Base.Name)
 	}
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
-	}
 	// The first command, typed again: the quickstart's directory holds this very plan, so
 	// show its table again and run only what is missing instead of refusing.
 	if fl.NArg() == 0 && !*resume && !*extend && holdsPlan(p, dir, rf.Format()) {
@@ -111,6 +108,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := overMemory(p, all, iso.MaxMem, "the limit per job (--max-mem-per-job)"); err != nil {
 			fmt.Fprintf(stderr, "rocesweep: warning: %v\nthey will likely fail with out of memory\n", err)
 		}
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
 	}
 	fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
 	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{

@@ -688,7 +688,7 @@ func TestQuickstartAgain(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "a-file")
 	os.WriteFile(file, nil, 0o644)
 	for _, args := range [][]string{{"run", "-o", file}, {"run", "-o", file, "--force"}} {
-		if code, _, errs, jobs := runMain(t, args...); code != 2 || jobs != 0 || !strings.HasPrefix(errs, "rocesweep: run: -o "+file+" is a file; -o names a results directory") {
+		if code, _, errs, jobs := runMain(t, args...); code != 2 || jobs != 0 || !strings.Contains(errs, "rocesweep: run: -o "+file+" is a file; -o names a results directory") {
 			t.Errorf("%q: exit %d, %d jobs, %s", args, code, jobs, errs)
 		}
 	}
