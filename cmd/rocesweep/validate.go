@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -77,28 +79,61 @@ func printWarnings(w io.Writer, p *sweep.Plan) {
 	for _, m := range p.Spec.Warnings {
 		fmt.Fprintf(w, "rocesweep: warning: %s\n", m)
 	}
-	count := map[string]int{}
+	// A grid makes one message per value it sweeps ("Xoff 100,000", "Xoff 300,000"):
+	// messages alike but for their numbers are one warning, shown by its first example.
+	type group struct {
+		example  string
+		points   int
+		messages map[string]bool
+	}
+	groups := map[string]*group{}
 	last := -1
 	for _, j := range p.Jobs {
 		if j.Invalid != nil || j.Point == last {
 			continue
 		}
 		last = j.Point
+		seen := map[string]bool{}
 		for _, msg := range pointWarnings(&j.Config) {
-			count[msg]++
+			k := warningShape(msg)
+			g := groups[k]
+			if g == nil {
+				g = &group{example: msg, messages: map[string]bool{}}
+				groups[k] = g
+			}
+			if !seen[k] {
+				seen[k] = true
+				g.points++
+			}
+			g.messages[msg] = true
+			g.example = min(g.example, msg)
 		}
 	}
-	msgs := make([]string, 0, len(count))
-	for m := range count {
-		msgs = append(msgs, m)
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
 	}
-	sort.Strings(msgs)
-	const most = 12 // a grid makes one message per value in it; the rest are alike
-	for i, m := range msgs {
-		if i == most {
-			fmt.Fprintf(w, "rocesweep: ... and %d more distinct warnings; rocesweep explain SPEC --job N shows one point's\n", len(msgs)-most)
-			break
+	sort.Slice(keys, func(a, b int) bool { return groups[keys[a]].example < groups[keys[b]].example })
+	for _, k := range keys {
+		g := groups[k]
+		eg := ""
+		if len(g.messages) > 1 {
+			eg = fmt.Sprintf(", %d variants, e.g.", len(g.messages))
 		}
-		fmt.Fprintf(w, "rocesweep: warning (%d of %d points): %s\n", count[m], p.Points, m)
+		fmt.Fprintf(w, "rocesweep: warning (%d of %d points%s): %s\n", g.points, p.Points, eg, g.example)
 	}
 }
+
+// warningShape is a warning with its quantities blanked (numbers of 3 or more digits,
+// with a comma or a decimal point; not pool and TC numbers or § sections): the key that
+// groups the messages one warning gives at different points of a grid.
+func warningShape(msg string) string {
+	return numberRE.ReplaceAllStringFunc(msg, func(n string) string {
+		if strings.HasPrefix(n, "§") || len(strings.TrimRight(n, ".,")) < 3 {
+			return n
+		}
+		return "#"
+	})
+}
+
+var numberRE = regexp.MustCompile(`§?[0-9][0-9.,]*`)
