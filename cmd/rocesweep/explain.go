@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -529,8 +530,8 @@ func (ex *explanation) writeSheet(w io.Writer) {
 	if tiers == nil {
 		tiers = []switchExplain{ex.Switch}
 	}
-	for _, s := range tiers {
-		fmt.Fprintf(w, "\n%s switch (%d of them), %d connected ports   [switch.md §4]\n", s.Tier, s.Count, s.ConnectedPorts)
+	for _, s := range explainSections(tiers) {
+		fmt.Fprintf(w, "\n%s, %d connected ports   [switch.md §4]\n", s.Tier, s.ConnectedPorts)
 		fmt.Fprintf(w, "  configuration       %s\n", s.Config)
 		if s.UETPolicy {
 			fmt.Fprintf(w, "  UET policy: three pools 1.5 : 1 : 1 (switch.md §6.1)\n")
@@ -582,6 +583,48 @@ func (ex *explanation) writeSheet(w io.Writer) {
 			fmt.Fprintf(w, "  ! %s\n", s)
 		}
 	}
+}
+
+// explainSections merges tiers that run the same switch configuration on the same port
+// count (so the same buffer set-up) into one section of the sheet, named by its tiers and
+// switch counts: "edge, aggregation and core switches (8, 8 and 4 of them)". Their links
+// are listed together. The JSON keeps one entry per tier.
+func explainSections(tiers []switchExplain) []switchExplain {
+	var out []switchExplain
+	var names [][]string
+	var counts [][]string
+	keys := map[string]int{}
+	for _, s := range tiers {
+		pools, _ := json.Marshal(s.Pools)
+		key := fmt.Sprintf("%s|%d|%d|%d|%s|%v|%d|%d|%s", s.Config, s.ConnectedPorts, s.HeadroomPerPort, s.SizingTotal,
+			s.EgressLimitForm, s.UETPolicy, s.Xoff, s.Xon, pools)
+		i, ok := keys[key]
+		if !ok {
+			i = len(out)
+			keys[key] = i
+			out = append(out, s)
+			out[i].Links = slices.Clone(s.Links)
+			names, counts = append(names, nil), append(counts, nil)
+		} else {
+			out[i].Links = append(out[i].Links, s.Links...)
+		}
+		names[i] = append(names[i], s.Tier)
+		counts[i] = append(counts[i], fmt.Sprint(s.Count))
+	}
+	and := func(xs []string) string {
+		if len(xs) == 1 {
+			return xs[0]
+		}
+		return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+	}
+	for i := range out {
+		noun := "switch"
+		if len(names[i]) > 1 || counts[i][0] != "1" {
+			noun = "switches"
+		}
+		out[i].Tier = fmt.Sprintf("%s %s (%s of them)", and(names[i]), noun, and(counts[i]))
+	}
+	return out
 }
 
 func explainTCs(tcs []int) string {

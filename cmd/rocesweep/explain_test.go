@@ -459,3 +459,32 @@ func TestValidateWarnsAsExplain(t *testing.T) {
 		t.Errorf("%d lines of sizing condition 2, want 2 (pools 0 and 1, each Xoff alike):\n%s", n, errb.String())
 	}
 }
+
+// The sheet has one section per distinct switch configuration: a fat tree's three tiers
+// run one buffer set-up (same block, same k ports) until a tier block sets its own.
+func TestExplainSectionsPerConfiguration(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		want []string
+	}{
+		{nil, []string{"edge, aggregation and core switches (8, 8 and 4 of them), 4 connected ports"}},
+		{[]string{"--set", "tiers.spine.switch.LossyAlpha=0.5"}, []string{
+			"edge and aggregation switches (8 and 8 of them), 4 connected ports",
+			"core switches (4 of them), 4 connected ports"}},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"explain", "--set", "topology.kind=fat-tree", "--set", "topology.k=4", "--set", "workload.senders=15"}, tc.sets...)
+		if code := mainWithArgs(context.Background(), args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		var got []string
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasSuffix(line, "[switch.md §4]") {
+				got = append(got, strings.TrimSpace(strings.TrimSuffix(line, "[switch.md §4]")))
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v: sections %q, want %q", tc.sets, got, tc.want)
+		}
+	}
+}
