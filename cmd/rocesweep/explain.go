@@ -525,7 +525,7 @@ func explainUnjoin(err error) []error {
 // writeSheet prints the explanation as a readable sheet.
 func (ex *explanation) writeSheet(w io.Writer) {
 	c := config.Commas
-	fmt.Fprintf(w, "topology: %s, %d hosts, %d switches\n", ex.Topology.Kind, ex.Topology.Hosts, ex.Topology.Switches)
+	fmt.Fprintf(w, "topology: %s, %s, %s\n", ex.Topology.Kind, plural(ex.Topology.Hosts, "host"), plural(ex.Topology.Switches, "switch"))
 	tiers := ex.Switches
 	if tiers == nil {
 		tiers = []switchExplain{ex.Switch}
