@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/internal/export"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/fabric"
@@ -207,13 +208,16 @@ func simTemp(dir string, pid int) string {
 	return filepath.Join(filepath.Dir(dir), fmt.Sprintf(".%s.sim-%d", filepath.Base(dir), pid))
 }
 
-// foreignFiles lists the entries of a sim's results directory that sim did not write:
-// anything but manifest.json, journals, hidden files and table folders of part files.
+// foreignFiles lists the entries of a sim's results directory that no rocesweep command
+// wrote: anything but manifest.json, journals, hidden files, table folders of part files,
+// and what `report` and `export` derive from the results (report.html, csv/), which
+// describe the old results and go with them.
 func foreignFiles(dir string, entries []os.DirEntry) []string {
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
-		if _, _, ok := sink.ParseJournalName(name); ok || name == "manifest.json" || strings.HasPrefix(name, ".") {
+		if _, _, ok := sink.ParseJournalName(name); ok || name == "manifest.json" || strings.HasPrefix(name, ".") ||
+			name == "report.html" || name == export.Subdir && e.IsDir() {
 			continue
 		}
 		if e.IsDir() {

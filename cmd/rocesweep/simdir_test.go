@@ -51,6 +51,16 @@ func TestSimDirectoryHonesty(t *testing.T) {
 		t.Errorf("notes.txt: %q %v", b, err)
 	}
 	os.Remove(notes)
+	// What report and export derive from the results goes with them.
+	os.WriteFile(filepath.Join(dir, "report.html"), []byte("old"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "csv"), 0o755)
+	os.WriteFile(filepath.Join(dir, "csv", "jobs.csv"), []byte("old"), 0o644)
+	if code, stderr := sim(context.Background()); code != 0 {
+		t.Errorf("re-run beside report.html and csv/: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
+		t.Error("the old report.html survived the re-run")
+	}
 
 	// Interrupted: no --resume advice, the earlier results unchanged, nothing hidden left.
 	before, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
