@@ -25,6 +25,13 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 	if fsys == nil {
 		fsys = sink.OS{}
 	}
+	// A folder of unrelated files is refused before the lock file is made in it; a
+	// folder with results stays one, so this check needs no lock.
+	if entries, err := fsys.ReadDir(o.Dir); err == nil {
+		if err := refuseForeign(o.Dir, entries); err != nil {
+			return err
+		}
+	}
 	if err := fsys.MkdirAll(o.Dir); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
@@ -36,9 +43,6 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 	entries, err := fsys.ReadDir(o.Dir)
 	if err != nil {
 		return fmt.Errorf("output directory: %w", err)
-	}
-	if err := refuseForeign(o.Dir, entries); err != nil {
-		return err
 	}
 	if err := checkManifest(p, o); err != nil {
 		return err
@@ -105,8 +109,13 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 		sort.Ints(have)
 	}
 	for _, n := range have {
-		if n != want {
-			return fmt.Errorf("output directory %s holds a sweep split into %d shards (%s); this run is shard %s: use --shard K/%d, or another -o",
+		switch {
+		case n == want:
+		case n == 1:
+			return fmt.Errorf("output directory %s holds an unsharded sweep (journal.jsonl); this run is shard %s: drop --shard, or use another -o",
+				o.Dir, o.Shard.Tag())
+		default:
+			return fmt.Errorf("output directory %s holds a sweep split into %d shards (%s ...); this run is shard %s: use --shard K/%d, or another -o",
 				o.Dir, n, sink.JournalName(shardTag(n)), o.Shard.Tag(), n)
 		}
 	}

@@ -87,7 +87,7 @@ func TestRunBoundsAndShardCounts(t *testing.T) {
 	}
 	for _, sh := range []string{"1/2", "2/3"} {
 		code, _, stderr, jobs := runMain(t, "run", spec, "-o", dir, "--shard", sh, "--resume")
-		if code != 2 || jobs != 0 || !strings.Contains(stderr, "split into 1 shards") {
+		if code != 2 || jobs != 0 || !strings.Contains(stderr, "holds an unsharded sweep") {
 			t.Errorf("--shard %s: exit %d after %d jobs\n%s", sh, code, jobs, stderr)
 		}
 	}
