@@ -165,7 +165,7 @@ func tierIndex(name string) int {
 	return -1
 }
 
-// IsSet reports whether the tier block sets attribute a (an Attr of TierSchema).
+// isSet reports whether the tier sets the attribute with bit (Attr.bit of TierSchema).
 func (t *Tier) isSet(bit int) bool { return t.set[bit/64]&(1<<(bit%64)) != 0 }
 
 // TierSwitch returns the switch attributes of the given tier (records.md §2 numbering):
