@@ -40,6 +40,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -537,6 +538,11 @@ func (w *Writer) commitFiles() error {
 	var sums []FileSum
 	var nbytes int64
 	var rows int64
+	// One fsync batch per commit: the open files' footers are written one by one, then
+	// all of them are fsynced at once (a journaling file system commits concurrent
+	// fsyncs together), then renamed; the folders likewise. The order that makes a commit
+	// all-or-nothing is unchanged: files durable, then names, then the journal line.
+	var open []*tableFile
 	for _, t := range w.tables {
 		if t.f == nil {
 			continue
@@ -547,9 +553,15 @@ func (w *Writer) commitFiles() error {
 		} else {
 			err = t.ar.Close()
 		}
-		if err == nil {
-			err = t.f.Sync()
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", t.tmp, err)
 		}
+		open = append(open, t)
+	}
+	syncErrs := make([]error, len(open))
+	syncAll(len(open), func(i int) { syncErrs[i] = open[i].f.Sync() })
+	for i, t := range open {
+		err := syncErrs[i]
 		if cerr := t.f.Close(); err == nil {
 			err = cerr
 		}
@@ -557,6 +569,8 @@ func (w *Writer) commitFiles() error {
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", t.tmp, err)
 		}
+	}
+	for _, t := range open {
 		final := filepath.Join(t.dir, w.fileName(w.commit))
 		if err := w.fs.Rename(t.tmp, final); err != nil {
 			return fmt.Errorf("renaming %s: %w", t.tmp, err)
@@ -573,9 +587,11 @@ func (w *Writer) commitFiles() error {
 		dirs = append(dirs, w.opts.Dir)
 		w.newDirs = false
 	}
-	for _, d := range dirs {
-		if err := w.fs.SyncDir(d); err != nil {
-			return fmt.Errorf("syncing %s: %w", d, err)
+	dirErrs := make([]error, len(dirs))
+	syncAll(len(dirs), func(i int) { dirErrs[i] = w.fs.SyncDir(dirs[i]) })
+	for i, d := range dirs {
+		if dirErrs[i] != nil {
+			return fmt.Errorf("syncing %s: %w", d, dirErrs[i])
 		}
 	}
 	var buf bytes.Buffer
@@ -790,4 +806,21 @@ func ReadRows[T any](dir, table string) ([]T, error) {
 		all = append(all, rows...)
 	}
 	return all, nil
+}
+
+// syncAll runs do(0..n-1) concurrently and waits for all of them.
+func syncAll(n int, do func(i int)) {
+	if n == 1 {
+		do(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			do(i)
+		}()
+	}
+	wg.Wait()
 }
