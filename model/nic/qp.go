@@ -36,7 +36,7 @@ type qp struct {
 	// Requester transport (§10).
 	una, nxt, maxAssigned int64
 	epoch                 uint32
-	sentAt                []sim.Time // serialization end of the latest transmission, by segment index
+	sentAt                sentRing // serialization end of the latest transmission of each PSN in flight
 	rtxTimer              sim.TimerID
 
 	// Requester rate control (§13).
@@ -113,10 +113,6 @@ func (n *NIC) startMessage(q *qp) {
 	q.msgBase = q.nxt
 	q.msgSegs = segments(q.msg.Size, n.mss)
 	q.cursor = 0
-	if int64(cap(q.sentAt)) < q.msgSegs {
-		q.sentAt = make([]sim.Time, q.msgSegs)
-	}
-	q.sentAt = q.sentAt[:q.msgSegs]
 	n.appendReady(q)
 }
 
@@ -192,4 +188,43 @@ func (n *NIC) egRelease(tc int, bytes int64) {
 		n.eng.After(GenStartDelay, KindGenStart, n.id.Dev, 0, 0)
 	}
 	n.retryAcks(tc)
+}
+
+// sentRing holds the serialization end of the latest transmission of each PSN from una
+// on, indexed by PSN modulo its power-of-two length, which grows with the window of PSNs
+// in flight: a QP's memory follows its window, not its message (8 B per segment of a
+// 400 MiB message was 800 KB a QP). Reads name a PSN >= una (an ACK retires from una),
+// so a transmission of a PSN below una is not kept.
+type sentRing struct{ t []sim.Time }
+
+func (r *sentRing) set(psn, una int64, at sim.Time) {
+	if psn < una {
+		return
+	}
+	if psn-una >= int64(len(r.t)) {
+		r.grow(psn, una)
+	}
+	r.t[psn&int64(len(r.t)-1)] = at
+}
+
+func (r *sentRing) get(psn int64) sim.Time {
+	if len(r.t) == 0 {
+		return 0
+	}
+	return r.t[psn&int64(len(r.t)-1)]
+}
+
+// grow makes room for PSNs una..psn, keeping the entries from una on.
+func (r *sentRing) grow(psn, una int64) {
+	n := max(len(r.t), 64)
+	for int64(n) <= psn-una {
+		n *= 2
+	}
+	t := make([]sim.Time, n)
+	if old := int64(len(r.t)); old > 0 {
+		for p := una; p < una+old; p++ {
+			t[p&int64(n-1)] = r.t[p&(old-1)]
+		}
+	}
+	r.t = t
 }

@@ -16,7 +16,7 @@ func (n *NIC) onAck(q *qp, a int64, peerQPN uint32) {
 	now := n.eng.Now()
 	q.una = a + 1
 	// RTT [DC]: now minus the serialization end of the latest transmission of PSN a.
-	n.rtt.sample(now - q.sentAt[a-q.msgBase])
+	n.rtt.sample(now - q.sentAt.get(a))
 	if a >= q.nxt {
 		// §10 [DC]: an ACK past nxt (after a rewind) advances nxt and the cursor; the epoch
 		// bump makes reads already issued for the skipped segments stale.

@@ -264,7 +264,7 @@ func (n *NIC) txDone() {
 		n.cnt.DataPayloadSent += int64(p.Payload)
 		q := n.qps[p.SrcQP-1]
 		if s := p.PSN - q.msgBase; q.active && s >= 0 && s < q.msgSegs {
-			q.sentAt[s] = now // §10 RTT [DC]: latest transmission of the PSN
+			q.sentAt.set(p.PSN, q.una, now) // §10 RTT [DC]: latest transmission of the PSN
 		}
 		q.cc.p++ // §13 [DC]: P counted at serialization end
 		n.out.Send(n.eng, n.leave(now, wire), h, wire)
