@@ -431,7 +431,7 @@ func (r *runner) record(o outcome) error {
 			}
 		}
 		if o.res.Rec != nil {
-			if err := writeBatch(r.w, o.res.Rec.Batch()); err != nil {
+			if err := writeBatch(r.w, o.res.Rec.Batch); err != nil {
 				return err
 			}
 		}

@@ -116,7 +116,7 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 		res, err = callJob(ctx, job, cfg, req.JobID)
 	}
 	if err == nil && res.Rec != nil {
-		b := res.Rec.Batch()
+		b := res.Rec.Batch
 		err = sp.write(b)
 	}
 	if err == nil {

@@ -86,19 +86,15 @@ func TestBatchCoversEveryRecordTable(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("batch tables %v, record tables %v", names, want)
 	}
+	// The recorder holds its rows in its embedded Batch only, so no row slice can
+	// bypass the spill.
 	rt, bt := reflect.TypeFor[stats.Recorder](), reflect.TypeFor[stats.Batch]()
-	n := 0
 	for i := 0; i < rt.NumField(); i++ {
-		f := rt.Field(i)
-		if f.Type.Kind() != reflect.Slice {
-			continue
-		}
-		n++
-		if g, ok := bt.FieldByName(f.Name); !ok || g.Type != f.Type {
-			t.Errorf("Recorder.%s is not in Batch", f.Name)
+		if f := rt.Field(i); f.Type.Kind() == reflect.Slice {
+			t.Errorf("Recorder.%s holds rows outside its Batch", f.Name)
 		}
 	}
-	if n != bt.NumField() || n != len(want) {
-		t.Errorf("%d row slices in Recorder, %d in Batch, %d record tables", n, bt.NumField(), len(want))
+	if bt.NumField() != len(want) {
+		t.Errorf("%d row slices in Batch, %d record tables", bt.NumField(), len(want))
 	}
 }

@@ -17,8 +17,8 @@ func TestEmittedBatchesEqualKeptRows(t *testing.T) {
 		"topology.hosts_per_leaf", "4", "workload.kind", "load", "workload.load", "0.5", "duration", "300us",
 		"report_interval", "10us", "switch.EnableLoadBalancingStats", "true")
 	_, kept := run(t, cfg)
-	if kept.Rec.Batch().Rows() < 1000 {
-		t.Fatalf("only %d rows: the test wants many batches", kept.Rec.Batch().Rows())
+	if kept.Rec.Batch.Rows() < 1000 {
+		t.Fatalf("only %d rows: the test wants many batches", kept.Rec.Batch.Rows())
 	}
 	for _, batch := range []int{1, 7, 500, 1 << 20} {
 		var all stats.Batch
@@ -35,8 +35,8 @@ func TestEmittedBatchesEqualKeptRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		appendBatch(&all, res.Rec.Batch())
-		if want := kept.Rec.Batch(); !reflect.DeepEqual(all, want) {
+		appendBatch(&all, res.Rec.Batch)
+		if want := kept.Rec.Batch; !reflect.DeepEqual(all, want) {
 			t.Errorf("batches of %d: the %d rows emitted in %d batches differ from the %d rows kept", batch, all.Rows(), batches, want.Rows())
 		}
 		res.Summary.WallSec, res.Summary.EventsPerSec = kept.Summary.WallSec, kept.Summary.EventsPerSec

@@ -18,17 +18,9 @@ type Recorder struct {
 	JobID string
 	Clock func() time.Time
 
-	NdStats            []NdStats
-	EcnPfcStats        []EcnPfcStats
-	RoceTransportStats []RoceTransportStats
-	BufferStats        []BufferStats
-	PortBufferStats    []PortBufferStats
-	LbStats            []LbStats
-	Messages           []Message
-	Classes            []Class
-	Topology           []TopologyLink
-	TierHop            []TierHop
-	Collectives        []Collective
+	// Batch holds the rows not yet emitted (all of them without Emit); devices append
+	// to its fields (rec.NdStats, ...) directly.
+	Batch
 
 	// Emit receives each batch of rows (see Batch); it must not keep the slices, which
 	// the recorder reuses. A non-nil error stops further batches and is Err.
@@ -68,20 +60,20 @@ func (b Batch) Rows() int {
 		len(b.Collectives)
 }
 
+// truncate empties every table of b, keeping its slices' memory for the next rows.
+func (b *Batch) truncate() {
+	b.NdStats, b.EcnPfcStats, b.RoceTransportStats = b.NdStats[:0], b.EcnPfcStats[:0], b.RoceTransportStats[:0]
+	b.BufferStats, b.PortBufferStats, b.LbStats = b.BufferStats[:0], b.PortBufferStats[:0], b.LbStats[:0]
+	b.Messages, b.Classes, b.Topology, b.TierHop = b.Messages[:0], b.Classes[:0], b.Topology[:0], b.TierHop[:0]
+	b.Collectives = b.Collectives[:0]
+}
+
 // NewRecorder returns an empty recorder for job id; a nil clock means time.Now.
 func NewRecorder(jobID string, clock func() time.Time) *Recorder {
 	if clock == nil {
 		clock = time.Now
 	}
 	return &Recorder{JobID: jobID, Clock: clock, utcAt: -1, lastTierHop: -1, lastBuffer: -1}
-}
-
-// Batch returns the rows the recorder holds (sharing their slices).
-func (r *Recorder) Batch() Batch {
-	return Batch{NdStats: r.NdStats, EcnPfcStats: r.EcnPfcStats, RoceTransportStats: r.RoceTransportStats,
-		BufferStats: r.BufferStats, PortBufferStats: r.PortBufferStats, LbStats: r.LbStats,
-		Messages: r.Messages, Classes: r.Classes, Topology: r.Topology, TierHop: r.TierHop,
-		Collectives: r.Collectives}
 }
 
 // Spill emits the rows held once they reach BatchRows (nothing without Emit). Devices'
@@ -108,11 +100,7 @@ func (r *Recorder) Flush() error {
 // Err is the first error Emit returned.
 func (r *Recorder) Err() error { return r.err }
 
-func (r *Recorder) rows() int {
-	return len(r.NdStats) + len(r.EcnPfcStats) + len(r.RoceTransportStats) + len(r.BufferStats) +
-		len(r.PortBufferStats) + len(r.LbStats) + len(r.Messages) + len(r.Classes) + len(r.Topology) + len(r.TierHop) +
-		len(r.Collectives)
-}
+func (r *Recorder) rows() int { return r.Batch.Rows() }
 
 func (r *Recorder) flush() {
 	if n := len(r.TierHop); n > 0 {
@@ -121,11 +109,8 @@ func (r *Recorder) flush() {
 	if n := len(r.BufferStats); n > 0 {
 		r.lastBuffer = r.BufferStats[n-1].SimTimeSec
 	}
-	r.err = r.Emit(r.Batch())
-	r.NdStats, r.EcnPfcStats, r.RoceTransportStats = r.NdStats[:0], r.EcnPfcStats[:0], r.RoceTransportStats[:0]
-	r.BufferStats, r.PortBufferStats, r.LbStats = r.BufferStats[:0], r.PortBufferStats[:0], r.LbStats[:0]
-	r.Messages, r.Classes, r.Topology, r.TierHop = r.Messages[:0], r.Classes[:0], r.Topology[:0], r.TierHop[:0]
-	r.Collectives = r.Collectives[:0]
+	r.err = r.Emit(r.Batch)
+	r.Batch.truncate()
 }
 
 // LastTierHopSec is the sim_time_sec of the latest tier_hop row recorded (held or
