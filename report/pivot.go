@@ -29,6 +29,9 @@ func Pivot(w io.Writer, dir, metric string) error {
 	if err != nil {
 		return err
 	}
+	if metric == "" {
+		metric = closingMetric(jobs)
+	}
 	mc := jobs.Col(metric)
 	if mc == nil || mc.IsString() {
 		return fmt.Errorf("metric %s: not a numeric column of %s/jobs", metric, dir)
@@ -177,4 +180,28 @@ func cellIntervals(jobs *results.Table, use []bool, axes []*axis, mc *results.Co
 		out[k] = ci.Mean(xs)
 	}
 	return out
+}
+
+// closingMetric is the metric of run's closing table when --metric is not given: the
+// first of the report's main metrics that the ok jobs hold and that varies between
+// them (the answer the study asks for first, as on the report's first screen), else
+// drops_total.
+func closingMetric(jobs *results.Table) string {
+	status := jobs.Col("status")
+	for _, m := range mainMetrics {
+		c := jobs.Col(m.Name)
+		if c == nil || c.IsString() {
+			continue
+		}
+		seen := map[float64]bool{}
+		for r := range c.Num {
+			if !c.Null[r] && !math.IsNaN(c.Num[r]) && (status == nil || status.Text(r) == "ok") {
+				seen[c.Num[r]] = true
+			}
+		}
+		if len(seen) > 1 {
+			return m.Name
+		}
+	}
+	return "drops_total"
 }

@@ -36,3 +36,20 @@ func TestPivot(t *testing.T) {
 		t.Errorf("unknown metric: %v", err)
 	}
 }
+
+// Without --metric, run's closing table shows the report's first main metric that
+// varies: the lossless class's p99 FCT here (the question a lossless-incast study asks),
+// not drops_total.
+func TestPivotDefaultMetric(t *testing.T) {
+	dir := t.TempDir()
+	if err := resultstest.Write(dir, resultstest.Grid([]float64{0.5, 2}, []float64{200e3, 1e6}, 2, true)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := report.Pivot(&b, dir, ""); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), ":"); first != "fct_p99_usec_lossless" {
+		t.Errorf("default closing metric %q, want fct_p99_usec_lossless:\n%s", first, b.String())
+	}
+}

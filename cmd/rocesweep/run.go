@@ -41,7 +41,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	rf := addRunFlags(fl)
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
-	metric := fl.String("metric", "drops_total", "summary metric of the closing table")
+	metric := fl.String("metric", "", "summary metric of the closing table (default: the first main metric of the report that varies, such as fct_p99_usec_lossless, else drops_total)")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
@@ -56,8 +56,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usagef("run: %v", err)
 	}
-	if err := checkMetric(*metric); err != nil {
-		return usagef("run: --metric: %v", err)
+	if *metric != "" {
+		if err := checkMetric(*metric); err != nil {
+			return usagef("run: --metric: %v", err)
+		}
 	}
 	p, err := loadPlan("run", fl.Args(), *sets, true)
 	if err != nil {
@@ -162,7 +164,9 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 	}
 	closingTable(stdout, stderr, p, rep, metric)
 	var parts []string
-	parts = append(parts, fmt.Sprintf("%d ok", rep.OK))
+	if rep.OK > 0 || rep.Skipped < rep.Selected {
+		parts = append(parts, fmt.Sprintf("%d ok", rep.OK))
+	}
 	for _, x := range []struct {
 		n    int
 		what string
@@ -171,12 +175,12 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}
 	}
-	evs := 0.0
-	if rep.Wall > 0 {
-		evs = float64(rep.Events) / rep.Wall.Seconds()
+	rate := "" // nothing simulated (every job already done): no rate to state
+	if rep.Events > 0 && rep.Wall > 0 {
+		rate = fmt.Sprintf(" (%.3g M events/s)", float64(rep.Events)/rep.Wall.Seconds()/1e6)
 	}
-	fmt.Fprintf(stdout, "%d jobs: %s in %v (%.3g M events/s); results in %s\n", rep.Selected, strings.Join(parts, ", "),
-		rep.Wall.Round(time.Millisecond), evs/1e6, rep.Dir)
+	fmt.Fprintf(stdout, "%d jobs: %s in %v%s; results in %s\n", rep.Selected, strings.Join(parts, ", "),
+		rep.Wall.Round(time.Millisecond), rate, rep.Dir)
 }
 
 // closingTable prints metric over the swept axes for the whole results directory (every
@@ -192,6 +196,9 @@ func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, me
 	}
 	if len(rep.Summaries) > 0 {
 		fmt.Fprintf(stderr, "rocesweep: closing table of this session's jobs only (%v)\n", err)
+		if metric == "" {
+			metric = "drops_total"
+		}
 		sweep.Pivot(stdout, p, rep.Summaries, metric)
 	}
 }
