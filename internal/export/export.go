@@ -18,7 +18,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // Subdir is the folder of DIR that holds the CSV files.
@@ -26,32 +26,16 @@ const Subdir = "csv"
 
 // ErrNoParts is returned (wrapped) for a table folder with no committed Parquet parts:
 // there is nothing to export and no schema to write a header from.
-var ErrNoParts = errors.New("no committed part-*.parquet files")
+var ErrNoParts = results.ErrNoParts
 
 // CSV writes every committed part of DIR/<table>/ (all shards, in name order; files of a
 // running sweep are skipped) as one CSV file, DIR/csv/<table>.csv, with a header row of
 // the column names. It returns the file's path and its number of data rows. Parts whose
 // columns differ are refused, naming both files.
 func CSV(dir, table string) (path string, rows int, err error) {
-	files, err := sink.Files(dir, table)
+	parts, err := results.ParquetParts(dir, table, "export reads")
 	if err != nil {
-		return "", 0, fmt.Errorf("table %s: %w", table, err)
-	}
-	var parts []string
-	arrow := 0
-	for _, p := range files {
-		switch filepath.Ext(p) {
-		case ".parquet":
-			parts = append(parts, p)
-		case ".arrow":
-			arrow++
-		}
-	}
-	if len(parts) == 0 {
-		if arrow > 0 {
-			return "", 0, fmt.Errorf("table %s: %d Arrow IPC files in %s; export reads Parquet (run with --format parquet)", table, arrow, filepath.Join(dir, table))
-		}
-		return "", 0, fmt.Errorf("table %s: %w in %s", table, ErrNoParts, filepath.Join(dir, table))
+		return "", 0, err
 	}
 	outDir := filepath.Join(dir, Subdir)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {

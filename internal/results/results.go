@@ -87,19 +87,21 @@ var Tables = []string{"nd_stats", "ecn_pfc_stats", "roce_transport_stats", "buff
 // Identity columns of `jobs`: neither swept parameters nor metrics.
 var Identity = []string{"job_id", "status", "error", "replicate", "seed"}
 
-// ReadTable reads every committed DIR/<name>/part-*.parquet file (sink.Files: all shards,
-// in name order; temp files of a running sweep are skipped) into one table.
-// keep, if not nil, selects rows by their job_id (tables without job_id are kept whole).
-// A missing table folder is an error wrapping fs.ErrNotExist; files whose schemas differ
-// are refused, naming both files.
-func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
-	all, err := sink.Files(dir, name)
+// ErrNoParts is wrapped (beside fs.ErrNotExist) by ParquetParts's error for a table
+// with no committed Parquet parts: no rows, and no schema to read.
+var ErrNoParts = errors.New("no committed part-*.parquet files")
+
+// ParquetParts lists the committed Parquet part files of DIR/<table>/ (every shard, in
+// name order). With none it returns an error: one naming the Arrow IPC files that
+// reader (the commands and their verb, "export reads") cannot read, or ErrNoParts.
+func ParquetParts(dir, table, reader string) ([]string, error) {
+	files, err := sink.Files(dir, table)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", name, err)
+		return nil, fmt.Errorf("table %s: %w", table, err)
 	}
 	var parts []string
 	arrow := 0
-	for _, p := range all {
+	for _, p := range files {
 		switch filepath.Ext(p) {
 		case ".parquet":
 			parts = append(parts, p)
@@ -109,9 +111,22 @@ func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
 	}
 	if len(parts) == 0 {
 		if arrow > 0 {
-			return nil, fmt.Errorf("table %s: %d Arrow IPC files in %s; report and compare read Parquet (run with --format parquet)", name, arrow, filepath.Join(dir, name))
+			return nil, fmt.Errorf("table %s: %d Arrow IPC files in %s; %s Parquet (run with --format parquet)", table, arrow, filepath.Join(dir, table), reader)
 		}
-		return nil, fmt.Errorf("table %s: no committed part-*.parquet files in %s: %w", name, filepath.Join(dir, name), fs.ErrNotExist)
+		return nil, fmt.Errorf("table %s: %w in %s: %w", table, ErrNoParts, filepath.Join(dir, table), fs.ErrNotExist)
+	}
+	return parts, nil
+}
+
+// ReadTable reads every committed DIR/<name>/part-*.parquet file (sink.Files: all shards,
+// in name order; temp files of a running sweep are skipped) into one table.
+// keep, if not nil, selects rows by their job_id (tables without job_id are kept whole).
+// A missing table folder is an error wrapping fs.ErrNotExist; files whose schemas differ
+// are refused, naming both files.
+func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
+	parts, err := ParquetParts(dir, name, "report and compare read")
+	if err != nil {
+		return nil, err
 	}
 	t := &Table{Name: name}
 	first := ""
