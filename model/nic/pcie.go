@@ -82,6 +82,8 @@ type pcieDir struct {
 	timer               sim.TimerID    // KindPCIeDone at the next moment that needs an event
 	armedAt             sim.Time       // when timer is armed for (sim.Never: not armed); the engine knows too, but this is read on every step
 	stepwise            bool           // an event at every transfer end (reference path)
+	memoBytes           int64          // ser's last short transfer size (0: none yet)
+	memoSer             sim.Time       // and its serialization time
 }
 
 // size is transfer i of x: its header and payload parts (§5 [DC]).
@@ -92,7 +94,9 @@ func (d *pcieDir) size(x *xfer, i int16) (hdr, data int32) {
 	return PCIeOverhead, max(0, min(PCIeMaxPayload, x.payload-int32(i)*PCIeMaxPayload))
 }
 
-// ser is transfer i's serialization time, nearest ps per transfer (§0 [DC]).
+// ser is transfer i's serialization time, nearest ps per transfer (§0 [DC]). A short last
+// transfer's time is remembered per payload size (memoBytes), as a run of equal packets
+// asks for the same one again and again.
 func (d *pcieDir) ser(x *xfer, i int16) sim.Time {
 	if x.op == opRead {
 		return d.readSer
@@ -101,7 +105,11 @@ func (d *pcieDir) ser(x *xfer, i int16) sim.Time {
 	if p == PCIeMaxPayload {
 		return d.fullSer
 	}
-	return sim.SerializationNearest(int64(h)+int64(p), d.rateBps)
+	b := int64(h) + int64(p)
+	if b != d.memoBytes {
+		d.memoBytes, d.memoSer = b, sim.SerializationNearest(b, d.rateBps)
+	}
+	return d.memoSer
 }
 
 // bytesOf is the header and payload bytes of transfers [a, b) of x, in closed form:
@@ -162,8 +170,27 @@ func (n *NIC) pcieDone(d *pcieDir) {
 // in FIFO order (a segment's or packet's last one only from its own event, atEvent,
 // which runs its arrival), waiting transfers are accepted while they fit, and the timer
 // is set to the next moment that needs an event.
+//
+// Outside its own events (atEvent false) a step retires lazily: ended transfers only free
+// TX credit, which nothing but acceptance reads, so they are retired only when a waiting
+// transfer does not fit without them (or stepwise, whose timer follows the head transfer).
+// Acceptance then sees exactly the credit an eager retirement would have freed.
 func (n *NIC) pcieStep(d *pcieDir, atEvent bool) {
 	now := n.eng.Now()
+	retired := false
+	if (atEvent || d.stepwise) && d.acc.Len() > 0 {
+		n.pcieRetire(d, now, atEvent)
+		retired = true
+	}
+	if d.wait.Len() > 0 {
+		n.pcieAccept(d, now, retired)
+	}
+	n.pcieArm(d)
+}
+
+// pcieRetire takes the transfers that have ended by now off the link, in FIFO order (a
+// segment's or packet's last one only from its own event, atEvent, which runs its arrival).
+func (n *NIC) pcieRetire(d *pcieDir, now sim.Time, atEvent bool) {
 	for d.acc.Len() > 0 {
 		x := d.acc.Peek()
 		k := d.ended(x, now)
@@ -183,8 +210,6 @@ func (n *NIC) pcieStep(d *pcieDir, atEvent bool) {
 			n.pcieArrived(d, &v)
 		}
 	}
-	n.pcieAccept(d, now)
-	n.pcieArm(d)
 }
 
 // ended is how many transfers of the accepted entry x have ended by now. All but the
@@ -218,7 +243,7 @@ func (d *pcieDir) retire(x *xfer, k int16) {
 
 // pcieAccept moves waiting transfers into the TX buffers in order while they fit (§5);
 // each gets its place on the link at once (closed form above).
-func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
+func (n *NIC) pcieAccept(d *pcieDir, now sim.Time, retired bool) {
 	for d.wait.Len() > 0 {
 		x := d.wait.Peek()
 		if x.total == 0 {
@@ -231,7 +256,12 @@ func (n *NIC) pcieAccept(d *pcieDir, now sim.Time) {
 		run := *x
 		start := max(d.tail, now)
 		k := x.to
-		if h, p := d.bytesOf(x, x.from, x.to); d.txHdr+h <= d.txHdrCap && d.txData+p <= d.txDataCap {
+		h, p := d.bytesOf(x, x.from, x.to)
+		if !retired && (d.txHdr+h > d.txHdrCap || d.txData+p > d.txDataCap) {
+			n.pcieRetire(d, now, false) // lazy retirement: the credit of what has ended
+			retired = true
+		}
+		if d.txHdr+h <= d.txHdrCap && d.txData+p <= d.txDataCap {
 			// The whole run fits: then each of its transfers fits in turn.
 			d.txHdr += h
 			d.txData += p

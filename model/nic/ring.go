@@ -3,6 +3,9 @@ package nic
 // ring is a growable FIFO of values. It allocates only when it grows past its largest
 // size so far, so steady-state pushes and pops are allocation-free (design.md "The
 // engine"). Not safe for concurrent use.
+//
+// Its capacity is a power of two, so positions wrap with a mask, and growth lives out of
+// line (growSlow), so Push, Peek, Pop and Drop inline into the NIC's per-packet paths.
 type ring[T any] struct {
 	buf  []T
 	head int
@@ -15,13 +18,9 @@ func (r *ring[T]) Len() int { return r.n }
 // Push appends v at the tail.
 func (r *ring[T]) Push(v T) {
 	if r.n == len(r.buf) {
-		r.grow()
+		r.growSlow()
 	}
-	i := r.head + r.n
-	if i >= len(r.buf) {
-		i -= len(r.buf)
-	}
-	r.buf[i] = v
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
 	r.n++
 }
 
@@ -39,23 +38,18 @@ func (r *ring[T]) Pop() T {
 
 // Drop removes the head value without copying it out; the ring must not be empty.
 func (r *ring[T]) Drop() {
-	r.head++
-	if r.head == len(r.buf) {
-		r.head = 0
-	}
+	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
 }
 
 // At returns the i-th value from the head (0 = head).
-func (r *ring[T]) At(i int) T {
-	j := r.head + i
-	if j >= len(r.buf) {
-		j -= len(r.buf)
-	}
-	return r.buf[j]
-}
+func (r *ring[T]) At(i int) T { return r.buf[(r.head+i)&(len(r.buf)-1)] }
 
-func (r *ring[T]) grow() {
+// growSlow doubles the ring (16 slots at first). It is kept out of line so that Push
+// stays small enough to inline.
+//
+//go:noinline
+func (r *ring[T]) growSlow() {
 	size := 2 * len(r.buf)
 	if size == 0 {
 		size = 16
