@@ -131,7 +131,7 @@ type Writer struct {
 	recovery Recovery
 	stats    Stats
 	err      error // sticky: after a failed commit the Writer refuses more work
-	newDirs  bool  // a table folder was made since the last commit
+	newDirs  bool  // an entry of the results folder (a table folder, the journal) awaits its fsync
 }
 
 // tableFile is the open temp file of one table in the current commit.
@@ -270,6 +270,13 @@ func (w *Writer) open(tables []Table) error {
 			return fmt.Errorf("appending to %s: %w", w.jpath, err)
 		}
 		w.jsize += int64(buf.Len())
+	}
+	if len(w.voids) == 0 {
+		// The journal's name (a new file) becomes durable with the first commit's folder
+		// fsyncs, which run together and before the commit's journal line: nothing in
+		// the journal counts before then, so an fsync of its own here only costs time.
+		w.newDirs = true
+		return nil
 	}
 	if err := w.fs.SyncDir(opts.Dir); err != nil {
 		j.Close()
@@ -465,9 +472,21 @@ func (w *Writer) openFile(t *tableFile) error {
 	t.pq = t.newParquet(t.cw, []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.CreatedBy("rocesweep", "", ""),
+		parquet.PageBufferSize(pageBufferSize),
 	})
 	return nil
 }
+
+// pageBufferSize is the Parquet writer's page buffer: a column's values are encoded into
+// a page once they fill it. parquet-go reserves a whole buffer for every required column
+// of every open file as its first row arrives; at its default (256 KiB) a one-job `sim`,
+// ten files of ~150 columns holding a few hundred rows each, reserved 40 MB it never
+// filled and spent most of its collections on it. At 32 KiB (4,096 numbers) a one-job
+// `sim` of the 1 MiB incast allocates 12 MB instead of 54 MB (−11% instructions), while
+// a page of a large table is still large enough for zstd (the bench jobs' files and a
+// 100-replicate sweep's come out the same size within 10 bytes). Rows are unchanged;
+// only the page boundaries of a table beyond 4,096 rows per row group move.
+const pageBufferSize = 32 << 10
 
 // zstdCodec is shared by every file the process writes: its pool of zstd encoders (each
 // with hash tables of a few hundred KB) is filled once, not once per file.
@@ -542,6 +561,8 @@ func (w *Writer) commitFiles() error {
 	// all of them are fsynced at once (a journaling file system commits concurrent
 	// fsyncs together), then renamed; the folders likewise. The order that makes a commit
 	// all-or-nothing is unchanged: files durable, then names, then the journal line.
+	// (Finishing the files on a goroutine each, encoding and fsync overlapping, measured
+	// worse on two cores: +8 ms of CPU and +2 MB of peak RSS for a one-job `sim`.)
 	var open []*tableFile
 	for _, t := range w.tables {
 		if t.f == nil {
@@ -583,7 +604,7 @@ func (w *Writer) commitFiles() error {
 		rows += t.rows
 		t.cw, t.rows, t.grp = nil, 0, 0
 	}
-	if w.newDirs { // a table folder made in this commit: its name must be durable too
+	if w.newDirs { // a table folder or the journal made since the last commit: its name must be durable too
 		dirs = append(dirs, w.opts.Dir)
 		w.newDirs = false
 	}

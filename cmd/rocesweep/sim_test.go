@@ -106,3 +106,24 @@ func names(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// BenchmarkSimProcess runs `rocesweep sim` of the reference jobs in-process, one whole
+// command per iteration (spec, plan, results directory, simulation, Parquet, commit):
+// what a one-job process does after Go's start-up and package initialisation.
+// Under cachegrind with -test.benchtime 1x it counts the instructions of one such run
+// (issue 15: a small job's cost beyond the simulation).
+func BenchmarkSimProcess(b *testing.B) {
+	for _, job := range []string{"incast-8to1-1MiB", "leaf-spine-128-permutation-1MiB"} {
+		b.Run(job, func(b *testing.B) {
+			spec := "../../configs/bench/" + job + ".yaml"
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				dir := filepath.Join(b.TempDir(), "out")
+				var out, errb bytes.Buffer
+				if code := mainWithArgs(context.Background(), []string{"sim", spec, "-o", dir}, &out, &errb); code != 0 {
+					b.Fatalf("exit %d: %s", code, errb.String())
+				}
+			}
+		})
+	}
+}
