@@ -156,6 +156,7 @@ type NIC struct {
 	// Egress (§4, §6, §7, §11).
 	egOcc     [8]int64
 	txq       [8]ring[pkt.Handle] // per-TC egress queues
+	txqQueued uint8               // bit c set: txq[c] holds frames (strict priority scans only these)
 	ackWait   [8]ring[pkt.Handle] // ACK/NAK waiting for control-pool room (§6 [DC])
 	dedicated ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
 	txBusy    bool

@@ -142,8 +142,7 @@ func transfers(payload int64) int16 { return int16(max(1, (payload+PCIeMaxPayloa
 // pcieRead issues the read request of segment s of q (§5: one request of
 // ReadRequestSize + 34 B per segment, whatever its length).
 func (n *NIC) pcieRead(q *qp, s, payload int64) {
-	n.n2h.wait.Push(xfer{op: opRead, qp: q.idx, epoch: q.epoch, seg: s, payload: int32(payload), to: 1, total: 1})
-	n.pcieStep(&n.n2h, false)
+	n.pcieEnqueue(&n.n2h, xfer{op: opRead, qp: q.idx, epoch: q.epoch, seg: s, payload: int32(payload), to: 1, total: 1})
 }
 
 // hostWrite queues the payload of an in-order data packet for host memory (§5): transfers
@@ -155,14 +154,52 @@ func (n *NIC) hostWrite(q *qp, tc uint8, charge, payload int64, se bool) {
 	if payload == 0 {
 		k = 0
 	}
-	n.n2h.wait.Push(xfer{op: opWrite, tc: tc, se: se, qp: q.idx, payload: int32(payload), charge: int32(charge), to: k, total: k})
-	n.pcieStep(&n.n2h, false)
+	n.pcieEnqueue(&n.n2h, xfer{op: opWrite, tc: tc, se: se, qp: q.idx, payload: int32(payload), charge: int32(charge), to: k, total: k})
+}
+
+// pcieEnqueue queues the whole segment or packet x behind d's waiting transfers and
+// brings d up to now: the same as pushing it on wait and stepping, with a shortcut for
+// the common case that nothing waits and x fits the TX buffers as it is: it is accepted
+// at once, without passing through wait.
+func (n *NIC) pcieEnqueue(d *pcieDir, x xfer) {
+	if d.wait.Len() == 0 && !d.stepwise && x.total > 0 {
+		h, p := d.bytesOf(&x, 0, x.total)
+		if d.txHdr+h <= d.txHdrCap && d.txData+p <= d.txDataCap {
+			d.txHdr += h
+			d.txData += p
+			x.end = max(d.tail, n.eng.Now()) + d.serOf(&x, 0, x.total)
+			d.tail = x.end
+			d.acc.Push(x)
+			d.marks.Push(x.end) // x holds its last transfer: it is final
+			n.pcieAccepted(d, &x)
+			n.pcieArm(d)
+			return
+		}
+	}
+	d.wait.Push(x)
+	n.pcieStep(d, false)
 }
 
 // pcieDone is the direction's timer: a segment or packet's last transfer arrives, or (while
 // transfers wait, or stepwise) a transfer ends.
+//
+// The common case takes a shortcut: nothing waits and the event is the end of the head
+// entry, which holds a whole segment or packet. Then the step would only retire that
+// entry and run its arrival (what follows it ends later, and its credit is retired
+// lazily, see pcieStep), so that is all it does.
 func (n *NIC) pcieDone(d *pcieDir) {
 	d.armedAt = sim.Never // the timer has fired
+	if d.wait.Len() == 0 && !d.stepwise && d.acc.Len() > 0 {
+		if x := d.acc.Peek(); x.from == 0 && x.final() && x.end == n.eng.Now() {
+			d.retire(x, x.to)
+			v := *x
+			d.acc.Drop()
+			d.marks.Drop()
+			n.pcieArrived(d, &v)
+			n.pcieArm(d)
+			return
+		}
+	}
 	n.pcieStep(d, true)
 }
 
@@ -336,8 +373,7 @@ func (n *NIC) pcieArrived(d *pcieDir, x *xfer) {
 		// §5: the host answers at once; its completions queue without limit ahead of the
 		// host TX buffer. [DC] a 0-byte segment gets one 34 B header-only completion.
 		k := transfers(int64(x.payload))
-		n.h2n.wait.Push(xfer{op: opCompletion, qp: x.qp, epoch: x.epoch, seg: x.seg, payload: x.payload, to: k, total: k})
-		n.pcieStep(&n.h2n, false)
+		n.pcieEnqueue(&n.h2n, xfer{op: opCompletion, qp: x.qp, epoch: x.epoch, seg: x.seg, payload: x.payload, to: k, total: k})
 	case opCompletion:
 		n.segmentFetched(n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
 	case opWrite:

@@ -1,6 +1,8 @@
 package nic
 
 import (
+	"math/bits"
+
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
@@ -72,7 +74,7 @@ func (n *NIC) segmentFetched(q *qp, s, payload int64, epoch uint32) {
 	n.roce.PktsSent++
 	n.roce.VerbPktsSent++
 	n.roce.RdmaWriteCnt++
-	n.txq[q.dataTC].Push(h)
+	n.pushTx(int(q.dataTC), h)
 	if n.trace != nil {
 		n.trace("enq", h, p)
 	}
@@ -97,7 +99,7 @@ func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
 	tc := q.ctrlTC
 	if n.ackWait[tc].Len() == 0 && n.egOcc[tc]+pkt.AckWire <= n.P.Egress[tc] {
 		n.egOcc[tc] += pkt.AckWire
-		n.txq[tc].Push(h)
+		n.pushTx(int(tc), h)
 		if n.trace != nil {
 			n.trace("enq", h, p)
 		}
@@ -113,7 +115,7 @@ func (n *NIC) retryAcks(tc int) {
 	for n.ackWait[tc].Len() > 0 && n.egOcc[tc]+pkt.AckWire <= n.P.Egress[tc] {
 		h := n.ackWait[tc].Pop()
 		n.egOcc[tc] += pkt.AckWire
-		n.txq[tc].Push(h)
+		n.pushTx(int(tc), h)
 		if n.trace != nil {
 			n.trace("enq", h, n.pool.Get(h))
 		}
@@ -206,14 +208,31 @@ func (n *NIC) pick() int {
 		n.wrrCur, n.wrrUsed = start, 0 // fruitless scan: idle with cur at its start
 		return -1
 	default:
-		// StrictPriority: highest-numbered eligible TC.
-		for c := 7; c >= 0; c-- {
-			if n.eligible(c) {
+		// StrictPriority: highest-numbered eligible TC, over the TCs that hold frames.
+		for m := n.txqQueued; m != 0; {
+			c := bits.Len8(m) - 1
+			m &^= 1 << c
+			if n.P.Egress[c] > 0 && !n.paused[c] {
 				return c
 			}
 		}
 		return -1
 	}
+}
+
+// pushTx queues frame h in TC tc's egress queue.
+func (n *NIC) pushTx(tc int, h pkt.Handle) {
+	n.txq[tc].Push(h)
+	n.txqQueued |= 1 << tc
+}
+
+// popTx takes the head frame of TC c's egress queue, which must not be empty.
+func (n *NIC) popTx(c int) pkt.Handle {
+	h := n.txq[c].Pop()
+	if n.txq[c].Len() == 0 {
+		n.txqQueued &^= 1 << c
+	}
+	return h
 }
 
 // kick starts the next frame if the port is free (§7): the dedicated queue first, then a
@@ -231,7 +250,7 @@ func (n *NIC) kick() {
 		if c < 0 {
 			return
 		}
-		h = n.txq[c].Pop()
+		h = n.popTx(c)
 	}
 	p := n.pool.Get(h)
 	rate := n.L
