@@ -172,7 +172,7 @@ func (n *NIC) pcieEnqueue(d *pcieDir, x xfer) {
 			d.acc.Push(x)
 			d.marks.Push(x.end) // x holds its last transfer: it is final
 			n.pcieAccepted(d, &x)
-			n.pcieArm(d)
+			n.pcieArmMark(d) // nothing waits: pcieArm's second case
 			return
 		}
 	}
@@ -196,7 +196,11 @@ func (n *NIC) pcieDone(d *pcieDir) {
 			d.acc.Drop()
 			d.marks.Drop()
 			n.pcieArrived(d, &v)
-			n.pcieArm(d)
+			if d.wait.Len() == 0 { // the arrival may have queued more
+				n.pcieArmMark(d)
+			} else {
+				n.pcieArm(d)
+			}
 			return
 		}
 	}
@@ -350,6 +354,22 @@ func (n *NIC) pcieArm(d *pcieDir) {
 		return
 	}
 	if at != d.armedAt {
+		n.eng.Reset(d.timer, at)
+		d.armedAt = at
+	}
+}
+
+// pcieArmMark is pcieArm when nothing waits and not stepwise: the timer goes to the
+// next end of a segment's or packet's last transfer, if any.
+func (n *NIC) pcieArmMark(d *pcieDir) {
+	if d.marks.Len() == 0 {
+		if d.armedAt != sim.Never {
+			n.eng.Stop(d.timer)
+			d.armedAt = sim.Never
+		}
+		return
+	}
+	if at := *d.marks.Peek(); at != d.armedAt {
 		n.eng.Reset(d.timer, at)
 		d.armedAt = at
 	}
