@@ -45,8 +45,8 @@ type Event struct {
 type TimerID int32
 
 // An entry's tie word packs the insertion sequence (high 39 bits), a timer flag and the
-// payload slot: tie = seq<<25 | isTimer<<24 | slot. Sequences are unique, so (at, tie)
-// orders events by time, then insertion order.
+// payload slot: tie = seq<<25 | isTimer<<24 | slot. Sequences are
+// unique, so (at, tie) orders events by time, then insertion order.
 const (
 	slotBits  = 24
 	slotMask  = 1<<slotBits - 1
@@ -55,11 +55,6 @@ const (
 	maxSlots  = 1 << slotBits
 )
 
-type entry struct {
-	at  Time
-	tie uint64
-}
-
 type payload struct {
 	Kind Kind
 	Port int16
@@ -67,27 +62,62 @@ type payload struct {
 	Arg  int64
 }
 
+// entry is one pending event's key (at, tie), 16 bytes; its payload sits in slots.
+type entry struct {
+	at  Time
+	tie uint64
+}
+
+// Bucket layout of the radix heap: an entry whose time differs from last first in bit h
+// (h = bits.Len64(at^last) - 1) goes to level h/digitBits, and within the level to the
+// bucket of its digit there, (at >> (level*digitBits)) & (fanout-1). Ordering buckets by
+// (level, digit) orders their entries by time.
+const (
+	digitBits = 6
+	fanout    = 1 << digitBits
+	levels    = (63 + digitBits - 1) / digitBits // Time is >= 0: at most 63 bits differ
+	nBuckets  = levels * fanout
+	occWords  = (nBuckets + 63) / 64
+)
+
 // Engine is one job's pending-event set and clock.
 //
-// The pending set is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990), which fits a
-// discrete-event simulation exactly: nothing is scheduled before now, so keys are
-// monotone. Bucket b holds entries whose time differs from the last extracted time
-// `last` first in bit b-1 (bucket 0: equal to last). Insertion appends to one bucket,
-// O(1); extraction empties the lowest non-empty bucket into lower ones, so each entry
-// moves at most 64 times and in practice a few. Buckets are append-only slices, so the
-// structure is cache friendly and allocation-free once grown. Entries keep insertion
-// order inside every bucket (redistribution only ever fills empty buckets), so equal
-// times fire FIFO.
+// The pending set is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990) with 64-way
+// buckets, which fits a discrete-event simulation exactly: nothing is scheduled before
+// now, so keys are monotone. cur holds the entries at the last extracted (or peeked)
+// minimum time, last, in insertion order. Every later entry sits in the bucket named by
+// the highest 6-bit digit in which its time differs from last and by its value there
+// (11 levels x 64 buckets, with an occupancy bitmap). Insertion appends to one bucket,
+// O(1). When cur runs empty, the lowest non-empty bucket holds the minimum: a bucket of
+// one entry simply becomes cur (the two swap arrays); a larger one keeps the entries at
+// its minimum, compacted in place, and becomes cur, after moving the others to lower
+// levels. An entry thus moves at most once per level it descends, and 6 bits at a time
+// instead of 1: the binary radix heap this replaced (one bucket per bit) moved an entry
+// about 3 times on the 8->1 incast and 7 times on the 128-host leaf-spine. Buckets are append-only
+// slices, so the structure is cache friendly and allocation-free once grown. Entries keep
+// insertion order inside every bucket (redistribution only ever fills empty buckets, and
+// equal times always share a bucket), so equal times fire FIFO: the order is exactly
+// (time, insertion sequence), the same as any priority queue on that key.
 //
-// BenchmarkHold (engine_test.go) compares it with the 4-ary heap of 16-byte keys it
-// replaced (heap_test.go); on the 2-core CI machine, 10^5 pending events: radix heap
-// 11-13 M events/s, 4-ary heap 3.5-4.8 M events/s; 10^3 pending: both 12-18 M events/s;
-// 0 allocs/op each. TestRadixMatchesHeap checks both deliver identical sequences.
+// Measured (cachegrind instructions of model/fabric's scenario jobs, whole test process,
+// binary radix heap -> this): 8->1 incast of 10 MiB 147.5 M -> 147.3 M, 128-host
+// leaf-spine permutation 398 M -> 383 M, fat tree k = 8 permutation 1,074 M -> 929 M
+// (-13.5%, with 1% fewer L1 data misses). The incast's ~40 pending events rarely moved
+// more than once before, so it is bound by the per-call cost of Schedule, Next and
+// refill (about 280 instructions an event together), not by moves.
 //
-// Timers own a permanent payload slot; an arming is one entry whose tie matches the
-// timer's current tie. Reset and Stop make the previous entry stale; stale entries are
-// dropped when met and compacted away once they outnumber the live ones, so restarting a
-// timer costs O(1) and never grows memory without bound.
+// BenchmarkHold (engine_test.go) compares it with a 4-ary heap of 16-byte keys with
+// payloads in a side table (heapEngine, heap_test.go), which TestRadixMatchesHeap uses as
+// the reference on random schedules, timer restarts, stops, peeks and stop times: both
+// must deliver identical sequences. (With the 4-ary heap as the engine, the 1 MiB incast
+// and the leaf-spine jobs take 16% and 27% more instructions.)
+//
+// Payloads sit in a slot array, so moves copy 16 bytes (a variant with 32-byte entries
+// carrying the payload was within 2% either way on the incast and leaf-spine). A timer owns
+// a permanent slot; an arming is one entry whose tie matches the timer's current tie.
+// Reset and Stop make the previous entry stale; stale entries are dropped when met and
+// compacted away once they outnumber the live ones, so restarting a timer costs O(1) and
+// never grows memory without bound.
 //
 // An Engine is not safe for concurrent use; each job owns one.
 type Engine struct {
@@ -95,41 +125,23 @@ type Engine struct {
 	stop    Time
 	last    Time // time of the last extracted (or peeked) minimum; all entries are >= last
 	seq     uint64
-	buckets [65][]entry
-	full    uint64 // bit b-1 set: buckets[b] (b >= 1) may be non-empty (fill clears it when it empties one)
-	head0   int    // consumed prefix of buckets[0]
-	n       int    // entries in buckets (live + stale)
+	cur     []entry // entries at time last, delivered from cur[head]
+	head    int
+	occ     [occWords]uint64 // bit i set: buckets[i] may be non-empty (cleared when refill empties it)
+	n       int              // entries held (live + stale)
 	stale   int
-	slots   []payload
-	free    []uint32
-	timer   []uint64 // per slot: current tie of an armed timer, 0 when disarmed (timers only)
-	timerAt []Time   // per slot: when an armed timer fires
 	fired   uint64
+	slots   []payload // per slot: an event's or a timer's payload
+	free    []uint32  // free event slots
+	timer   []uint64  // per slot: current tie of an armed timer, 0 when disarmed (timers only)
+	timerAt []Time    // per slot: when an armed timer fires
+	buckets [nBuckets][]entry
 }
 
 // NewEngine returns an engine at time 0 with no stop time.
 func NewEngine() *Engine {
-	e := &Engine{stop: Never, slots: make([]payload, 0, 1024), timer: make([]uint64, 0, 1024)}
-	for i := range e.buckets {
-		e.buckets[i] = make([]entry, 0, 64)
-	}
-	return e
+	return &Engine{stop: Never, cur: make([]entry, 0, 64), slots: make([]payload, 0, 1024), timer: make([]uint64, 0, 1024)}
 }
-
-// Now is the current simulated time: the time of the event being handled.
-func (e *Engine) Now() Time { return e.now }
-
-// Fired is the number of events delivered by Next so far.
-func (e *Engine) Fired() uint64 { return e.fired }
-
-// Pending is the number of events (armed timers included) waiting to fire.
-func (e *Engine) Pending() int { return e.n - e.stale }
-
-// SetStop makes Next report no more events once the next one is later than t.
-func (e *Engine) SetStop(t Time) { e.stop = t }
-
-// StopTime returns the stop time set by SetStop (Never by default).
-func (e *Engine) StopTime() Time { return e.stop }
 
 func (e *Engine) newSlot(p payload) uint32 {
 	if k := len(e.free); k > 0 {
@@ -147,13 +159,37 @@ func (e *Engine) newSlot(p payload) uint32 {
 	return uint32(len(e.slots) - 1)
 }
 
-func (e *Engine) insert(at Time, tie uint64) {
-	b := bits.Len64(uint64(at ^ e.last))
-	e.buckets[b] = append(e.buckets[b], entry{at: at, tie: tie})
-	if b > 0 {
-		e.full |= 1 << (b - 1)
-	}
+// Now is the current simulated time: the time of the event being handled.
+func (e *Engine) Now() Time { return e.now }
+
+// Fired is the number of events delivered by Next so far.
+func (e *Engine) Fired() uint64 { return e.fired }
+
+// Pending is the number of events (armed timers included) waiting to fire.
+func (e *Engine) Pending() int { return e.n - e.stale }
+
+// SetStop makes Next report no more events once the next one is later than t.
+func (e *Engine) SetStop(t Time) { e.stop = t }
+
+// StopTime returns the stop time set by SetStop (Never by default).
+func (e *Engine) StopTime() Time { return e.stop }
+
+// bucketOf returns the bucket of an entry at time at > last.
+func bucketOf(at, last Time) uint {
+	h := uint(bits.Len64(uint64(at^last))) - 1
+	sh := h / digitBits * digitBits
+	return h/digitBits*fanout | uint(at>>sh)&(fanout-1)
+}
+
+func (e *Engine) insert(en entry) {
 	e.n++
+	if en.at == e.last {
+		e.cur = append(e.cur, en)
+		return
+	}
+	b := bucketOf(en.at, e.last) % nBuckets
+	e.buckets[b] = append(e.buckets[b], en)
+	e.occ[b/64%occWords] |= 1 << (b % 64)
 }
 
 // Schedule adds an event at time at. Scheduling in the past is a programming error and
@@ -170,7 +206,7 @@ func (e *Engine) Schedule(at Time, kind Kind, dev int32, port int16, arg int64) 
 	}
 	s := e.newSlot(payload{Kind: kind, Port: port, Dev: dev, Arg: arg})
 	e.seq++
-	e.insert(at, e.seq<<seqShift|uint64(s))
+	e.insert(entry{at: at, tie: e.seq<<seqShift | uint64(s)})
 }
 
 // After schedules an event d after now.
@@ -204,8 +240,10 @@ func (e *Engine) Reset(id TimerID, at Time) {
 	tie := e.seq<<seqShift | timerFlag | uint64(s)
 	e.timer[s] = tie
 	e.timerAt[s] = at
-	e.insert(at, tie)
-	e.maybeCompact()
+	e.insert(entry{at: at, tie: tie})
+	if e.stale >= 1024 {
+		e.maybeCompact()
+	}
 }
 
 // Stop disarms timer id. It reports whether the timer was armed.
@@ -216,7 +254,9 @@ func (e *Engine) Stop(id TimerID) bool {
 	}
 	e.timer[s] = 0
 	e.stale++
-	e.maybeCompact()
+	if e.stale >= 1024 {
+		e.maybeCompact()
+	}
 	return true
 }
 
@@ -231,7 +271,8 @@ func (e *Engine) When(id TimerID) Time {
 	return e.timerAt[id-1]
 }
 
-func (e *Engine) isStale(en entry) bool {
+// isStale reports whether en is an arming its timer no longer has.
+func (e *Engine) isStale(en *entry) bool {
 	return en.tie&timerFlag != 0 && e.timer[en.tie&slotMask] != en.tie
 }
 
@@ -240,122 +281,124 @@ func (e *Engine) isStale(en entry) bool {
 // to the stop time if that is finite and later).
 func (e *Engine) Next() (Event, bool) {
 	for {
-		if !e.fill() || e.last > e.stop {
-			if e.stop != Never && e.stop > e.now {
-				e.now = e.stop
+		if e.head < len(e.cur) {
+			if e.last > e.stop {
+				break
 			}
-			return Event{}, false
-		}
-		en := e.buckets[0][e.head0]
-		e.head0++
-		e.n--
-		if e.head0 == len(e.buckets[0]) {
-			e.buckets[0], e.head0 = e.buckets[0][:0], 0
-		}
-		s := uint32(en.tie & slotMask)
-		if en.tie&timerFlag != 0 {
-			if e.timer[s] != en.tie {
-				e.stale--
-				continue
+			en := &e.cur[e.head]
+			e.head++
+			e.n--
+			s := uint32(en.tie & slotMask)
+			if en.tie&timerFlag != 0 {
+				if e.timer[s] != en.tie {
+					e.stale--
+					continue
+				}
+				e.timer[s] = 0
+			} else {
+				e.free = append(e.free, s)
 			}
-			e.timer[s] = 0
-		} else {
-			e.free = append(e.free, s)
+			if e.head == len(e.cur) {
+				e.cur, e.head = e.cur[:0], 0
+			}
+			p := &e.slots[s]
+			e.now = en.at
+			e.fired++
+			return Event{At: en.at, Kind: p.Kind, Port: p.Port, Dev: p.Dev, Arg: p.Arg}, true
 		}
-		p := e.slots[s]
-		e.now = en.at
-		e.fired++
-		return Event{At: en.at, Kind: p.Kind, Port: p.Port, Dev: p.Dev, Arg: p.Arg}, true
+		if !e.refill() {
+			break
+		}
 	}
+	if e.stop != Never && e.stop > e.now {
+		e.now = e.stop
+	}
+	return Event{}, false
 }
 
-// fill makes buckets[0] non-empty (its entries are at time e.last), redistributing the
-// lowest non-empty bucket. It reports false when nothing is pending.
-func (e *Engine) fill() bool {
-	if e.head0 < len(e.buckets[0]) {
-		return true
-	}
-	for e.full != 0 {
-		b := bits.TrailingZeros64(e.full) + 1 // the lowest bucket that may hold entries
-		src := e.buckets[b]
-		e.full &^= 1 << (b - 1)
-		if len(src) == 0 {
-			continue
-		}
-		if len(src) == 1 {
-			// The common case (events at distinct times): the entry is the minimum.
-			en := src[0]
-			e.buckets[b] = src[:0]
-			if en.tie&timerFlag != 0 && e.timer[en.tie&slotMask] != en.tie {
-				e.n--
-				e.stale--
+// refill makes cur hold the entries at the next minimum time (cur's entries have all
+// been delivered) and sets last to that time. It reports false when nothing is pending.
+// The entries it moves may all be stale; Next and PeekTime then call it again. The
+// lowest non-empty bucket holds the minimum: its array becomes cur's, after the entries
+// not at the minimum have moved to lower buckets, and cur's emptied array becomes the
+// bucket's.
+func (e *Engine) refill() bool {
+	for w := range e.occ {
+		for e.occ[w] != 0 {
+			b := uint(w*64+bits.TrailingZeros64(e.occ[w])) % nBuckets
+			src := e.buckets[b]
+			e.occ[w] &^= 1 << (b % 64)
+			if len(src) == 0 { // emptied by maybeCompact
 				continue
 			}
-			e.last = en.at
-			e.buckets[0] = append(e.buckets[0], en)
+			e.buckets[b] = e.cur[:0]
+			e.head = 0
+			if len(src) == 1 {
+				// The common case (events at distinct times): the entry is the minimum.
+				e.last = src[0].at
+				e.cur = src
+				return true
+			}
+			// The minimum may belong to a stale timer entry: that is fine, every live entry
+			// is still >= it, and the stale ones are dropped as they are moved.
+			min := src[0].at
+			for i := 1; i < len(src); i++ {
+				if src[i].at < min {
+					min = src[i].at
+				}
+			}
+			e.last = min
+			k := 0
+			for i := range src {
+				en := &src[i]
+				if e.isStale(en) {
+					e.n--
+					e.stale--
+					continue
+				}
+				if en.at == min {
+					src[k] = *en // k <= i: compacts the minimum's entries in order
+					k++
+					continue
+				}
+				nb := bucketOf(en.at, min) % nBuckets // a lower level: the entries share the digits above b's
+				e.buckets[nb] = append(e.buckets[nb], *en)
+				e.occ[nb/64%occWords] |= 1 << (nb % 64)
+			}
+			e.cur = src[:k]
 			return true
 		}
-		// The minimum may belong to a stale timer entry: that is fine, every live entry
-		// is still >= it, and the stale ones are dropped as they are moved.
-		min := src[0].at
-		for _, en := range src[1:] {
-			if en.at < min {
-				min = en.at
-			}
-		}
-		e.last = min
-		for _, en := range src {
-			if en.tie&timerFlag != 0 && e.timer[en.tie&slotMask] != en.tie {
-				e.n--
-				e.stale--
-				continue
-			}
-			nb := bits.Len64(uint64(en.at ^ min)) // < b: the entries share bits above b-1
-			e.buckets[nb] = append(e.buckets[nb], en)
-			if nb > 0 {
-				e.full |= 1 << (nb - 1)
-			}
-		}
-		e.buckets[b] = src[:0]
-		if len(e.buckets[0]) > e.head0 {
-			return true
-		}
-		// only stale entries were at the minimum: look again
 	}
 	return false
 }
 
 // PeekTime returns the time of the earliest pending event, or Never.
 func (e *Engine) PeekTime() Time {
-	if !e.fill() {
-		return Never
+	for {
+		for e.head < len(e.cur) && e.isStale(&e.cur[e.head]) {
+			e.head++
+			e.n--
+			e.stale--
+		}
+		if e.head < len(e.cur) {
+			return e.last
+		}
+		if !e.refill() {
+			return Never
+		}
 	}
-	for e.head0 < len(e.buckets[0]) && e.isStale(e.buckets[0][e.head0]) {
-		e.head0++
-		e.n--
-		e.stale--
-	}
-	if e.head0 == len(e.buckets[0]) {
-		e.buckets[0], e.head0 = e.buckets[0][:0], 0
-		return e.PeekTime()
-	}
-	return e.last
 }
 
 // rebase re-buckets everything against now when an event is scheduled between now and a
 // minimum that Next peeked at (only after a stop): keys must stay >= last.
 func (e *Engine) rebase() {
-	var all []entry
+	all := append([]entry(nil), e.cur[e.head:]...)
+	e.cur, e.head = e.cur[:0], 0
 	for b := range e.buckets {
-		start := 0
-		if b == 0 {
-			start = e.head0
-		}
-		all = append(all, e.buckets[b][start:]...)
+		all = append(all, e.buckets[b]...)
 		e.buckets[b] = e.buckets[b][:0]
 	}
-	e.head0 = 0
-	e.full = 0
+	e.occ = [occWords]uint64{}
 	e.last = e.now
 	e.n -= len(all)
 	// re-insert in (at, tie) order so FIFO order among equal times survives
@@ -366,7 +409,7 @@ func (e *Engine) rebase() {
 		return cmp.Compare(a.tie, b.tie)
 	})
 	for _, en := range all {
-		e.insert(en.at, en.tie)
+		e.insert(en)
 	}
 }
 
@@ -375,23 +418,20 @@ func (e *Engine) maybeCompact() {
 	if e.stale < 1024 || e.stale < e.n-e.stale {
 		return
 	}
-	for b := range e.buckets {
-		start := 0
-		if b == 0 {
-			start = e.head0
-		}
-		src := e.buckets[b]
-		out := src[:start]
-		for _, en := range src[start:] {
-			if !e.isStale(en) {
-				out = append(out, en)
+	// keep copies the live entries of src to dst (src's array, at or before src) in order.
+	keep := func(dst, src []entry) []entry {
+		for i := range src {
+			if !e.isStale(&src[i]) {
+				dst = append(dst, src[i])
 			}
 		}
-		e.buckets[b] = out
+		return dst
+	}
+	e.cur = keep(e.cur[:0], e.cur[e.head:])
+	e.head = 0
+	for b := range e.buckets {
+		e.buckets[b] = keep(e.buckets[b][:0], e.buckets[b])
 	}
 	e.n -= e.stale
 	e.stale = 0
-	if e.head0 == len(e.buckets[0]) {
-		e.buckets[0], e.head0 = e.buckets[0][:0], 0
-	}
 }

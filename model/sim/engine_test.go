@@ -172,52 +172,91 @@ func itoa(n int) string {
 }
 
 // TestRadixMatchesHeap drives the radix heap and the reference 4-ary heap with the same
-// random stream of schedules, timer resets, stops, stop times and pops; both must deliver
-// the identical event sequence (a metamorphic check of ordering and timer semantics).
+// random stream of schedules, timer resets, stops, stop times, peeks and pops; both must
+// deliver the identical event sequence (a metamorphic check of ordering and timer
+// semantics). The second case restarts many timers far more often than events fire, so
+// stale armings pile up and are compacted away.
 func TestRadixMatchesHeap(t *testing.T) {
-	for seed := uint64(1); seed <= 20; seed++ {
-		r := rand.New(rand.NewPCG(seed, 99))
-		a, b := NewEngine(), newHeapEngine()
-		var ta, tb []TimerID
-		for i := 0; i < 50; i++ {
-			ta = append(ta, a.NewTimer(kindTest, int32(i), 1, int64(i)))
-			tb = append(tb, b.NewTimer(kindTest, int32(i), 1, int64(i)))
+	cases := []struct {
+		timers, scheds, resets int // timers; of each draw of 10 + pops: schedules, resets, 1 stop,
+		pops                   int // 1 stop time, peek or pop, and pops
+		seeds                  uint64
+	}{
+		{timers: 50, scheds: 4, resets: 2, pops: 2, seeds: 20},
+		{timers: 3000, scheds: 1, resets: 7, pops: 0, seeds: 3},
+	}
+	for _, c := range cases {
+		for seed := uint64(1); seed <= c.seeds; seed++ {
+			matchHeap(t, c.timers, c.scheds, c.resets, c.pops, seed)
 		}
-		for step := 0; step < 20000; step++ {
-			now := a.Now()
-			switch op := r.IntN(10); {
-			case op < 4:
-				at := now + Time(r.IntN(3))*Time(r.Int64N(1<<uint(r.IntN(40))))
-				a.Schedule(at, kindTest, 0, 0, int64(step))
-				b.Schedule(at, kindTest, 0, 0, int64(step))
-			case op < 6:
-				k := r.IntN(len(ta))
-				at := now + Time(r.Int64N(1<<uint(r.IntN(40))))
-				a.Reset(ta[k], at)
-				b.Reset(tb[k], at)
-			case op < 7:
-				k := r.IntN(len(ta))
-				if a.Stop(ta[k]) != b.Stop(tb[k]) {
-					t.Fatalf("seed %d step %d: Stop disagrees", seed, step)
-				}
-			case op < 8 && r.IntN(50) == 0:
-				st := now + Time(r.Int64N(1<<30))
-				a.SetStop(st)
-				b.SetStop(st)
-			default:
-				ea, oka := a.Next()
-				eb, okb := b.Next()
-				if ea != eb || oka != okb || a.Now() != b.Now() {
-					t.Fatalf("seed %d step %d: radix %+v %v, heap %+v %v", seed, step, ea, oka, eb, okb)
-				}
-				if !oka {
-					a.SetStop(Never)
-					b.SetStop(Never)
-				}
+	}
+}
+
+func matchHeap(t *testing.T, timers, scheds, resets, pops int, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 99))
+	a, b := NewEngine(), newHeapEngine()
+	var ta, tb []TimerID
+	for i := 0; i < timers; i++ {
+		ta = append(ta, a.NewTimer(kindTest, int32(i), 1, int64(i)))
+		tb = append(tb, b.NewTimer(kindTest, int32(i), 1, int64(i)))
+	}
+	compacted := false
+	for step := 0; step < 20000; step++ {
+		now := a.Now()
+		switch op := r.IntN(10+pops) + 4 - scheds; { // op < 4: schedule
+		case op < 4:
+			at := now + Time(r.IntN(3))*Time(r.Int64N(1<<uint(r.IntN(40))))
+			a.Schedule(at, kindTest, 0, 0, int64(step))
+			b.Schedule(at, kindTest, 0, 0, int64(step))
+		case op < 4+resets:
+			k := r.IntN(len(ta))
+			at := now + Time(r.Int64N(1<<uint(r.IntN(40))))
+			stale := a.stale
+			a.Reset(ta[k], at)
+			b.Reset(tb[k], at)
+			compacted = compacted || a.stale < stale
+			if a.When(ta[k]) != at || !a.Armed(ta[k]) {
+				t.Fatalf("seed %d step %d: timer reset to %v: When %v, Armed %v", seed, step, at, a.When(ta[k]), a.Armed(ta[k]))
 			}
-			if a.Pending() != b.Pending() {
-				t.Fatalf("seed %d step %d: pending %d vs %d", seed, step, a.Pending(), b.Pending())
+		case op < 5+resets:
+			k := r.IntN(len(ta))
+			if a.Stop(ta[k]) != b.Stop(tb[k]) || a.Armed(ta[k]) || a.When(ta[k]) != Never {
+				t.Fatalf("seed %d step %d: Stop disagrees", seed, step)
 			}
+		case op < 6+resets && r.IntN(50) == 0:
+			st := now + Time(r.Int64N(1<<30))
+			a.SetStop(st)
+			b.SetStop(st)
+		case op < 6+resets && r.IntN(10) == 0:
+			if pa, pb := a.PeekTime(), b.PeekTime(); pa != pb {
+				t.Fatalf("seed %d step %d: PeekTime radix %v, heap %v", seed, step, pa, pb)
+			}
+		default:
+			ea, oka := a.Next()
+			eb, okb := b.Next()
+			if ea != eb || oka != okb || a.Now() != b.Now() {
+				t.Fatalf("seed %d step %d: radix %+v %v, heap %+v %v", seed, step, ea, oka, eb, okb)
+			}
+			if !oka {
+				a.SetStop(Never)
+				b.SetStop(Never)
+			}
+		}
+		if a.Pending() != b.Pending() {
+			t.Fatalf("seed %d step %d: pending %d vs %d", seed, step, a.Pending(), b.Pending())
+		}
+	}
+	if timers > 1000 && !compacted {
+		t.Fatalf("seed %d: %d timers restarted 20000 times never compacted", seed, timers)
+	}
+	for {
+		ea, oka := a.Next()
+		eb, okb := b.Next()
+		if ea != eb || oka != okb {
+			t.Fatalf("seed %d draining: radix %+v %v, heap %+v %v", seed, ea, oka, eb, okb)
+		}
+		if !oka {
+			break
 		}
 	}
 }
