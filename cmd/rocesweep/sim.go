@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/export"
+	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/fabric"
@@ -29,6 +30,7 @@ import (
 // an incast of 15 senders × 1 MiB, 1 ms) into a results directory through the same
 // runner and sink as `run`, then prints a short human summary.
 func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	defer memory.OneJob()() // one job: a short process, collected rarely (internal/memory)
 	fl := pflag.NewFlagSet("sim", pflag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	out := fl.StringP("output", "o", "", "results directory (default results/<name>)")

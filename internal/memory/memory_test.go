@@ -51,3 +51,25 @@ func TestTightenIfLarge(t *testing.T) {
 	}
 	runtime.KeepAlive(big)
 }
+
+// TestOneJob: OneJob sets OneJobGCPercent and its restore puts back the earlier target;
+// with GOGC in the environment it changes nothing.
+func TestOneJob(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	t.Setenv("GOGC", "")
+	restore := OneJob()
+	if got := debug.SetGCPercent(OneJobGCPercent); got != OneJobGCPercent {
+		t.Errorf("after OneJob: collector at %d%%, want %d%%", got, OneJobGCPercent)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("after restore: collector at %d%%, want 100%%", got)
+	}
+	t.Setenv("GOGC", "80")
+	restore = OneJob()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC=80 set: OneJob changed the collector to %d%%, want it left alone", got)
+	}
+	restore()
+}
