@@ -69,16 +69,18 @@ type entry struct {
 }
 
 // Bucket layout of the radix heap: an entry whose time differs from last first in bit h
-// (h = bits.Len64(at^last) - 1) goes to level h/digitBits, and within the level to the
-// bucket of its digit there, (at >> (level*digitBits)) & (fanout-1). Ordering buckets by
-// (level, digit) orders their entries by time.
+// (h = bits.Len64(at^last) - 1) goes to level h/6, and within the level to the bucket of
+// its 6-bit digit there, (at >> (level*6)) & 63. Ordering buckets by (level, digit)
+// orders their entries by time. Time is >= 0, so h <= 62 and level <= 10; the grid has
+// 16 levels so that indexing needs no bounds checks.
 const (
 	digitBits = 6
-	fanout    = 1 << digitBits
-	levels    = (63 + digitBits - 1) / digitBits // Time is >= 0: at most 63 bits differ
-	nBuckets  = levels * fanout
-	occWords  = (nBuckets + 63) / 64
+	fanout    = 1 << digitBits // one occupancy word per level
+	levels    = 16
 )
+
+// levelOf returns h/6 for 0 <= h < 64.
+func levelOf(h uint) uint { return h * 43 >> 8 }
 
 // Engine is one job's pending-event set and clock.
 //
@@ -87,24 +89,25 @@ const (
 // now, so keys are monotone. cur holds the entries at the last extracted (or peeked)
 // minimum time, last, in insertion order. Every later entry sits in the bucket named by
 // the highest 6-bit digit in which its time differs from last and by its value there
-// (11 levels x 64 buckets, with an occupancy bitmap). Insertion appends to one bucket,
-// O(1). When cur runs empty, the lowest non-empty bucket holds the minimum: a bucket of
-// one entry simply becomes cur (the two swap arrays); a larger one keeps the entries at
-// its minimum, compacted in place, and becomes cur, after moving the others to lower
-// levels. An entry thus moves at most once per level it descends, and 6 bits at a time
-// instead of 1: the binary radix heap this replaced (one bucket per bit) moved an entry
-// about 3 times on the 8->1 incast and 7 times on the 128-host leaf-spine. Buckets are append-only
-// slices, so the structure is cache friendly and allocation-free once grown. Entries keep
-// insertion order inside every bucket (redistribution only ever fills empty buckets, and
-// equal times always share a bucket), so equal times fire FIFO: the order is exactly
-// (time, insertion sequence), the same as any priority queue on that key.
+// (11 levels of 64 buckets, one occupancy word per level and a word of non-empty
+// levels). Insertion appends to one bucket, O(1). When cur runs empty, the lowest
+// non-empty bucket holds the minimum: a bucket of one entry simply becomes cur (the two
+// swap arrays); a larger one keeps the entries at its minimum, compacted in place, and
+// becomes cur, after moving the others to lower levels. An entry thus moves at most
+// once per level it descends, 6 bits at a time. Buckets are append-only slices, so the
+// structure is cache friendly and allocation-free once grown. Entries keep insertion
+// order inside every bucket (redistribution only ever fills empty buckets, and equal
+// times always share a bucket), so equal times fire FIFO: the order is exactly (time,
+// insertion sequence), the same as any priority queue on that key gives.
 //
-// Measured (cachegrind instructions of model/fabric's scenario jobs, whole test process,
-// binary radix heap -> this): 8->1 incast of 10 MiB 147.5 M -> 147.3 M, 128-host
-// leaf-spine permutation 398 M -> 383 M, fat tree k = 8 permutation 1,074 M -> 929 M
-// (-13.5%, with 1% fewer L1 data misses). The incast's ~40 pending events rarely moved
-// more than once before, so it is bound by the per-call cost of Schedule, Next and
-// refill (about 280 instructions an event together), not by moves.
+// Measured against the binary radix heap this replaced (one bucket per bit, entries
+// copied into bucket 0), with cachegrind on model/fabric's test binary, one run of each
+// scenario job: entries moved per event 2.2 -> 0.65 on the 8->1 incast of 10 MiB, 3.9 ->
+// 1.9 on the 128-host leaf-spine, 4.4 -> 2.0 on the fat tree k = 8; instructions in the
+// Engine per event 286 -> 266, 368 -> 277 and 402 -> 295; of the whole process 128.0 M
+// -> 125.2 M, 361.9 M -> 335.0 M, 951 M -> 858 M (-10%). The incast's ~40 pending
+// events rarely moved before either, so what is left there is the per-call cost of
+// Schedule, Next and refill, not moves.
 //
 // BenchmarkHold (engine_test.go) compares it with a 4-ary heap of 16-byte keys with
 // payloads in a side table (heapEngine, heap_test.go), which TestRadixMatchesHeap uses as
@@ -127,15 +130,16 @@ type Engine struct {
 	seq     uint64
 	cur     []entry // entries at time last, delivered from cur[head]
 	head    int
-	occ     [occWords]uint64 // bit i set: buckets[i] may be non-empty (cleared when refill empties it)
-	n       int              // entries held (live + stale)
+	occ     [levels]uint64 // bit d set: buckets[l][d] may be non-empty (cleared when refill empties it)
+	full    uint64         // bit l set: occ[l] != 0
+	n       int            // entries held (live + stale)
 	stale   int
 	fired   uint64
 	slots   []payload // per slot: an event's or a timer's payload
 	free    []uint32  // free event slots
 	timer   []uint64  // per slot: current tie of an armed timer, 0 when disarmed (timers only)
 	timerAt []Time    // per slot: when an armed timer fires
-	buckets [nBuckets][]entry
+	buckets [levels][fanout][]entry
 }
 
 // NewEngine returns an engine at time 0 with no stop time.
@@ -174,39 +178,59 @@ func (e *Engine) SetStop(t Time) { e.stop = t }
 // StopTime returns the stop time set by SetStop (Never by default).
 func (e *Engine) StopTime() Time { return e.stop }
 
-// bucketOf returns the bucket of an entry at time at > last.
-func bucketOf(at, last Time) uint {
-	h := uint(bits.Len64(uint64(at^last))) - 1
-	sh := h / digitBits * digitBits
-	return h/digitBits*fanout | uint(at>>sh)&(fanout-1)
-}
-
 func (e *Engine) insert(en entry) {
 	e.n++
 	if en.at == e.last {
 		e.cur = append(e.cur, en)
 		return
 	}
-	b := bucketOf(en.at, e.last) % nBuckets
-	e.buckets[b] = append(e.buckets[b], en)
-	e.occ[b/64%occWords] |= 1 << (b % 64)
+	e.put(en, e.last)
+}
+
+// bucketOf returns the level and digit of the bucket of time at > last. Every entry in
+// the buckets is in the bucket of its time against the current last: refill moves the
+// entries of the bucket it empties against the new last, and the other buckets' entries
+// differ from the new last first in the same digit as from the old one.
+func bucketOf(at, last Time) (l, d uint) {
+	l = levelOf(uint(bits.Len64(uint64(at^last)))-1) % levels
+	return l, uint(at>>(l*digitBits%64)) % fanout
+}
+
+// put appends en (en.at > last) to its bucket against last.
+func (e *Engine) put(en entry, last Time) {
+	l, d := bucketOf(en.at, last)
+	e.buckets[l][d] = append(e.buckets[l][d], en)
+	e.occ[l] |= 1 << d
+	e.full |= 1 << l
 }
 
 // Schedule adds an event at time at. Scheduling in the past is a programming error and
 // panics with the numbers (htsim asserts the same causality rule).
 func (e *Engine) Schedule(at Time, kind Kind, dev int32, port int16, arg int64) {
-	if at < e.now {
-		panic(fmt.Sprintf("sim: event %#04x scheduled at %v, before now %v", uint16(kind), at, e.now))
-	}
-	if kind == 0 {
-		panic("sim: event with zero Kind")
+	if at < e.now || kind == 0 {
+		e.badSchedule(at, kind)
 	}
 	if at < e.last {
 		e.rebase()
 	}
 	s := e.newSlot(payload{Kind: kind, Port: port, Dev: dev, Arg: arg})
 	e.seq++
-	e.insert(entry{at: at, tie: e.seq<<seqShift | uint64(s)})
+	en := entry{at: at, tie: e.seq<<seqShift | uint64(s)}
+	e.n++
+	if at == e.last {
+		e.cur = append(e.cur, en)
+		return
+	}
+	e.put(en, e.last)
+}
+
+// badSchedule panics with the numbers of a Schedule that breaks causality or has no Kind
+// (kept out of line so that Schedule stays small).
+func (e *Engine) badSchedule(at Time, kind Kind) {
+	if kind == 0 {
+		panic("sim: event with zero Kind")
+	}
+	panic(fmt.Sprintf("sim: event %#04x scheduled at %v, before now %v", uint16(kind), at, e.now))
 }
 
 // After schedules an event d after now.
@@ -227,23 +251,28 @@ func (e *Engine) NewTimer(kind Kind, dev int32, port int16, arg int64) TimerID {
 // fresh insertion sequence, as if newly scheduled.
 func (e *Engine) Reset(id TimerID, at Time) {
 	if at < e.now {
-		panic(fmt.Sprintf("sim: timer %d reset to %v, before now %v", id, at, e.now))
+		e.badReset(id, at)
 	}
 	if at < e.last {
 		e.rebase()
 	}
 	s := uint32(id - 1)
-	if e.timer[s] != 0 {
-		e.stale++
-	}
 	e.seq++
-	tie := e.seq<<seqShift | timerFlag | uint64(s)
-	e.timer[s] = tie
+	en := entry{at: at, tie: e.seq<<seqShift | timerFlag | uint64(s)}
+	old := e.timer[s]
+	e.timer[s] = en.tie
 	e.timerAt[s] = at
-	e.insert(entry{at: at, tie: tie})
-	if e.stale >= 1024 {
-		e.maybeCompact()
+	if old != 0 { // the old arming's entry is stale now
+		e.stale++
+		if e.stale >= 1024 {
+			e.maybeCompact()
+		}
 	}
+	e.insert(en)
+}
+
+func (e *Engine) badReset(id TimerID, at Time) {
+	panic(fmt.Sprintf("sim: timer %d reset to %v, before now %v", id, at, e.now))
 }
 
 // Stop disarms timer id. It reports whether the timer was armed.
@@ -281,34 +310,35 @@ func (e *Engine) isStale(en *entry) bool {
 // to the stop time if that is finite and later).
 func (e *Engine) Next() (Event, bool) {
 	for {
-		if e.head < len(e.cur) {
-			if e.last > e.stop {
+		if e.head >= len(e.cur) {
+			if !e.refill() {
 				break
 			}
-			en := &e.cur[e.head]
-			e.head++
-			e.n--
-			s := uint32(en.tie & slotMask)
-			if en.tie&timerFlag != 0 {
-				if e.timer[s] != en.tie {
-					e.stale--
-					continue
-				}
-				e.timer[s] = 0
-			} else {
-				e.free = append(e.free, s)
-			}
-			if e.head == len(e.cur) {
-				e.cur, e.head = e.cur[:0], 0
-			}
-			p := &e.slots[s]
-			e.now = en.at
-			e.fired++
-			return Event{At: en.at, Kind: p.Kind, Port: p.Port, Dev: p.Dev, Arg: p.Arg}, true
+			continue
 		}
-		if !e.refill() {
+		if e.last > e.stop {
 			break
 		}
+		en := e.cur[e.head]
+		e.head++
+		e.n--
+		s := uint32(en.tie & slotMask)
+		if en.tie&timerFlag != 0 {
+			if e.timer[s] != en.tie {
+				e.stale--
+				continue
+			}
+			e.timer[s] = 0
+		} else {
+			e.free = append(e.free, s)
+		}
+		if e.head == len(e.cur) {
+			e.cur, e.head = e.cur[:0], 0
+		}
+		p := e.slots[s]
+		e.now = en.at
+		e.fired++
+		return Event{At: en.at, Kind: p.Kind, Port: p.Port, Dev: p.Dev, Arg: p.Arg}, true
 	}
 	if e.stop != Never && e.stop > e.now {
 		e.now = e.stop
@@ -323,15 +353,18 @@ func (e *Engine) Next() (Event, bool) {
 // not at the minimum have moved to lower buckets, and cur's emptied array becomes the
 // bucket's.
 func (e *Engine) refill() bool {
-	for w := range e.occ {
-		for e.occ[w] != 0 {
-			b := uint(w*64+bits.TrailingZeros64(e.occ[w])) % nBuckets
-			src := e.buckets[b]
-			e.occ[w] &^= 1 << (b % 64)
+	for e.full != 0 {
+		l := uint(bits.TrailingZeros64(e.full)) % levels
+		{
+			d := uint(bits.TrailingZeros64(e.occ[l])) % fanout
+			src := e.buckets[l][d]
+			if e.occ[l] &^= 1 << d; e.occ[l] == 0 {
+				e.full &^= 1 << l
+			}
 			if len(src) == 0 { // emptied by maybeCompact
 				continue
 			}
-			e.buckets[b] = e.cur[:0]
+			e.buckets[l][d] = e.cur[:0]
 			e.head = 0
 			if len(src) == 1 {
 				// The common case (events at distinct times): the entry is the minimum.
@@ -361,9 +394,7 @@ func (e *Engine) refill() bool {
 					k++
 					continue
 				}
-				nb := bucketOf(en.at, min) % nBuckets // a lower level: the entries share the digits above b's
-				e.buckets[nb] = append(e.buckets[nb], *en)
-				e.occ[nb/64%occWords] |= 1 << (nb % 64)
+				e.put(*en, min) // to a lower level: the entries share the digits from l's up
 			}
 			e.cur = src[:k]
 			return true
@@ -394,11 +425,13 @@ func (e *Engine) PeekTime() Time {
 func (e *Engine) rebase() {
 	all := append([]entry(nil), e.cur[e.head:]...)
 	e.cur, e.head = e.cur[:0], 0
-	for b := range e.buckets {
-		all = append(all, e.buckets[b]...)
-		e.buckets[b] = e.buckets[b][:0]
+	for l := range e.buckets {
+		for d := range e.buckets[l] {
+			all = append(all, e.buckets[l][d]...)
+			e.buckets[l][d] = e.buckets[l][d][:0]
+		}
 	}
-	e.occ = [occWords]uint64{}
+	e.occ, e.full = [levels]uint64{}, 0
 	e.last = e.now
 	e.n -= len(all)
 	// re-insert in (at, tie) order so FIFO order among equal times survives
@@ -429,8 +462,10 @@ func (e *Engine) maybeCompact() {
 	}
 	e.cur = keep(e.cur[:0], e.cur[e.head:])
 	e.head = 0
-	for b := range e.buckets {
-		e.buckets[b] = keep(e.buckets[b][:0], e.buckets[b])
+	for l := range e.buckets {
+		for d := range e.buckets[l] {
+			e.buckets[l][d] = keep(e.buckets[l][d][:0], e.buckets[l][d])
+		}
 	}
 	e.n -= e.stale
 	e.stale = 0

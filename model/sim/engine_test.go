@@ -192,6 +192,17 @@ func TestRadixMatchesHeap(t *testing.T) {
 	}
 }
 
+// held counts the entries e holds (live and stale), which e.n must equal.
+func (e *Engine) held() int {
+	h := len(e.cur) - e.head
+	for l := range e.buckets {
+		for d := range e.buckets[l] {
+			h += len(e.buckets[l][d])
+		}
+	}
+	return h
+}
+
 func matchHeap(t *testing.T, timers, scheds, resets, pops int, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	a, b := NewEngine(), newHeapEngine()
@@ -244,6 +255,11 @@ func matchHeap(t *testing.T, timers, scheds, resets, pops int, seed uint64) {
 		}
 		if a.Pending() != b.Pending() {
 			t.Fatalf("seed %d step %d: pending %d vs %d", seed, step, a.Pending(), b.Pending())
+		}
+		if step%97 == 0 {
+			if h := a.held(); h != a.n || a.stale < 0 || a.stale > a.n {
+				t.Fatalf("seed %d step %d: %d entries held, counted %d, %d stale", seed, step, h, a.n, a.stale)
+			}
 		}
 	}
 	if timers > 1000 && !compacted {
