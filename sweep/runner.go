@@ -338,6 +338,7 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 	case <-ctx.Done():
 	}
 	wall := time.Since(begin)
+	memory.JobDone()
 	if r.abortCtx.Err() != nil {
 		sp.discard()
 		return outcome{}, false

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 
 	"github.com/rocesweep/rocesweep/model/stats"
@@ -46,6 +47,10 @@ func spillPath(dir string, sh Shard, j *Job) string {
 	return filepath.Join(spillDir(dir, sh), j.ID+".rows")
 }
 
+// spillBuffer is the buffer of a spill file's writer and reader: a fraction of a batch
+// (~300 KB), enough for few large writes, small enough not to weigh on a job's footprint.
+const spillBuffer = 64 << 10
+
 // errAbandoned is what a job that goes on after it was abandoned gets from its spill.
 var errAbandoned = errors.New("the job was abandoned")
 
@@ -78,7 +83,7 @@ func (s *spill) write(b stats.Batch) error {
 		if err != nil {
 			return err
 		}
-		s.f, s.bw = f, bufio.NewWriterSize(f, 256<<10)
+		s.f, s.bw = f, bufio.NewWriterSize(f, spillBuffer)
 		s.enc = gob.NewEncoder(s.bw)
 	}
 	s.rows += int64(b.Rows())
@@ -149,9 +154,10 @@ func replaySpill(w *sink.Writer, path string) error {
 		return w.Abort(fmt.Errorf("reading the rows of a finished job: %w", err))
 	}
 	defer f.Close()
-	dec := gob.NewDecoder(bufio.NewReaderSize(f, 256<<10))
+	dec := gob.NewDecoder(bufio.NewReaderSize(f, spillBuffer))
+	var b stats.Batch // one batch's memory, reused for every batch of the file
 	for {
-		var b stats.Batch
+		clearBatch(&b)
 		err := dec.Decode(&b)
 		if err == io.EOF {
 			return nil
@@ -161,6 +167,19 @@ func replaySpill(w *sink.Writer, path string) error {
 		}
 		if err := writeBatch(w, b); err != nil {
 			return err
+		}
+	}
+}
+
+// clearBatch empties every table of b and zeroes the rows its slices held. gob decodes a
+// batch into b's slices when they are large enough and leaves out zero fields and empty
+// tables, so that a decode into a reused b could otherwise keep values of the last batch.
+func clearBatch(b *stats.Batch) {
+	v := reflect.ValueOf(b).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Field(i); f.Kind() == reflect.Slice {
+			f.Slice(0, f.Cap()).Clear()
+			f.SetLen(0)
 		}
 	}
 }

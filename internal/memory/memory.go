@@ -17,7 +17,11 @@
 //     a small job, which allocates ~14 MB in all (its Parquet writers most of it), is
 //     not collected at all, where at Go's default it was collected three to five times
 //     while the heap climbed, each collection scanning every live object and the
-//     binary's globals. A large fabric still gets TightenIfLarge's 25% once it is built.
+//     binary's globals. While the job simulates (from TightenIfLarge to JobDone) the
+//     collector runs at Go's 100% instead, so that the garbage a long simulation makes
+//     (its spilled batches, report rows) is collected as it would be at Go's default
+//     rather than piling up to 16 MB: a job's footprint must not grow with simulated
+//     time. A large fabric gets TightenIfLarge's 25% once it is built, to the end.
 //   - CollectIfLarge collects at once between a large job's phases: a drained packet
 //     pool before the job's rows are built, the whole fabric before the rows are encoded,
 //     so that each next phase reuses the last one's pages instead of taking new ones.
@@ -32,6 +36,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 )
 
 // GCPercent is the collector's target percentage (GOGC) that TightenIfLarge sets.
@@ -42,15 +47,36 @@ const GCPercent = 25
 const LargeFabric = 16 << 20
 
 // TightenIfLarge sets the collector's target to GCPercent for the rest of the process
-// when the heap holds more than LargeFabric bytes, unless the GOGC environment variable
-// is set (then Go has applied the user's choice). Jobs call it once their fabric is built.
-// It is safe for concurrent use.
+// when the heap holds more than LargeFabric bytes, and to Go's 100% until JobDone in a
+// one-job process (OneJob) otherwise, unless the GOGC environment variable is set (then
+// Go has applied the user's choice). Jobs call it once their fabric is built. It is safe
+// for concurrent use.
 func TightenIfLarge() {
-	if os.Getenv("GOGC") != "" || heapObjects() <= LargeFabric {
+	if os.Getenv("GOGC") != "" {
 		return
 	}
-	debug.SetGCPercent(GCPercent)
+	switch {
+	case heapObjects() > LargeFabric:
+		debug.SetGCPercent(GCPercent)
+	case oneJob.Load():
+		// The simulation of a one-job process: collect as Go does, so that the garbage
+		// of a long simulation does not grow its footprint; JobDone loosens again.
+		debug.SetGCPercent(100)
+		simulating.Store(true)
+	}
 }
+
+// JobDone is called when a job has ended, before its rows are encoded: in a one-job
+// process whose fabric was not large, the collector goes back to OneJobGCPercent.
+func JobDone() {
+	if simulating.CompareAndSwap(true, false) && oneJob.Load() {
+		debug.SetGCPercent(OneJobGCPercent)
+	}
+}
+
+// oneJob: OneJob is in force; simulating: TightenIfLarge set Go's 100% for the
+// simulation of that one job, and JobDone has not yet loosened it.
+var oneJob, simulating atomic.Bool
 
 func heapObjects() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -74,7 +100,12 @@ func OneJob() (restore func()) {
 		return func() {}
 	}
 	old := debug.SetGCPercent(OneJobGCPercent)
-	return func() { debug.SetGCPercent(old) }
+	oneJob.Store(true)
+	return func() {
+		oneJob.Store(false)
+		simulating.Store(false)
+		debug.SetGCPercent(old)
+	}
 }
 
 // LargeHeap is the heap size (live objects and not yet collected garbage) above which

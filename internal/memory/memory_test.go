@@ -52,8 +52,9 @@ func TestTightenIfLarge(t *testing.T) {
 	runtime.KeepAlive(big)
 }
 
-// TestOneJob: OneJob sets OneJobGCPercent and its restore puts back the earlier target;
-// with GOGC in the environment it changes nothing.
+// TestOneJob: OneJob sets OneJobGCPercent, TightenIfLarge (small heap) Go's 100% for the
+// simulation, JobDone OneJobGCPercent again, and restore the earlier target; with GOGC in
+// the environment it changes nothing.
 func TestOneJob(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
@@ -62,6 +63,17 @@ func TestOneJob(t *testing.T) {
 	if got := debug.SetGCPercent(OneJobGCPercent); got != OneJobGCPercent {
 		t.Errorf("after OneJob: collector at %d%%, want %d%%", got, OneJobGCPercent)
 	}
+	// The job's simulation runs at Go's 100%, its rows are encoded at OneJobGCPercent.
+	runtime.GC()
+	TightenIfLarge()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("simulating (small heap): collector at %d%%, want 100%%", got)
+	}
+	JobDone()
+	if got := debug.SetGCPercent(OneJobGCPercent); got != OneJobGCPercent {
+		t.Errorf("after JobDone: collector at %d%%, want %d%%", got, OneJobGCPercent)
+	}
+	JobDone() // once only
 	restore()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("after restore: collector at %d%%, want 100%%", got)
