@@ -102,10 +102,36 @@ const (
 // events). It is single-threaded and allocates nothing per packet once its rings and QP
 // table have grown. Every callback runs synchronously inside the call that caused it.
 type NIC struct {
-	id   Identity
-	eng  *sim.Engine
-	pool *pkt.Pool
-	out  *link.Link
+	// Per-frame state first, then the pools and counters every frame updates, so that a
+	// frame touches few of the NIC's cache lines (a large fabric's NICs do not all fit in
+	// cache; the rest is read at set-up, on timers or at report instants).
+	eng       *sim.Engine
+	pool      *pkt.Pool
+	out       *link.Link
+	qps       []*qp                                        // QPs (§3): qps[i] has QPN i+1
+	L         float64                                      // line rate (§0)
+	clk       float64                                      // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
+	txJitter  int64                                        // config TxJitter in ps; 0 = frames leave at serialisation end
+	mss       int64                                        // MSS (§4)
+	rto       sim.Time                                     // RetransmitTimeout (§10)
+	trace     func(ev string, h pkt.Handle, p *pkt.Packet) // tests only
+	egOcc     [8]int64
+	inOcc     [8]int64
+	txCur     pkt.Handle
+	txBusy    bool
+	txqQueued uint8 // bit c set: txq[c] holds frames (strict priority scans only these)
+	schedMode schedMode
+	ecn       bool // EnableECN (§13)
+	gen       genState
+	paused    [8]bool
+	pfcEnable [8]bool // PFCEnableVector[c] == 1 (§12.1)
+	written   int64   // in-order payload bytes handed to the PCIe write FIFO
+
+	P    Pools        // pools, thresholds and pause times (§11, §12)
+	cnt  Counters     // counters and report state (§16)
+	roce RoceCounters // roce-transport-stats (§16.1)
+
+	id Identity
 
 	// OnComplete is called at the sender when a WR's last PSN is retired (§10). Nil: ignored.
 	OnComplete func(c Completion)
@@ -117,60 +143,42 @@ type NIC struct {
 	OnReceived func(src int32, bytes int64)
 
 	// Configuration, resolved once.
-	P         Pools
-	L         float64 // line rate (§0)
-	clk       float64 // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
-	txJitter  int64   // config TxJitter in ps; 0 = frames leave at serialisation end
 	jitRng    *rand.Rand
 	lastOut   sim.Time // when the previous frame left the port (TxJitter keeps the order)
-	mss       int64    // MSS (§4)
-	rto       sim.Time // RetransmitTimeout (§10)
 	ackDelay  sim.Time // AckDelay (§9)
 	ackThresh int      // AckThreshold (§9)
 	coalesce  bool     // AckCoalescingEnabled (§9)
-	ecn       bool     // EnableECN (§13)
-	pfcEnable [8]bool  // PFCEnableVector[c] == 1 (§12.1)
 	quanta    [8]int64 // QuantaValue (§12)
-	schedMode schedMode
 	wrrWeight [8]int64
 	dc        dcqcnParams
-	nEgPools  int                                          // TCs with an egress pool (§7 WRR n)
-	trace     func(ev string, h pkt.Handle, p *pkt.Packet) // tests only
-	recND     bool                                         // EnableNetDeviceStatLogging
-	ndIvl     sim.Time                                     // NDStatsReportInterval (rate divisor)
-	recPFC    bool                                         // EnablePFCECNStatsLogging
-	recRoce   bool                                         // EnableRoceTransportStats
+	nEgPools  int      // TCs with an egress pool (§7 WRR n)
+	recND     bool     // EnableNetDeviceStatLogging
+	ndIvl     sim.Time // NDStatsReportInterval (rate divisor)
+	recPFC    bool     // EnablePFCECNStatsLogging
+	recRoce   bool     // EnableRoceTransportStats
 
-	// QPs (§3). qps[i] has QPN i+1.
-	qps       []*qp
+	// QP lookup (§3).
 	reqIndex  map[qpKey]int32 // (Dst, workload QP) -> index; used at Post only
 	respIndex map[qpKey]int32 // (source host, source QPN) -> responder QP index; first packet only
 
 	// Packet generation (§3).
 	ready       ring[int32]
-	gen         genState
 	blockedPool int
 	blockedNeed int64
 	blockedQP   int32
 
 	// Egress (§4, §6, §7, §11).
-	egOcc     [8]int64
 	txq       [8]ring[pkt.Handle] // per-TC egress queues
-	txqQueued uint8               // bit c set: txq[c] holds frames (strict priority scans only these)
 	ackWait   [8]ring[pkt.Handle] // ACK/NAK waiting for control-pool room (§6 [DC])
 	dedicated ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
-	txBusy    bool
-	txCur     pkt.Handle
-	rrLast    int   // §7 RoundRobin "last served"
-	wrrCur    int   // §7 WRR turn holder
-	wrrUsed   int64 // §7 WRR frames sent in the current turn
+	rrLast    int                 // §7 RoundRobin "last served"
+	wrrCur    int                 // §7 WRR turn holder
+	wrrUsed   int64               // §7 WRR frames sent in the current turn
 
 	// Received PFC (§12.3).
-	paused     [8]bool
 	pauseTimer [8]sim.TimerID
 
 	// Ingress (§8, §11, §12).
-	inOcc        [8]int64
 	pauseOut     [8]bool
 	refreshTimer [8]sim.TimerID
 
@@ -178,12 +186,9 @@ type NIC struct {
 	n2h, h2n pcieDir
 
 	// Counters and report state (§16).
-	cnt     Counters
-	roce    RoceCounters
-	pfc     [8]pfcStat
-	rtt     rttStat
-	last    reportSnap
-	written int64 // in-order payload bytes handed to the PCIe write FIFO
+	pfc  [8]pfcStat
+	rtt  rttStat
+	last reportSnap
 }
 
 type qpKey struct{ dst, qp int32 }
