@@ -23,6 +23,26 @@ var htsimScenarios = []struct {
 		"workload.message_size", "2MB", "stop", "drain", "duration", "20ms"}},
 }
 
+// fatTreeScaling are the fat tree permutation of 2 MB at smaller k (k = 8: 128 hosts,
+// k = 12: 432 hosts), for scaling and for cache simulation (valgrind) where k = 16 is too
+// slow.
+var fatTreeScaling = []struct {
+	name string
+	sets []string
+}{
+	{"k=8", []string{"topology.kind", "fat-tree", "topology.k", "8", "workload.kind", "permutation",
+		"workload.message_size", "2MB", "stop", "drain", "duration", "20ms"}},
+	{"k=12", []string{"topology.kind", "fat-tree", "topology.k", "12", "workload.kind", "permutation",
+		"workload.message_size", "2MB", "stop", "drain", "duration", "20ms"}},
+}
+
+// BenchmarkFatTree is BenchmarkScenario's fat tree job at smaller k.
+func BenchmarkFatTree(b *testing.B) {
+	for _, sc := range fatTreeScaling {
+		b.Run(sc.name, func(b *testing.B) { benchJob(b, sc.sets) })
+	}
+}
+
 // BenchmarkScenario runs each reference job from New to the end of Loop (no rows are
 // built or written) and reports simulated data packets and events per wall second, and
 // the heap a built fabric holds per host before its first event (devices, routes, QP
@@ -30,45 +50,47 @@ var htsimScenarios = []struct {
 // tree takes a few seconds per iteration.
 func BenchmarkScenario(b *testing.B) {
 	for _, sc := range htsimScenarios {
-		b.Run(sc.name, func(b *testing.B) {
-			cfg := job(b, sc.sets...)
-			b.ReportAllocs()
-			var events, packets uint64
-			var heapPerHost float64
-			for i := 0; i < b.N; i++ {
-				var before runtime.MemStats
-				if i == 0 {
-					b.StopTimer()
-					runtime.GC()
-					runtime.ReadMemStats(&before)
-					b.StartTimer()
-				}
-				f, err := New(cfg, Options{JobID: "bench", Clock: fixedClock})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if i == 0 {
-					b.StopTimer()
-					var ms runtime.MemStats
-					runtime.GC()
-					runtime.ReadMemStats(&ms)
-					heapPerHost = float64(ms.HeapAlloc-before.HeapAlloc) / float64(len(f.nics))
-					b.StartTimer()
-				}
-				if err := f.Loop(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-				if f.completed != len(f.msgs) {
-					b.Fatalf("%d of %d messages completed", f.completed, len(f.msgs))
-				}
-				events += f.eng.Fired()
-				for _, n := range f.nics {
-					packets += uint64(n.Counters().DataFramesSent)
-				}
-			}
-			b.ReportMetric(float64(packets)/b.Elapsed().Seconds(), "pkts/s")
-			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-			b.ReportMetric(heapPerHost, "B/host")
-		})
+		b.Run(sc.name, func(b *testing.B) { benchJob(b, sc.sets) })
 	}
+}
+
+func benchJob(b *testing.B, sets []string) {
+	cfg := job(b, sets...)
+	b.ReportAllocs()
+	var events, packets uint64
+	var heapPerHost float64
+	for i := 0; i < b.N; i++ {
+		var before runtime.MemStats
+		if i == 0 {
+			b.StopTimer()
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			b.StartTimer()
+		}
+		f, err := New(cfg, Options{JobID: "bench", Clock: fixedClock})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 0 {
+			b.StopTimer()
+			var ms runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			heapPerHost = float64(ms.HeapAlloc-before.HeapAlloc) / float64(len(f.nics))
+			b.StartTimer()
+		}
+		if err := f.Loop(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		if f.completed != len(f.msgs) {
+			b.Fatalf("%d of %d messages completed", f.completed, len(f.msgs))
+		}
+		events += f.eng.Fired()
+		for _, n := range f.nics {
+			packets += uint64(n.Counters().DataFramesSent)
+		}
+	}
+	b.ReportMetric(float64(packets)/b.Elapsed().Seconds(), "pkts/s")
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(heapPerHost, "B/host")
 }

@@ -82,10 +82,6 @@ type Packet struct {
 	Size         uint16 // L3 bytes
 	Payload      uint16 // data payload bytes
 	SPort, DPort uint16
-	// Switch admission tag {tc, pool, ingressPort, bytes} (switch.md §2), set at ingress
-	// and used to undo the charges at release. Meaningful only inside one switch.
-	TagBytes uint16
-	TagIn    int16
 	// PFC (802.1Qbb): the quanta of every class set in PfcVector. A real frame carries
 	// eight quanta fields; every frame of this model (switch.md §7.1, nic.md §12) names
 	// one class, so one field stands for the one that is used.
@@ -98,8 +94,10 @@ type Packet struct {
 	SE             bool  // solicited event: last packet of a message
 	DataTC, CtrlTC uint8
 	PfcVector      uint8
-	TagTC, TagPool uint8
-	TagLossless    bool
+
+	// Unused: keeps a packet one 64-byte cache line (the pool's chunks are line-aligned).
+	// A switch keeps a frame's admission tag in its queue entry, not here (issue 15).
+	_ [10]byte
 }
 
 // SrcIP is the IPv4 source address: host index + 1.

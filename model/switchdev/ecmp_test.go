@@ -73,7 +73,7 @@ func twoTier(t *testing.T, method string, flows int) [4][4]int64 {
 	var bs [4]*Switch
 	for k := 0; k < 4; k++ {
 		bs[k] = f.addSwitch(&cfg, int64(200+k), 5, rate400, delay, route)
-		a.ports[k+1].spec.Out.To = link.Endpoint{Owner: sim.OwnerSwitch, Dev: int32(k + 1), Port: 0}
+		a.ports[k+1].out.To = link.Endpoint{Owner: sim.OwnerSwitch, Dev: int32(k + 1), Port: 0}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	ser := sim.SerializationCeil(1018, rate400)

@@ -5,10 +5,11 @@ import (
 	"unsafe"
 )
 
-// TestPortHotLines pins the port layout of issue 15: the flags, the link and the
-// per-frame counters fill the first two 64-byte lines, each pool's state is 32 bytes
-// (pools 0 and 1, the usual data and control pools, share the third line), and a queue
-// is 32 bytes.
+// TestPortHotLines pins the port layout of issue 15: what an egress touches per frame
+// fills line 0, what an ingress touches line 1, each pool's state is 32 bytes (pools 0
+// and 1, the usual data and control pools, share the third line), a queue is 32 bytes
+// and a queue entry 8 (the queues of classes 0 and 1 share a line), and the port is a
+// whole number of lines.
 func TestPortHotLines(t *testing.T) {
 	var pt port
 	checks := []struct {
@@ -16,11 +17,15 @@ func TestPortHotLines(t *testing.T) {
 		got  uintptr
 		want uintptr
 	}{
-		{"offset of rxBytes (last field of line 0)", unsafe.Offsetof(pt.rxBytes), 56},
-		{"offset of rxDrops (last field of line 1)", unsafe.Offsetof(pt.rxDrops), 120},
+		{"offset of egSent (last field of line 0)", unsafe.Offsetof(pt.egSent), 56},
+		{"offset of xoff (first field of line 1)", unsafe.Offsetof(pt.xoff), 64},
+		{"offset of dropCharged (last field of line 1)", unsafe.Offsetof(pt.dropCharged), 120},
 		{"offset of pl", unsafe.Offsetof(pt.pl), 128},
 		{"size of poolState", unsafe.Sizeof(poolState{}), 32},
-		{"size of ring", unsafe.Sizeof(ring{}), 32},
+		{"offset of fifo", unsafe.Offsetof(pt.fifo), 384},
+		{"size of ring", unsafe.Sizeof(ring[qent]{}), 32},
+		{"size of qent", unsafe.Sizeof(qent{}), 8},
+		{"size of port mod 64", unsafe.Sizeof(pt) % 64, 0},
 	}
 	for _, c := range checks {
 		if c.got != c.want {

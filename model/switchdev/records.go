@@ -45,11 +45,11 @@ func (s *Switch) ReportND(now sim.Time, rec *stats.Recorder) {
 				txRate = float64(dTx) * 8 / ivl.Seconds() / 1e9
 				rxRate = float64(dRx) * 8 / ivl.Seconds() / 1e9
 			}
-			gbps := pt.spec.Out.RateBps / 1e9
+			gbps := pt.out.RateBps / 1e9
 			rec.NdStats = append(rec.NdStats, stats.NdStats{
 				JobID: rec.JobID, TimeUTC: utc, SimTimeSec: sec,
 				ComponentName: s.id.Name, NdName: NdName, ComponentType: ComponentType,
-				Ifid: int64(i), Uldl: uldl(pt.spec.Uplink), NodeID: s.id.NodeID, Tier: int32(s.id.Tier), Subtier: stats.Subtier,
+				Ifid: int64(i), Uldl: uldl(pt.uplink), NodeID: s.id.NodeID, Tier: int32(s.id.Tier), Subtier: stats.Subtier,
 				TotalPacketsTx: pt.txFrames, TotalPacketsRx: pt.rxFrames,
 				TotalBytesTxGB: float64(pt.txBytes) / 1e9, TotalBytesRxGB: float64(pt.rxBytes) / 1e9,
 				IntervalBytesTxMB: float64(dTx) / 1e6, IntervalBytesRxMB: float64(dRx) / 1e6,
@@ -85,7 +85,7 @@ func (s *Switch) ReportND(now sim.Time, rec *stats.Recorder) {
 			rec.EcnPfcStats = append(rec.EcnPfcStats, stats.EcnPfcStats{
 				JobID: rec.JobID, TimeUTC: utc, SimTimeSec: sec, NodeID: s.id.NodeID,
 				ComponentName: s.id.Name, ComponentType: ComponentType,
-				Ifid: int64(i), Uldl: uldl(pt.spec.Uplink), Tier: int32(s.id.Tier), Subtier: stats.Subtier,
+				Ifid: int64(i), Uldl: uldl(pt.uplink), Tier: int32(s.id.Tier), Subtier: stats.Subtier,
 				Priority:  int64(tc),
 				PfcxoffTx: pt.pauseTx[tc], PfcxoffRx: pt.pauseRx[tc], PfcxonTx: pt.resumeTx[tc], PfcxonRx: pt.resumeRx[tc],
 				PfcTimePausedUsec:         total.Micros(),
@@ -132,7 +132,7 @@ func (s *Switch) ReportBuffer(now sim.Time, rec *stats.Recorder) {
 	sec := now.Seconds()
 	var hasDir [2]bool
 	for i := range s.ports {
-		hasDir[dir(s.ports[i].spec.Uplink)] = true
+		hasDir[dir(s.ports[i].uplink)] = true
 	}
 	for pl := 0; pl < 8; pl++ {
 		if s.buf.PoolSize[pl] == 0 {
@@ -178,7 +178,7 @@ func (s *Switch) ReportBuffer(now sim.Time, rec *stats.Recorder) {
 				mean := vw.v.sum / float64(vw.v.cnt)
 				rec.PortBufferStats = append(rec.PortBufferStats, stats.PortBufferStats{
 					JobID: rec.JobID, TimeUTC: utc, SimTimeSec: sec, ComponentName: s.id.Name,
-					Tier: int32(s.id.Tier), NodeID: s.id.NodeID, BuffID: vw.id, Ifid: int64(i), Uldl: uldl(pt.spec.Uplink),
+					Tier: int32(s.id.Tier), NodeID: s.id.NodeID, BuffID: vw.id, Ifid: int64(i), Uldl: uldl(pt.uplink),
 					PoolNum: int32(pl), BuffLimit: vw.limit, IvlCount: vw.v.cnt, IvlMinBytes: vw.v.min, IvlMaxBytes: vw.v.max,
 					IvlMeanBytes:  mean,
 					IvlMaxPctUtil: min(100, pct(float64(vw.v.max), float64(vw.limit))), IvlMeanPctUtil: min(100, pct(mean, float64(vw.limit))),

@@ -65,35 +65,52 @@ type PortSpec struct {
 	Uplink   bool       // peer has a smaller tier number ("ul"), else "dl"
 }
 
-// ring is a FIFO of packet handles that grows by doubling and is reused: no allocation
-// once it has reached its working size.
-type ring struct {
-	buf     []pkt.Handle
+// ring is a FIFO that grows by doubling and is reused: no allocation once it has reached
+// its working size.
+type ring[T any] struct {
+	buf     []T
 	head, n uint32
 }
 
-func (r *ring) push(h pkt.Handle) {
+func (r *ring[T]) push(v T) {
 	if int(r.n) == len(r.buf) {
 		size := 2 * len(r.buf)
 		if size == 0 {
 			size = 64
 		}
-		nb := make([]pkt.Handle, size)
+		nb := make([]T, size)
 		for i := uint32(0); i < r.n; i++ {
 			nb[i] = r.buf[int(r.head+i)&(len(r.buf)-1)]
 		}
 		r.buf, r.head = nb, 0
 	}
-	r.buf[int(r.head+r.n)&(len(r.buf)-1)] = h
+	r.buf[int(r.head+r.n)&(len(r.buf)-1)] = v
 	r.n++
 }
 
-func (r *ring) pop() pkt.Handle {
-	h := r.buf[r.head]
+func (r *ring[T]) pop() T {
+	v := r.buf[r.head]
 	r.head = (r.head + 1) & uint32(len(r.buf)-1)
 	r.n--
-	return h
+	return v
 }
+
+// qent is a queued data frame with its admission tag {ingressPort, bytes} (switch.md §2):
+// what scheduling, transmission and release need, so that a frame's 64-byte packet is read
+// only at Receive (issue 15). Its class is the FIFO it waits in, its pool and losslessness
+// follow from the class (PoolOfTC, LosslessTC; a trimmed frame is TC1 in pool 1, and the
+// UET policy maps TC1 to pool 1, §6.1, §6.3). 8 bytes, eight to a cache line.
+type qent struct {
+	h  pkt.Handle
+	in int16  // ingress port
+	b  uint16 // charged bytes (at most MSS + 58 < 2^15); top bit: ECN-capable transport
+}
+
+const qentECT = 1 << 15
+
+func (q qent) bytes() int64 { return int64(q.b &^ qentECT) }
+
+func (q qent) ect() bool { return q.b&qentECT != 0 }
 
 // sampler is one buffer-stats view (records.md §6, RC-15): the current occupancy, bytes
 // ever charged, and the interval samples (one carried over at interval start, one after
@@ -163,38 +180,47 @@ type poolState struct {
 // port is one connected port: its transmit side (queues, scheduler, received pauses)
 // and its ingress ledger (ingOcc, hdrm, xoff) per pool (switch.md §2).
 //
-// Layout: the fields every frame touches come first (flags, the link, per-frame
-// counters, then the per-pool state, two pools to a cache line), the queues next, and
-// what only PFC, records and checks read last, so a hop touches a few lines of a port
-// instead of one per array (issue 15; TestPortHotLines).
+// Layout (issue 15, TestPortHotLines): line 0 holds what the port touches as an egress
+// for every frame (flags, the frame on the wire, the link, transmit counters), line 1
+// what it touches as an ingress (xoff, receive counters), then the per-pool state (two
+// pools to a line), the queues of classes 0 and 1 in one line, and last what only PFC,
+// records and checks read. A hop touches two lines of its ingress port and three of its
+// egress port, besides the queue slot.
 type port struct {
-	busy    bool    // a frame is being serialised
-	busyPfc bool    // ... and it is a PFC frame this switch made
-	queued  uint8   // bit tc set: fifo[tc] holds frames (the scheduler skips empty classes)
-	xoff    [8]bool // per pool: a pause is out (§2)
+	busy      bool  // a frame is being serialised
+	busyPfc   bool  // ... and it is a PFC frame this switch made
+	queued    uint8 // bit tc set: fifo[tc] holds frames (the scheduler skips empty classes)
+	paused    uint8 // bit tc set: a pause received on this port may hold tc (pausedBy)
+	pfcQueued bool  // pfcQ holds frames
+	txTC      uint8 // class of the data frame being serialised
+	uplink    bool  // peer has a smaller tier number ("ul"), else "dl"
+	peerTier  int8  // 0..3 (3 = NIC)
+	tx        qent  // the data frame being serialised
+	out       *link.Link
 	// port-buffer-stats views: nil unless ReportPerPortBufferStats (1,152 B a port that
 	// a large fabric should not pay for when nobody asked).
 	views *portViews
-	spec  PortSpec
 	// Counters (§8; DC-13: frames and wire bytes incl. PFC), and the conservation
 	// ledger in charged bytes (by ingress port: rx, sent; egress: admitted, sent).
+	txFrames, txBytes  int64
+	egAdmitted, egSent int64
+
+	xoff                   [8]bool // per pool: a pause is out (§2)
 	rxFrames, rxBytes      int64
-	txFrames, txBytes      int64
 	rxCharged, sentCharged int64
-	egAdmitted, egSent     int64
 	txDrops, rxDrops       int64
+	dropCharged            int64
 
 	pl [8]poolState // per pool (§2)
 
+	fifo [8]ring[qent]    // per TC, no length limit of its own
+	pfcQ ring[pkt.Handle] // §5.4 step 1: control frames, served first
+
 	rxPausedUntil [8]sim.Time // per TC (§7.3)
-
-	pfcQ ring    // §5.4 step 1: control frames, served first
-	fifo [8]ring // per TC, no length limit of its own
-
-	refresh   [8]sim.TimerID
-	expiry    [8]sim.TimerID
-	pause     [8]pauseLog
-	xoffSince [8]sim.Time // per pool: when xoff last went true (StuckPauses; PFC only, so cold)
+	refresh       [8]sim.TimerID
+	expiry        [8]sim.TimerID
+	pause         [8]pauseLog
+	xoffSince     [8]sim.Time // per pool: when xoff last went true (StuckPauses; PFC only, so cold)
 
 	pauseTx, pauseRx   [8]int64
 	resumeTx, resumeRx [8]int64
@@ -202,7 +228,8 @@ type port struct {
 	ivlTxBytes         int64 // txBytes at the previous nd-stats row
 	ivlRxBytes         int64
 
-	dropCharged, trimCharged int64
+	trimCharged int64
+	_           int64 // a whole number of lines, so every port of a switch starts a line
 }
 
 // portViews are one port's egressQueue, ingressUsage and hdrm samplers per pool (RC-17).
@@ -311,7 +338,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 			return nil, fmt.Errorf("%s: port %d has no link", id.Name, i)
 		}
 		pt := &s.ports[i]
-		pt.spec = ports[i]
+		pt.out, pt.uplink, pt.peerTier = ports[i].Out, ports[i].Uplink, int8(ports[i].PeerTier)
 		for p := 0; p < 8; p++ {
 			if b.Group[p] != 0 {
 				pt.refresh[p] = eng.NewTimer(KindPfcRefresh, id.Dev, int16(i), int64(p))
@@ -354,8 +381,13 @@ func dir(uplink bool) int {
 	return 1
 }
 
-// pausedBy reports whether the peer of port e has paused class tc (§5.4: now < rxPausedUntil).
-func (pt *port) pausedBy(tc int, now sim.Time) bool { return now < pt.rxPausedUntil[tc] }
+// pausedBy reports whether the peer of port e has paused class tc (§5.4: now <
+// rxPausedUntil). The paused bit is set with rxPausedUntil and cleared when the pause is
+// lifted or expires (at now = rxPausedUntil), so a clear bit means not paused without
+// reading rxPausedUntil's cache line.
+func (pt *port) pausedBy(tc int, now sim.Time) bool {
+	return pt.paused&(1<<tc) != 0 && now < pt.rxPausedUntil[tc]
+}
 
 // classify is switch.md §5.1 (tc = DSCP >> 3) or §6.2 under the UET policy (codepoints).
 func (s *Switch) classify(p *pkt.Packet) int {
@@ -400,6 +432,13 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 	lossless := s.buf.LosslessTC[tc]
 	b := p.Charge()
 	pt.rxCharged += b
+	if b >= qentECT {
+		panic(fmt.Sprintf("switchdev: %s: frame of %d B charged", s.id.Name, b))
+	}
+	q := qent{h: h, in: i, b: uint16(b)}
+	if p.IsECT() {
+		q.b |= qentECT
+	}
 
 	inHdrm := false
 	if lossless && pt.xoff[pl] {
@@ -433,8 +472,8 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 		s.chargeIngressViews(pt, pl, b)
 	}
 
-	// forward: tag the packet {tc, pool, ingressPort, bytes} (§2) for the release.
-	p.TagTC, p.TagPool, p.TagLossless, p.TagIn, p.TagBytes = uint8(tc), uint8(pl), lossless, i, uint16(b)
+	// forward: the queue entry q carries the tag {tc, pool, ingressPort, bytes} (§2) for
+	// the release.
 
 	// §10 route lookup.
 	e, dec := s.selectEgress(p, tc, now)
@@ -454,12 +493,12 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 		s.rxDrop(int(i), h, b, lossless)
 		return
 	}
-	s.egressAdmit(int(e), h, p, dec, now)
+	s.egressAdmit(int(e), q, p, tc, dec, now)
 }
 
 // chargeIngressViews samples the ingressUsage and sharedBuffer views after an ingOcc change.
 func (s *Switch) chargeIngressViews(pt *port, pl int, d int64) {
-	s.vIng[dir(pt.spec.Uplink)][pl].add(d)
+	s.vIng[dir(pt.uplink)][pl].add(d)
 	s.vShared[pl].add(d)
 	if pt.views != nil {
 		pt.views.ing[pl].add(d)
@@ -514,37 +553,37 @@ func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
 }
 
 // egressAdmit is switch.md §5.3 for a packet already charged at ingress.
-func (s *Switch) egressAdmit(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now sim.Time) {
-	pl, b := int(p.TagPool), int64(p.TagBytes)
-	if !p.TagLossless {
+func (s *Switch) egressAdmit(e int, q qent, p *pkt.Packet, tc int, dec lbDecision, now sim.Time) {
+	pl, b := s.buf.PoolOfTC[tc], q.bytes()
+	if !s.buf.LosslessTC[tc] {
 		retx := s.uet && p.DSCP == DSCPTrimmableRetx
 		if s.egressLimitExceeded(e, pl, b, retx) {
 			// §6.3: trim eligible packets instead of dropping them.
 			if s.trim && (p.DSCP == DSCPTrimmable || p.DSCP == DSCPTrimmableRetx) {
-				s.trimAndReoffer(e, h, p, dec, now)
+				s.trimAndReoffer(e, q, p, tc, dec, now)
 				return
 			}
 			// §5.3: an egress drop releases the ingress charge (lossy) and counts a tx drop.
-			s.releaseIngress(p, true)
-			s.txDrop(e, h, b, false)
+			s.releaseIngress(q.in, pl, b, true)
+			s.txDrop(e, q.h, q.in, tc, b, false)
 			return
 		}
 	}
-	s.enqueue(e, h, p, dec, now)
+	s.enqueue(e, q, tc, dec, now)
 }
 
 // enqueue charges the egress queue (lossless without checks), updates the ECN average,
 // commits the load-balancing decision and queues the packet in FIFO[e][tc] (§5.3).
-func (s *Switch) enqueue(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now sim.Time) {
+func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 	pt := &s.ports[e]
-	tc, pl, b := int(p.TagTC), int(p.TagPool), int64(p.TagBytes)
+	pl, b := s.buf.PoolOfTC[tc], q.bytes()
 	pt.pl[pl].egQ += b
 	s.egTotal[pl] += b
 	pt.egAdmitted += b
 	if pt.pl[pl].egQ > s.c.MaxEgressQueueBytes {
 		s.c.MaxEgressQueueBytes = pt.pl[pl].egQ
 	}
-	s.vEg[dir(pt.spec.Uplink)][pl].add(b)
+	s.vEg[dir(pt.uplink)][pl].add(b)
 	if pt.views != nil {
 		pt.views.eg[pl].add(b)
 	}
@@ -554,7 +593,7 @@ func (s *Switch) enqueue(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now
 	// §10.3, §10.4: commit the flowlet choice and count the member's traffic.
 	s.lbOnAdmit(e, b, dec, now)
 	s.c.Forwarded++
-	pt.fifo[tc].push(h)
+	pt.fifo[tc].push(q)
 	pt.queued |= 1 << tc
 	if !pt.busy {
 		s.startNext(e)
@@ -563,12 +602,12 @@ func (s *Switch) enqueue(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now
 
 // trimAndReoffer is switch.md §6.3: cut to headers, re-mark, move the ingress charge to
 // pool 1 (no capacity test), offer again to TC1 of the same port with the lossy check.
-func (s *Switch) trimAndReoffer(e int, h pkt.Handle, p *pkt.Packet, dec lbDecision, now sim.Time) {
-	in := &s.ports[p.TagIn]
-	old := int64(p.TagBytes)
-	s.releaseIngress(p, true)
+func (s *Switch) trimAndReoffer(e int, q qent, p *pkt.Packet, tc int, dec lbDecision, now sim.Time) {
+	in := &s.ports[q.in]
+	old := q.bytes()
+	s.releaseIngress(q.in, s.buf.PoolOfTC[tc], old, true)
 	p.Size = trimmedL3
-	if s.ports[e].spec.PeerTier == 3 {
+	if s.ports[e].peerTier == 3 {
 		p.DSCP = DSCPTrimmedLastHop // DC-12: last hop toward a NIC
 	} else {
 		p.DSCP = DSCPTrimmed
@@ -579,31 +618,33 @@ func (s *Switch) trimAndReoffer(e int, h pkt.Handle, p *pkt.Packet, dec lbDecisi
 	in.pl[tp].ingOcc += nb
 	s.ingTotal[tp] += nb
 	s.chargeIngressViews(in, tp, nb)
-	p.TagTC, p.TagPool, p.TagLossless, p.TagBytes = 1, tp, s.buf.LosslessTC[1], uint16(nb)
+	// The new tag: TC1, pool 1 (PoolOfTC[1] = 1 under the UET policy, §6.1), nb bytes.
+	q.b = uint16(nb) | q.b&qentECT
+	lossless := s.buf.LosslessTC[1]
 	s.c.Trimmed++
-	if !p.TagLossless && s.egressLimitExceeded(e, tp, nb, false) {
-		s.releaseIngress(p, true)
-		s.txDrop(e, h, nb, p.TagLossless)
+	if !lossless && s.egressLimitExceeded(e, tp, nb, false) {
+		s.releaseIngress(q.in, tp, nb, true)
+		s.txDrop(e, q.h, q.in, 1, nb, lossless)
 		return
 	}
-	s.enqueue(e, h, p, dec, now)
+	s.enqueue(e, q, 1, dec, now)
 }
 
 // txDrop drops a packet at egress admission: the egress port's transmit-drop counter.
-func (s *Switch) txDrop(e int, h pkt.Handle, b int64, lossless bool) {
+func (s *Switch) txDrop(e int, h pkt.Handle, in int16, tc int, b int64, lossless bool) {
 	pt := &s.ports[e]
 	pt.txDrops++
-	p := s.pool.Get(h)
-	s.ports[p.TagIn].dropCharged += b
+	s.ports[in].dropCharged += b
 	s.c.TxDrops++
-	s.c.DropsTC[p.TagTC&7]++
+	s.c.DropsTC[tc&7]++
 	s.countDrop(b, lossless)
 	s.pool.Free(h)
 }
 
-// releaseIngress undoes the ingress charge of an admitted packet (switch.md §5.5).
-func (s *Switch) releaseIngress(p *pkt.Packet, lossy bool) {
-	i, pl, b := int(p.TagIn), int(p.TagPool), int64(p.TagBytes)
+// releaseIngress undoes the ingress charge of an admitted packet (switch.md §5.5): b
+// bytes in pool pl charged to ingress port in.
+func (s *Switch) releaseIngress(in int16, pl int, b int64, lossy bool) {
+	i := int(in)
 	pt := &s.ports[i]
 	if lossy {
 		pt.pl[pl].ingOcc -= b
@@ -638,51 +679,51 @@ func (s *Switch) releaseIngress(p *pkt.Packet, lossy bool) {
 func (s *Switch) startNext(e int) {
 	pt := &s.ports[e]
 	now := s.eng.Now()
-	var h pkt.Handle
-	switch {
-	case pt.pfcQ.n > 0:
-		h = pt.pfcQ.pop()
-	default:
-		// Strict priority, highest class first, over the classes that hold frames.
-		for m := pt.queued; m != 0; {
-			tc := bits.Len8(m) - 1
-			m &^= 1 << tc
-			if !pt.pausedBy(tc, now) {
-				h = pt.fifo[tc].pop()
-				if pt.fifo[tc].n == 0 {
-					pt.queued &^= 1 << tc
-				}
-				break
+	if pt.pfcQueued {
+		h := pt.pfcQ.pop()
+		pt.pfcQueued = pt.pfcQ.n > 0
+		pt.busy, pt.busyPfc = true, true
+		// DC-1: serialization rounded up to a whole ps; 0 interframe gap.
+		s.eng.Schedule(now+sim.SerializationCeil(pkt.PfcWire, pt.out.RateBps), KindTxDone, s.id.Dev, int16(e), int64(h))
+		return
+	}
+	// Strict priority, highest class first, over the classes that hold frames.
+	tc := -1
+	var q qent
+	for m := pt.queued; m != 0; {
+		c := bits.Len8(m) - 1
+		m &^= 1 << c
+		if !pt.pausedBy(c, now) {
+			tc = c
+			q = pt.fifo[c].pop()
+			if pt.fifo[c].n == 0 {
+				pt.queued &^= 1 << c
 			}
+			break
 		}
 	}
-	if h == 0 {
+	if tc < 0 {
 		pt.busy = false
 		return
 	}
-	p := s.pool.Get(h)
-	if p.Type != pkt.Pfc {
-		s.ecnDecide(e, p)
+	if q.ect() {
+		s.ecnDecide(e, tc, q.h)
 	}
-	pt.busy, pt.busyPfc = true, p.Type == pkt.Pfc
-	// DC-1: serialization rounded up to a whole ps; 0 interframe gap.
-	s.eng.Schedule(now+sim.SerializationCeil(wireOf(p), pt.spec.Out.RateBps), KindTxDone, s.id.Dev, int16(e), int64(h))
+	pt.busy, pt.busyPfc = true, false
+	pt.tx, pt.txTC = q, uint8(tc)
+	// DC-1: serialization rounded up to a whole ps; 0 interframe gap. The wire size is
+	// max(46, L3) + 18 = the charged bytes + 18 (switch.md §5.1, DC-6).
+	s.eng.Schedule(now+sim.SerializationCeil(q.bytes()+pkt.EthOverhead, pt.out.RateBps), KindTxDone, s.id.Dev, int16(e), int64(q.h))
 }
 
-func wireOf(p *pkt.Packet) int64 {
-	if p.Type == pkt.Pfc {
-		return pkt.PfcWire
-	}
-	return p.Wire()
-}
-
-// ecnDecide is the §9 marking decision at transmit start.
-func (s *Switch) ecnDecide(e int, p *pkt.Packet) {
+// ecnDecide is the §9 marking decision at transmit start for an ECN-capable frame h of
+// class tc.
+func (s *Switch) ecnDecide(e, tc int, h pkt.Handle) {
 	ec := &s.cfg.EcnHandler
-	if !ec.EnableEcn || !p.IsECT() {
+	if !ec.EnableEcn {
 		return // Not-ECT and already-CE packets are left alone
 	}
-	pl := int(p.TagPool)
+	pl := s.buf.PoolOfTC[tc]
 	avg := s.ports[e].pl[pl].avgQ
 	minB, maxB := s.buf.EcnMin[pl], s.buf.EcnMax[pl]
 	switch {
@@ -695,8 +736,8 @@ func (s *Switch) ecnDecide(e int, p *pkt.Packet) {
 			return
 		}
 	}
-	p.ECN = pkt.CE
-	s.ports[e].ecnMarks[p.TagTC]++
+	s.pool.Get(h).ECN = pkt.CE
+	s.ports[e].ecnMarks[tc]++
 	s.c.EcnMarked++
 }
 
@@ -705,31 +746,34 @@ func (s *Switch) ecnDecide(e int, p *pkt.Packet) {
 func (s *Switch) txDone(e int, h pkt.Handle) {
 	pt := &s.ports[e]
 	now := s.eng.Now()
-	p := s.pool.Get(h)
-	wire := wireOf(p)
+	if pt.busyPfc {
+		pt.txFrames++
+		pt.txBytes += pkt.PfcWire
+		s.c.TxFrames++
+		s.c.TxBytes += pkt.PfcWire
+		s.c.TxPfcFrames++
+		pt.out.Send(s.eng, now, h, pkt.PfcWire)
+		s.startNext(e)
+		return
+	}
+	q, tc := pt.tx, int(pt.txTC)
+	pl, b := s.buf.PoolOfTC[tc], q.bytes()
+	wire := b + pkt.EthOverhead
 	pt.txFrames++
 	pt.txBytes += wire
 	s.c.TxFrames++
 	s.c.TxBytes += wire
-	if p.Type == pkt.Pfc {
-		s.c.TxPfcFrames++
-		pt.spec.Out.Send(s.eng, now, h, wire)
-		s.startNext(e)
-		return
-	}
-	pl, b := int(p.TagPool), int64(p.TagBytes)
-	lossless := p.TagLossless
 	// §5.5 onTxComplete: egress release, then ingress release (may send a resume).
 	pt.pl[pl].egQ -= b
 	s.egTotal[pl] -= b
 	pt.egSent += b
-	s.vEg[dir(pt.spec.Uplink)][pl].add(-b)
+	s.vEg[dir(pt.uplink)][pl].add(-b)
 	if pt.views != nil {
 		pt.views.eg[pl].add(-b)
 	}
-	s.ports[p.TagIn].sentCharged += b
-	s.releaseIngress(p, !lossless)
-	pt.spec.Out.Send(s.eng, now, h, wire)
+	s.ports[q.in].sentCharged += b
+	s.releaseIngress(q.in, pl, b, !s.buf.LosslessTC[tc])
+	pt.out.Send(s.eng, now, h, wire)
 	s.startNext(e)
 }
 
@@ -737,7 +781,7 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 
 // pauseTime is §7.1 for port i: q × 512 bit / link rate + link propagation delay.
 func (s *Switch) pauseTime(i int, q int64) sim.Time {
-	l := s.ports[i].spec.Out
+	l := s.ports[i].out
 	return sim.PauseTime(q, l.RateBps, l.Delay)
 }
 
@@ -754,6 +798,7 @@ func (s *Switch) queuePFC(i, tc int, q uint16) {
 	f.PfcVector = 1 << tc
 	f.PfcQuanta = q
 	pt.pfcQ.push(h)
+	pt.pfcQueued = true
 	if q > 0 {
 		pt.pauseTx[tc]++
 		s.c.PfcPauseTx++
@@ -818,6 +863,7 @@ func (s *Switch) handleReceivedPFC(e int, f *pkt.Packet, now sim.Time) {
 			pt.pauseRx[tc]++
 			s.c.PfcPauseRx++
 			pt.pause[tc].start(now)
+			pt.paused |= 1 << tc
 			pt.rxPausedUntil[tc] = now + s.pauseTime(e, q)
 			s.eng.Reset(pt.expiry[tc], pt.rxPausedUntil[tc])
 		} else {
@@ -826,6 +872,7 @@ func (s *Switch) handleReceivedPFC(e int, f *pkt.Packet, now sim.Time) {
 			if pt.pause[tc].open {
 				pt.pause[tc].end(now)
 			}
+			pt.paused &^= 1 << tc
 			pt.rxPausedUntil[tc] = 0
 			s.eng.Stop(pt.expiry[tc])
 			kick = true
@@ -840,6 +887,7 @@ func (s *Switch) handleReceivedPFC(e int, f *pkt.Packet, now sim.Time) {
 func (s *Switch) pauseExpired(e, tc int) {
 	pt := &s.ports[e]
 	pt.pause[tc].end(s.eng.Now())
+	pt.paused &^= 1 << tc // the timer fires at rxPausedUntil[tc]: pausedBy is false from now
 	if !pt.busy {
 		s.startNext(e)
 	}
