@@ -195,7 +195,9 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 			ports[i] = switchdev.PortSpec{Out: out(n, p), PeerTier: g.Nodes[p.Peer].Tier, Uplink: p.Uplink}
 		}
 		nodeIdx := n
-		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier, Hosts: int32(len(g.NICs))},
+		rk := g.RouteKeys(n)
+		keys := &switchdev.DestKeys{Attach: rk.Attach, Slot: rk.Slot, Self: rk.Self, N: rk.N, Size: rk.Size}
+		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier, Hosts: int32(len(g.NICs)), Keys: keys},
 			&f.tierSw[node.Tier], &f.cfg.Global, ports, func(dst int32) []int16 { return g.Route(nodeIdx, dst) },
 			f.eng, &f.pool, cfg.Seed)
 		if err != nil {

@@ -13,10 +13,11 @@ import (
 const KindDeliver sim.Kind = sim.Kind(sim.OwnerLink)<<8 | 0x01
 
 // Endpoint names a device port: the owner package, the device index and the port.
+// 8 bytes (TestLinkHotLine).
 type Endpoint struct {
 	Owner sim.Owner
-	Dev   int32
 	Port  int16
+	Dev   int32
 }
 
 // inFlight is one frame on the link: 16 bytes, four to a cache line.
@@ -31,7 +32,8 @@ type inFlight struct {
 // Layout: what every Send and Deliver reads or writes (the ring, its head and length,
 // Delay, the far end and ID) and what the sending switch reads at each frame (RateBps)
 // share the first 64-byte cache line, so a hop touches one line of the link besides the
-// ring slot (TestLinkHotLine); From, read only when building records, follows.
+// ring slot (TestLinkHotLine); From, read only when building records, follows, padded to
+// a second line so that in a slice of links every link's first line is a whole line.
 type Link struct {
 	ring    []inFlight // power-of-2 ring of the frames in flight, oldest at head
 	head, n uint32
@@ -41,6 +43,7 @@ type Link struct {
 	To      Endpoint // receiving port
 
 	From Endpoint // sending port
+	_    [56]byte // 128 bytes: a slice's links start on line boundaries
 }
 
 // Send puts frame h (already serialized by the sender) on the link at time now; it arrives

@@ -10,7 +10,7 @@ import (
 
 // TestLinkHotLine pins the layout that keeps a hop to one cache line of its link: every
 // field Send and Deliver touch, and RateBps, lie in the first 64 bytes; a frame in flight
-// is 16 bytes.
+// is 16 bytes; a Link is two whole lines, so links in a slice start on a line.
 func TestLinkHotLine(t *testing.T) {
 	var l Link
 	for _, f := range []struct {
@@ -31,6 +31,9 @@ func TestLinkHotLine(t *testing.T) {
 	}
 	if got := unsafe.Sizeof(inFlight{}); got != 16 {
 		t.Errorf("inFlight is %d bytes, want 16", got)
+	}
+	if got := unsafe.Sizeof(l); got != 128 {
+		t.Errorf("Link is %d bytes, want 128: two whole lines", got)
 	}
 }
 

@@ -125,7 +125,8 @@ type dstEntry struct {
 type ecmpState struct {
 	salt uint32
 	key  [13]byte
-	dst  []dstEntry // per destination host, filled at first sight
+	dst  []dstEntry // per destination key (per host when keys is nil), filled at first sight
+	keys *DestKeys
 	sets []ecmpSet
 }
 
@@ -138,19 +139,29 @@ type lbDecision struct {
 }
 
 // lookup returns the cached equal-cost members toward dstHost, asking route on first sight
-// and creating the set (DC-16: ≥ 2 members; ids in creation order) when needed.
+// of its key and creating the set (DC-16: ≥ 2 members; ids in creation order) when
+// needed. Hosts of one key share the route, so a set is created at the first packet that
+// needs it whether the cache is per host or per key.
 func (s *Switch) lookup(dstHost int32, now sim.Time) dstEntry {
 	es := &s.ecmp
 	if dstHost < 0 {
 		return dstEntry{set: -1, port: -1}
 	}
-	if int(dstHost) >= len(es.dst) {
-		// Identity.Hosts sizes the cache; grow only when it was not given (tests).
-		nd := make([]dstEntry, max(int(dstHost)+1, 2*len(es.dst)))
+	key := dstHost
+	if k := es.keys; k != nil {
+		if a := k.Attach[dstHost]; a != k.Self {
+			key = a
+		} else {
+			key = k.N + k.Slot[dstHost]
+		}
+	}
+	if int(key) >= len(es.dst) {
+		// Identity.Hosts or Keys sizes the cache; grow only when neither was given (tests).
+		nd := make([]dstEntry, max(int(key)+1, 2*len(es.dst)))
 		copy(nd, es.dst)
 		es.dst = nd
 	}
-	d := &es.dst[dstHost]
+	d := &es.dst[key]
 	if d.known {
 		return *d
 	}

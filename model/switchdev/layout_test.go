@@ -34,3 +34,28 @@ func TestPortHotLines(t *testing.T) {
 	}
 	t.Logf("port: %d B", unsafe.Sizeof(pt))
 }
+
+// TestSwitchHotLines pins the switch layout of issue 15: what every frame reads fills
+// line 0, the per-frame counters line 1, and each pool's totals and views start a line,
+// one view to a line.
+func TestSwitchHotLines(t *testing.T) {
+	var s Switch
+	var c Counters
+	checks := []struct {
+		name string
+		got  uintptr
+		want uintptr
+	}{
+		{"offset of c", unsafe.Offsetof(s.c), 64},
+		{"offset of MaxPoolBytes (last per-frame counter)", unsafe.Offsetof(c.MaxPoolBytes), 56},
+		{"offset of pools mod 64", unsafe.Offsetof(s.pools) % 64, 0},
+		{"size of lineSampler", unsafe.Sizeof(lineSampler{}), 64},
+		{"offset of ing in swPool", unsafe.Offsetof(s.pools[0].ing), 64},
+		{"size of swPool", unsafe.Sizeof(swPool{}), 320},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+}

@@ -140,20 +140,20 @@ func (s *Switch) ReportBuffer(now sim.Time, rec *stats.Recorder) {
 		}
 		for d := 0; d < 2; d++ {
 			if hasDir[d] {
-				rec.BufferStats = append(rec.BufferStats, bufferRow(rec, s, utc, sec, "egressQueue", uldl(d == 0), pl, &s.vEg[d][pl]))
+				rec.BufferStats = append(rec.BufferStats, bufferRow(rec, s, utc, sec, "egressQueue", uldl(d == 0), pl, &s.pools[pl].eg[d].sampler))
 			}
 		}
 		for d := 0; d < 2; d++ {
 			if hasDir[d] {
-				rec.BufferStats = append(rec.BufferStats, bufferRow(rec, s, utc, sec, "ingressUsage", uldl(d == 0), pl, &s.vIng[d][pl]))
+				rec.BufferStats = append(rec.BufferStats, bufferRow(rec, s, utc, sec, "ingressUsage", uldl(d == 0), pl, &s.pools[pl].ing[d].sampler))
 			}
 		}
-		rec.BufferStats = append(rec.BufferStats, bufferRow(rec, s, utc, sec, "sharedBuffer", "-", pl, &s.vShared[pl]))
+		rec.BufferStats = append(rec.BufferStats, bufferRow(rec, s, utc, sec, "sharedBuffer", "-", pl, &s.pools[pl].shared))
 		for d := 0; d < 2; d++ {
-			s.vEg[d][pl].restart()
-			s.vIng[d][pl].restart()
+			s.pools[pl].eg[d].restart()
+			s.pools[pl].ing[d].restart()
 		}
-		s.vShared[pl].restart()
+		s.pools[pl].shared.restart()
 	}
 	if !s.cfg.SharedBufferManager.ReportPerPortBufferStats {
 		s.lastBuf = now

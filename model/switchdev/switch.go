@@ -56,6 +56,20 @@ type Identity struct {
 	Name   string
 	Tier   int   // 0 spine, 1 fabric, 2 rack
 	Hosts  int32 // hosts in the fabric: sizes the per-destination route cache (0: grown on demand)
+	// Keys, when set, number the destinations this switch tells apart (topo.RouteKeys):
+	// the route cache holds one entry per key instead of one per host (issue 15).
+	Keys *DestKeys
+}
+
+// DestKeys is a dense numbering of destination hosts such that hosts with the same key
+// have the same route at this switch (topo.RouteKeys): a host's attachment ordinal, or N
+// + its slot among the hosts attached to this switch (ordinal Self).
+type DestKeys struct {
+	Attach []int32 // host -> attachment ordinal (shared, never modified)
+	Slot   []int32 // host -> index among the hosts of its attachment switch (shared)
+	Self   int32   // this switch's attachment ordinal, -1 if no host attaches to it
+	N      int32   // attachment switches
+	Size   int     // keys
 }
 
 // PortSpec describes one connected port.
@@ -237,65 +251,82 @@ type portViews struct {
 	eg, ing, hdrm [8]sampler
 }
 
-// Counters are the switch totals the job summary and conservation checks read.
+// Counters are the switch totals the job summary and conservation checks read. The
+// eight that every frame updates come first: one cache line (issue 15).
 type Counters struct {
-	RxFrames, RxBytes   int64    // every frame received, wire bytes, PFC included
-	TxFrames, TxBytes   int64    // every frame sent, wire bytes, PFC included
-	RxPfcFrames         int64    // PFC frames received (consumed at ingress)
-	TxPfcFrames         int64    // PFC frames sent
-	DropsLossless       int64    // packets of lossless classes dropped (rx + tx)
-	DropsLossy          int64    // packets of lossy classes dropped (rx + tx)
-	DropsTC             [8]int64 // packets dropped (rx + tx) by the TC they were classified in
-	RxDrops, TxDrops    int64    // ingress-admission / egress-admission drops
-	NoRoute             int64    // packets dropped for an empty route (integration bug; in RxDrops)
-	DroppedBytes        int64    // charged bytes of dropped packets
-	BufferedBytes       int64    // charged bytes currently held (Σ ingOcc + hdrm)
-	PfcPauseTx          int64    // pause frames sent, refreshes included
-	PfcResumeTx         int64    // resume frames sent
-	PfcPauseRx          int64    // pause frames received
-	PfcResumeRx         int64    // resume frames received
-	PfcPausedTime       sim.Time // received-pause time over ports × TCs, open pauses to now
-	EcnMarked           int64    // packets marked CE
-	Trimmed             int64    // packets trimmed (§6.3)
-	MaxEgressQueueBytes int64    // max egQ[e][p] ever
-	MaxIngressPortBytes int64    // max ingOcc[i][p] ever
-	MaxPoolBytes        int64    // max ingTotal[p] ever
-	Forwarded           int64    // egress-admitted packets (tier-hop, records.md RC-20)
+	RxFrames, RxBytes   int64 // every frame received, wire bytes, PFC included
+	TxFrames, TxBytes   int64 // every frame sent, wire bytes, PFC included
+	Forwarded           int64 // egress-admitted packets (tier-hop, records.md RC-20)
+	MaxEgressQueueBytes int64 // max egQ[e][p] ever
+	MaxIngressPortBytes int64 // max ingOcc[i][p] ever
+	MaxPoolBytes        int64 // max ingTotal[p] ever
+
+	RxPfcFrames      int64    // PFC frames received (consumed at ingress)
+	TxPfcFrames      int64    // PFC frames sent
+	DropsLossless    int64    // packets of lossless classes dropped (rx + tx)
+	DropsLossy       int64    // packets of lossy classes dropped (rx + tx)
+	DropsTC          [8]int64 // packets dropped (rx + tx) by the TC they were classified in
+	RxDrops, TxDrops int64    // ingress-admission / egress-admission drops
+	NoRoute          int64    // packets dropped for an empty route (integration bug; in RxDrops)
+	DroppedBytes     int64    // charged bytes of dropped packets
+	BufferedBytes    int64    // charged bytes currently held (Σ ingOcc + hdrm)
+	PfcPauseTx       int64    // pause frames sent, refreshes included
+	PfcResumeTx      int64    // resume frames sent
+	PfcPauseRx       int64    // pause frames received
+	PfcResumeRx      int64    // resume frames received
+	PfcPausedTime    sim.Time // received-pause time over ports × TCs, open pauses to now
+	EcnMarked        int64    // packets marked CE
+	Trimmed          int64    // packets trimmed (§6.3)
 }
 
 // Switch is one shared-buffer switch (switch.md). It is driven by the fabric: Receive for
 // frames the links deliver, Handle for its own events. Not safe for concurrent use.
+//
+// Layout (issue 15, TestSwitchHotLines): what every frame reads (line 0), the per-frame
+// counters (line 1), then each pool's totals and views in lines of their own.
 type Switch struct {
-	id    Identity
-	cfg   *config.Switch
-	g     *config.Global
-	buf   Buffer
-	eng   *sim.Engine
-	pool  *pkt.Pool
-	rng   *rand.Rand // ECN marking draws (DC-14)
-	lbRng *rand.Rand // flowlet tie draws: their own stream, so load balancing never shifts ECN draws
-	route func(dstHost int32) []int16
-
-	ports []port
-
-	ingTotal [8]int64 // Σ ingOcc over ports (headroom excluded)
-	egTotal  [8]int64 // Σ egQ over ports
-
-	ecmp ecmpState
-
+	eng       *sim.Engine
+	pool      *pkt.Pool
+	ports     []port
+	cfg       *config.Switch
+	rng       *rand.Rand // ECN marking draws (DC-14)
+	dev       int32      // id.Dev: the Dev of this switch's events
 	uet, trim bool
 	pfcAware  bool
 	flowlet   bool
-	gap       sim.Time
-	hashFn    int
-
-	// buffer-stats views (records.md §6): [dir][pool], dir 0 = ul, 1 = dl.
-	vEg, vIng [2][8]sampler
-	vShared   [8]sampler
 
 	c Counters
 
+	pools [8]swPool
+
+	id    Identity
+	g     *config.Global
+	buf   Buffer
+	lbRng *rand.Rand // flowlet tie draws: their own stream, so load balancing never shifts ECN draws
+	route func(dstHost int32) []int16
+
+	ecmp ecmpState
+
+	gap    sim.Time
+	hashFn int
+
 	lastND, lastBuf, lastLB sim.Time
+}
+
+// swPool is one pool's switch-wide state: its totals (switch.md §2) and its buffer-stats
+// views (records.md §6), a view to a line, so that a frame touches three lines of its
+// pool's (totals and shared, its ingress direction's, its egress direction's).
+type swPool struct {
+	ingTotal int64          // Σ ingOcc over ports (headroom excluded)
+	egTotal  int64          // Σ egQ over ports
+	shared   sampler        // sharedBuffer view
+	ing, eg  [2]lineSampler // ingressUsage and egressQueue views by direction: 0 = ul, 1 = dl
+}
+
+// lineSampler is a sampler padded to a cache line.
+type lineSampler struct {
+	sampler
+	_ [16]byte
 }
 
 // LBStream is the random stream of a switch's load-balancing draws: the switch owner
@@ -317,7 +348,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
 	s := &Switch{
-		id: id, cfg: cfg, g: g, buf: b, eng: eng, pool: pool, route: route,
+		id: id, dev: id.Dev, cfg: cfg, g: g, buf: b, eng: eng, pool: pool, route: route,
 		rng:      sim.NewRand(seed, uint64(id.NodeID)),
 		lbRng:    sim.NewRand(seed, LBStream(id.NodeID)),
 		ports:    make([]port, len(ports)),
@@ -327,7 +358,12 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		pfcAware: cfg.LoadBalancingFlowlet.PFCAware,
 		gap:      cfg.LoadBalancingFlowlet.Gap,
 	}
-	s.ecmp.dst = make([]dstEntry, id.Hosts)
+	if id.Keys != nil {
+		s.ecmp.keys = id.Keys
+		s.ecmp.dst = make([]dstEntry, id.Keys.Size)
+	} else {
+		s.ecmp.dst = make([]dstEntry, id.Hosts)
+	}
 	s.hashFn, err = hashMethod(cfg.EcmpHashMethod)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
@@ -356,14 +392,13 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 			}
 		}
 	}
-	for d := 0; d < 2; d++ {
-		for p := 0; p < 8; p++ {
-			s.vEg[d][p].restart()
-			s.vIng[d][p].restart()
+	for p := range s.pools {
+		sp := &s.pools[p]
+		for d := 0; d < 2; d++ {
+			sp.eg[d].restart()
+			sp.ing[d].restart()
 		}
-	}
-	for p := 0; p < 8; p++ {
-		s.vShared[p].restart()
+		sp.shared.restart()
 	}
 	return s, nil
 }
@@ -460,12 +495,12 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 		}
 		// Charge (lossy: same, no PFC test).
 		pt.pl[pl].ingOcc += b
-		s.ingTotal[pl] += b
+		s.pools[pl].ingTotal += b
 		// §5.2 pool overflow: roll back and drop, whatever the class. A pause already
 		// sent for this packet stands (DC-7).
-		if s.ingTotal[pl] > s.buf.PoolSize[pl] {
+		if s.pools[pl].ingTotal > s.buf.PoolSize[pl] {
 			pt.pl[pl].ingOcc -= b
-			s.ingTotal[pl] -= b
+			s.pools[pl].ingTotal -= b
 			s.rxDrop(int(i), h, b, lossless)
 			return
 		}
@@ -486,7 +521,7 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 			}
 		} else {
 			pt.pl[pl].ingOcc -= b
-			s.ingTotal[pl] -= b
+			s.pools[pl].ingTotal -= b
 			s.chargeIngressViews(pt, pl, -b)
 		}
 		s.c.NoRoute++
@@ -498,16 +533,16 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 
 // chargeIngressViews samples the ingressUsage and sharedBuffer views after an ingOcc change.
 func (s *Switch) chargeIngressViews(pt *port, pl int, d int64) {
-	s.vIng[dir(pt.uplink)][pl].add(d)
-	s.vShared[pl].add(d)
+	s.pools[pl].ing[dir(pt.uplink)].add(d)
+	s.pools[pl].shared.add(d)
 	if pt.views != nil {
 		pt.views.ing[pl].add(d)
 	}
 	if pt.pl[pl].ingOcc > s.c.MaxIngressPortBytes {
 		s.c.MaxIngressPortBytes = pt.pl[pl].ingOcc
 	}
-	if s.ingTotal[pl] > s.c.MaxPoolBytes {
-		s.c.MaxPoolBytes = s.ingTotal[pl]
+	if s.pools[pl].ingTotal > s.c.MaxPoolBytes {
+		s.c.MaxPoolBytes = s.pools[pl].ingTotal
 	}
 }
 
@@ -538,12 +573,12 @@ func (s *Switch) countDrop(b int64, lossless bool) {
 // pool's egress capacity. "Exceeded" is strictly greater.
 func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
 	q := s.ports[e].pl[pl].egQ
-	if s.egTotal[pl]+b > s.buf.PoolSize[pl] {
+	if s.pools[pl].egTotal+b > s.buf.PoolSize[pl] {
 		return true
 	}
 	if s.buf.LimitForm == LimitDynamic {
 		// Dynamic: LossyAlpha × (poolSize − egTotal) in float64, per packet, before it is counted.
-		return float64(q+b) > s.buf.Alpha*float64(s.buf.PoolSize[pl]-s.egTotal[pl])
+		return float64(q+b) > s.buf.Alpha*float64(s.buf.PoolSize[pl]-s.pools[pl].egTotal)
 	}
 	L := s.buf.PerPortLimit[pl]
 	if retx {
@@ -578,12 +613,12 @@ func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 	pt := &s.ports[e]
 	pl, b := s.buf.PoolOfTC[tc], q.bytes()
 	pt.pl[pl].egQ += b
-	s.egTotal[pl] += b
+	s.pools[pl].egTotal += b
 	pt.egAdmitted += b
 	if pt.pl[pl].egQ > s.c.MaxEgressQueueBytes {
 		s.c.MaxEgressQueueBytes = pt.pl[pl].egQ
 	}
-	s.vEg[dir(pt.uplink)][pl].add(b)
+	s.pools[pl].eg[dir(pt.uplink)].add(b)
 	if pt.views != nil {
 		pt.views.eg[pl].add(b)
 	}
@@ -593,6 +628,12 @@ func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 	// §10.3, §10.4: commit the flowlet choice and count the member's traffic.
 	s.lbOnAdmit(e, b, dec, now)
 	s.c.Forwarded++
+	if !pt.busy && pt.queued == 0 && !pt.pfcQueued && !pt.pausedBy(tc, now) {
+		// An idle port with nothing queued sends the frame at once: startNext would pick it
+		// right after the push (§5.4; an idle port holds no PFC frame), so it skips the FIFO.
+		s.transmit(e, q, tc, now)
+		return
+	}
 	pt.fifo[tc].push(q)
 	pt.queued |= 1 << tc
 	if !pt.busy {
@@ -616,7 +657,7 @@ func (s *Switch) trimAndReoffer(e int, q qent, p *pkt.Packet, tc int, dec lbDeci
 	in.trimCharged += old - nb
 	const tp = 1
 	in.pl[tp].ingOcc += nb
-	s.ingTotal[tp] += nb
+	s.pools[tp].ingTotal += nb
 	s.chargeIngressViews(in, tp, nb)
 	// The new tag: TC1, pool 1 (PoolOfTC[1] = 1 under the UET policy, §6.1), nb bytes.
 	q.b = uint16(nb) | q.b&qentECT
@@ -648,7 +689,7 @@ func (s *Switch) releaseIngress(in int16, pl int, b int64, lossy bool) {
 	pt := &s.ports[i]
 	if lossy {
 		pt.pl[pl].ingOcc -= b
-		s.ingTotal[pl] -= b
+		s.pools[pl].ingTotal -= b
 		s.chargeIngressViews(pt, pl, -b)
 		return
 	}
@@ -662,7 +703,7 @@ func (s *Switch) releaseIngress(in int16, pl int, b int64, lossy bool) {
 	}
 	if r := b - hr; r > 0 {
 		pt.pl[pl].ingOcc -= r
-		s.ingTotal[pl] -= r
+		s.pools[pl].ingTotal -= r
 		s.chargeIngressViews(pt, pl, -r)
 	}
 	// §5.5 resume test, only on lossless departures (DC-9: lossy releases never resume).
@@ -684,7 +725,7 @@ func (s *Switch) startNext(e int) {
 		pt.pfcQueued = pt.pfcQ.n > 0
 		pt.busy, pt.busyPfc = true, true
 		// DC-1: serialization rounded up to a whole ps; 0 interframe gap.
-		s.eng.Schedule(now+sim.SerializationCeil(pkt.PfcWire, pt.out.RateBps), KindTxDone, s.id.Dev, int16(e), int64(h))
+		s.eng.Schedule(now+sim.SerializationCeil(pkt.PfcWire, pt.out.RateBps), KindTxDone, s.dev, int16(e), int64(h))
 		return
 	}
 	// Strict priority, highest class first, over the classes that hold frames.
@@ -706,6 +747,13 @@ func (s *Switch) startNext(e int) {
 		pt.busy = false
 		return
 	}
+	s.transmit(e, q, tc, now)
+}
+
+// transmit starts serialising data frame q of class tc on port e: the §9 ECN decision at
+// transmit start, then the link is occupied for the serialization time (§5.4).
+func (s *Switch) transmit(e int, q qent, tc int, now sim.Time) {
+	pt := &s.ports[e]
 	if q.ect() {
 		s.ecnDecide(e, tc, q.h)
 	}
@@ -713,7 +761,7 @@ func (s *Switch) startNext(e int) {
 	pt.tx, pt.txTC = q, uint8(tc)
 	// DC-1: serialization rounded up to a whole ps; 0 interframe gap. The wire size is
 	// max(46, L3) + 18 = the charged bytes + 18 (switch.md §5.1, DC-6).
-	s.eng.Schedule(now+sim.SerializationCeil(q.bytes()+pkt.EthOverhead, pt.out.RateBps), KindTxDone, s.id.Dev, int16(e), int64(q.h))
+	s.eng.Schedule(now+sim.SerializationCeil(q.bytes()+pkt.EthOverhead, pt.out.RateBps), KindTxDone, s.dev, int16(e), int64(q.h))
 }
 
 // ecnDecide is the §9 marking decision at transmit start for an ECN-capable frame h of
@@ -765,9 +813,9 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 	s.c.TxBytes += wire
 	// §5.5 onTxComplete: egress release, then ingress release (may send a resume).
 	pt.pl[pl].egQ -= b
-	s.egTotal[pl] -= b
+	s.pools[pl].egTotal -= b
 	pt.egSent += b
-	s.vEg[dir(pt.uplink)][pl].add(-b)
+	s.pools[pl].eg[dir(pt.uplink)].add(-b)
 	if pt.views != nil {
 		pt.views.eg[pl].add(-b)
 	}
@@ -1000,7 +1048,7 @@ func (s *Switch) StuckPauses(now, longer sim.Time) int {
 }
 
 // PoolTotals returns ingTotal[p] and egTotal[p].
-func (s *Switch) PoolTotals(pl int) (ing, eg int64) { return s.ingTotal[pl], s.egTotal[pl] }
+func (s *Switch) PoolTotals(pl int) (ing, eg int64) { return s.pools[pl].ingTotal, s.pools[pl].egTotal }
 
 // CheckConservation verifies the byte ledgers, per port: charged bytes received on a port
 // = sent + dropped + trimmed off + still held (ingOcc + hdrm); bytes admitted to a port's
@@ -1035,8 +1083,8 @@ func (s *Switch) CheckConservation() error {
 		return fmt.Errorf("%s: ingress holdings %d B ≠ egress queues %d B", s.id.Name, held, queued)
 	}
 	for p := 0; p < 8; p++ {
-		if ing[p] != s.ingTotal[p] || eg[p] != s.egTotal[p] {
-			return fmt.Errorf("%s pool %d: ingTotal %d vs Σ %d, egTotal %d vs Σ %d", s.id.Name, p, s.ingTotal[p], ing[p], s.egTotal[p], eg[p])
+		if ing[p] != s.pools[p].ingTotal || eg[p] != s.pools[p].egTotal {
+			return fmt.Errorf("%s pool %d: ingTotal %d vs Σ %d, egTotal %d vs Σ %d", s.id.Name, p, s.pools[p].ingTotal, ing[p], s.pools[p].egTotal, eg[p])
 		}
 	}
 	return nil

@@ -19,6 +19,9 @@ type routeTables struct {
 	attach   []int32 // host -> attachment ordinal
 	attachSw []int32 // attachment ordinal -> switch ordinal
 	hostSet  []int32 // host -> set id of {its port} at its attachment switch
+	slot     []int32 // host -> index among the hosts of its attachment switch
+	attachOf []int32 // switch ordinal -> attachment ordinal, -1 if no host attaches to it
+	perAtt   []int32 // attachment ordinal -> hosts attached
 }
 
 // buildRoutes fills the routing tables. It runs one breadth-first search per attachment
@@ -29,6 +32,7 @@ func (g *Graph) buildRoutes() error {
 	rt := &g.rt
 	rt.attach = make([]int32, H)
 	rt.hostSet = make([]int32, H)
+	rt.slot = make([]int32, H)
 	attOf := make([]int32, S) // switch ordinal -> attachment ordinal, -1 if none
 	for i := range attOf {
 		attOf[i] = -1
@@ -54,10 +58,14 @@ func (g *Graph) buildRoutes() error {
 		if attOf[si] < 0 {
 			attOf[si] = int32(len(rt.attachSw))
 			rt.attachSw = append(rt.attachSw, si)
+			rt.perAtt = append(rt.perAtt, 0)
 		}
 		rt.attach[h] = attOf[si]
+		rt.slot[h] = rt.perAtt[attOf[si]]
+		rt.perAtt[attOf[si]]++
 		rt.hostSet[h] = setID([]int16{p.PeerPort})
 	}
+	rt.attachOf = attOf
 	A := len(rt.attachSw)
 	g.route = make([]int32, S*A)
 	g.hops = make([]uint8, S*A)
@@ -120,6 +128,37 @@ func (g *Graph) Route(switchNode int, dstHost int32) []int16 {
 		return g.sets[g.rt.hostSet[dstHost]]
 	}
 	return g.sets[g.route[int(i)*len(g.rt.attachSw)+int(a)]]
+}
+
+// RouteKeys is a dense numbering of the destinations one switch tells apart, for its
+// next-hop table (issue 15): hosts behind the same attachment switch have the same
+// equal-cost set everywhere but at that switch (Route), so a switch needs one entry per
+// attachment switch plus one per host attached to itself, not one per host.
+type RouteKeys struct {
+	Attach []int32 // host -> attachment ordinal (shared by every switch: do not modify)
+	Slot   []int32 // host -> index among its attachment switch's hosts (shared)
+	Self   int32   // the switch's own attachment ordinal; -1 when no host attaches to it
+	N      int32   // attachment switches
+	Size   int     // keys: N + the hosts attached to the switch
+}
+
+// Key returns host's key: its attachment ordinal, or N + its slot when it attaches to
+// the switch itself. Two hosts with the same key have the same Route at the switch.
+func (k *RouteKeys) Key(host int32) int32 {
+	if a := k.Attach[host]; a != k.Self {
+		return a
+	}
+	return k.N + k.Slot[host]
+}
+
+// RouteKeys returns the route keys of switch node switchNode.
+func (g *Graph) RouteKeys(switchNode int) RouteKeys {
+	k := RouteKeys{Attach: g.rt.attach, Slot: g.rt.slot, Self: g.rt.attachOf[g.Nodes[switchNode].Index], N: int32(len(g.rt.attachSw))}
+	k.Size = int(k.N)
+	if k.Self >= 0 {
+		k.Size += int(g.rt.perAtt[k.Self])
+	}
+	return k
 }
 
 // Hops returns the number of cables on a shortest path from host srcHost to host

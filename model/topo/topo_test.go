@@ -434,3 +434,43 @@ func TestConfigConnectedPorts(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteKeys: at every switch, keys are below Size, hosts with one key have the same
+// Route (the same interned slice), and the hosts attached to the switch have keys of
+// their own; a fat tree's switch needs far fewer keys than hosts.
+func TestRouteKeys(t *testing.T) {
+	for _, tp := range []config.Topology{
+		{Kind: "star", Hosts: 5},
+		{Kind: "leaf-spine", Leaves: 3, Spines: 2, HostsPerLeaf: 4},
+		{Kind: "fat-tree", K: 4},
+		{Kind: "fat-tree", K: 8},
+	} {
+		g := build(t, tp)
+		for _, n := range g.Switches {
+			k := g.RouteKeys(n)
+			first := make([][]int16, k.Size)
+			local := 0
+			for h := int32(0); h < int32(g.Hosts()); h++ {
+				key := k.Key(h)
+				if key < 0 || int(key) >= k.Size {
+					t.Fatalf("%v %s: host %d key %d outside 0..%d", tp, g.Nodes[n].Name, h, key, k.Size-1)
+				}
+				r := g.Route(n, h)
+				if first[key] == nil {
+					first[key] = r
+				} else if &first[key][0] != &r[0] {
+					t.Fatalf("%v %s: host %d shares key %d with a host of another route", tp, g.Nodes[n].Name, h, key)
+				}
+				if key >= k.N {
+					local++
+				}
+			}
+			if local != k.Size-int(k.N) {
+				t.Errorf("%v %s: %d attached hosts, %d local keys", tp, g.Nodes[n].Name, local, k.Size-int(k.N))
+			}
+		}
+		if k := g.RouteKeys(g.Switches[0]); tp.Kind == "fat-tree" && tp.K == 8 && k.Size != 32 {
+			t.Errorf("fat tree k=8 spine: %d keys, want 32 (one per edge switch)", k.Size)
+		}
+	}
+}
