@@ -167,6 +167,11 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A large fabric is bound by memory latency: its memory on huge pages
+	// (internal/memory), with room for the frames in flight (twice its devices' estimate).
+	if devs := memPerHost*len(g.NICs) + memPerPort*2*len(g.Cables); devs >= memory.HugeHeap {
+		memory.HugePages(2 * devs)
+	}
 	f := &Fabric{cfg: &cfg, eng: sim.NewEngine(), g: g, rec: stats.NewRecorder(opts.JobID, opts.Clock), ideal: map[[2]int32]idealPath{}, pairs: map[uint64]*pairBytes{}}
 	f.rec.Topology = g.TopologyRows(opts.JobID)
 	f.rec.Emit, f.rec.BatchRows = opts.Emit, opts.BatchRows

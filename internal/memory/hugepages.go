@@ -1,0 +1,31 @@
+package memory
+
+import "runtime"
+
+// hugePage is the size of an x86-64 transparent huge page.
+const hugePage = 2 << 20
+
+// HugeHeap is the fabric size (bytes of heap a job's devices will take, estimated) from
+// which a job asks for huge pages (HugePages).
+const HugeHeap = 8 << 20
+
+// HugePages gives the next n bytes the heap hands out huge pages where the kernel offers
+// them (Linux transparent huge pages in "madvise" mode: madvise(MADV_HUGEPAGE)). A large
+// fabric is bound by memory latency and touches its memory all over: with 4 KiB pages most
+// of those touches also miss the TLB, and in a virtual machine a TLB miss walks two page
+// tables. It allocates n bytes that nothing touches (fresh heap memory is not written),
+// advises them and frees them; the page allocator takes the lowest free addresses first,
+// so the fabric built next lands there, and its pages are faulted in 2 MiB at a time.
+// Measured on the k = 12 fat tree (2 vCPUs, 105 MB L3): CPU time 2.32 -> 1.72 s (issue 15).
+// Call it before building a fabric, for fabrics of HugeHeap bytes or more; it costs one
+// garbage collection. It changes no result: only where memory comes from.
+func HugePages(n int) {
+	if n < 2*hugePage {
+		return
+	}
+	b := make([]byte, n)
+	adviseHuge(b)
+	runtime.KeepAlive(b)
+	b = nil
+	runtime.GC() // frees b's pages for the fabric
+}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package memory
+
+func adviseHuge([]byte) {}
