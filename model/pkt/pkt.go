@@ -78,6 +78,11 @@ type Packet struct {
 	// QP copies its TC pair from the first data packet). A PFC frame has DstHost -1.
 	SrcHost, DstHost int32
 	Epoch            uint32
+	// FlowCRC is the CRC-32 (IEEE, zero initial value) of the frame's ECMP hash key
+	// (protocol ‖ sport ‖ dport ‖ src ‖ dst, switch.md §10.1), valid when FlowCRCSet: the
+	// first switch that hashes the frame computes it, the others reuse it (issue 15). A
+	// frame's header fields never change once it is built.
+	FlowCRC uint32
 
 	Size         uint16 // L3 bytes
 	Payload      uint16 // data payload bytes
@@ -94,10 +99,11 @@ type Packet struct {
 	SE             bool  // solicited event: last packet of a message
 	DataTC, CtrlTC uint8
 	PfcVector      uint8
+	FlowCRCSet     bool
 
 	// Unused: keeps a packet one 64-byte cache line (the pool's chunks are line-aligned).
 	// A switch keeps a frame's admission tag in its queue entry, not here (issue 15).
-	_ [10]byte
+	_ [5]byte
 }
 
 // SrcIP is the IPv4 source address: host index + 1.

@@ -94,6 +94,49 @@ func FlowHash(m int, salt uint32, p *pkt.Packet, n int, key *[13]byte) uint32 {
 	panic(fmt.Sprintf("switchdev: hash method %d", m))
 }
 
+// flowHash is FlowHash for this switch, with the CRC of the frame's key computed once per
+// frame (pkt.Packet.FlowCRC) instead of at every switch. The salted CRC follows from the
+// unsalted one: CRC-32 is affine in its initial value, so crc32.Update(salt, key) =
+// crc32.Update(0, key) ^ crcSaltK, crcSaltK = crc32.Update(salt, 0¹³) ^ crc32.Update(0, 0¹³)
+// (TestFlowHashCached checks it against FlowHash).
+func (s *Switch) flowHash(p *pkt.Packet, n int) uint32 {
+	m := s.hashFn
+	switch m {
+	case HashCRC32, HashCRC32WithSalt, HashDPRWithFallback:
+	default:
+		return FlowHash(m, s.ecmp.salt, p, n, &s.ecmp.key)
+	}
+	if m == HashDPRWithFallback {
+		if idx := (p.DstIP() - 1) & 0x1FF; int(idx) < n {
+			return idx
+		}
+		m = HashCRC32 // fallback: unsalted CRC of the headers
+	}
+	if p.Proto != pkt.ProtoTCP && p.Proto != pkt.ProtoUDP {
+		return 0 // DC-17: one shared identity for non-TCP/UDP
+	}
+	if !p.FlowCRCSet {
+		key := &s.ecmp.key
+		key[0] = p.Proto
+		key[1], key[2] = byte(p.SPort>>8), byte(p.SPort)
+		key[3], key[4] = byte(p.DPort>>8), byte(p.DPort)
+		key[5], key[6], key[7], key[8] = byte(p.SrcIP()>>24), byte(p.SrcIP()>>16), byte(p.SrcIP()>>8), byte(p.SrcIP())
+		key[9], key[10], key[11], key[12] = byte(p.DstIP()>>24), byte(p.DstIP()>>16), byte(p.DstIP()>>8), byte(p.DstIP())
+		p.FlowCRC, p.FlowCRCSet = crc32.ChecksumIEEE(key[:]), true
+	}
+	if m == HashCRC32 {
+		return fold16(p.FlowCRC)
+	}
+	return fold16(fmix32(p.FlowCRC ^ s.ecmp.crcSaltK ^ s.ecmp.salt))
+}
+
+// crcSaltK is the term that turns the zero-initial CRC-32 of a 13-byte key into the one
+// with initial value salt (flowHash).
+func crcSaltK(salt uint32) uint32 {
+	var zero [13]byte
+	return crc32.Update(salt, crc32.IEEETable, zero[:]) ^ crc32.Update(0, crc32.IEEETable, zero[:])
+}
+
 type flowSlot struct {
 	member int16 // index into the set's members
 	valid  bool
@@ -123,11 +166,12 @@ type dstEntry struct {
 }
 
 type ecmpState struct {
-	salt uint32
-	key  [13]byte
-	dst  []dstEntry // per destination key (per host when keys is nil), filled at first sight
-	keys *DestKeys
-	sets []ecmpSet
+	salt     uint32
+	crcSaltK uint32 // crcSaltK(salt)
+	key      [13]byte
+	dst      []dstEntry // per destination key (per host when keys is nil), filled at first sight
+	keys     *DestKeys
+	sets     []ecmpSet
 }
 
 // lbDecision carries the route choice from lookup to egress admission, where it is
@@ -204,7 +248,7 @@ func (s *Switch) selectEgress(p *pkt.Packet, tc int, now sim.Time) (int16, lbDec
 	}
 	set := &s.ecmp.sets[d.set]
 	n := len(set.members)
-	h := FlowHash(s.hashFn, s.ecmp.salt, p, n, &s.ecmp.key)
+	h := s.flowHash(p, n)
 	dec.set = d.set
 	if set.table == nil {
 		// §10.2: member = members[h mod n].

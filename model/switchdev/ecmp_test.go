@@ -163,3 +163,29 @@ func TestFlowlet(t *testing.T) {
 	f.run(sim.Never)
 	f.checkConservation()
 }
+
+// TestFlowHashCached: the switch's hash, with the key's CRC computed once per frame and
+// reused at the next switch, equals FlowHash for every method, salt, set size and
+// protocol, on the frame's first and later switches.
+func TestFlowHashCached(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 1))
+	var key [13]byte
+	for i := 0; i < 2000; i++ {
+		p := &pkt.Packet{Proto: []uint8{pkt.ProtoUDP, pkt.ProtoTCP, 1}[r.IntN(3)], SPort: uint16(r.Uint32()), DPort: uint16(r.Uint32()),
+			SrcHost: r.Int32N(1 << 20), DstHost: r.Int32N(1 << 20)}
+		n := 2 + r.IntN(600)
+		for hop := 0; hop < 3; hop++ { // the first hop computes the CRC, later hops reuse it
+			for m := range hashNames {
+				s := &Switch{hashFn: m}
+				s.ecmp.salt = Salt(r.Int64())
+				s.ecmp.crcSaltK = crcSaltK(s.ecmp.salt)
+				if got, want := s.flowHash(p, n), FlowHash(m, s.ecmp.salt, p, n, &key); got != want {
+					t.Fatalf("%s, %+v, n %d, hop %d: %d, want %d", hashNames[m], *p, n, hop, got, want)
+				}
+			}
+		}
+		if p.Proto != 1 && !p.FlowCRCSet {
+			t.Fatalf("%+v: no CRC kept", *p)
+		}
+	}
+}

@@ -369,6 +369,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
 	s.ecmp.salt = Salt(id.NodeID)
+	s.ecmp.crcSaltK = crcSaltK(s.ecmp.salt)
 	for i := range ports {
 		if ports[i].Out == nil {
 			return nil, fmt.Errorf("%s: port %d has no link", id.Name, i)
