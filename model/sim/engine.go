@@ -91,9 +91,10 @@ func levelOf(h uint) uint { return h * 43 >> 8 }
 // the highest 6-bit digit in which its time differs from last and by its value there
 // (11 levels of 64 buckets, one occupancy word per level and a word of non-empty
 // levels). Insertion appends to one bucket, O(1). When cur runs empty, the lowest
-// non-empty bucket holds the minimum: a bucket of one entry simply becomes cur (the two
-// swap arrays); a larger one keeps the entries at its minimum, compacted in place, and
-// becomes cur, after moving the others to lower levels. An entry thus moves at most
+// non-empty bucket holds the minimum: Next delivers a bucket's only entry straight from
+// there (events at distinct times, the common case); otherwise refill makes the bucket
+// cur (the two swap arrays), keeping the entries at its minimum, compacted in place,
+// after moving the others to lower levels. An entry thus moves at most
 // once per level it descends, 6 bits at a time. Buckets are append-only slices, so the
 // structure is cache friendly and allocation-free once grown. Entries keep insertion
 // order inside every bucket (redistribution only ever fills empty buckets, and equal
@@ -104,10 +105,10 @@ func levelOf(h uint) uint { return h * 43 >> 8 }
 // copied into bucket 0), with cachegrind on model/fabric's test binary, one run of each
 // scenario job: entries moved per event 2.2 -> 0.65 on the 8->1 incast of 10 MiB, 3.9 ->
 // 1.9 on the 128-host leaf-spine, 4.4 -> 2.0 on the fat tree k = 8; instructions in the
-// Engine per event 286 -> 266, 368 -> 277 and 402 -> 295; of the whole process 128.0 M
-// -> 125.2 M, 361.9 M -> 335.0 M, 951 M -> 858 M (-10%). The incast's ~40 pending
-// events rarely moved before either, so what is left there is the per-call cost of
-// Schedule, Next and refill, not moves.
+// Engine per event 286 -> 235, 368 -> 277 and 402 -> 292; of the whole process 128.0 M
+// -> 120.8 M (-5.6%), 361.9 M -> 337.2 M (-6.8%), 951 M -> 856 M (-10%). The incast's
+// ~40 pending events rarely moved before either, so what is left there is the per-call
+// cost of Schedule and Next, not moves.
 //
 // BenchmarkHold (engine_test.go) compares it with a 4-ary heap of 16-byte keys with
 // payloads in a side table (heapEngine, heap_test.go), which TestRadixMatchesHeap uses as
@@ -310,17 +311,39 @@ func (e *Engine) isStale(en *entry) bool {
 // to the stop time if that is finite and later).
 func (e *Engine) Next() (Event, bool) {
 	for {
-		if e.head >= len(e.cur) {
-			if !e.refill() {
+		var en entry
+		if e.head < len(e.cur) {
+			if e.last > e.stop {
 				break
 			}
-			continue
+			en = e.cur[e.head]
+			e.head++
+			if e.head == len(e.cur) {
+				e.cur, e.head = e.cur[:0], 0
+			}
+		} else {
+			// cur is used up: the lowest non-empty bucket holds the minimum. When it holds
+			// one entry (events at distinct times, the common case) and that is due, it is
+			// delivered straight from there; otherwise refill makes it cur.
+			if e.full == 0 {
+				break
+			}
+			l := uint(bits.TrailingZeros64(e.full)) % levels
+			d := uint(bits.TrailingZeros64(e.occ[l])) % fanout
+			q := &e.buckets[l][d]
+			if len(*q) != 1 || (*q)[0].at > e.stop {
+				if !e.refill() {
+					break
+				}
+				continue
+			}
+			en = (*q)[0]
+			*q = (*q)[:0]
+			if e.occ[l] &^= 1 << d; e.occ[l] == 0 {
+				e.full &^= 1 << l
+			}
+			e.last = en.at
 		}
-		if e.last > e.stop {
-			break
-		}
-		en := e.cur[e.head]
-		e.head++
 		e.n--
 		s := uint32(en.tie & slotMask)
 		if en.tie&timerFlag != 0 {
@@ -331,9 +354,6 @@ func (e *Engine) Next() (Event, bool) {
 			e.timer[s] = 0
 		} else {
 			e.free = append(e.free, s)
-		}
-		if e.head == len(e.cur) {
-			e.cur, e.head = e.cur[:0], 0
 		}
 		p := e.slots[s]
 		e.now = en.at
