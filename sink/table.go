@@ -27,6 +27,10 @@ type Table struct {
 	// `plan`, `validate`) does not pay for eleven schemas at start-up (~1.5 ms and 4,500
 	// allocations each process).
 	newParquet func(w io.Writer, opts []parquet.WriterOption) parquetRows
+
+	// check panics unless Type is a row type the sink can write (checkRowType); it runs
+	// once, at the table's first use, not when a package declares its tables.
+	check func()
 }
 
 // parquetRows writes row slices of the table's type into one Parquet file.
@@ -36,13 +40,14 @@ type parquetRows interface {
 	Close() error
 }
 
-// TableOf returns the table name whose rows are T. It panics if T is not a flat struct
-// of the supported column types (a programming error, caught by any test).
+// TableOf returns the table name whose rows are T. Its first use (a file, Columns)
+// panics if T is not a flat struct of the supported column types (a programming error,
+// caught by any test that writes the table or lists its columns).
 func TableOf[T any](name string) Table {
 	t := reflect.TypeFor[T]()
-	checkRowType(name, t)
-	schema := sync.OnceValue(func() *parquet.Schema { return tableSchema(name, t) })
-	return Table{Name: name, Type: t,
+	check := sync.OnceFunc(func() { checkRowType(name, t) })
+	schema := sync.OnceValue(func() *parquet.Schema { check(); return tableSchema(name, t) })
+	return Table{Name: name, Type: t, check: check,
 		newParquet: func(w io.Writer, opts []parquet.WriterOption) parquetRows {
 			return typedRows[T]{parquet.NewGenericWriter[T](w, append(opts, schema())...)}
 		}}
@@ -51,9 +56,9 @@ func TableOf[T any](name string) Table {
 // DynamicTable returns the table name whose rows are values of the struct type t, passed
 // to Writer.Write as a slice of t (reflect.MakeSlice(reflect.SliceOf(t), ...).Interface()).
 func DynamicTable(name string, t reflect.Type) Table {
-	checkRowType(name, t)
-	schema := sync.OnceValue(func() *parquet.Schema { return tableSchema(name, t) })
-	return Table{Name: name, Type: t,
+	check := sync.OnceFunc(func() { checkRowType(name, t) })
+	schema := sync.OnceValue(func() *parquet.Schema { check(); return tableSchema(name, t) })
+	return Table{Name: name, Type: t, check: check,
 		newParquet: func(w io.Writer, opts []parquet.WriterOption) parquetRows {
 			return dynamicRows{t: t, w: parquet.NewWriter(w, append(opts, schema())...)}
 		}}
@@ -61,6 +66,7 @@ func DynamicTable(name string, t reflect.Type) Table {
 
 // Columns returns the table's column names in order.
 func (t Table) Columns() []string {
+	t.check()
 	names := make([]string, t.Type.NumField())
 	for i := range names {
 		names[i] = columnName(t.Type.Field(i))

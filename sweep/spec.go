@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -414,12 +415,13 @@ func (s *Spec) rangeValue(a *Axis, u float64) (Value, error) {
 	return s.value(a, text)
 }
 
-var setRE = regexp.MustCompile(`^([^=\s]+)=(.*)$`)
+// setRE is the form of a --set value, compiled at its first use.
+var setRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^=\s]+)=(.*)$`) })
 
 // applySets applies --set overrides in order.
 func (s *Spec) applySets() error {
 	for _, set := range s.Sets {
-		m := setRE.FindStringSubmatch(set)
+		m := setRE().FindStringSubmatch(set)
 		if m == nil {
 			return fmt.Errorf("--set %q: want path=value", set)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/sim"
@@ -19,17 +20,19 @@ import (
 //	bool              bool
 //	string, vector    string (vectors in the bracket form "[0.9, 0.1, 0, 0, 0, 0, 0, 0]")
 
-var attrIndex = func() map[string]config.Attr {
+// attrIndex indexes the schema by canonical path. It is built at its first use, by a
+// spec with axes or --set values, not at every start of the process.
+var attrIndex = sync.OnceValue(func() map[string]config.Attr {
 	m := map[string]config.Attr{}
 	for _, a := range config.Schema() {
 		m[a.Path] = a
 	}
 	return m
-}()
+})
 
 // attrOf returns the schema entry of a canonical path.
 func attrOf(canonical string) (config.Attr, bool) {
-	if a, ok := attrIndex[canonical]; ok {
+	if a, ok := attrIndex()[canonical]; ok {
 		return a, ok
 	}
 	return config.Lookup(canonical) // tiers.<tier>.* (issue 17)
