@@ -1,6 +1,6 @@
 // Package memory holds the memory policy rocesweep has beyond Go's defaults: collect
 // rarely in a short one-job process, and at once when a large job has just left a lot of
-// garbage behind.
+// garbage behind; and put a large fabric on huge pages (HugePages, hugepages.go).
 //
 // A job's heap is mostly pointer-free arrays (packets, queues, counters): the collector
 // has little to scan, so collecting often is cheap, while the garbage it leaves between
