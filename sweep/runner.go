@@ -73,6 +73,7 @@ type Report struct {
 	Skipped                      int // already in the journal (resume)
 	OK, Failed, Timeout, Invalid int
 	Abandoned                    int    // running at an abort; not recorded, rerun by --resume
+	WorkerProcesses              int    // worker processes started (Options.Isolate): jobs reuse them
 	Lost                         int    // finished but not recorded: a commit failed (disk full); rerun by --resume
 	NotRun                       int    // not started because the sweep stopped
 	Stopped                      string // why the sweep stopped early: "interrupted", "fail-fast", "results"; "" if not
@@ -237,6 +238,8 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		})
 	}
 	g.Wait()
+	r.workers.close()
+	rep.WorkerProcesses = r.workers.started
 	close(finished)
 	close(results)
 	sinkErr := <-sinkDone
@@ -280,6 +283,7 @@ type runner struct {
 	prog        *progress
 	abortCtx    context.Context
 	abortCancel context.CancelFunc
+	workers     workerPool // idle worker processes (Options.Isolate)
 
 	mu     sync.Mutex
 	stop   chan struct{}

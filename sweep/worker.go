@@ -1,7 +1,7 @@
 package sweep
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/gob"
 	"errors"
@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rocesweep/rocesweep/model/config"
@@ -91,19 +93,63 @@ type workerResponse struct {
 	Err     string // the job failed (an error or a panic); nothing to record but this
 }
 
-// ServeWorker is the worker process's side: it reads one job from stdin, runs it with job
-// (its rows go to the job's spill file as they are produced), writes the result to stdout
-// and returns. It exits the process when stdin closes before the job ends (the runner is
-// gone). The caller should ignore stop signals: the runner decides when a job stops.
+// ServeWorker is the worker process's side: it reads jobs from stdin one after another,
+// runs each with job (its rows go to the job's spill file as they are produced) and
+// writes its result to stdout, flushed, before it reads the next. It returns when stdin
+// closes between jobs (the runner is done with it) and exits the process when stdin
+// closes during a job (the runner is gone). The caller should ignore stop signals: the
+// runner decides when a job stops.
+//
+// A worker serves many jobs because starting one costs ~10 ms, as much as a small job
+// (issue 15); the runner replaces it after any job that does not end with a result
+// (killed for memory or time, crashed, abandoned). Jobs share nothing that moves a row:
+// run --isolate=false runs every job in one process and writes the same rows
+// (TestIsolatedRowsEqualInProcess). Between jobs the worker hands a large heap back to
+// the system, so the runner's memory watch sees the next job, not the last one's
+// leftovers.
 func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
-	var req workerRequest
-	if err := gob.NewDecoder(stdin).Decode(&req); err != nil {
-		return fmt.Errorf("worker: reading the job: %w", err)
-	}
+	reqs := make(chan *workerRequest)
+	var running atomic.Bool
+	readErr := make(chan error, 1)
 	go func() {
-		io.Copy(io.Discard, stdin)
-		os.Exit(3) // the runner closed the pipe: it died, or abandoned this job
+		dec := gob.NewDecoder(stdin)
+		for {
+			req := new(workerRequest)
+			if err := dec.Decode(req); err != nil {
+				if running.Load() {
+					os.Exit(3) // the runner closed the pipe mid-job: it died, or abandoned the job
+				}
+				readErr <- err
+				close(reqs)
+				return
+			}
+			running.Store(true)
+			reqs <- req
+		}
 	}()
+	enc := gob.NewEncoder(stdout)
+	flusher, _ := stdout.(interface{ Flush() error })
+	for req := range reqs {
+		resp := serveJob(req, job)
+		running.Store(false)
+		if err := enc.Encode(resp); err != nil {
+			return err
+		}
+		if flusher != nil {
+			if err := flusher.Flush(); err != nil {
+				return err
+			}
+		}
+		releaseHeap()
+	}
+	if err := <-readErr; err != io.EOF {
+		return fmt.Errorf("worker: reading the next job: %w", err)
+	}
+	return nil
+}
+
+// serveJob runs one job of a worker.
+func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 	if req.MaxMem > 0 {
 		debug.SetMemoryLimit(req.MaxMem - req.MaxMem/8)
 	}
@@ -122,7 +168,7 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 	if err == nil {
 		_, err = sp.close()
 	}
-	var resp workerResponse
+	resp := new(workerResponse)
 	if err != nil {
 		sp.discard()
 		resp.Err = err.Error()
@@ -130,7 +176,17 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 		resp.Summary = res.Summary
 		setWall(&resp.Summary, time.Since(begin))
 	}
-	return gob.NewEncoder(stdout).Encode(&resp)
+	return resp
+}
+
+// releaseHeap returns a large heap's free pages to the system after a job (above 64 MiB
+// of heap; a small one is not worth the collection it takes).
+func releaseHeap() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if ms.HeapSys-ms.HeapReleased > 64<<20 {
+		debug.FreeOSMemory()
+	}
 }
 
 // callJob runs job, turning a panic into an error and a nil result into one.
@@ -154,59 +210,185 @@ func setWall(s *stats.Summary, wall time.Duration) {
 	}
 }
 
-// runWorker runs job j in a worker process. ok is false when the job was abandoned by an
-// abort (nothing to record).
-func (r *runner) runWorker(ctx context.Context, j *Job) (outcome, bool) {
-	iso := r.o.Isolate
-	path := spillPath(r.o.Dir, r.o.Shard, j)
+// worker is a running worker process, serving jobs one at a time (ServeWorker).
+type worker struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	enc     *gob.Encoder
+	replies chan workerReply // results as they come; an error ends them
+	exited  chan error       // cmd.Wait's result, once
+	stderr  *tail
+	waitErr error // after exit
+	done    bool  // exited (waitErr is set)
+}
+
+type workerReply struct {
+	resp workerResponse
+	err  error // no more results: the worker's stdout ended
+}
+
+// workerPool keeps the idle workers of a run, so that its jobs reuse processes.
+type workerPool struct {
+	mu      sync.Mutex
+	idle    []*worker
+	started int // processes started (Report.WorkerProcesses)
+}
+
+// get returns an idle worker, or starts one.
+func (p *workerPool) get(iso *Isolation) (*worker, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return w, nil
+	}
+	p.started++
+	p.mu.Unlock()
+	return startWorker(iso)
+}
+
+// put makes w available to the next job.
+func (p *workerPool) put(w *worker) {
+	p.mu.Lock()
+	p.idle = append(p.idle, w)
+	p.mu.Unlock()
+}
+
+// close ends the idle workers: their stdin closes, they return from ServeWorker and exit
+// (killed if one has not within 5 s).
+func (p *workerPool) close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, w := range idle {
+		w.stdin.Close()
+	}
+	for _, w := range idle {
+		select {
+		case w.waitErr = <-w.exited:
+		case <-time.After(5 * time.Second):
+			w.kill()
+		}
+	}
+}
+
+func startWorker(iso *Isolation) (*worker, error) {
 	cmd := exec.Command(iso.Command[0], iso.Command[1:]...)
 	cmd.Env = append(os.Environ(), iso.Env...)
-	var stdout bytes.Buffer
-	stderr := &tail{max: 16 << 10}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	w := &worker{cmd: cmd, stderr: &tail{max: 16 << 10}, replies: make(chan workerReply, 2), exited: make(chan error, 1)}
+	cmd.Stderr = w.stderr
 	setWorkerAttr(cmd)
+	// Our own pipe for stdout, so that Wait does not close it under the reader: the
+	// reader sees EOF when the worker exits, after everything it wrote.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = pw
 	stdin, err := cmd.StdinPipe()
 	if err == nil {
 		err = cmd.Start()
 	}
+	pw.Close()
 	if err != nil {
-		return outcome{job: j, status: "failed", err: fmt.Sprintf("starting a worker process: %v", err)}, true
+		pr.Close()
+		return nil, err
 	}
-	// The request (the spec text and a few values) is small: the pipe's buffer (64 KiB)
-	// takes it whatever the worker does; a larger one waits for the worker to read it.
+	w.stdin, w.enc = stdin, gob.NewEncoder(stdin)
+	go func() {
+		defer pr.Close()
+		dec := gob.NewDecoder(bufio.NewReader(pr))
+		for {
+			var r workerReply
+			r.err = dec.Decode(&r.resp)
+			w.replies <- r // at most one result and one error are ever unread
+			if r.err != nil {
+				return
+			}
+		}
+	}()
+	go func() { w.exited <- cmd.Wait() }()
+	return w, nil
+}
+
+// kill ends the worker process and waits for it.
+func (w *worker) kill() {
+	if w.done {
+		return
+	}
+	w.cmd.Process.Kill()
+	w.wait()
+}
+
+func (w *worker) wait() {
+	if !w.done {
+		w.waitErr, w.done = <-w.exited, true
+	}
+}
+
+// runWorker runs job j in a worker process, reusing an idle one. ok is false when the
+// job was abandoned by an abort (nothing to record).
+func (r *runner) runWorker(ctx context.Context, j *Job) (outcome, bool) {
+	iso := r.o.Isolate
+	path := spillPath(r.o.Dir, r.o.Shard, j)
 	req := newWorkerRequest(r.plan, j)
 	req.Spill, req.MaxMem = path, iso.MaxMem
-	gob.NewEncoder(stdin).Encode(req)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	var w *worker
+	for attempt := 0; ; attempt++ {
+		var err error
+		if w, err = r.workers.get(iso); err != nil {
+			return outcome{job: j, status: "failed", err: fmt.Sprintf("starting a worker process: %v", err)}, true
+		}
+		// The request (the spec text and a few values) is small: the pipe's buffer
+		// (64 KiB) takes it whatever the worker does. An idle worker that has died since
+		// its last job (killed from outside) cannot take it: start another, once.
+		if err = w.enc.Encode(req); err == nil {
+			break
+		}
+		w.kill()
+		if attempt == 1 {
+			return outcome{job: j, status: "failed", err: fmt.Sprintf("handing the job to a worker process: %v", err)}, true
+		}
+	}
 	tick := time.NewTicker(rssPoll)
 	defer tick.Stop()
-	var waitErr error
+	var reply workerReply
 	var peak int64
-	oom := false
-	kill := func() {
-		cmd.Process.Kill()
-		waitErr = <-exited
-	}
+	oom, got := false, false
 wait:
 	for {
 		select {
-		case waitErr = <-exited:
+		case reply = <-w.replies:
+			if reply.err == nil {
+				got = true
+			} else {
+				w.wait() // the worker's stdout ended: it is exiting
+			}
+			break wait
+		case err := <-w.exited:
+			w.waitErr, w.done = err, true
 			break wait
 		case <-ctx.Done():
-			kill()
+			w.kill()
 			break wait
 		case <-tick.C:
-			rss := processRSS(cmd.Process.Pid)
+			rss := processRSS(w.cmd.Process.Pid)
 			peak = max(peak, rss)
 			if iso.MaxMem > 0 && rss > iso.MaxMem {
 				oom = true
-				kill()
+				w.kill()
 				break wait
 			}
 		}
 	}
-	peak = max(peak, exitPeakRSS(cmd.ProcessState))
+	if got && r.abortCtx.Err() == nil && ctx.Err() == nil {
+		r.workers.put(w)
+	} else {
+		w.kill()
+		peak = max(peak, exitPeakRSS(w.cmd.ProcessState))
+	}
 	keep := false
 	defer func() {
 		if !keep {
@@ -220,13 +402,12 @@ wait:
 		return outcome{job: j, status: "failed", err: fmt.Sprintf("out of memory: %s > limit %s (--max-mem-per-job); worker killed", gb(peak), gb(iso.MaxMem))}, true
 	case ctx.Err() != nil:
 		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; worker killed", r.o.MaxWallPerJob)}, true
-	case waitErr != nil:
-		return outcome{job: j, status: "failed", err: workerDied(waitErr, stderr.String(), peak, iso.MaxMem)}, true
+	case !got && w.waitErr != nil:
+		return outcome{job: j, status: "failed", err: workerDied(w.waitErr, w.stderr.String(), peak, iso.MaxMem)}, true
+	case !got:
+		return outcome{job: j, status: "failed", err: fmt.Sprintf("the worker process gave no result (%v): %s", reply.err, lastLines(w.stderr.String(), 4))}, true
 	}
-	var resp workerResponse
-	if err := gob.NewDecoder(&stdout).Decode(&resp); err != nil {
-		return outcome{job: j, status: "failed", err: fmt.Sprintf("the worker process gave no result (%v): %s", err, lastLines(stderr.String(), 4))}, true
-	}
+	resp := reply.resp
 	if resp.Err != "" {
 		return outcome{job: j, status: "failed", err: resp.Err}, true
 	}

@@ -87,9 +87,9 @@ func TestPoisonSweepFinishesUnderMemoryLimit(t *testing.T) {
 	}
 }
 
-// Jobs in worker processes write the same rows as jobs in this process, also when their
-// rows leave them in several batches (report_interval=250ns: 16,000 nd_stats rows per
-// job, batches of 8,192 rows).
+// Jobs in worker processes write the same rows as jobs in this process, also when one
+// worker runs one job after another and when their rows leave them in several batches
+// (report_interval=250ns: 16,000 nd_stats rows per job, batches of 8,192 rows).
 func TestIsolatedRowsEqualInProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
@@ -104,7 +104,9 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 	tables := map[string][]string{}
 	for _, iso := range []string{"true", "false"} {
 		dir := filepath.Join(t.TempDir(), "out")
-		out, err := realChild("run", spec, "-o", dir, "-j", "2", "--set", "report_interval=250ns", "--isolate="+iso).CombinedOutput()
+		// -j 1 isolated: one worker runs both jobs, the second after the first.
+		j := map[string]string{"true": "1", "false": "2"}[iso]
+		out, err := realChild("run", spec, "-o", dir, "-j", j, "--set", "report_interval=250ns", "--isolate="+iso).CombinedOutput()
 		if err != nil {
 			t.Fatalf("--isolate=%s: %v\n%s", iso, err, out)
 		}
@@ -222,5 +224,63 @@ func TestRetryFailedRunsThemAgain(t *testing.T) {
 	checkExactlyOnce(t, dir, p)
 	if code, out := run("--retry", "ok"); code != 2 || !strings.Contains(out, "--retry ok: want failed, timeout") {
 		t.Errorf("--retry ok: exit %d\n%s", code, out)
+	}
+}
+
+// Jobs reuse worker processes (a process start costs as much as a small job): 12 jobs at
+// -j 2 run in at most 2 workers. A job that kills its worker fails alone and the jobs
+// after it run in a fresh one.
+func TestWorkersAreReused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	for _, crash := range []bool{false, true} {
+		t.Run(fmt.Sprintf("crash=%v", crash), func(t *testing.T) {
+			spec := writeSpec(t, strings.Replace(sweeptestGrid, "    switch.LossyAlpha: [0.25, 0.5, 1, 2]",
+				"    switch.LossyAlpha: [0.25, 0.5, 1, 2]\n    switch.StaticPoolXoffThreshold: [100KB, 200KB, 300KB]", 1))
+			dir := filepath.Join(t.TempDir(), "out")
+			pids := t.TempDir()
+			j := "2"
+			if crash {
+				j = "1"
+			}
+			cmd := child(1000, "run", spec, "-o", dir, "-j", j)
+			cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_PIDS="+pids)
+			if crash {
+				cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_CRASH_ALPHA2=1")
+			}
+			out, err := cmd.CombinedOutput()
+			if crash != (err != nil) {
+				t.Fatalf("exit %v\n%s", err, out)
+			}
+			type row struct {
+				Status string `parquet:"status"`
+				Error  string `parquet:"error"`
+			}
+			rows := readRows[row](t, dir, "jobs")
+			status := map[string]int{}
+			for _, r := range rows {
+				status[r.Status]++
+			}
+			entries, _ := os.ReadDir(pids)
+			procs := map[string]int{}
+			for _, e := range entries {
+				procs[strings.SplitN(e.Name(), "-", 2)[0]]++
+			}
+			switch {
+			case !crash && (status["ok"] != 12 || len(entries) != 12 || len(procs) > 2):
+				t.Errorf("jobs %v, %d jobs ran in %d worker processes; want 12 ok in at most 2\n%s", status, len(entries), len(procs), out)
+			case crash && (status["ok"] != 9 || status["failed"] != 3 || len(procs) > 4):
+				// -j 1: one worker until each of the 3 crashing jobs kills it.
+				t.Errorf("jobs %v in %d worker processes; want 9 ok and 3 failed, in at most 4 workers\n%s", status, len(procs), out)
+			}
+			if crash {
+				for _, r := range rows {
+					if r.Status == "failed" && !strings.Contains(r.Error, "exit status 7") {
+						t.Errorf("failed job: %q, want the worker's exit status 7", r.Error)
+					}
+				}
+			}
+		})
 	}
 }

@@ -54,6 +54,17 @@ func TestMain(m *testing.M) {
 func childJob() sweep.JobFunc {
 	work, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_WORK"))
 	job := sweeptest.Job(work)
+	if dir := os.Getenv("ROCESWEEP_TEST_PIDS"); dir != "" {
+		// Each job leaves a file named by its process and job: which worker ran what.
+		inner := job
+		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			if cfg.Switch.SharedBufferManager.LossyAlpha == 2 && os.Getenv("ROCESWEEP_TEST_CRASH_ALPHA2") == "1" {
+				os.Exit(7) // the worker dies mid-job
+			}
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s", os.Getpid(), id)), nil, 0o644)
+			return inner(ctx, cfg, id)
+		}
+	}
 	hangAfter, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_HANG_AFTER"))
 	if hangAfter == 0 {
 		return job

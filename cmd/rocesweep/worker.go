@@ -15,9 +15,9 @@ import (
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// workerCommand is the hidden command `run` starts once per job (sweep.Isolation): it
-// reads the job from stdin, runs jobFunc, writes the job's rows to its spill file and its
-// result to stdout. Not for users; it is not listed in help.
+// workerCommand is the hidden command `run` starts for its jobs (sweep.Isolation): it
+// reads jobs from stdin one after another, runs each with jobFunc, writes the job's rows
+// to its spill file and its result to stdout. Not for users; it is not listed in help.
 const workerCommand = "__worker"
 
 func cmdWorker(stdout, stderr io.Writer) int {
