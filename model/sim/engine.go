@@ -93,7 +93,8 @@ func levelOf(h uint) uint { return h * 43 >> 8 }
 // levels). Insertion appends to one bucket, O(1). When cur runs empty, the lowest
 // non-empty bucket holds the minimum: Next delivers a bucket's only entry straight from
 // there (events at distinct times, the common case); otherwise refill makes the bucket
-// cur (the two swap arrays), keeping the entries at its minimum, compacted in place,
+// cur (the two swap arrays): as it is when all its entries are at one time
+// (synchronised hosts), else keeping the entries at its minimum, compacted in place,
 // after moving the others to lower levels. An entry thus moves at most
 // once per level it descends, 6 bits at a time. Buckets are append-only slices, so the
 // structure is cache friendly and allocation-free once grown. Entries keep insertion
@@ -103,11 +104,12 @@ func levelOf(h uint) uint { return h * 43 >> 8 }
 //
 // Measured against the binary radix heap this replaced (one bucket per bit, entries
 // copied into bucket 0), with cachegrind on model/fabric's test binary, one run of each
-// scenario job: entries moved per event 2.2 -> 0.65 on the 8->1 incast of 10 MiB, 3.9 ->
-// 1.9 on the 128-host leaf-spine, 4.4 -> 2.0 on the fat tree k = 8; instructions in the
-// Engine per event 286 -> 235, 368 -> 277 and 402 -> 292; of the whole process 128.0 M
-// -> 120.8 M (-5.6%), 361.9 M -> 337.2 M (-6.8%), 951 M -> 856 M (-10%). The incast's
-// ~40 pending events rarely moved before either, so what is left there is the per-call
+// scenario job, the rest of the model the same: entries copied per event 2.2 -> 0.6 on
+// the 8->1 incast of 100 MiB, 3.9 -> 1.1 on the 128-host leaf-spine, 4.5 -> 1.3 on the
+// fat tree k = 8; instructions in the Engine per event 288 -> 234, 368 -> 259 and 402 ->
+// 274; of the whole process 1,194 M -> 1,114 M (-6.7%), 351.8 M -> 315.4 M (-10.4%),
+// 917 M -> 813 M (-11.4%), with 1% fewer L1 data misses on the fat tree. The incast's
+// ~40 pending events rarely moved before either: what is left there is the per-call
 // cost of Schedule and Next, not moves.
 //
 // BenchmarkHold (engine_test.go) compares it with a 4-ary heap of 16-byte keys with
@@ -119,8 +121,9 @@ func levelOf(h uint) uint { return h * 43 >> 8 }
 // Payloads sit in a slot array, so moves copy 16 bytes (a variant with 32-byte entries
 // carrying the payload was within 2% either way on the incast and leaf-spine). A timer owns
 // a permanent slot; an arming is one entry whose tie matches the timer's current tie.
-// Reset and Stop make the previous entry stale; stale entries are dropped when met and
-// compacted away once they outnumber the live ones, so restarting a timer costs O(1) and
+// Reset and Stop make the previous entry stale; stale entries move like live ones, are
+// dropped when Next or PeekTime meets them, and are compacted away once they outnumber
+// the live ones, so restarting a timer costs O(1) and
 // never grows memory without bound.
 //
 // An Engine is not safe for concurrent use; each job owns one.
@@ -375,50 +378,41 @@ func (e *Engine) Next() (Event, bool) {
 func (e *Engine) refill() bool {
 	for e.full != 0 {
 		l := uint(bits.TrailingZeros64(e.full)) % levels
-		{
-			d := uint(bits.TrailingZeros64(e.occ[l])) % fanout
-			src := e.buckets[l][d]
-			if e.occ[l] &^= 1 << d; e.occ[l] == 0 {
-				e.full &^= 1 << l
+		d := uint(bits.TrailingZeros64(e.occ[l])) % fanout
+		src := e.buckets[l][d]
+		if e.occ[l] &^= 1 << d; e.occ[l] == 0 {
+			e.full &^= 1 << l
+		}
+		if len(src) == 0 { // emptied by maybeCompact
+			continue
+		}
+		e.buckets[l][d] = e.cur[:0]
+		e.head = 0
+		// Stale timer entries move like live ones (they are rare); Next drops them.
+		min, max := src[0].at, src[0].at
+		for i := 1; i < len(src); i++ {
+			if at := src[i].at; at < min {
+				min = at
+			} else if at > max {
+				max = at
 			}
-			if len(src) == 0 { // emptied by maybeCompact
-				continue
-			}
-			e.buckets[l][d] = e.cur[:0]
-			e.head = 0
-			if len(src) == 1 {
-				// The common case (events at distinct times): the entry is the minimum.
-				e.last = src[0].at
-				e.cur = src
-				return true
-			}
-			// The minimum may belong to a stale timer entry: that is fine, every live entry
-			// is still >= it, and the stale ones are dropped as they are moved.
-			min := src[0].at
-			for i := 1; i < len(src); i++ {
-				if src[i].at < min {
-					min = src[i].at
-				}
-			}
-			e.last = min
-			k := 0
-			for i := range src {
-				en := &src[i]
-				if e.isStale(en) {
-					e.n--
-					e.stale--
-					continue
-				}
-				if en.at == min {
-					src[k] = *en // k <= i: compacts the minimum's entries in order
-					k++
-					continue
-				}
-				e.put(*en, min) // to a lower level: the entries share the digits from l's up
-			}
-			e.cur = src[:k]
+		}
+		e.last = min
+		if min == max { // one entry, or all at one time (synchronised hosts)
+			e.cur = src
 			return true
 		}
+		k := 0
+		for i := range src {
+			if src[i].at == min {
+				src[k] = src[i] // k <= i: compacts the minimum's entries in order
+				k++
+				continue
+			}
+			e.put(src[i], min) // to a lower level: the entries share the digits from l's up
+		}
+		e.cur = src[:k]
+		return true
 	}
 	return false
 }
