@@ -69,7 +69,19 @@ func TestOneJob(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("simulating (small heap): collector at %d%%, want 100%%", got)
 	}
+	garbage := make([][]byte, 0, 8)
+	for i := 0; i < 8; i++ {
+		garbage = append(garbage, make([]byte, 1<<20))
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	if h := heapObjects(); h < jobLeftovers {
+		t.Fatalf("heap holds %d B after allocating 8 MiB, want > %d", h, jobLeftovers)
+	}
 	JobDone()
+	if h := heapObjects(); h > jobLeftovers {
+		t.Errorf("heap holds %d B after JobDone, want the ended job's garbage collected (< %d)", h, jobLeftovers)
+	}
 	if got := debug.SetGCPercent(OneJobGCPercent); got != OneJobGCPercent {
 		t.Errorf("after JobDone: collector at %d%%, want %d%%", got, OneJobGCPercent)
 	}
