@@ -100,10 +100,13 @@ type Packet struct {
 	DataTC, CtrlTC uint8
 	PfcVector      uint8
 	FlowCRCSet     bool
+	// live is set from the pool's New to its Free (a second Free panics): kept in the
+	// packet, whose line Free's caller has just read, not in an array of its own.
+	live bool
 
 	// Unused: keeps a packet one 64-byte cache line (the pool's chunks are line-aligned).
 	// A switch keeps a frame's admission tag in its queue entry, not here (issue 15).
-	_ [5]byte
+	_ [4]byte
 }
 
 // SrcIP is the IPv4 source address: host index + 1.
@@ -133,7 +136,6 @@ const chunkSize = 1 << chunkBits
 // while the pool grows. A Pool is not safe for concurrent use.
 type Pool struct {
 	chunks [][]Packet
-	live   []bool
 	free   []Handle
 	n      int32 // handles ever created (handle 0 unused)
 	inUse  int
@@ -150,12 +152,10 @@ func (pl *Pool) New() (Handle, *Packet) {
 		h = Handle(pl.n)
 		if int(h)>>chunkBits >= len(pl.chunks) {
 			pl.chunks = append(pl.chunks, make([]Packet, chunkSize))
-			pl.live = append(pl.live, make([]bool, chunkSize)...)
 		}
 	}
 	p := pl.Get(h)
-	*p = Packet{}
-	pl.live[h] = true
+	*p = Packet{live: true}
 	pl.inUse++
 	return h, p
 }
@@ -167,10 +167,10 @@ func (pl *Pool) Get(h Handle) *Packet {
 
 // Free returns h to the pool. Freeing a handle twice panics: it is a model bug.
 func (pl *Pool) Free(h Handle) {
-	if h <= 0 || !pl.live[h] {
+	if h <= 0 || int32(h) > pl.n || !pl.Get(h).live {
 		panic(fmt.Sprintf("pkt: free of handle %d that is not live", h))
 	}
-	pl.live[h] = false
+	pl.Get(h).live = false
 	pl.inUse--
 	pl.free = append(pl.free, h)
 }
@@ -180,6 +180,7 @@ func (pl *Pool) Clone(h Handle) (Handle, *Packet) {
 	src := *pl.Get(h)
 	nh, p := pl.New()
 	*p = src
+	p.live = true
 	return nh, p
 }
 

@@ -47,3 +47,25 @@ func BenchmarkPoolInFlight(b *testing.B) {
 	b.ReportMetric(perPacket, "B/packet")
 	runtime.KeepAlive(pl)
 }
+
+// TestFreeTwicePanics: a handle freed twice, never handed out, or 0 is a model bug.
+func TestFreeTwicePanics(t *testing.T) {
+	var pl Pool
+	h, _ := pl.New()
+	c, _ := pl.Clone(h)
+	pl.Free(h)
+	pl.Free(c)
+	for _, bad := range []Handle{h, c, 0, -1, 99} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Free(%d) did not panic", bad)
+				}
+			}()
+			pl.Free(bad)
+		}()
+	}
+	if h2, p := pl.New(); h2 != c || !p.live || pl.InUse() != 1 {
+		t.Errorf("New after frees: handle %d live %v in use %d, want %d true 1", h2, p.live, pl.InUse(), c)
+	}
+}
