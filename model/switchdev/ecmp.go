@@ -157,19 +157,33 @@ type ecmpSet struct {
 	prev    []lbCount // at the previous load-balancing row
 }
 
-// dstEntry is the cached route toward one destination host: 8 bytes, because a switch
-// keeps one per host of the fabric.
+// dstEntry is the route toward one destination.
 type dstEntry struct {
-	set   int32 // the ECMP set (>= 2 members); -1: a single route, port
-	port  int16 // set == -1: the only egress port; -1: no route
-	known bool
+	set  int32 // the ECMP set (>= 2 members); -1: a single route, port
+	port int16 // set == -1: the only egress port; -1: no route
+}
+
+// A next-hop table entry is a route code of 4 bytes, sixteen to a cache line: 0 not yet
+// known; c > 0 the ECMP set c-1; c < 0 the single egress port -c-2 (-1: no route).
+func routeCode(d dstEntry) int32 {
+	if d.set >= 0 {
+		return d.set + 1
+	}
+	return -int32(d.port) - 2
+}
+
+func routeOf(c int32) dstEntry {
+	if c > 0 {
+		return dstEntry{set: c - 1, port: -1}
+	}
+	return dstEntry{set: -1, port: int16(-c - 2)}
 }
 
 type ecmpState struct {
 	salt     uint32
 	crcSaltK uint32 // crcSaltK(salt)
 	key      [13]byte
-	dst      []dstEntry // per destination key (per host when keys is nil), filled at first sight
+	dst      []int32 // route codes per destination key (per host when keys is nil), filled at first sight
 	keys     *DestKeys
 	sets     []ecmpSet
 }
@@ -201,27 +215,34 @@ func (s *Switch) lookup(dstHost int32, now sim.Time) dstEntry {
 	}
 	if int(key) >= len(es.dst) {
 		// Identity.Hosts or Keys sizes the cache; grow only when neither was given (tests).
-		nd := make([]dstEntry, max(int(key)+1, 2*len(es.dst)))
+		nd := make([]int32, max(int(key)+1, 2*len(es.dst)))
 		copy(nd, es.dst)
 		es.dst = nd
 	}
-	d := &es.dst[key]
-	if d.known {
-		return *d
+	if c := es.dst[key]; c != 0 {
+		return routeOf(c)
 	}
+	d := s.learnRoute(dstHost, now)
+	es.dst[key] = routeCode(d)
+	return d
+}
+
+// learnRoute asks route for the members toward dstHost and finds or creates their set.
+func (s *Switch) learnRoute(dstHost int32, now sim.Time) dstEntry {
+	es := &s.ecmp
 	members := s.route(dstHost) // interned by the caller: shared, never modified
-	d.known, d.set, d.port = true, -1, -1
+	d := dstEntry{set: -1, port: -1}
 	switch {
 	case len(members) == 1:
 		d.port = members[0]
-		return *d
+		return d
 	case len(members) == 0:
-		return *d
+		return d
 	}
 	for k := range es.sets {
 		if slices.Equal(es.sets[k].members, members) {
 			d.set = int32(k)
-			return *d
+			return d
 		}
 	}
 	ids := make([]string, len(members))
@@ -235,7 +256,7 @@ func (s *Switch) lookup(dstHost int32, now sim.Time) dstEntry {
 	}
 	d.set = int32(len(es.sets))
 	es.sets = append(es.sets, set)
-	return *d
+	return d
 }
 
 // selectEgress is switch.md §10: the egress port for packet p of class tc, with the

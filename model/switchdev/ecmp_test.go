@@ -189,3 +189,14 @@ func TestFlowHashCached(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteCode: a next-hop table entry decodes to the route it was made from, and no
+// route is ever coded as "not yet known".
+func TestRouteCode(t *testing.T) {
+	for _, d := range []dstEntry{{-1, -1}, {-1, 0}, {-1, 1}, {-1, 32767}, {0, -1}, {1, -1}, {1 << 20, -1}} {
+		c := routeCode(d)
+		if c == 0 || routeOf(c) != d {
+			t.Errorf("%+v: code %d decodes to %+v", d, c, routeOf(c))
+		}
+	}
+}

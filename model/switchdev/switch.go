@@ -360,9 +360,9 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 	}
 	if id.Keys != nil {
 		s.ecmp.keys = id.Keys
-		s.ecmp.dst = make([]dstEntry, id.Keys.Size)
+		s.ecmp.dst = make([]int32, id.Keys.Size)
 	} else {
-		s.ecmp.dst = make([]dstEntry, id.Hosts)
+		s.ecmp.dst = make([]int32, id.Hosts)
 	}
 	s.hashFn, err = hashMethod(cfg.EcmpHashMethod)
 	if err != nil {
