@@ -143,9 +143,15 @@ type flowSlot struct {
 	last   sim.Time
 }
 
-// lbCount are one member's counters (§10.3, §10.4).
+// lbTraffic is one member's traffic (§10.4), which every packet through the set counts:
+// 16 bytes, apart from lbCount, so that a set's traffic counters share a line or two.
+type lbTraffic struct {
+	bytes, packets int64
+}
+
+// lbCount are one member's flowlet and pause counters (§10.3, §10.4).
 type lbCount struct {
-	bytes, packets, assignments, movIn, movOut, pausedSkips, pausedSels int64
+	assignments, movIn, movOut, pausedSkips, pausedSels int64
 }
 
 type ecmpSet struct {
@@ -153,8 +159,10 @@ type ecmpSet struct {
 	ifids   string  // "a;b;c" (RC-18)
 	formed  sim.Time
 	table   []flowSlot // nil: no flowlet table (§10.3: sets after the 128th, or `none`)
+	traffic []lbTraffic
 	cnt     []lbCount
-	prev    []lbCount // at the previous load-balancing row
+	prevT   []lbTraffic // at the previous load-balancing row
+	prev    []lbCount   // likewise
 }
 
 // dstEntry is the route toward one destination.
@@ -250,7 +258,8 @@ func (s *Switch) learnRoute(dstHost int32, now sim.Time) dstEntry {
 		ids[k] = strconv.Itoa(int(m))
 	}
 	set := ecmpSet{members: members, ifids: strings.Join(ids, ";"), formed: now,
-		cnt: make([]lbCount, len(members)), prev: make([]lbCount, len(members))}
+		traffic: make([]lbTraffic, len(members)), cnt: make([]lbCount, len(members)),
+		prevT: make([]lbTraffic, len(members)), prev: make([]lbCount, len(members))}
 	if s.flowlet && len(es.sets) < FlowTableSets {
 		set.table = make([]flowSlot, FlowTableSlots)
 	}
@@ -359,12 +368,13 @@ func (s *Switch) lbOnAdmit(e int, b int64, dec lbDecision, now sim.Time) {
 		return
 	}
 	set := &s.ecmp.sets[dec.set]
-	c := &set.cnt[dec.member]
-	c.bytes += b
-	c.packets++
+	t := &set.traffic[dec.member]
+	t.bytes += b
+	t.packets++
 	if dec.slot < 0 {
 		return
 	}
+	c := &set.cnt[dec.member]
 	slot := &set.table[dec.slot]
 	switch {
 	case !slot.valid:

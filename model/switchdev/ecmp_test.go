@@ -92,7 +92,7 @@ func twoTier(t *testing.T, method string, flows int) [4][4]int64 {
 			t.Fatalf("B%d has %d sets, want 1", k, len(b.ecmp.sets))
 		}
 		for m := 0; m < 4; m++ {
-			out[k][m] = b.ecmp.sets[0].cnt[m].packets
+			out[k][m] = b.ecmp.sets[0].traffic[m].packets
 		}
 	}
 	return out
@@ -147,8 +147,8 @@ func TestFlowlet(t *testing.T) {
 	}
 	f.run(2 * sim.Nanosecond)
 	set := &sw.ecmp.sets[0]
-	if set.cnt[1].packets != 5 || set.cnt[0].packets != 0 {
-		t.Fatalf("flow X: members carried %d/%d, want 0/5 (port 1 paused)", set.cnt[0].packets, set.cnt[1].packets)
+	if set.traffic[1].packets != 5 || set.traffic[0].packets != 0 {
+		t.Fatalf("flow X: members carried %d/%d, want 0/5 (port 1 paused)", set.traffic[0].packets, set.traffic[1].packets)
 	}
 	if set.cnt[0].pausedSkips != 1 || set.cnt[1].assignments != 1 {
 		t.Fatalf("skips %d assignments %d, want 1 1 (one decision, one commit into an empty slot)", set.cnt[0].pausedSkips, set.cnt[1].assignments)
@@ -157,8 +157,8 @@ func TestFlowlet(t *testing.T) {
 	f.at(150*sim.Microsecond, 0, 2, f.pfc(0, pkt.PauseQuanta))
 	f.at(200*sim.Microsecond, 0, 0, f.data(0, 4000, 0, 9, 7))
 	f.run(201 * sim.Microsecond)
-	if set.cnt[0].packets != 1 || set.cnt[1].movOut != 1 || set.cnt[0].movIn != 1 {
-		t.Fatalf("after gap: member 0 packets %d, movOut[1] %d movIn[0] %d; want 1 1 1", set.cnt[0].packets, set.cnt[1].movOut, set.cnt[0].movIn)
+	if set.traffic[0].packets != 1 || set.cnt[1].movOut != 1 || set.cnt[0].movIn != 1 {
+		t.Fatalf("after gap: member 0 packets %d, movOut[1] %d movIn[0] %d; want 1 1 1", set.traffic[0].packets, set.cnt[1].movOut, set.cnt[0].movIn)
 	}
 	f.run(sim.Never)
 	f.checkConservation()

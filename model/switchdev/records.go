@@ -202,8 +202,8 @@ func (s *Switch) ReportLB(now sim.Time, rec *stats.Recorder) {
 	for id := range s.ecmp.sets {
 		set := &s.ecmp.sets[id]
 		var setIvl int64
-		for k := range set.cnt {
-			setIvl += set.cnt[k].bytes - set.prev[k].bytes
+		for k := range set.traffic {
+			setIvl += set.traffic[k].bytes - set.prevT[k].bytes
 		}
 		slots := int64(0)
 		if set.table != nil {
@@ -211,16 +211,17 @@ func (s *Switch) ReportLB(now sim.Time, rec *stats.Recorder) {
 		}
 		for k, m := range set.members {
 			c, p := set.cnt[k], set.prev[k]
+			t, pt := set.traffic[k], set.prevT[k]
 			share := 0.0
 			if setIvl > 0 {
-				share = float64(c.bytes-p.bytes) / float64(setIvl)
+				share = float64(t.bytes-pt.bytes) / float64(setIvl)
 			}
 			rec.LbStats = append(rec.LbStats, stats.LbStats{
 				JobID: rec.JobID, TimeUTC: utc, SimTimeSec: sec, ComponentName: s.id.Name, ComponentType: ComponentType,
 				NodeID: s.id.NodeID, Tier: int32(s.id.Tier), Subtier: stats.Subtier, Ifid: int64(m),
 				EcmpGroupID: int64(id), EcmpGroupIfids: set.ifids, GroupSize: int64(len(set.members)),
 				GroupFormedNs: int64(set.formed / sim.Nanosecond), FlowTableSlots: slots,
-				Bytes: c.bytes, IvlBytes: c.bytes - p.bytes, Packets: c.packets, IvlPackets: c.packets - p.packets,
+				Bytes: t.bytes, IvlBytes: t.bytes - pt.bytes, Packets: t.packets, IvlPackets: t.packets - pt.packets,
 				Assignments: c.assignments, IvlAssignments: c.assignments - p.assignments,
 				MovementsIn: c.movIn, IvlMovementsIn: c.movIn - p.movIn,
 				MovementsOut: c.movOut, IvlMovementsOut: c.movOut - p.movOut,
@@ -229,6 +230,7 @@ func (s *Switch) ReportLB(now sim.Time, rec *stats.Recorder) {
 				PausedSelections: c.pausedSels, IvlPausedSelections: c.pausedSels - p.pausedSels,
 			})
 		}
+		copy(set.prevT, set.traffic)
 		copy(set.prev, set.cnt)
 	}
 	s.lastLB = now
