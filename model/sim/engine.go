@@ -69,48 +69,55 @@ type entry struct {
 }
 
 // Bucket layout of the radix heap: an entry whose time differs from last first in bit h
-// (h = bits.Len64(at^last) - 1) goes to level h/6, and within the level to the bucket of
-// its 6-bit digit there, (at >> (level*6)) & 63. Ordering buckets by (level, digit)
-// orders their entries by time. Time is >= 0, so h <= 62 and level <= 10; the grid has
-// 16 levels so that indexing needs no bounds checks.
+// (h = bits.Len64(at^last) - 1) below hiBit goes to level h/6, and within the level to
+// the bucket of its 6-bit digit there, (at >> (level*6)) & 63; from hiBit up, one level
+// per bit, as in a binary radix heap (digit 0). Ordering buckets by (level, digit)
+// orders their entries by time. The digit levels cover what a fabric mostly schedules
+// close ahead (serialisation, PCIe) in few moves; above them, 64 buckets a level would
+// each come to hold most pending events in turn, and a bucket's array stays as large
+// as the most it ever held, so bit levels keep that memory as small as the binary
+// heap's.
 const (
-	digitBits = 6
-	fanout    = 1 << digitBits // one occupancy word per level
-	levels    = 16
+	digitBits   = 6
+	fanout      = 1 << digitBits // one occupancy word per level
+	digitLevels = 3
+	hiBit       = digitLevels * digitBits
+	levels      = 64 // digit levels, bit levels for h = hiBit..62, and the spare
+	// spareLevel is a level no entry maps to: ol says so when cur holds its own array.
+	spareLevel = levels - 1
 )
-
-// levelOf returns h/6 for 0 <= h < 64.
-func levelOf(h uint) uint { return h * 43 >> 8 }
 
 // Engine is one job's pending-event set and clock.
 //
-// The pending set is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990) with 64-way
-// buckets, which fits a discrete-event simulation exactly: nothing is scheduled before
-// now, so keys are monotone. cur holds the entries at the last extracted (or peeked)
-// minimum time, last, in insertion order. Every later entry sits in the bucket named by
-// the highest 6-bit digit in which its time differs from last and by its value there
-// (11 levels of 64 buckets, one occupancy word per level and a word of non-empty
-// levels). Insertion appends to one bucket, O(1). When cur runs empty, the lowest
-// non-empty bucket holds the minimum: Next delivers a bucket's only entry straight from
-// there (events at distinct times, the common case); otherwise refill makes the bucket
-// cur (the two swap arrays): as it is when all its entries are at one time
+// The pending set is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990), which fits a
+// discrete-event simulation exactly: nothing is scheduled before now, so keys are
+// monotone. cur holds the entries at the last extracted (or peeked) minimum time, last,
+// in insertion order. Every later entry sits in the bucket named by where its time
+// first differs from last (see hiBit): three levels of 64 buckets by 6-bit digit for
+// times up to 262 ns ahead, then a bucket per bit; one occupancy word per level and a
+// word of non-empty levels. Insertion appends to one bucket, O(1). When cur runs empty,
+// the lowest non-empty bucket holds the minimum: Next delivers a bucket's only entry
+// straight from there (events at distinct times, the common case); otherwise refill
+// lends the bucket's array to cur, as it is when all its entries are at one time
 // (synchronised hosts), else keeping the entries at its minimum, compacted in place,
-// after moving the others to lower levels. An entry thus moves at most
-// once per level it descends, 6 bits at a time. Buckets are append-only slices, so the
-// structure is cache friendly and allocation-free once grown. Entries keep insertion
-// order inside every bucket (redistribution only ever fills empty buckets, and equal
-// times always share a bucket), so equal times fire FIFO: the order is exactly (time,
-// insertion sequence), the same as any priority queue on that key gives.
+// after moving the others to lower levels. No entry maps to that bucket until last
+// changes, and the array goes back to it then, so every bucket keeps its own array.
+// An entry moves at most once per level it descends. Buckets are append-only slices,
+// so the structure is cache friendly and allocation-free once grown. Entries keep
+// insertion order inside every bucket (redistribution only ever fills empty buckets,
+// and equal times always share a bucket), so equal times fire FIFO: the order is
+// exactly (time, insertion sequence), the same as any priority queue on that key gives.
 //
 // Measured against the binary radix heap this replaced (one bucket per bit, entries
 // copied into bucket 0), with cachegrind on model/fabric's test binary, one run of each
-// scenario job, the rest of the model the same: entries copied per event 2.2 -> 0.6 on
-// the 8->1 incast of 100 MiB, 3.9 -> 1.1 on the 128-host leaf-spine, 4.5 -> 1.3 on the
-// fat tree k = 8; instructions in the Engine per event 288 -> 234, 368 -> 259 and 402 ->
-// 274; of the whole process 1,194 M -> 1,114 M (-6.7%), 351.8 M -> 315.4 M (-10.4%),
-// 917 M -> 813 M (-11.4%), with 1% fewer L1 data misses on the fat tree. The incast's
-// ~40 pending events rarely moved before either: what is left there is the per-call
-// cost of Schedule and Next, not moves.
+// scenario job, the rest of the model the same, whole process: 128-host leaf-spine
+// 351.8 M -> 325.3 M instructions (-7.5%), fat tree k = 8 917 M -> 833 M (-9.3%). Peak
+// RSS of the k = 16 fat tree (rocesweep sim, medians of 3 and 5 runs) 91 -> 99 MB: the
+// digit buckets keep arrays sized for the bursts they saw. 64-way levels all the way up
+// (11 levels), with buckets trading arrays with cur, were 2-3% fewer instructions but
+// held 13 MB of arrays at the end of the k = 12 fat tree and cost the k = 16 fat tree
+// 125 MB; dropping big arrays when a bucket empties cost both instructions and RSS
+// (allocation churn).
 //
 // BenchmarkHold (engine_test.go) compares it with a 4-ary heap of 16-byte keys with
 // payloads in a side table (heapEngine, heap_test.go), which TestRadixMatchesHeap uses as
@@ -123,8 +130,7 @@ func levelOf(h uint) uint { return h * 43 >> 8 }
 // a permanent slot; an arming is one entry whose tie matches the timer's current tie.
 // Reset and Stop make the previous entry stale; stale entries move like live ones, are
 // dropped when Next or PeekTime meets them, and are compacted away once they outnumber
-// the live ones, so restarting a timer costs O(1) and
-// never grows memory without bound.
+// the live ones, so restarting a timer costs O(1) and never grows memory without bound.
 //
 // An Engine is not safe for concurrent use; each job owns one.
 type Engine struct {
@@ -134,6 +140,7 @@ type Engine struct {
 	seq     uint64
 	cur     []entry // entries at time last, delivered from cur[head]
 	head    int
+	ol, od  uint           // the bucket whose array cur holds (spareLevel, 0: its own)
 	occ     [levels]uint64 // bit d set: buckets[l][d] may be non-empty (cleared when refill empties it)
 	full    uint64         // bit l set: occ[l] != 0
 	n       int            // entries held (live + stale)
@@ -148,7 +155,7 @@ type Engine struct {
 
 // NewEngine returns an engine at time 0 with no stop time.
 func NewEngine() *Engine {
-	return &Engine{stop: Never, cur: make([]entry, 0, 64), slots: make([]payload, 0, 1024), timer: make([]uint64, 0, 1024)}
+	return &Engine{stop: Never, cur: make([]entry, 0, 64), ol: spareLevel, slots: make([]payload, 0, 1024), timer: make([]uint64, 0, 1024)}
 }
 
 func (e *Engine) newSlot(p payload) uint32 {
@@ -196,8 +203,12 @@ func (e *Engine) insert(en entry) {
 // entries of the bucket it empties against the new last, and the other buckets' entries
 // differ from the new last first in the same digit as from the old one.
 func bucketOf(at, last Time) (l, d uint) {
-	l = levelOf(uint(bits.Len64(uint64(at^last)))-1) % levels
-	return l, uint(at>>(l*digitBits%64)) % fanout
+	h := uint(bits.Len64(uint64(at^last))) - 1
+	if h >= hiBit {
+		return (digitLevels + h - hiBit) % levels, 0
+	}
+	l = h / digitBits
+	return l, uint(at>>(l*digitBits)) % fanout
 }
 
 // put appends en (en.at > last) to its bucket against last.
@@ -331,6 +342,9 @@ func (e *Engine) Next() (Event, bool) {
 			if e.full == 0 {
 				break
 			}
+			if e.ol != spareLevel {
+				e.release() // last is about to change
+			}
 			l := uint(bits.TrailingZeros64(e.full)) % levels
 			d := uint(bits.TrailingZeros64(e.occ[l])) % fanout
 			q := &e.buckets[l][d]
@@ -372,10 +386,10 @@ func (e *Engine) Next() (Event, bool) {
 // refill makes cur hold the entries at the next minimum time (cur's entries have all
 // been delivered) and sets last to that time. It reports false when nothing is pending.
 // The entries it moves may all be stale; Next and PeekTime then call it again. The
-// lowest non-empty bucket holds the minimum: its array becomes cur's, after the entries
-// not at the minimum have moved to lower buckets, and cur's emptied array becomes the
-// bucket's.
+// lowest non-empty bucket holds the minimum: cur borrows its array, after the entries
+// not at the minimum have moved to lower buckets, until release gives it back.
 func (e *Engine) refill() bool {
+	e.release()
 	for e.full != 0 {
 		l := uint(bits.TrailingZeros64(e.full)) % levels
 		d := uint(bits.TrailingZeros64(e.occ[l])) % fanout
@@ -386,7 +400,12 @@ func (e *Engine) refill() bool {
 		if len(src) == 0 { // emptied by maybeCompact
 			continue
 		}
-		e.buckets[l][d] = e.cur[:0]
+		// cur takes the bucket's array, and gives it back at the next refill: meanwhile no
+		// entry maps to the bucket (a time > last that shares last's digits down to
+		// level l differs from it below), so every bucket keeps its own array and none
+		// grows beyond what its own entries (or cur's) need.
+		e.buckets[l][d] = src[:0]
+		e.ol, e.od = l, d
 		e.head = 0
 		// Stale timer entries move like live ones (they are rare); Next drops them.
 		min, max := src[0].at, src[0].at
@@ -417,6 +436,13 @@ func (e *Engine) refill() bool {
 	return false
 }
 
+// release gives the array cur holds back to its bucket, before last changes, and makes
+// cur the spare bucket's array, empty.
+func (e *Engine) release() {
+	e.buckets[e.ol%levels][e.od%fanout] = e.cur[:0]
+	e.cur, e.head, e.ol, e.od = e.buckets[spareLevel][0], 0, spareLevel, 0
+}
+
 // PeekTime returns the time of the earliest pending event, or Never.
 func (e *Engine) PeekTime() Time {
 	for {
@@ -438,7 +464,7 @@ func (e *Engine) PeekTime() Time {
 // minimum that Next peeked at (only after a stop): keys must stay >= last.
 func (e *Engine) rebase() {
 	all := append([]entry(nil), e.cur[e.head:]...)
-	e.cur, e.head = e.cur[:0], 0
+	e.release()
 	for l := range e.buckets {
 		for d := range e.buckets[l] {
 			all = append(all, e.buckets[l][d]...)
