@@ -502,9 +502,11 @@ func (e *Engine) maybeCompact() {
 	}
 	e.cur = keep(e.cur[:0], e.cur[e.head:])
 	e.head = 0
-	for l := range e.buckets {
-		for d := range e.buckets[l] {
-			e.buckets[l][d] = keep(e.buckets[l][d][:0], e.buckets[l][d])
+	for lm := e.full; lm != 0; lm &= lm - 1 { // the non-empty buckets only (of 4,096)
+		l := uint(bits.TrailingZeros64(lm)) % levels
+		for dm := e.occ[l]; dm != 0; dm &= dm - 1 {
+			q := &e.buckets[l][uint(bits.TrailingZeros64(dm))%fanout]
+			*q = keep((*q)[:0], *q)
 		}
 	}
 	e.n -= e.stale
