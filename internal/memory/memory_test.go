@@ -10,12 +10,7 @@ import (
 func TestCollectIfLarge(t *testing.T) {
 	old := debug.SetGCPercent(-1) // no collection but ours during the test
 	defer debug.SetGCPercent(old)
-	garbage := make([][]byte, 0, 64)
-	for i := 0; i < 64; i++ {
-		garbage = append(garbage, make([]byte, 1<<20))
-	}
-	runtime.KeepAlive(garbage)
-	garbage = nil
+	makeGarbage(64)
 	if h := heapObjects(); h < LargeHeap {
 		t.Fatalf("heap holds %d B after allocating 64 MiB, want > %d", h, LargeHeap)
 	}
@@ -69,12 +64,7 @@ func TestOneJob(t *testing.T) {
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("simulating (small heap): collector at %d%%, want 100%%", got)
 	}
-	garbage := make([][]byte, 0, 8)
-	for i := 0; i < 8; i++ {
-		garbage = append(garbage, make([]byte, 1<<20))
-	}
-	runtime.KeepAlive(garbage)
-	garbage = nil
+	makeGarbage(8)
 	if h := heapObjects(); h < jobLeftovers {
 		t.Fatalf("heap holds %d B after allocating 8 MiB, want > %d", h, jobLeftovers)
 	}
@@ -96,4 +86,13 @@ func TestOneJob(t *testing.T) {
 		t.Errorf("GOGC=80 set: OneJob changed the collector to %d%%, want it left alone", got)
 	}
 	restore()
+}
+
+// makeGarbage allocates mib MiB and drops it: heap that the next collection frees.
+func makeGarbage(mib int) {
+	garbage := make([][]byte, 0, mib)
+	for i := 0; i < mib; i++ {
+		garbage = append(garbage, make([]byte, 1<<20))
+	}
+	runtime.KeepAlive(garbage)
 }

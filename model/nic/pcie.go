@@ -339,24 +339,12 @@ func (n *NIC) pcieAccept(d *pcieDir, now sim.Time, retired bool) {
 // transfer end while transfers wait for credit (or stepwise), else the next end of a
 // segment's or packet's last transfer; none, stopped.
 func (n *NIC) pcieArm(d *pcieDir) {
-	var at sim.Time
-	switch {
-	case d.acc.Len() > 0 && (d.wait.Len() > 0 || d.stepwise):
-		x := d.acc.Peek()
-		at = d.start(x) + d.ser(x, x.from)
-	case d.marks.Len() > 0:
-		at = *d.marks.Peek()
-	default:
-		if d.armedAt != sim.Never {
-			n.eng.Stop(d.timer)
-			d.armedAt = sim.Never
-		}
+	if d.acc.Len() == 0 || (d.wait.Len() == 0 && !d.stepwise) {
+		n.pcieArmMark(d)
 		return
 	}
-	if at != d.armedAt {
-		n.eng.Reset(d.timer, at)
-		d.armedAt = at
-	}
+	x := d.acc.Peek()
+	n.pcieSetTimer(d, d.start(x)+d.ser(x, x.from))
 }
 
 // pcieArmMark is pcieArm when nothing waits and not stepwise: the timer goes to the
@@ -369,7 +357,12 @@ func (n *NIC) pcieArmMark(d *pcieDir) {
 		}
 		return
 	}
-	if at := *d.marks.Peek(); at != d.armedAt {
+	n.pcieSetTimer(d, *d.marks.Peek())
+}
+
+// pcieSetTimer arms d's timer for at, unless it is armed for at already.
+func (n *NIC) pcieSetTimer(d *pcieDir, at sim.Time) {
+	if at != d.armedAt {
 		n.eng.Reset(d.timer, at)
 		d.armedAt = at
 	}

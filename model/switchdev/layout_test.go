@@ -12,11 +12,7 @@ import (
 // whole number of lines.
 func TestPortHotLines(t *testing.T) {
 	var pt port
-	checks := []struct {
-		name string
-		got  uintptr
-		want uintptr
-	}{
+	checkLayout(t, []layoutCheck{
 		{"offset of egSent (last field of line 0)", unsafe.Offsetof(pt.egSent), 56},
 		{"offset of xoff (first field of line 1)", unsafe.Offsetof(pt.xoff), 64},
 		{"offset of dropCharged (last field of line 1)", unsafe.Offsetof(pt.dropCharged), 120},
@@ -26,12 +22,7 @@ func TestPortHotLines(t *testing.T) {
 		{"size of ring", unsafe.Sizeof(ring[qent]{}), 32},
 		{"size of qent", unsafe.Sizeof(qent{}), 8},
 		{"size of port mod 64", unsafe.Sizeof(pt) % 64, 0},
-	}
-	for _, c := range checks {
-		if c.got != c.want {
-			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
-		}
-	}
+	})
 	t.Logf("port: %d B", unsafe.Sizeof(pt))
 }
 
@@ -41,18 +32,24 @@ func TestPortHotLines(t *testing.T) {
 func TestSwitchHotLines(t *testing.T) {
 	var s Switch
 	var c Counters
-	checks := []struct {
-		name string
-		got  uintptr
-		want uintptr
-	}{
+	checkLayout(t, []layoutCheck{
 		{"offset of c", unsafe.Offsetof(s.c), 64},
 		{"offset of MaxPoolBytes (last per-frame counter)", unsafe.Offsetof(c.MaxPoolBytes), 56},
 		{"offset of pools mod 64", unsafe.Offsetof(s.pools) % 64, 0},
 		{"size of lineSampler", unsafe.Sizeof(lineSampler{}), 64},
 		{"offset of ing in swPool", unsafe.Offsetof(s.pools[0].ing), 64},
 		{"size of swPool", unsafe.Sizeof(swPool{}), 320},
-	}
+	})
+}
+
+// layoutCheck is one offset or size a layout test pins.
+type layoutCheck struct {
+	name      string
+	got, want uintptr
+}
+
+func checkLayout(t *testing.T, checks []layoutCheck) {
+	t.Helper()
 	for _, c := range checks {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
