@@ -47,8 +47,9 @@ func spillPath(dir string, sh Shard, j *Job) string {
 	return filepath.Join(spillDir(dir, sh), j.ID+".rows")
 }
 
-// spillBuffer is the buffer of a spill file's writer and reader: a fraction of a batch
-// (~300 KB), enough for few large writes, small enough not to weigh on a job's footprint.
+// spillBuffer is the buffer of a spill file's writer and reader: a few batches (~20 KB
+// each, stats.DefaultBatchRows), enough for few large writes, small enough not to weigh
+// on a job's footprint.
 const spillBuffer = 64 << 10
 
 // errAbandoned is what a job that goes on after it was abandoned gets from its spill.
