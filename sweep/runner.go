@@ -217,11 +217,13 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 	g.SetLimit(o.Workers)
 	var notRun atomic.Int64
 	for i, j := range order {
+		r.haltIfInterrupted(ctx)
 		if r.stopped() {
 			notRun.Add(int64(len(order) - i))
 			break
 		}
 		g.Go(func() error {
+			r.haltIfInterrupted(ctx)
 			if r.stopped() {
 				notRun.Add(1)
 				return nil
@@ -299,6 +301,16 @@ func (r *runner) halt(reason string) {
 		if reason == "interrupted" && r.o.Progress != nil {
 			fmt.Fprintf(r.o.Progress, "\nrocesweep: stopping: finished jobs committed, no new jobs; waiting for %d running (interrupt again to abandon them)\n", r.prog.running.Load())
 		}
+	}
+}
+
+// haltIfInterrupted halts the runner at once when ctx is done, before a job starts. The
+// goroutine that watches ctx halts it too, but may not have run yet: a sweep whose
+// context was cancelled before it began once ran its first job to completion and
+// exited 0 when that goroutine saw the sweep finished first.
+func (r *runner) haltIfInterrupted(ctx context.Context) {
+	if ctx.Err() != nil {
+		r.halt("interrupted")
 	}
 }
 

@@ -279,6 +279,29 @@ func TestInterruptAndResume(t *testing.T) {
 	}
 }
 
+// A sweep whose context is done before it starts runs no job and says it was
+// interrupted, every time: the runner's own check, not a race with the goroutine that
+// watches the context (which once let the first job run and the sweep exit ok).
+func TestInterruptedBeforeStart(t *testing.T) {
+	p := plan(t, spec)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 50 {
+		var ran atomic.Int64
+		job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			ran.Add(1)
+			return testJob(c, cfg, id)
+		}
+		rep, err := sweep.Run(ctx, p, job, sweep.Options{Dir: t.TempDir(), Workers: 2})
+		if err == nil || !strings.Contains(err.Error(), "interrupted") {
+			t.Fatalf("run %d: err = %v", i, err)
+		}
+		if ran.Load() != 0 || rep.OK != 0 || rep.NotRun != len(p.Jobs) {
+			t.Fatalf("run %d: %d jobs ran; report %+v", i, ran.Load(), rep)
+		}
+	}
+}
+
 // Invalid grid points, unwritable directories: refused before any job runs.
 func TestRefusedBeforeAnyJob(t *testing.T) {
 	var calls atomic.Int64
