@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 )
@@ -154,6 +155,10 @@ func (e exitError) Unwrap() error { return e.err }
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 func main() {
+	// No allocation sampling unless --memprofile asks for it (profile.go): Go samples one
+	// allocation per 512 KB by default whenever runtime/pprof is linked, and records each
+	// sample's stack, which a short `sim` paid for in stack walks and profile buckets.
+	runtime.MemProfileRate = 0
 	ctx, stop := handleSignals()
 	defer stop()
 	os.Exit(mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr))
