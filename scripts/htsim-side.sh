@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# htsim-side.sh: rocesweep side by side with htsim on the four reference jobs of
+# configs/bench/ (README, "Performance"), as interleaved whole-process runs on one
+# machine. It does not fetch or build htsim: give it an htsim_roce you built yourself
+# (github.com/Broadcom/csg-htsim, sim/ then sim/datacenter/, `make`).
+#
+#   scripts/htsim-side.sh /path/to/htsim_roce                 # 5 runs a job (3 for the fat tree)
+#   RUNS=3 JOBS="inc100 ls128" scripts/htsim-side.sh /path/to/htsim_roce
+#
+# Per job it runs, in turn, htsim with its default queues (15 packets, 135 KB), htsim
+# with -q 1000 (9 MB, closer to our shared buffer; htsim's queue size decides how often
+# it pauses, and so its speed) and `rocesweep sim configs/bench/JOB.yaml`, and prints
+# the median wall time of each and the ratios htsim / rocesweep (above 1: the same
+# bytes take rocesweep less time). htsim options: 400 Gbps, 9,000 B MTU,
+# lossless_input queues, ECMP on one path. The connection matrices come from htsim's own
+# generators beside the binary (connection_matrices/gen_incast.py, gen_permutation.py,
+# seed 1: the README's table), or, without them, are written here in htsim's format:
+# 8 senders to host 0 of 16 (htsim's smallest fat tree), the permutations as random
+# derangements (seed 1), as rocesweep's own workloads are.
+set -euo pipefail
+htsim=${1:?usage: htsim-side.sh /path/to/htsim_roce}
+[ -x "$htsim" ] || { echo "htsim-side: $htsim is not an executable" >&2; exit 2; }
+htsim=$(cd "$(dirname "$htsim")" && pwd)/$(basename "$htsim")
+cd "$(dirname "$0")/.."
+gen=$(dirname "$htsim")/connection_matrices # htsim's own matrix generators, if there
+runs=${RUNS:-5}
+jobs=${JOBS:-inc1 inc100 ls128 ft1024}
+for job in $jobs; do
+  case $job in inc1 | inc100 | ls128 | ft1024) ;; *) echo "htsim-side: unknown job $job (inc1 inc100 ls128 ft1024)" >&2; exit 2 ;; esac
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+CGO_ENABLED=0 go build -o "$tmp/rocesweep" ./cmd/rocesweep
+
+incast() { # file hosts senders bytes: senders 1..n write to host 0
+  { echo "Nodes $2"; echo "Connections $3"
+    for i in $(seq 1 "$3"); do echo "$i->0 id $i start 0 size $4"; done; } >"$1"
+}
+permutation() { # file hosts bytes: a random derangement, seed 1
+  awk -v n="$2" -v size="$3" 'BEGIN {
+    srand(1)
+    do { for (i = 0; i < n; i++) p[i] = i
+         for (i = n - 1; i > 0; i--) { j = int(rand() * (i + 1)); t = p[i]; p[i] = p[j]; p[j] = t }
+         fixed = 0; for (i = 0; i < n; i++) if (p[i] == i) fixed = 1 } while (fixed)
+    print "Nodes " n; print "Connections " n
+    for (i = 0; i < n; i++) print i "->" p[i] " id " i + 1 " start 0 size " size }' >"$1"
+}
+if [ -f "$gen/gen_incast.py" ] && [ -f "$gen/gen_permutation.py" ]; then
+  # the matrices of the README's table: htsim's generators, seed 1, no start spread
+  python3 "$gen/gen_incast.py" "$tmp/inc1.cm" 16 8 1048576 0 1 >/dev/null
+  python3 "$gen/gen_incast.py" "$tmp/inc100.cm" 16 8 104857600 0 1 >/dev/null
+  python3 "$gen/gen_permutation.py" "$tmp/ls128.cm" 128 128 1048576 0 1 >/dev/null
+  python3 "$gen/gen_permutation.py" "$tmp/ft1024.cm" 1024 1024 2000000 0 1 >/dev/null
+else
+  echo "htsim-side: no $gen/gen_*.py: writing the matrices here (other senders than the README's)" >&2
+  incast "$tmp/inc1.cm" 16 8 1048576
+  incast "$tmp/inc100.cm" 16 8 104857600
+  permutation "$tmp/ls128.cm" 128 1048576
+  permutation "$tmp/ft1024.cm" 1024 2000000
+fi
+
+# wall seconds of one command, its output discarded; the loop runs in $tmp, where htsim
+# writes its log files
+wall() {
+  local t0=$EPOCHREALTIME
+  "$@" >/dev/null 2>&1 || { echo "htsim-side: failed: $*" >&2; exit 2; }
+  awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.6f\n", b - a}'
+}
+median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+spec_dir=$PWD/configs/bench
+cd "$tmp"
+hs="-linkspeed 400000 -mtu 9000 -queue_type lossless_input -strat ecmp_host -paths 1 -end 100000 -o $tmp/htsim.log"
+printf '%-8s %14s %14s %14s %16s\n' job "htsim (s)" "htsim -q1000" "rocesweep" "ratio"
+for job in $jobs; do
+  case $job in
+  inc1) args="-nodes 16"; spec=incast-8to1-1MiB ;;
+  inc100) args="-nodes 16"; spec=incast-8to1-100MiB ;;
+  ls128) args="-nodes 128 -tiers 2"; spec=leaf-spine-128-permutation-1MiB ;;
+  ft1024) args="-nodes 1024"; spec=fat-tree-1024-permutation-2MB ;;
+  *) echo "htsim-side: unknown job $job (inc1 inc100 ls128 ft1024)" >&2; exit 2 ;;
+  esac
+  n=$runs
+  [ "$job" = ft1024 ] && n=$((runs < 3 ? runs : 3))
+  : >"$tmp/a"; : >"$tmp/b"; : >"$tmp/c"
+  for _ in $(seq "$n"); do
+    # shellcheck disable=SC2086 # word splitting of the option lists is wanted
+    wall "$htsim" -tm "$tmp/$job.cm" $args $hs >>"$tmp/a"
+    # shellcheck disable=SC2086
+    wall "$htsim" -tm "$tmp/$job.cm" $args $hs -q 1000 >>"$tmp/b"
+    wall "$tmp/rocesweep" sim "$spec_dir/$spec.yaml" -o "$tmp/out" >>"$tmp/c"
+    rm -rf "$tmp/out"
+  done
+  a=$(median <"$tmp/a"); b=$(median <"$tmp/b"); c=$(median <"$tmp/c")
+  awk -v j="$job" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {printf "%-8s %14.4f %14.4f %14.4f %7.2f / %-6.2f\n", j, a, b, c, a / c, b / c}'
+done
