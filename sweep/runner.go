@@ -217,14 +217,12 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 	g.SetLimit(o.Workers)
 	var notRun atomic.Int64
 	for i, j := range order {
-		r.haltIfInterrupted(ctx)
-		if r.stopped() {
+		if r.stopping(ctx) {
 			notRun.Add(int64(len(order) - i))
 			break
 		}
 		g.Go(func() error {
-			r.haltIfInterrupted(ctx)
-			if r.stopped() {
+			if r.stopping(ctx) {
 				notRun.Add(1)
 				return nil
 			}
@@ -304,14 +302,15 @@ func (r *runner) halt(reason string) {
 	}
 }
 
-// haltIfInterrupted halts the runner at once when ctx is done, before a job starts. The
-// goroutine that watches ctx halts it too, but may not have run yet: a sweep whose
-// context was cancelled before it began once ran its first job to completion and
-// exited 0 when that goroutine saw the sweep finished first.
-func (r *runner) haltIfInterrupted(ctx context.Context) {
+// stopping reports whether a job about to start must not, halting the runner first when
+// ctx is done. The goroutine that watches ctx halts it too, but may not have run yet: a
+// sweep whose context was cancelled before it began once ran its first job to completion
+// and exited 0 when that goroutine saw the sweep finished first.
+func (r *runner) stopping(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		r.halt("interrupted")
 	}
+	return r.stopped()
 }
 
 func (r *runner) stopped() bool {
