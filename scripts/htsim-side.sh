@@ -6,6 +6,11 @@
 #
 #   scripts/htsim-side.sh /path/to/htsim_roce                 # 5 runs a job (3 for the fat tree)
 #   RUNS=3 JOBS="inc100 ls128" scripts/htsim-side.sh /path/to/htsim_roce
+#   RUNS=3 JOBS="ft8 ft12 ft16 ft20" scripts/htsim-side.sh /path/to/htsim_roce  # scaling
+#
+# ftK is the fat tree job at k = K (K^3/4 hosts; ft16 is ft1024): every host writes 2 MB
+# to another. The scaling rows end with the exponent of a least-squares fit of
+# log(wall) on log(hosts) for each simulator: how wall time grows with the fabric.
 #
 # Per job it runs, in turn, htsim with its default queues (15 packets, 135 KB), htsim
 # with -q 1000 (9 MB, closer to our shared buffer; htsim's queue size decides how often
@@ -25,8 +30,13 @@ cd "$(dirname "$0")/.."
 gen=$(dirname "$htsim")/connection_matrices # htsim's own matrix generators, if there
 runs=${RUNS:-5}
 jobs=${JOBS:-inc1 inc100 ls128 ft1024}
+usage="inc1 inc100 ls128 ft1024, or ftK for an even K from 4 to 32"
 for job in $jobs; do
-  case $job in inc1 | inc100 | ls128 | ft1024) ;; *) echo "htsim-side: unknown job $job (inc1 inc100 ls128 ft1024)" >&2; exit 2 ;; esac
+  case $job in
+  inc1 | inc100 | ls128 | ft1024) ;;
+  ft[0-9] | ft[0-9][0-9]) k=${job#ft}; ((k >= 4 && k <= 32 && k % 2 == 0)) || { echo "htsim-side: unknown job $job ($usage)" >&2; exit 2; } ;;
+  *) echo "htsim-side: unknown job $job ($usage)" >&2; exit 2 ;;
+  esac
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -51,12 +61,18 @@ if [ -f "$gen/gen_incast.py" ] && [ -f "$gen/gen_permutation.py" ]; then
   python3 "$gen/gen_incast.py" "$tmp/inc100.cm" 16 8 104857600 0 1 >/dev/null
   python3 "$gen/gen_permutation.py" "$tmp/ls128.cm" 128 128 1048576 0 1 >/dev/null
   python3 "$gen/gen_permutation.py" "$tmp/ft1024.cm" 1024 1024 2000000 0 1 >/dev/null
+  for job in $jobs; do
+    case $job in ft1024) ;; ft*) k=${job#ft}; n=$((k * k * k / 4)); python3 "$gen/gen_permutation.py" "$tmp/$job.cm" $n $n 2000000 0 1 >/dev/null ;; esac
+  done
 else
   echo "htsim-side: no $gen/gen_*.py: writing the matrices here (other senders than the README's)" >&2
   incast "$tmp/inc1.cm" 16 8 1048576
   incast "$tmp/inc100.cm" 16 8 104857600
   permutation "$tmp/ls128.cm" 128 1048576
   permutation "$tmp/ft1024.cm" 1024 2000000
+  for job in $jobs; do
+    case $job in ft1024) ;; ft*) k=${job#ft}; permutation "$tmp/$job.cm" $((k * k * k / 4)) 2000000 ;; esac
+  done
 fi
 
 # wall seconds of one command, its output discarded; the loop runs in $tmp, where htsim
@@ -72,25 +88,36 @@ spec_dir=$PWD/configs/bench
 cd "$tmp"
 hs="-linkspeed 400000 -mtu 9000 -queue_type lossless_input -strat ecmp_host -paths 1 -end 100000 -o $tmp/htsim.log"
 printf '%-8s %14s %14s %14s %16s\n' job "htsim (s)" "htsim -q1000" "rocesweep" "ratio"
+: >"$tmp/fit"
 for job in $jobs; do
+  set=()
   case $job in
   inc1) args="-nodes 16"; spec=incast-8to1-1MiB ;;
   inc100) args="-nodes 16"; spec=incast-8to1-100MiB ;;
   ls128) args="-nodes 128 -tiers 2"; spec=leaf-spine-128-permutation-1MiB ;;
   ft1024) args="-nodes 1024"; spec=fat-tree-1024-permutation-2MB ;;
-  *) echo "htsim-side: unknown job $job (inc1 inc100 ls128 ft1024)" >&2; exit 2 ;;
+  ft*) k=${job#ft}; args="-nodes $((k * k * k / 4))"; spec=fat-tree-1024-permutation-2MB; set=(--set "topology.k=$k") ;;
   esac
   n=$runs
-  [ "$job" = ft1024 ] && n=$((runs < 3 ? runs : 3))
+  case $job in ft1024 | ft1[6-9] | ft[2-9]?) n=$((runs < 3 ? runs : 3)) ;; esac
   : >"$tmp/a"; : >"$tmp/b"; : >"$tmp/c"
   for _ in $(seq "$n"); do
     # shellcheck disable=SC2086 # word splitting of the option lists is wanted
     wall "$htsim" -tm "$tmp/$job.cm" $args $hs >>"$tmp/a"
     # shellcheck disable=SC2086
     wall "$htsim" -tm "$tmp/$job.cm" $args $hs -q 1000 >>"$tmp/b"
-    wall "$tmp/rocesweep" sim "$spec_dir/$spec.yaml" -o "$tmp/out" >>"$tmp/c"
+    wall "$tmp/rocesweep" sim "$spec_dir/$spec.yaml" "${set[@]}" -o "$tmp/out" >>"$tmp/c"
     rm -rf "$tmp/out"
   done
   a=$(median <"$tmp/a"); b=$(median <"$tmp/b"); c=$(median <"$tmp/c")
   awk -v j="$job" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {printf "%-8s %14.4f %14.4f %14.4f %7.2f / %-6.2f\n", j, a, b, c, a / c, b / c}'
+  case $job in ft*) echo "${args#-nodes } $a $b $c" >>"$tmp/fit" ;; esac
 done
+if [ "$(wc -l <"$tmp/fit")" -ge 2 ]; then
+  # wall ~ hosts^e: the least-squares slope of log(wall) on log(hosts), per simulator
+  awk '{x = log($1); n++; sx += x; sxx += x * x
+        for (i = 2; i <= 4; i++) { y = log($i); sy[i] += y; sxy[i] += x * y } }
+       END { d = n * sxx - sx * sx
+             printf "wall ~ hosts^e: htsim %.2f, htsim -q1000 %.2f, rocesweep %.2f\n",
+               (n * sxy[2] - sx * sy[2]) / d, (n * sxy[3] - sx * sy[3]) / d, (n * sxy[4] - sx * sy[4]) / d }' "$tmp/fit"
+fi
