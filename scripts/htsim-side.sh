@@ -8,6 +8,14 @@
 #   RUNS=3 JOBS="inc100 ls128" scripts/htsim-side.sh /path/to/htsim_roce
 #   RUNS=3 JOBS="ft8 ft12 ft16 ft20" scripts/htsim-side.sh /path/to/htsim_roce  # scaling
 #
+#   STUDY=1 scripts/htsim-side.sh /path/to/htsim_roce         # whole studies on both cores
+#
+# STUDY=1 times a study instead of one job: the job N times (inc1 100, inc100 10, ls128
+# 20, fat trees 4), htsim as N processes two at a time (both cores), rocesweep as one
+# `rocesweep run --set replicates=N -j 2` (replicates differ in seed, htsim's runs do
+# not; a seed moves no job's size). This is the comparison for a parameter study, where
+# rocesweep's start-up and file commits are paid once per process, not per job.
+#
 # ftK is the fat tree job at k = K (K^3/4 hosts; ft16 is ft1024): every host writes 2 MB
 # to another. The scaling rows end with the exponent of a least-squares fit of
 # log(wall) on log(hosts) for each simulator: how wall time grows with the fabric.
@@ -86,7 +94,25 @@ median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (
 
 spec_dir=$PWD/configs/bench
 cd "$tmp"
-hs="-linkspeed 400000 -mtu 9000 -queue_type lossless_input -strat ecmp_host -paths 1 -end 100000 -o $tmp/htsim.log"
+hs="-linkspeed 400000 -mtu 9000 -queue_type lossless_input -strat ecmp_host -paths 1 -end 100000 -o htsim.log"
+study=${STUDY:-0}
+# htsim_study N CMD...: CMD N times, two at a time, each in a folder of its own (htsim
+# writes its logs into the working directory)
+htsim_study() {
+  local n=$1 i running=0
+  shift
+  for ((i = 0; i < n; i++)); do
+    mkdir -p "$tmp/s$i"
+    (cd "$tmp/s$i" && "$@" >/dev/null 2>&1 || touch "$tmp/failed") &
+    running=$((running + 1))
+    if ((running == 2)); then wait -n || true; running=1; fi
+  done
+  wait
+  [ ! -e "$tmp/failed" ]
+}
+if [ "$study" = 1 ]; then
+  echo "whole studies: each job N times on both cores (N after the job's name)"
+fi
 printf '%-8s %14s %14s %14s %16s\n' job "htsim (s)" "htsim -q1000" "rocesweep" "ratio"
 : >"$tmp/fit"
 for job in $jobs; do
@@ -101,17 +127,30 @@ for job in $jobs; do
   n=$runs
   case $job in ft1024 | ft1[6-9] | ft[2-9]?) n=$((runs < 3 ? runs : 3)) ;; esac
   : >"$tmp/a"; : >"$tmp/b"; : >"$tmp/c"
+  label=$job
+  if [ "$study" = 1 ]; then
+    case $job in inc1) jobs_n=100 ;; inc100) jobs_n=10 ;; ls128) jobs_n=20 ;; *) jobs_n=4 ;; esac
+    label="$job x$jobs_n"
+  fi
   for _ in $(seq "$n"); do
-    # shellcheck disable=SC2086 # word splitting of the option lists is wanted
-    wall "$htsim" -tm "$tmp/$job.cm" $args $hs >>"$tmp/a"
-    # shellcheck disable=SC2086
-    wall "$htsim" -tm "$tmp/$job.cm" $args $hs -q 1000 >>"$tmp/b"
-    wall "$tmp/rocesweep" sim "$spec_dir/$spec.yaml" "${set[@]}" -o "$tmp/out" >>"$tmp/c"
+    if [ "$study" = 1 ]; then
+      # shellcheck disable=SC2086 # word splitting of the option lists is wanted
+      wall htsim_study "$jobs_n" "$htsim" -tm "$tmp/$job.cm" $args $hs >>"$tmp/a"
+      # shellcheck disable=SC2086
+      wall htsim_study "$jobs_n" "$htsim" -tm "$tmp/$job.cm" $args $hs -q 1000 >>"$tmp/b"
+      wall "$tmp/rocesweep" run "$spec_dir/$spec.yaml" "${set[@]}" --set "replicates=$jobs_n" -j 2 -o "$tmp/out" >>"$tmp/c"
+    else
+      # shellcheck disable=SC2086
+      wall "$htsim" -tm "$tmp/$job.cm" $args $hs >>"$tmp/a"
+      # shellcheck disable=SC2086
+      wall "$htsim" -tm "$tmp/$job.cm" $args $hs -q 1000 >>"$tmp/b"
+      wall "$tmp/rocesweep" sim "$spec_dir/$spec.yaml" "${set[@]}" -o "$tmp/out" >>"$tmp/c"
+    fi
     rm -rf "$tmp/out"
   done
   a=$(median <"$tmp/a"); b=$(median <"$tmp/b"); c=$(median <"$tmp/c")
-  awk -v j="$job" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {printf "%-8s %14.4f %14.4f %14.4f %7.2f / %-6.2f\n", j, a, b, c, a / c, b / c}'
-  case $job in ft*) echo "${args#-nodes } $a $b $c" >>"$tmp/fit" ;; esac
+  awk -v j="$label" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {printf "%-8s %14.4f %14.4f %14.4f %7.2f / %-6.2f\n", j, a, b, c, a / c, b / c}'
+  case $job in ft*) [ "$study" = 1 ] || echo "${args#-nodes } $a $b $c" >>"$tmp/fit" ;; esac
 done
 if [ "$(wc -l <"$tmp/fit")" -ge 2 ]; then
   # wall ~ hosts^e: the least-squares slope of log(wall) on log(hosts), per simulator
