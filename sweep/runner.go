@@ -118,7 +118,7 @@ type outcome struct {
 	job    *Job
 	status string
 	err    string
-	res    *stats.Result // its Rec (nil from a worker) holds the rows not in spill
+	res    *stats.Result // its Rec holds the rows not in spill (from a worker: those of its response)
 	spill  string        // the job's spill file (spill.go), "" if it spilled no rows
 }
 

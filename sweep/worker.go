@@ -90,7 +90,15 @@ func (req *workerRequest) config() (config.Config, error) {
 // workerResponse is what a worker writes to its stdout (gob) after its job.
 type workerResponse struct {
 	Summary stats.Summary
-	Err     string // the job failed (an error or a panic); nothing to record but this
+	// Rows are the rows the job still held when it ended (its Recorder's Batch): those it
+	// emitted while it ran are in its spill file, and the runner writes these after them,
+	// as it does for a job run in-process. They travel on the worker's pipe, whose gob
+	// stream describes the row types once per worker, not in a spill file per job, whose
+	// stream described them again every time: a small job's rows were written to a file,
+	// their eleven types encoded and compiled by gob on both sides, read back and the
+	// file removed, for every job (TestIsolatedRowsEqualInProcess: the same rows).
+	Rows stats.Batch
+	Err  string // the job failed (an error or a panic); nothing to record but this
 }
 
 // ServeWorker is the worker process's side: it reads jobs from stdin one after another,
@@ -161,10 +169,6 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 	if err == nil {
 		res, err = callJob(ctx, job, cfg, req.JobID)
 	}
-	if err == nil && res.Rec != nil {
-		b := res.Rec.Batch
-		err = sp.write(b)
-	}
 	if err == nil {
 		_, err = sp.close()
 	}
@@ -174,6 +178,9 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 		resp.Err = err.Error()
 	} else {
 		resp.Summary = res.Summary
+		if res.Rec != nil {
+			resp.Rows = res.Rec.Batch
+		}
 		setWall(&resp.Summary, time.Since(begin))
 	}
 	return resp
@@ -411,7 +418,7 @@ wait:
 	if resp.Err != "" {
 		return outcome{job: j, status: "failed", err: resp.Err}, true
 	}
-	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary}}
+	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary, Rec: &stats.Recorder{Batch: resp.Rows}}}
 	if _, err := os.Stat(path); err == nil {
 		o.spill, keep = path, true
 	}
