@@ -24,8 +24,12 @@ func cmdWorker(stdout, stderr io.Writer) int {
 	// The runner decides when a job stops (a second interrupt, --max-wall-per-job): a
 	// Ctrl-C that reaches the whole process group must not end the job.
 	signal.Ignore(stopSignals...)
+	stdin := os.Stdin
+	if stdout == io.Writer(os.Stdout) { // the process's own pipes, not a test's buffer
+		stdin, stdout = workerPipes()
+	}
 	out := bufio.NewWriter(stdout)
-	err := sweep.ServeWorker(os.Stdin, out, jobFunc)
+	err := sweep.ServeWorker(stdin, out, jobFunc)
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
