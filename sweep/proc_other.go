@@ -7,8 +7,12 @@ import (
 	"os/exec"
 )
 
-// processRSS is unknown outside Linux: only the worker's own Go memory limit bounds it.
-func processRSS(pid int) int64 { return 0 }
+// rssReader: a worker's resident memory is unknown outside Linux (0); only its own Go
+// memory limit bounds it.
+type rssReader struct{}
+
+func (r *rssReader) read(pid int) int64 { return 0 }
+func (r *rssReader) close()             {}
 
 func exitPeakRSS(ps *os.ProcessState) int64 { return 0 }
 

@@ -225,8 +225,9 @@ type worker struct {
 	replies chan workerReply // results as they come; an error ends them
 	exited  chan error       // cmd.Wait's result, once
 	stderr  *tail
-	waitErr error // after exit
-	done    bool  // exited (waitErr is set)
+	rss     rssReader // its resident memory, polled while it runs a job
+	waitErr error     // after exit
+	done    bool      // exited (waitErr is set)
 }
 
 type workerReply struct {
@@ -275,6 +276,7 @@ func (p *workerPool) close() {
 	for _, w := range idle {
 		select {
 		case w.waitErr = <-w.exited:
+			w.rss.close()
 		case <-time.After(5 * time.Second):
 			w.kill()
 		}
@@ -322,10 +324,9 @@ func startWorker(iso *Isolation) (*worker, error) {
 
 // kill ends the worker process and waits for it.
 func (w *worker) kill() {
-	if w.done {
-		return
+	if !w.done {
+		w.cmd.Process.Kill()
 	}
-	w.cmd.Process.Kill()
 	w.wait()
 }
 
@@ -333,6 +334,7 @@ func (w *worker) wait() {
 	if !w.done {
 		w.waitErr, w.done = <-w.exited, true
 	}
+	w.rss.close()
 }
 
 // runWorker runs job j in a worker process, reusing an idle one. ok is false when the
@@ -381,7 +383,7 @@ wait:
 			w.kill()
 			break wait
 		case <-tick.C:
-			rss := processRSS(w.cmd.Process.Pid)
+			rss := w.rss.read(w.cmd.Process.Pid)
 			peak = max(peak, rss)
 			if iso.MaxMem > 0 && rss > iso.MaxMem {
 				oom = true
