@@ -102,8 +102,9 @@ type workerResponse struct {
 }
 
 // ServeWorker is the worker process's side: it reads jobs from stdin one after another,
-// runs each with job (its rows go to the job's spill file as they are produced) and
-// writes its result to stdout, flushed, before it reads the next. It returns when stdin
+// runs each with job (the batches of rows it emits go to the job's spill file as they
+// are produced) and writes its result, with the rows it still held at its end, to
+// stdout, flushed, before it reads the next. It returns when stdin
 // closes between jobs (the runner is done with it) and exits the process when stdin
 // closes during a job (the runner is gone). The caller should ignore stop signals: the
 // runner decides when a job stops.

@@ -16,8 +16,9 @@ import (
 )
 
 // workerCommand is the hidden command `run` starts for its jobs (sweep.Isolation): it
-// reads jobs from stdin one after another, runs each with jobFunc, writes the job's rows
-// to its spill file and its result to stdout. Not for users; it is not listed in help.
+// reads jobs from stdin one after another, runs each with jobFunc, writes the batches of
+// rows a job emits while it runs to its spill file and its result, with the rows it
+// still held at its end, to stdout. Not for users; it is not listed in help.
 const workerCommand = "__worker"
 
 func cmdWorker(stdout, stderr io.Writer) int {
