@@ -97,8 +97,9 @@ type workerResponse struct {
 	// stream described them again every time: a small job's rows were written to a file,
 	// their eleven types encoded and compiled by gob on both sides, read back and the
 	// file removed, for every job (TestIsolatedRowsEqualInProcess: the same rows).
-	Rows stats.Batch
-	Err  string // the job failed (an error or a panic); nothing to record but this
+	Rows    stats.Batch
+	Spilled bool   // the job emitted rows while it ran: its spill file holds them
+	Err     string // the job failed (an error or a panic); nothing to record but this
 }
 
 // ServeWorker is the worker process's side: it reads jobs from stdin one after another,
@@ -170,8 +171,9 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 	if err == nil {
 		res, err = callJob(ctx, job, cfg, req.JobID)
 	}
+	var spilled string
 	if err == nil {
-		_, err = sp.close()
+		spilled, err = sp.close()
 	}
 	resp := new(workerResponse)
 	if err != nil {
@@ -179,6 +181,7 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 		resp.Err = err.Error()
 	} else {
 		resp.Summary = res.Summary
+		resp.Spilled = spilled != ""
 		if res.Rec != nil {
 			resp.Rows = res.Rec.Batch
 		}
@@ -422,9 +425,10 @@ wait:
 		return outcome{job: j, status: "failed", err: resp.Err}, true
 	}
 	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary, Rec: &stats.Recorder{Batch: resp.Rows}}}
-	if _, err := os.Stat(path); err == nil {
-		o.spill, keep = path, true
+	if resp.Spilled {
+		o.spill = path
 	}
+	keep = true // the spill is the outcome's now, or was never written
 	return o, true
 }
 
