@@ -468,7 +468,7 @@ func sortStrings(s []string) []string {
 }
 
 // skipDirs are not walked: version control, session notes, results and build output.
-var skipDirs = map[string]bool{".git": true, ".notes": true, "results": true, "runs": true, "node_modules": true}
+var skipDirs = map[string]bool{".git": true, "results": true, "runs": true, "node_modules": true}
 
 // skipFiles are not scanned: the citation scanner and its test, whose comments, messages
 // and cases show the grammar with placeholders and citations meant to fail.
