@@ -105,9 +105,9 @@ type workerResponse struct {
 // ServeWorker is the worker process's side: it reads jobs from stdin one after another,
 // runs each with job (the batches of rows it emits go to the job's spill file as they
 // are produced) and writes its result, with the rows it still held at its end, to
-// stdout, flushed, before it reads the next. It returns when stdin
-// closes between jobs (the runner is done with it) and exits the process when stdin
-// closes during a job (the runner is gone). The caller should ignore stop signals: the
+// stdout, flushed, before it reads the next. It returns when stdin closes between jobs
+// (the runner is done with it) and exits the process when stdin closes during a job
+// (the runner is gone). The caller should ignore stop signals: the
 // runner decides when a job stops.
 //
 // A worker serves many jobs because starting one costs ~10 ms, as much as a small job
