@@ -167,8 +167,9 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A large fabric is bound by memory latency: its memory on huge pages
-	// (internal/memory), with room for the frames in flight (twice its devices' estimate).
+	// A fabric of 64 hosts or more is bound by memory latency and first-touch page
+	// faults: its memory on huge pages (internal/memory.HugeHeap), with room for the
+	// frames in flight (twice its devices' estimate).
 	if devs := memPerHost*len(g.NICs) + memPerPort*2*len(g.Cables); devs >= memory.HugeHeap {
 		memory.HugePages(2 * devs)
 	}
