@@ -41,3 +41,30 @@ func TestHugePages(t *testing.T) {
 	}
 	runtime.KeepAlive(b)
 }
+
+// TestHugePagesReuse: a second fabric no larger than the first takes the first one's
+// memory (HugePages collects it) instead of growing the heap, as the jobs of a worker
+// process do one after another.
+func TestHugePagesReuse(t *testing.T) {
+	const n, fabric = 32 << 20, 24 << 20
+	build := func() []byte {
+		b := make([]byte, fabric)
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		return b
+	}
+	HugePages(n)
+	first := build()
+	runtime.KeepAlive(first)
+	first = nil
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	HugePages(n)
+	second := build()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(second)
+	if grew := int64(after.HeapSys) - int64(before.HeapSys); grew > fabric/2 {
+		t.Errorf("second job's fabric grew the heap by %d MiB, want it to reuse the first's memory", grew>>20)
+	}
+}
