@@ -38,16 +38,13 @@ func HugePages(n int) {
 	if n < 2*hugePage {
 		return
 	}
-	if int64(n) <= advised.Load() {
-		runtime.GC() // frees the last fabric's pages for this one
-		return
+	if int64(n) > advised.Load() {
+		advised.Store(int64(n))
+		b := make([]byte, n)
+		adviseHuge(b)
+		runtime.KeepAlive(b)
 	}
-	advised.Store(int64(n))
-	b := make([]byte, n)
-	adviseHuge(b)
-	runtime.KeepAlive(b)
-	b = nil
-	runtime.GC() // frees b's pages for the fabric
+	runtime.GC() // frees b's pages, or the last fabric's, for this fabric
 }
 
 // advised is the largest n HugePages has acted on in this process.

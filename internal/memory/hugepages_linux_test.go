@@ -30,6 +30,7 @@ func TestHugePages(t *testing.T) {
 	if b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(b), "[never]") {
 		t.Skip("no transparent huge pages here")
 	}
+	advised.Store(0) // as in a new process: HugePages advises
 	before := anonHuge(t)
 	HugePages(64 << 20)
 	b := make([]byte, 32<<20)
@@ -54,6 +55,7 @@ func TestHugePagesReuse(t *testing.T) {
 		}
 		return b
 	}
+	advised.Store(0) // as in a new process: the first fabric is advised
 	HugePages(n)
 	first := build()
 	runtime.KeepAlive(first)
