@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/internal/constraint"
 	"github.com/rocesweep/rocesweep/model/config"
 )
 
@@ -19,10 +20,9 @@ const (
 	// (or sample it: sweep.sample).
 	MaxJobs = 100_000
 	// MaxConstraintLen and MaxConstraintDepth bound a constraint expression: its text
-	// in bytes, and the nesting of parentheses, `!` and unary `-`. The parser and the
-	// evaluator recurse once per level, so an unbounded expression could overflow the stack.
-	MaxConstraintLen   = 10_000
-	MaxConstraintDepth = 100
+	// in bytes, and the nesting of parentheses, `!` and unary `-` (package constraint).
+	MaxConstraintLen   = constraint.MaxLen
+	MaxConstraintDepth = constraint.MaxDepth
 	// MaxWorkers bounds -j: parallel jobs of one process. Each holds a whole fabric in
 	// memory, so more than a large machine's cores only adds memory, not speed.
 	MaxWorkers = 1024

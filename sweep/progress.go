@@ -13,6 +13,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/rocesweep/rocesweep/internal/constraint"
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
@@ -230,8 +231,8 @@ func meanOver(p *Plan) string {
 
 // lessValue orders axis values numerically when both parse as numbers with units.
 func lessValue(a, b string) bool {
-	fa, ea := parseLiteral(a)
-	fb, eb := parseLiteral(b)
+	fa, ea := constraint.ParseNumber(a)
+	fb, eb := constraint.ParseNumber(b)
 	if ea == nil && eb == nil {
 		return fa < fb
 	}
