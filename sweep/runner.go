@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rocesweep/rocesweep/internal/memory"
+	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -95,13 +96,15 @@ func (e *SetupError) Unwrap() error { return e.Err }
 
 // Manifest is DIR/manifest.json.
 type Manifest struct {
-	Name         string   `json:"name"`
-	SpecFile     string   `json:"spec_file"`
-	Spec         string   `json:"spec"` // as given
-	Sets         []string `json:"sets,omitempty"`
-	PlanSize     int      `json:"plan_size"`
-	PlanHash     string   `json:"plan_hash"`
-	Axes         []string `json:"axes"`
+	Name     string   `json:"name"`
+	SpecFile string   `json:"spec_file"`
+	Spec     string   `json:"spec"` // as given
+	Sets     []string `json:"sets,omitempty"`
+	PlanSize int      `json:"plan_size"`
+	PlanHash string   `json:"plan_hash"`
+	Axes     []string `json:"axes"`
+	// AxisZip is parallel to Axes: -1 for a grid axis, else its zip group's index.
+	AxisZip      []int    `json:"axis_zip"`
 	Replicates   int      `json:"replicates"`
 	ModelVersion string   `json:"model_version"`
 	Version      string   `json:"version"`
@@ -112,6 +115,10 @@ type Manifest struct {
 	// Shards is the number of shards the plan is split into in this directory (1 for an
 	// unsharded run); every run into the directory must use it (claimDir).
 	Shards int `json:"shards,omitempty"`
+	// Objective is the study's question, resolved (Spec.Objective); Select the settings
+	// of a sequential selection (run --select), nil for a fixed design.
+	Objective *selection.Objective `json:"objective,omitempty"`
+	Select    *selection.Config    `json:"select,omitempty"`
 }
 
 type outcome struct {
@@ -512,6 +519,7 @@ func manifestOf(p *Plan, o Options, start time.Time, tables []sink.Table) Manife
 		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1)}
 	for _, a := range p.Axes {
 		m.Axes = append(m.Axes, a.Path)
+		m.AxisZip = append(m.AxisZip, a.Zip)
 	}
 	for _, t := range tables {
 		m.Tables = append(m.Tables, t.Name)

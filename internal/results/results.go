@@ -21,6 +21,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -280,13 +281,22 @@ func sameColumns(t *Table, names, types []string) error {
 // Manifest is DIR/manifest.json as far as readers need it. Unknown fields are kept in
 // Raw; Spec is the spec as given (a YAML text or a JSON object, as the writer chose).
 type Manifest struct {
-	Name     string          `json:"name"`
-	PlanSize int             `json:"plan_size"`
-	Version  string          `json:"version"`
-	Start    string          `json:"start"`
-	Axes     []string        `json:"axes"`
-	Spec     json.RawMessage `json:"spec"`
-	Raw      map[string]any  `json:"-"`
+	Name     string   `json:"name"`
+	PlanSize int      `json:"plan_size"`
+	Version  string   `json:"version"`
+	Start    string   `json:"start"`
+	Axes     []string `json:"axes"`
+	// AxisZip is parallel to Axes: -1 for a grid axis, else the index of the zip group
+	// the axis moves with (its members are one dimension of the study). Nil in older
+	// manifests: every axis on the grid.
+	AxisZip []int           `json:"axis_zip,omitempty"`
+	Spec    json.RawMessage `json:"spec"`
+	// Objective is the study's question as run resolved it (nil in manifests written
+	// before objectives); Select the selection procedure's settings when the run was a
+	// sequential selection (run --select), else nil.
+	Objective *selection.Objective `json:"objective,omitempty"`
+	Select    *selection.Config    `json:"select,omitempty"`
+	Raw       map[string]any       `json:"-"`
 }
 
 // ReadManifest reads DIR/manifest.json. Field names vary between writers; a few aliases
@@ -333,6 +343,19 @@ func ReadManifest(dir string) (*Manifest, error) {
 			}
 			break
 		}
+	}
+	// The typed fields of this tool's own manifests.
+	var typed struct {
+		AxisZip   []int                `json:"axis_zip"`
+		Objective *selection.Objective `json:"objective"`
+		Select    *selection.Config    `json:"select"`
+	}
+	if err := json.Unmarshal(data, &typed); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.json"), err)
+	}
+	m.Objective, m.Select = typed.Objective, typed.Select
+	if len(typed.AxisZip) == len(m.Axes) {
+		m.AxisZip = typed.AxisZip
 	}
 	for _, k := range []string{"spec", "spec_yaml", "spec_text"} {
 		if v, ok := m.Raw[k]; ok {
