@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
@@ -39,6 +40,12 @@ type Options struct {
 	// A metric moves beyond tolerance when |new - base| > ATol + RTol × |base|. A null or
 	// NaN on one side only is beyond tolerance; on both sides it is equal.
 	RTol, ATol float64
+	// Objective is the study's question (manifest.json): a move of its metric is better
+	// or worse by its goal (Direction); nil judges every metric by what it measures.
+	Objective *selection.Objective
+	// FailOnWorse makes a comparison fail only on moves that are worse (and on status
+	// changes, missing metrics and jobs on one side), not on improvements.
+	FailOnWorse bool
 }
 
 // Delta is one metric of one job present on both sides.
@@ -50,6 +57,9 @@ type Delta struct {
 	Diff   float64 `json:"diff"`   // new - base
 	Rel    float64 `json:"rel"`    // diff / |base|; 0 when both are 0, ±Inf when only base is 0
 	Beyond bool    `json:"beyond"` // outside tolerance
+	// Verdict is "better" or "worse" for a move beyond tolerance of a metric with a
+	// better direction (Direction), else "".
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // MetricSummary aggregates the deltas of one metric over the common jobs.
@@ -58,6 +68,8 @@ type MetricSummary struct {
 	Jobs    int     `json:"jobs"`
 	Changed int     `json:"changed"` // diff != 0
 	Beyond  int     `json:"beyond"`
+	Better  int     `json:"better"` // moves beyond tolerance that are better (Delta.Verdict)
+	Worse   int     `json:"worse"`
 	MaxAbs  float64 `json:"max_abs_diff"`
 	MaxRel  float64 `json:"max_rel_diff"`
 	Missing string  `json:"missing,omitempty"` // "base" or "new" when one table lacks the column
@@ -81,14 +93,17 @@ type Result struct {
 	OnlyBase []string        `json:"only_base"`
 	OnlyNew  []string        `json:"only_new"`
 	Status   []StatusChange  `json:"status_changes"`
+	// FailOnWorse is Options.FailOnWorse.
+	FailOnWorse bool `json:"fail_on_worse,omitempty"`
 }
 
 // Failed reports whether the two sides differ beyond tolerance: a metric moved beyond
-// tolerance or is missing on one side, a job changed status, or a job exists on one
+// tolerance (with FailOnWorse: a move that is worse, or of a metric with no better
+// direction) or is missing on one side, a job changed status, or a job exists on one
 // side only (a different plan gives different answers too).
 func (r *Result) Failed() bool {
 	for _, m := range r.Metrics {
-		if m.Beyond > 0 || m.Missing != "" {
+		if m.Missing != "" || m.Beyond > 0 && !r.FailOnWorse || r.FailOnWorse && m.Beyond > m.Better {
 			return true
 		}
 	}
@@ -151,7 +166,8 @@ func Tables(base, nw *results.Table, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new: %w", err)
 	}
-	r := &Result{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []Delta{}}
+	r := &Result{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []Delta{},
+		FailOnWorse: opts.FailOnWorse}
 	ids := jobIDs(base)
 	for _, id := range ids {
 		if _, ok := nIdx[id]; !ok {
@@ -204,6 +220,13 @@ func Tables(base, nw *results.Table, opts Options) (*Result, error) {
 			}
 			if d.Beyond {
 				s.Beyond++
+				d.Verdict = verdict(Direction(m, opts.Objective), d.Diff)
+				switch d.Verdict {
+				case "better":
+					s.Better++
+				case "worse":
+					s.Worse++
+				}
 			}
 			if a := math.Abs(d.Diff); a > s.MaxAbs {
 				s.MaxAbs = a
@@ -293,13 +316,13 @@ func text(t *results.Table, col string, i int) string {
 func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "compared %d jobs (tolerance |new-base| <= %g + %g*|base|)\n\n", r.Common, r.ATol, r.RTol)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tjobs\tchanged\tbeyond\tmax |diff|\tmax |rel|\t")
+	fmt.Fprintln(tw, "metric\tjobs\tchanged\tbeyond\tbetter\tworse\tmax |diff|\tmax |rel|\t")
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Jobs, m.Changed, m.Beyond, results.FormatNum(m.MaxAbs), m.MaxRel)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Jobs, m.Changed, m.Beyond, m.Better, m.Worse, results.FormatNum(m.MaxAbs), m.MaxRel)
 	}
 	tw.Flush()
 	var changed []Delta
@@ -316,6 +339,9 @@ func (r *Result) WriteText(w io.Writer) error {
 			verdict := "within tolerance"
 			if d.Beyond {
 				verdict = "BEYOND tolerance"
+				if d.Verdict != "" {
+					verdict += ": " + d.Verdict
+				}
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.JobID, d.Metric, results.FormatNum(d.Base),
 				results.FormatNum(d.New), results.FormatNum(d.Diff), d.Rel, verdict)

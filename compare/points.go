@@ -31,10 +31,13 @@ type PointDelta struct {
 	// Excludes0: the interval excludes zero (with one pair, where no interval exists:
 	// Delta != 0, so the tolerance alone decides).
 	Excludes0 bool `json:"interval_excludes_zero"`
+	// Verdict is "better" or "worse" for a move (Moved) of a metric with a better
+	// direction (Direction), else "".
+	Verdict string `json:"verdict,omitempty"`
 }
 
-// Moved reports whether d fails the comparison: beyond tolerance and beyond noise, in
-// either direction (compare does not know which direction is better).
+// Moved reports whether d is a move: beyond tolerance and beyond noise, in either
+// direction (Verdict says which is better).
 func (d PointDelta) Moved() bool { return d.Beyond && d.Excludes0 }
 
 // PointSummary aggregates the deltas of one metric over the common points.
@@ -44,6 +47,8 @@ type PointSummary struct {
 	Changed int     `json:"changed"` // Delta != 0
 	Beyond  int     `json:"beyond"`  // beyond tolerance
 	Moved   int     `json:"moved"`   // beyond tolerance with the interval excluding zero
+	Better  int     `json:"better"`  // moves that are better (PointDelta.Verdict)
+	Worse   int     `json:"worse"`
 	MaxAbs  float64 `json:"max_abs_delta"`
 	MaxRel  float64 `json:"max_rel_delta"`
 	Missing string  `json:"missing,omitempty"` // "base" or "new"
@@ -61,14 +66,16 @@ type PointResult struct {
 	OnlyBase []string       `json:"only_base"` // "point replicate=r"
 	OnlyNew  []string       `json:"only_new"`
 	Status   []StatusChange `json:"status_changes"` // JobID holds "point replicate=r"
+	// FailOnWorse is Options.FailOnWorse.
+	FailOnWorse bool `json:"fail_on_worse,omitempty"`
 }
 
 // Failed reports whether a chosen metric moved (beyond tolerance with its interval
-// excluding zero) or is missing on one side, a job changed status, or a (point,
-// replicate) exists on one side only.
+// excluding zero; with FailOnWorse, a move that is not better) or is missing on one
+// side, a job changed status, or a (point, replicate) exists on one side only.
 func (r *PointResult) Failed() bool {
 	for _, m := range r.Metrics {
-		if m.Moved > 0 || m.Missing != "" {
+		if m.Missing != "" || m.Moved > 0 && !r.FailOnWorse || r.FailOnWorse && m.Moved > m.Better {
 			return true
 		}
 	}
@@ -140,7 +147,8 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 			}
 		}
 	}
-	r := &PointResult{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []PointDelta{}}
+	r := &PointResult{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []PointDelta{},
+		FailOnWorse: opts.FailOnWorse}
 	for _, a := range axes {
 		r.Axes = append(r.Axes, results.PathOf(a))
 	}
@@ -224,6 +232,13 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 			}
 			if d.Moved() {
 				s.Moved++
+				d.Verdict = verdict(Direction(m, opts.Objective), d.Delta)
+				switch d.Verdict {
+				case "better":
+					s.Better++
+				case "worse":
+					s.Worse++
+				}
 			}
 			if a := math.Abs(d.Delta); a > s.MaxAbs {
 				s.MaxAbs = a
@@ -301,13 +316,13 @@ func (r *PointResult) WriteText(w io.Writer) error {
 		r.Common, r.Pairs, strings.Join(r.Axes, ", "))
 	fmt.Fprintf(w, "moved: |delta| > %g + %g*|base| and the interval excludes 0 (fails the comparison)\n\n", r.ATol, r.RTol)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tpoints\tchanged\tbeyond tol\tmoved\tmax |delta|\tmax |rel|\t")
+	fmt.Fprintln(tw, "metric\tpoints\tchanged\tbeyond tol\tmoved\tbetter\tworse\tmax |delta|\tmax |rel|\t")
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Moved, ci.Num(m.MaxAbs), m.MaxRel)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Moved, m.Better, m.Worse, ci.Num(m.MaxAbs), m.MaxRel)
 	}
 	tw.Flush()
 	var changed []PointDelta
@@ -323,6 +338,8 @@ func (r *PointResult) WriteText(w io.Writer) error {
 		for _, d := range changed {
 			verdict := "within tolerance"
 			switch {
+			case d.Moved() && d.Verdict != "":
+				verdict = "MOVED: " + d.Verdict
 			case d.Moved():
 				verdict = "MOVED"
 			case d.Beyond:

@@ -32,6 +32,19 @@ type Plan struct {
 	// Points is the number of grid points (before replicates) that passed the
 	// constraints; Filtered counts the ones a constraint removed.
 	Points, Filtered int
+
+	// points holds each grid point's values and configuration, so that JobFor can make
+	// the jobs of replicates beyond the plan's (a selection's later rounds).
+	points []planPoint
+	extra  map[[2]int]*Job
+}
+
+// planPoint is one grid point of a plan.
+type planPoint struct {
+	values  []Value
+	cfg     config.Config
+	invalid error
+	first   int // index in Jobs of its replicate 0
 }
 
 // Job is one simulation: a grid point and a replicate.
@@ -147,12 +160,40 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 			continue
 		}
 		seen[p.Jobs[first].ID] = point
+		p.points = append(p.points, planPoint{values: values, cfg: cfg, invalid: invalid, first: first})
 		p.Points++
 	}
 	if len(p.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: the sweep has no jobs: every one of %d points fails a constraint", s.File, p.Filtered)
 	}
 	return p, nil
+}
+
+// JobFor returns the job of grid point `point` (0 ≤ point < Points) and replicate r ≥ 0:
+// the plan's own job for r below the plan's replicates, else a job beyond the plan made
+// the way Expand makes every job (same seed rule, same id rule), so that replicate r of a
+// point is the same job whether a fixed design or a selection's round runs it. A job
+// beyond the plan gets Index len(Jobs) + (r − replicates) × Points + point, so shards
+// (index mod N) split every round evenly. The same (point, r) gives the same *Job.
+func (p *Plan) JobFor(point, r int) *Job {
+	pp := &p.points[point]
+	n := p.Spec.Replicates
+	if r < n {
+		return p.Jobs[pp.first+r]
+	}
+	key := [2]int{point, r}
+	if j := p.extra[key]; j != nil {
+		return j
+	}
+	j := &Job{Index: len(p.Jobs) + (r-n)*p.Points + point, Point: point, Replicate: r, Values: pp.values, Config: pp.cfg, Invalid: pp.invalid}
+	j.Seed = deriveSeed(&pp.cfg, r)
+	j.Config.Seed = j.Seed
+	j.ID = jobID(&j.Config, r)
+	if p.extra == nil {
+		p.extra = map[[2]int]*Job{}
+	}
+	p.extra[key] = j
+	return j
 }
 
 func lookup(c *config.Config, path string) (any, error) {

@@ -39,8 +39,12 @@ type Options struct {
 	FailFast      bool          // stop taking jobs after the first failed or timed-out job
 	MaxWallPerJob time.Duration // a job running longer is abandoned with status timeout; 0 = no limit
 	Shard         Shard
-	Resume        bool // run only the jobs absent from the journal
-	Force         bool // accept a directory whose manifest has another plan or model version
+	// Jobs, when not nil, are the jobs to run instead of the plan's (still split by
+	// Shard): a selection's round (JobFor makes jobs beyond the plan). The manifest
+	// still records the plan.
+	Jobs   []*Job
+	Resume bool // run only the jobs absent from the journal
+	Force  bool // accept a directory whose manifest has another plan or model version
 	// Extend accepts a directory whose manifest has another plan of the same sweep (the
 	// same swept columns, model version and format), e.g. an axis with more values, and
 	// records this plan in its manifest; with Resume only the jobs it lacks run.
@@ -50,6 +54,12 @@ type Options struct {
 	// Retry, with Resume, runs the jobs recorded with these statuses (failed, timeout)
 	// again (sink.Options.Retry).
 	Retry []string
+	// Selection, when not nil, marks the run as a sequential selection with these
+	// settings (defaults applied); manifest.json records them (select.go).
+	Selection *selection.Config
+	// Wait, for Select with a Shard: when this shard has run its jobs of a round, look
+	// again every Wait for the other shards' jobs instead of returning; 0 returns.
+	Wait time.Duration
 	// Isolate runs each job in a worker process with memory and wall limits (worker.go);
 	// nil runs jobs as goroutines of this process (tests' fake jobs; `sim`).
 	Isolate *Isolation
@@ -149,7 +159,11 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		o.Progress = &quietWriter{w: o.Progress}
 	}
 	rep := &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*Job]*stats.Summary{}}
-	selected := o.Shard.Select(p.Jobs)
+	jobs := p.Jobs
+	if o.Jobs != nil {
+		jobs = o.Jobs
+	}
+	selected := o.Shard.Select(jobs)
 	rep.Selected = len(selected)
 	if !o.SkipInvalid {
 		if bad := p.Invalid(); len(bad) > 0 {
@@ -516,7 +530,8 @@ func firstLine(s string) string {
 func manifestOf(p *Plan, o Options, start time.Time, tables []sink.Table) Manifest {
 	m := Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets,
 		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: ModelVersion,
-		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1)}
+		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1),
+		Objective: p.Spec.Objective, Select: o.Selection}
 	for _, a := range p.Axes {
 		m.Axes = append(m.Axes, a.Path)
 		m.AxisZip = append(m.AxisZip, a.Zip)
@@ -643,16 +658,32 @@ func axisColumns(axes []*Axis) []string {
 }
 
 // writeManifest writes manifest.json when absent (the first shard to start writes it),
-// or over an old one with --force or --extend (the extended plan).
+// or over an old one with --force or --extend (the extended plan), or when this run asks
+// another question of the same plan (another objective, or a selection where a fixed
+// design ran): readers must see what the results now answer.
 func writeManifest(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 	name := filepath.Join(o.Dir, "manifest.json")
-	if m, err := readManifest(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) {
+	if m, err := readManifest(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) &&
+		sameQuestion(m, p.Spec.Objective, o.Selection) {
 		// another shard wrote it; a temp file this shard's killed run left goes
 		sink.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
 		return nil
 	}
 	data, _ := json.MarshalIndent(manifestOf(p, o, start, tables), "", "  ")
 	return sink.WriteFileAtomic(o.FS, name, o.Shard.Tag(), append(data, '\n'))
+}
+
+// sameQuestion reports whether manifest m records objective obj and selection sel.
+func sameQuestion(m *Manifest, obj *selection.Objective, sel *selection.Config) bool {
+	a, _ := json.Marshal(struct {
+		O *selection.Objective
+		S *selection.Config
+	}{m.Objective, m.Select})
+	b, _ := json.Marshal(struct {
+		O *selection.Objective
+		S *selection.Config
+	}{obj, sel})
+	return string(a) == string(b)
 }
 
 // recount makes the report's counts those of the journal, done (id → status), after a

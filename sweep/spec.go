@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/config"
 )
 
@@ -28,6 +29,15 @@ type Spec struct {
 	// Warnings are problems the planner fixed and the user should hear of (equal values
 	// on an axis merged); the commands print them before anything runs.
 	Warnings []string
+
+	// Objective is the study's question (objective.go): as the spec states it, else the
+	// workload's default; never nil after ParseSpec. Select holds the spec's `select:`
+	// settings (nil without the block): with them `run` is a sequential selection.
+	Objective *selection.Objective
+	Select    *selection.Config
+
+	indifference, indifferencePos string   // objective.indifference as given, and where
+	subjectPos                    []string // where each objective.subject_to entry is
 }
 
 // Axis is one swept attribute.
@@ -98,10 +108,21 @@ func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
 				if err := s.parseSweep(v); err != nil {
 					return nil, err
 				}
+			case "objective":
+				if err := s.parseObjective(v); err != nil {
+					return nil, err
+				}
+			case "select":
+				if err := s.parseSelect(v); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
 	if err := s.applySets(); err != nil {
+		return nil, err
+	}
+	if err := s.resolveObjective(); err != nil {
 		return nil, err
 	}
 	if err := CheckName(s.Base.Name); err != nil {
@@ -426,6 +447,21 @@ func (s *Spec) applySets() error {
 			return fmt.Errorf("--set %q: want path=value", set)
 		}
 		path, value := m[1], strings.TrimSpace(m[2])
+		if key, ok := strings.CutPrefix(path, "objective."); ok {
+			if err := s.setObjective(key, value); err != nil {
+				return fmt.Errorf("--set %s: %v", set, err)
+			}
+			continue
+		}
+		if key, ok := strings.CutPrefix(path, "select."); ok {
+			if s.Select == nil {
+				s.Select = &selection.Config{}
+			}
+			if err := setSelect(s.Select, key, value); err != nil {
+				return fmt.Errorf("--set %s: %v", set, err)
+			}
+			continue
+		}
 		if path == "replicates" {
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 1 || n > MaxJobs {

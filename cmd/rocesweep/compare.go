@@ -11,7 +11,16 @@ import (
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
 )
+
+// orEmpty is sep + s, or "" when s is.
+func orEmpty(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}
 
 // cmdCompare compares the jobs tables of two results directories (design.md "Commands
 // users type"): a delta table (or --json), jobs on one side only, and exit status 1 when
@@ -28,6 +37,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	atol := fs.Float64("atol", 0, "absolute tolerance")
 	by := fs.String("by", "job_id", "pair jobs by job_id (same configuration) or params (same swept values and replicate: A/B of a non-swept change)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
+	failOn := fs.String("fail-on", "any", "exit 1 on any move beyond tolerance (any), or only on moves that are worse by the objective's direction and on status changes (worse)")
 	bench := fs.Bool("bench", false, "print Go benchmark lines (BenchmarkSweep/LossyAlpha=0.25/StaticPoolXoffThreshold=100KB/<metric> 1 <value> <unit>) for benchstat; with one DIR, just that directory")
 	if err := fs.Parse(args); err != nil {
 		return flagError("compare", fs, err)
@@ -43,6 +53,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *by != "job_id" && *by != "params" {
 		return usagef("compare: --by %q: want job_id or params", *by)
 	}
+	if *failOn != "any" && *failOn != "worse" {
+		return usagef("compare: --fail-on %q: want any or worse", *failOn)
+	}
 	dirs := fs.Args()
 	if *bench && len(dirs) == 1 {
 		return writeBench(dirs[0], *metrics, stdout)
@@ -54,7 +67,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "rocesweep: compare: warning: %s ran model_version %s, %s ran %s: differences may come from the model, not the change under test\n",
 			dirs[0], orUnknown(b), dirs[1], orUnknown(n))
 	}
-	opts := compare.Options{Metrics: *metrics, RTol: *rtol, ATol: *atol}
+	opts := compare.Options{Metrics: *metrics, RTol: *rtol, ATol: *atol, Objective: studyObjective(dirs[1], dirs[0]), FailOnWorse: *failOn == "worse"}
 	var res interface {
 		WriteText(io.Writer) error
 		WriteJSON(io.Writer) error
@@ -94,6 +107,17 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
+// studyObjective is the objective manifest.json records in the first of dirs that has
+// one (nil when none does): what makes a move better or worse.
+func studyObjective(dirs ...string) *selection.Objective {
+	for _, d := range dirs {
+		if m, err := results.ReadManifest(d); err == nil && m.Objective != nil {
+			return m.Objective
+		}
+	}
+	return nil
+}
+
 func orUnknown(s string) string {
 	if s == "" {
 		return "(not recorded)"
@@ -110,8 +134,8 @@ func pointFailureLine(r *compare.PointResult) string {
 			s += ", ..."
 			break
 		}
-		s += fmt.Sprintf("%s %s %s %s -> %s (delta %s)", map[bool]string{true: ":", false: ","}[i == 0], d.Point, d.Metric,
-			ci.Num(d.Base), ci.Num(d.New), ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half})
+		s += fmt.Sprintf("%s %s %s %s -> %s (delta %s%s)", map[bool]string{true: ":", false: ","}[i == 0], d.Point, d.Metric,
+			ci.Num(d.Base), ci.Num(d.New), ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}, orEmpty(", ", d.Verdict))
 	}
 	if n := len(r.Status); n > 0 {
 		s += fmt.Sprintf("; %d status changes (first: %s %s -> %s)", n, r.Status[0].JobID, r.Status[0].Base, r.Status[0].New)
@@ -136,8 +160,8 @@ func failureLine(r *compare.Result) string {
 			s += ", ..."
 			break
 		}
-		s += fmt.Sprintf("%s job %s %s %s -> %s", map[bool]string{true: ":", false: ","}[i == 0], d.JobID, d.Metric,
-			results.FormatNum(d.Base), results.FormatNum(d.New))
+		s += fmt.Sprintf("%s job %s %s %s -> %s%s", map[bool]string{true: ":", false: ","}[i == 0], d.JobID, d.Metric,
+			results.FormatNum(d.Base), results.FormatNum(d.New), orEmpty(" ", d.Verdict))
 	}
 	if n := len(r.Status); n > 0 {
 		s += fmt.Sprintf("; %d status changes (first: job %s %s -> %s)", n, r.Status[0].JobID, r.Status[0].Base, r.Status[0].New)

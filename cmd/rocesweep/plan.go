@@ -20,6 +20,15 @@ import (
 // configs/quickstart.yaml), applies --set and expands the plan. Every problem is a
 // usageError (exit 2).
 func loadPlan(cmd string, args []string, sets []string, quickstart bool) (*sweep.Plan, error) {
+	spec, err := loadSpec(cmd, args, sets, quickstart)
+	if err != nil {
+		return nil, err
+	}
+	return expandSpec(spec)
+}
+
+// loadSpec reads and parses SPEC (see loadPlan) without expanding it.
+func loadSpec(cmd string, args []string, sets []string, quickstart bool) (*sweep.Spec, error) {
 	var file string
 	var data []byte
 	switch {
@@ -41,6 +50,11 @@ func loadPlan(cmd string, args []string, sets []string, quickstart bool) (*sweep
 	if err != nil {
 		return nil, usageError{err}
 	}
+	return spec, nil
+}
+
+// expandSpec expands a parsed spec into its plan, every job validated.
+func expandSpec(spec *sweep.Spec) (*sweep.Plan, error) {
 	p, err := sweep.Expand(spec, validateJob)
 	if err != nil {
 		return nil, usageError{err}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -41,7 +42,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	rf := addRunFlags(fl)
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
-	metric := fl.String("metric", "", "summary metric of the closing table (default: the first main metric of the report that varies, such as fct_p99_usec_lossless, else drops_total)")
+	metric := fl.String("metric", "", "summary metric of the closing table (default: the objective's metric)")
+	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates")
+	wait := fl.Bool("wait", false, "with --select and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks run in lock-step), instead of exiting")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
@@ -61,7 +64,22 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usagef("run: --metric: %v", err)
 		}
 	}
-	p, err := loadPlan("run", fl.Args(), *sets, true)
+	spec, err := loadSpec("run", fl.Args(), *sets, true)
+	if err != nil {
+		return err
+	}
+	selecting := spec.Select != nil
+	if fl.Changed("select") {
+		selecting = *selectFlag
+	}
+	if selecting {
+		if w := spec.UseSelection(); w != "" {
+			fmt.Fprintf(stderr, "rocesweep: %s\n", w)
+		}
+	} else if *wait {
+		return usagef("run: --wait goes with --select")
+	}
+	p, err := expandSpec(spec)
 	if err != nil {
 		return err
 	}
@@ -114,19 +132,39 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
 	}
-	fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
-	rep, err := sweep.Run(ctx, p, jobFunc, sweep.Options{
+	opts := sweep.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, Shard: sh,
 		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
-	})
+	}
+	var rep *sweep.Report
+	var dec *selection.Decision
+	if selecting {
+		cfg := p.SelectionConfig()
+		fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", selectHeadline(p, cfg), dir, *workers, sh.Tag())
+		if *wait {
+			opts.Wait = selectPoll
+		}
+		var sr *sweep.SelectReport
+		sr, err = sweep.Select(ctx, p, jobFunc, opts)
+		if sr != nil {
+			rep, dec = sr.Report, &sr.Decision
+			if sr.Waiting {
+				fmt.Fprintf(stderr, "rocesweep: shard %s has run its jobs of round %d; %d jobs of other shards are still missing: run this command again when they are done (or with --wait)\n",
+					sh.Tag(), sr.Decision.Round+1, len(sr.Decision.Need))
+			}
+		}
+	} else {
+		fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
+		rep, err = sweep.Run(ctx, p, jobFunc, opts)
+	}
 	var se *sweep.SetupError
 	if errors.As(err, &se) {
 		return usageError{err}
 	}
 	if rep != nil {
-		printRunReport(stdout, stderr, p, rep, *metric)
+		printRunReport(stdout, stderr, p, rep, *metric, dec)
 		if rep.OK+rep.Skipped > 0 && err == nil {
 			fmt.Fprintf(stdout, "next: rocesweep report %s   (charts and answers in %s)\n", dir, filepath.Join(dir, "report.html"))
 		}
@@ -142,7 +180,38 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string) {
+// selectPoll is how often `run --select --wait` looks for the other shards' jobs.
+const selectPoll = 5 * time.Second
+
+// selectHeadline says what a selection runs first: "name: selection over 42 points, first
+// stage 210 jobs = 42 points x 5 replicates, at most 2100 jobs; 95% confidence".
+func selectHeadline(p *sweep.Plan, c selection.Config) string {
+	s := fmt.Sprintf("%s: selection of the best of %s for %s, first stage %s = %s x %s, at most %s; %g%% confidence",
+		p.Spec.Base.Name, plural(p.Points, "point"), objectiveText(p.Spec.Objective), plural(len(p.Jobs), "job"), plural(p.Points, "point"),
+		plural(c.Initial, "replicate"), plural(c.MaxJobs, "job"), 100*c.Confidence)
+	if bad := p.Invalid(); len(bad) > 0 {
+		s += fmt.Sprintf("; %d points INVALID (see 'rocesweep validate')", len(bad))
+	}
+	return s
+}
+
+// objectiveText states an objective in one phrase: "min fct_p99_usec_lossless (±5 µs)
+// subject to drops_lossless == 0".
+func objectiveText(o *selection.Objective) string {
+	s := fmt.Sprintf("%s %s", o.Goal, o.Metric)
+	switch {
+	case o.IndifferencePercent > 0:
+		s += fmt.Sprintf(" (indifference %g%%)", o.IndifferencePercent)
+	case o.Indifference > 0:
+		s += fmt.Sprintf(" (indifference %g %s)", o.Indifference, sweep.MetricUnit(o.Metric))
+	}
+	if len(o.SubjectTo) > 0 {
+		s += " subject to " + strings.Join(o.SubjectTo, " and ")
+	}
+	return s
+}
+
+func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision) {
 	if rc := rep.Recovery; rc.Retried > 0 {
 		fmt.Fprintf(stderr, "rocesweep: resume: --retry: %d failed or timed-out jobs run again", rc.Retried)
 		if rc.Withdrawn > rc.Retried {
@@ -162,7 +231,7 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 	for _, e := range rep.Errors {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", e)
 	}
-	closingTable(stdout, stderr, p, rep, metric)
+	closingTable(stdout, stderr, p, rep, metric, dec)
 	var parts []string
 	if rep.OK > 0 || rep.Skipped < rep.Selected {
 		parts = append(parts, fmt.Sprintf("%d ok", rep.OK))
@@ -187,9 +256,12 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 // shard and every earlier session of a resumed sweep, with 95% intervals over the
 // replicates: report.Pivot). If the directory cannot be read back (Arrow IPC output), it
 // falls back to the means of this session's jobs and says so.
-func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string) {
+func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision) {
 	var b strings.Builder
 	err := report.Pivot(&b, rep.Dir, metric)
+	if err == nil && dec != nil {
+		printDecision(&b, dec, p)
+	}
 	if err == nil {
 		io.WriteString(stdout, b.String())
 		return
@@ -241,4 +313,17 @@ func toolVersion() string {
 		}
 	}
 	return v
+}
+
+// printDecision writes a selection's decision under the closing table.
+func printDecision(w io.Writer, dec *selection.Decision, p *sweep.Plan) {
+	o := p.Spec.Objective
+	switch {
+	case dec.State == selection.Decided && dec.Best >= 0:
+		fmt.Fprintf(w, "  selected: %s, %s %s = %.4g over %d replicates: with %g%% confidence, within %.4g %s of the best of %d points\n",
+			dec.Labels[dec.Best], o.Goal, o.Metric, dec.Means[dec.Best], dec.Used[dec.Best], 100*dec.Confidence, dec.Delta, sweep.MetricUnit(o.Metric), len(dec.Labels))
+	default:
+		fmt.Fprintf(w, "  selection %s: %s\n", dec.State, dec.Why)
+	}
+	fmt.Fprintf(w, "  cost: %d jobs (a fixed design of equal confidence: %d)\n", dec.Jobs, dec.FixedJobs)
 }

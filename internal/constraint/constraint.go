@@ -460,13 +460,13 @@ func (s Sense) String() string {
 }
 
 // Margin evaluates the expression as a distance from its boundary: for one comparison
-// of numbers at the top (drops_lossless == 0, fct_p99_usec_lossless <= 150) it returns
-// x − y and the comparison's Sense, so that a caller can put an interval around the
-// margin over several samples; for any other expression, 1 or 0 (holds or not) and
-// Holds.
+// at the top (drops_lossless == 0, fct_p99_usec_lossless <= 150) it returns x − y and
+// the comparison's Sense, so that a caller can put an interval around the margin over
+// several samples (a comparison of non-numbers is an error); for any other expression,
+// 1 or 0 (holds or not) and Holds.
 func (c *Expr) Margin(env func(name string) (any, error)) (float64, Sense, error) {
 	if b, ok := c.root.(binop); ok {
-		sense, cmp := map[string]Sense{"<=": LE, "<": LT, ">=": GE, ">": GT, "==": EQ, "!=": NE}[b.op]
+		sense, cmp := senses[b.op]
 		if cmp {
 			x, err := b.x.eval(env)
 			if err != nil {
@@ -478,9 +478,10 @@ func (c *Expr) Margin(env func(name string) (any, error)) (float64, Sense, error
 			}
 			fx, okx := x.(float64)
 			fy, oky := y.(float64)
-			if okx && oky {
-				return fx - fy, sense, nil
+			if !okx || !oky {
+				return 0, 0, fmt.Errorf("%q compares %v with %v: a margin needs numbers", c.Text, x, y)
 			}
+			return fx - fy, sense, nil
 		}
 	}
 	ok, err := c.Eval(env)
@@ -492,3 +493,16 @@ func (c *Expr) Margin(env func(name string) (any, error)) (float64, Sense, error
 	}
 	return 0, Holds, nil
 }
+
+// Sense is the Sense of the expression's margin: the comparison at its top, or Holds
+// when it is not one comparison (Margin then gives 1 or 0).
+func (c *Expr) Sense() Sense {
+	if b, ok := c.root.(binop); ok {
+		if s, cmp := senses[b.op]; cmp {
+			return s
+		}
+	}
+	return Holds
+}
+
+var senses = map[string]Sense{"<=": LE, "<": LT, ">=": GE, ">": GT, "==": EQ, "!=": NE}

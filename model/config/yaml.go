@@ -13,7 +13,7 @@ import (
 
 // SweepKeys are the top-level keys of a sweep spec that belong to the sweep, not to a
 // job (design.md "Sweep spec"); Load ignores them.
-func SweepKeys() []string { return []string{"replicates", "sweep"} }
+func SweepKeys() []string { return []string{"replicates", "sweep", "objective", "select"} }
 
 // jobKeys are the top-level keys ApplyNode accepts.
 var jobKeys = []string{"name", "seed", "duration", "stop", "report_interval", "global", "topology", "workload", "switch", "nic", "tiers"}

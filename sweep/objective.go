@@ -1,0 +1,357 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rocesweep/rocesweep/internal/constraint"
+	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/model/workload"
+)
+
+// The study's question (design.md "Sweep spec", README "The study's question"):
+//
+//	objective:
+//	  metric: fct_p99_usec_lossless    # a jobs metric
+//	  goal: min                        # or max
+//	  indifference: 5us                # in the metric's unit, or "5%" of the best mean
+//	  subject_to: [drops_lossless == 0]
+//	  also: [drops_lossy, pfc_paused_usec]
+//	select: {confidence: 0.95, initial: 5, max_jobs: 2000}
+//
+// Without `objective:` the study asks the default question of its workload
+// (DefaultObjective). `select:` makes `run` a sequential selection (select.go); without
+// it, `run --select` uses the defaults of selection.Config.
+
+var (
+	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also"}
+	selectKeys    = []string{"confidence", "initial", "max_jobs"}
+)
+
+// DefaultIndifferencePercent is the indifference of an objective that states none: 5% of
+// the best point's mean.
+const DefaultIndifferencePercent = 5
+
+// objectiveMetrics are the jobs metrics an objective may name: every summary metric but
+// the ones that measure the machine (their values differ between two runs of one job, so
+// no decision could be replayed from them).
+func objectiveMetrics() []string {
+	var out []string
+	for _, m := range stats.MetricNames {
+		if !slices.Contains(machineMetrics, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// machineMetrics measure the simulator's speed on this machine, not the fabric.
+var machineMetrics = []string{"wall_sec", "events_per_sec"}
+
+// parseObjective reads the `objective:` mapping.
+func (s *Spec) parseObjective(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: objective: want a mapping with %s", pos(s.File, v), strings.Join(objectiveKeys, ", "))
+	}
+	o := &selection.Objective{Goal: selection.Min}
+	for i := 0; i < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		at := pos(s.File, val)
+		switch k.Value {
+		case "metric":
+			if err := checkObjectiveMetric(val.Value); err != nil {
+				return fmt.Errorf("%s: objective.metric: %v", at, err)
+			}
+			o.Metric = val.Value
+		case "goal":
+			switch val.Value {
+			case "min", "max":
+				o.Goal = selection.Goal(val.Value)
+			default:
+				return fmt.Errorf("%s: objective.goal: want min or max (value %q)", at, val.Value)
+			}
+		case "indifference":
+			s.indifference, s.indifferencePos = val.Value, at
+		case "subject_to":
+			list, err := stringList(s.File, val, "objective.subject_to")
+			if err != nil {
+				return err
+			}
+			for _, e := range list {
+				if _, err := constraint.Parse(e.text); err != nil {
+					return fmt.Errorf("%s: objective.subject_to: %v", e.pos, err)
+				}
+				o.SubjectTo = append(o.SubjectTo, e.text)
+				s.subjectPos = append(s.subjectPos, e.pos)
+			}
+		case "also":
+			list, err := stringList(s.File, val, "objective.also")
+			if err != nil {
+				return err
+			}
+			for _, e := range list {
+				if err := checkObjectiveMetric(e.text); err != nil {
+					return fmt.Errorf("%s: objective.also: %v", e.pos, err)
+				}
+				o.Also = append(o.Also, e.text)
+			}
+		default:
+			return fmt.Errorf("%s: objective.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(objectiveKeys, ", "), config.Suggest(k.Value, objectiveKeys))
+		}
+	}
+	if o.Metric == "" {
+		return fmt.Errorf("%s: objective: metric is required (a jobs metric such as fct_p99_usec_lossless, drops_lossless, cct_p50_usec)", pos(s.File, v))
+	}
+	s.Objective = o
+	return nil
+}
+
+// parseSelect reads the `select:` mapping.
+func (s *Spec) parseSelect(v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: select: want a mapping with %s", pos(s.File, v), strings.Join(selectKeys, ", "))
+	}
+	c := &selection.Config{}
+	for i := 0; i < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		if err := setSelect(c, k.Value, val.Value); err != nil {
+			if strings.HasPrefix(err.Error(), "unknown key") {
+				return fmt.Errorf("%s: select.%s: %v", pos(s.File, k), k.Value, err)
+			}
+			return fmt.Errorf("%s: select.%s: %v", pos(s.File, val), k.Value, err)
+		}
+	}
+	s.Select = c
+	return nil
+}
+
+// setSelect sets one key of a select block (the spec's, or --set select.KEY=VALUE).
+func setSelect(c *selection.Config, key, value string) error {
+	switch key {
+	case "confidence":
+		f, err := strconv.ParseFloat(value, 64)
+		if err != nil || !(f >= 0.5 && f < 1) {
+			return fmt.Errorf("want a probability from 0.5 to below 1, e.g. 0.95 (value %q)", value)
+		}
+		c.Confidence = f
+	case "initial":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 2 || n > MaxJobs {
+			return fmt.Errorf("want a whole number of first-stage replicates from 2 to %s (value %q)", config.Commas(MaxJobs), value)
+		}
+		c.Initial = n
+	case "max_jobs":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 || n > MaxJobs {
+			return fmt.Errorf("want a whole number of jobs from 1 to %s (value %q)", config.Commas(MaxJobs), value)
+		}
+		c.MaxJobs = n
+	default:
+		return fmt.Errorf("unknown key (want %s)%s", strings.Join(selectKeys, ", "), config.Suggest(key, selectKeys))
+	}
+	return nil
+}
+
+// setObjective sets one key of the objective from --set objective.KEY=VALUE.
+func (s *Spec) setObjective(key, value string) error {
+	if s.Objective == nil {
+		s.Objective = &selection.Objective{Goal: selection.Min}
+		if d := DefaultObjective(&s.Base); key != "metric" {
+			*s.Objective = d
+			s.Objective.Default = ""
+		}
+	}
+	o := s.Objective
+	switch key {
+	case "metric":
+		if err := checkObjectiveMetric(value); err != nil {
+			return err
+		}
+		o.Metric = value
+	case "goal":
+		if value != "min" && value != "max" {
+			return fmt.Errorf("want min or max (value %q)", value)
+		}
+		o.Goal = selection.Goal(value)
+	case "indifference":
+		s.indifference, s.indifferencePos = value, "--set objective.indifference"
+	case "subject_to":
+		if _, err := constraint.Parse(value); err != nil {
+			return err
+		}
+		o.SubjectTo = []string{value}
+		s.subjectPos = []string{"--set objective.subject_to"}
+	default:
+		return fmt.Errorf("unknown key (want metric, goal, indifference, subject_to)%s", config.Suggest(key, objectiveKeys))
+	}
+	return nil
+}
+
+type posText struct{ text, pos string }
+
+// stringList reads one string or a list of strings.
+func stringList(file string, v *yaml.Node, where string) ([]posText, error) {
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	var out []posText
+	for _, it := range items {
+		if it.Kind != yaml.ScalarNode || it.Value == "" {
+			return nil, fmt.Errorf("%s: %s: want a string or a list of strings", pos(file, it), where)
+		}
+		out = append(out, posText{it.Value, pos(file, it)})
+	}
+	return out, nil
+}
+
+func checkObjectiveMetric(m string) error {
+	if slices.Contains(machineMetrics, m) {
+		return fmt.Errorf("%s measures this machine's speed, not the fabric: a decision must not depend on it", m)
+	}
+	if !slices.Contains(stats.MetricNames, m) {
+		return fmt.Errorf("%q is not a jobs metric%s (metrics: %s)", m, config.Suggest(m, objectiveMetrics()), strings.Join(objectiveMetrics(), ", "))
+	}
+	return nil
+}
+
+// resolveObjective fills in the default objective, resolves the indifference in the
+// metric's unit and checks subject_to's names against the jobs columns (metrics and the
+// swept columns). It runs after the --set overrides.
+func (s *Spec) resolveObjective() error {
+	if s.Objective == nil {
+		d := DefaultObjective(&s.Base)
+		s.Objective = &d
+	}
+	o := s.Objective
+	o.Indifference, o.IndifferencePercent = 0, 0
+	if s.indifference == "" {
+		o.IndifferencePercent = DefaultIndifferencePercent
+	} else {
+		abs, pct, err := ParseIndifference(o.Metric, s.indifference)
+		if err != nil {
+			return fmt.Errorf("%s: objective.indifference: %v", s.indifferencePos, err)
+		}
+		o.Indifference, o.IndifferencePercent = abs, pct
+	}
+	columns := objectiveMetrics()
+	for _, a := range s.Axes {
+		columns = append(columns, a.Column)
+	}
+	for i, text := range o.SubjectTo {
+		c, _ := constraint.Parse(text)
+		for _, ref := range c.Refs() {
+			if !slices.Contains(columns, ref) {
+				return fmt.Errorf("%s: objective.subject_to: %q is not a jobs column%s (a subject_to names metrics such as drops_lossless, or swept columns such as switch_LossyAlpha)",
+					s.subjectPos[i], ref, config.Suggest(ref, columns))
+			}
+		}
+	}
+	return nil
+}
+
+// ParseIndifference reads an indifference for metric: "5%" (a percent of the best
+// point's mean), a plain number in the metric's unit, or a value with a unit that
+// converts to it: a time for an _usec metric (5us, 500ns), a rate for a _gbps metric
+// (10Gbps), a size for a _bytes metric (64KB). It must be above 0.
+func ParseIndifference(metric, text string) (abs, percent float64, err error) {
+	t := strings.TrimSpace(text)
+	if p, ok := strings.CutSuffix(t, "%"); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(f > 0 && f < 1000) {
+			return 0, 0, fmt.Errorf("%q: want a percent above 0, e.g. 5%%", text)
+		}
+		return 0, f, nil
+	}
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		if !(f > 0) || math.IsInf(f, 0) {
+			return 0, 0, fmt.Errorf("%q: want a difference above 0", text)
+		}
+		return f, 0, nil
+	}
+	unit := MetricUnit(metric)
+	var f float64
+	switch unit {
+	case "µs":
+		tv, perr := config.ParseTime(t, false)
+		err, f = perr, float64(tv)/1e6 // ps → µs
+	case "s":
+		tv, perr := config.ParseTime(t, false)
+		err, f = perr, float64(tv)/1e12
+	case "Gbps":
+		r, perr := config.ParseRate(t)
+		err, f = perr, float64(r)/1e9
+	case "B":
+		b, perr := config.ParseBytes(t)
+		err, f = perr, float64(b)
+	default:
+		return 0, 0, fmt.Errorf("%q: %s is a count: give a plain number (e.g. 1) or a percent (5%%)", text, metric)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("%q: want a %s value (%s is in %s), a plain number in %s, or a percent: %v", text, unit, metric, unit, unit, err)
+	}
+	if !(f > 0) {
+		return 0, 0, fmt.Errorf("%q: want a difference above 0", text)
+	}
+	return f, 0, nil
+}
+
+// MetricUnit is the unit of a jobs metric, from its name: µs for _usec (fct_p99_usec,
+// fct_p99_usec_lossless), s for _sec, Gbps for _gbps, B for _bytes, "" for counts and
+// ratios.
+func MetricUnit(metric string) string {
+	switch {
+	case strings.HasSuffix(metric, "_usec") || strings.Contains(metric, "_usec_"):
+		return "µs"
+	case strings.HasSuffix(metric, "_sec"):
+		return "s"
+	case strings.HasSuffix(metric, "_gbps"):
+		return "Gbps"
+	case strings.HasSuffix(metric, "_bytes"):
+		return "B"
+	}
+	return ""
+}
+
+// DefaultObjective is the question of a study whose spec states none, from its
+// workload: a collective's median completion time; else the p99 FCT of the lossless
+// traffic (the class a lossless fabric is tuned for) when the workload has some; else
+// the lossy traffic's; else the drops. Its Default says which.
+func DefaultObjective(c *config.Config) selection.Objective {
+	var lossless, lossy, collective bool
+	rack := c.TierSwitch(config.TierRack)
+	elems := []config.Workload{c.Workload}
+	if c.Workload.Kind == "mix" {
+		elems = c.Workload.Mix
+	}
+	for _, e := range elems {
+		switch {
+		case e.Kind == "none":
+		case workload.IsCollective(e.Kind):
+			collective = true
+		case e.DataTC >= 0 && e.DataTC < 8 && rack.SharedBufferManager.EnablePFC[e.DataTC] == 1:
+			lossless = true
+		default:
+			lossy = true
+		}
+	}
+	o := selection.Objective{Goal: selection.Min}
+	switch {
+	case collective:
+		o.Metric, o.Default = "cct_p50_usec", "the workload's collective: its median completion time"
+	case lossless:
+		o.Metric, o.Default = "fct_p99_usec_lossless", "the workload's lossless traffic: its p99 FCT"
+	case lossy:
+		o.Metric, o.Default = "fct_p99_usec_lossy", "the workload's lossy traffic: its p99 FCT"
+	default:
+		o.Metric, o.Default = "drops_total", "no traffic to time: the drops"
+	}
+	return o
+}

@@ -1,0 +1,359 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/rocesweep/rocesweep/internal/constraint"
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// A sequential selection (`run --select`, README "Selecting the best point") runs a
+// study in rounds: every grid point runs select.initial replicates (the plan: Expand
+// with that many replicates), then only the points still in contention run one more
+// replicate per round, until the procedure of package selection decides. The decision is
+// recomputed before every round from the committed jobs table alone (Decide), so a
+// killed and resumed sweep, any -j and any number of shards reach the same rounds, the
+// same jobs and the same decision.
+
+// UseSelection makes s a selection's spec: its plan runs the first stage, select.initial
+// replicates of every point (default selection.DefaultInitial), in place of
+// `replicates`. It returns a warning when that drops a `replicates` the spec set.
+func (s *Spec) UseSelection() string {
+	if s.Select == nil {
+		s.Select = &selection.Config{}
+	}
+	n := s.Select.Initial
+	if n == 0 {
+		n = selection.DefaultInitial
+	}
+	warn := ""
+	if s.Replicates > 1 && s.Replicates != n {
+		warn = fmt.Sprintf("replicates: %d is not used by a selection: its first stage runs select.initial = %d replicates of every point, then more where the best point is still open", s.Replicates, n)
+	}
+	s.Select.Initial, s.Replicates = n, n
+	return warn
+}
+
+// SelectionConfig is the selection procedure's settings for plan p (the spec's select:
+// block, defaults applied for p's points).
+func (p *Plan) SelectionConfig() selection.Config {
+	var c selection.Config
+	if p.Spec.Select != nil {
+		c = *p.Spec.Select
+	}
+	if c.Initial == 0 {
+		c.Initial = p.Spec.Replicates
+	}
+	return c.WithDefaults(p.Points)
+}
+
+// SelectReport is what Select did: its rounds' runs added up, and the decision it ended
+// with.
+type SelectReport struct {
+	*Report
+	Decision selection.Decision
+	Rounds   int // rounds run in this session (first stage included)
+	// Waiting is set when this shard has run all it can of the current round and the
+	// other shards' jobs are still missing: run again when they finish.
+	Waiting bool
+}
+
+// Select runs plan p as a sequential selection (see above). p must have been expanded
+// with Spec.Replicates = the first stage's replicates (SelectionConfig().Initial). It
+// reads the results directory back between rounds, so it needs Parquet output. The
+// returned report adds up every round of this session; its error is the first round's
+// error that stopped it (an interrupt, --fail-fast, a results error).
+func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport, error) {
+	if o.Format != "" && o.Format != sink.Parquet {
+		return nil, &SetupError{fmt.Errorf("--select reads the jobs table back between rounds: it needs --format parquet")}
+	}
+	cfg := p.SelectionConfig()
+	if cfg.Initial != p.Spec.Replicates {
+		return nil, &SetupError{fmt.Errorf("sweep: a selection plan must have %d replicates (select.initial), has %d", cfg.Initial, p.Spec.Replicates)}
+	}
+	if min := p.Points * cfg.Initial; cfg.MaxJobs < min {
+		return nil, &SetupError{fmt.Errorf("%s: select.max_jobs %d is below the first stage's %d jobs (%d points × %d replicates)", p.Spec.File, cfg.MaxJobs, min, p.Points, cfg.Initial)}
+	}
+	o.Selection = &cfg
+	sr := &SelectReport{Report: &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*Job]*stats.Summary{}}}
+	resume := o.Resume
+	var last []string // the jobs the previous round asked for
+	for {
+		dec, err := p.Decide(o.Dir)
+		if err != nil {
+			return sr, err
+		}
+		sr.Decision = dec
+		if dec.State != selection.Running {
+			return sr, nil
+		}
+		var need []*Job
+		var ids []string
+		for _, n := range dec.Need {
+			j := p.JobFor(n.Point, n.Replicate)
+			need = append(need, j)
+			ids = append(ids, j.ID)
+		}
+		mine := o.Shard.Select(need)
+		if len(mine) == 0 && o.Wait > 0 {
+			// Lock-step shards: wait for the others' jobs of this round.
+			select {
+			case <-ctx.Done():
+				return sr, fmt.Errorf("interrupted while waiting for %d jobs of other shards; the journal is consistent, run again with --resume", len(need))
+			case <-time.After(o.Wait):
+			}
+			resume = true
+			continue
+		}
+		if len(mine) == 0 || sameIDs(ids, last) && sr.Rounds > 0 {
+			// This shard has nothing left of the round (the other shards' jobs are
+			// missing), or the round it ran did not commit what it needed.
+			sr.Waiting = len(mine) == 0
+			if !sr.Waiting {
+				return sr, fmt.Errorf("selection: round %d ran but %d of its jobs are still not committed; run again with --resume", dec.Round, len(need))
+			}
+			return sr, nil
+		}
+		last = ids
+		if o.Progress != nil && (dec.Stage > 0 || sr.Rounds > 0) {
+			fmt.Fprintf(o.Progress, "rocesweep: selection round %d: %d points in contention, %d jobs (%s)\n", dec.Round+1, len(dec.Survivors), len(need), dec.Why)
+		}
+		ro := o
+		ro.Jobs, ro.Resume = need, resume
+		rep, err := Run(ctx, p, job, ro)
+		sr.Rounds++
+		sr.add(rep)
+		if err != nil {
+			return sr, err
+		}
+		resume = true
+	}
+}
+
+func sameIDs(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// add adds the counts of one round's report.
+func (sr *SelectReport) add(r *Report) {
+	if r == nil {
+		return
+	}
+	t := sr.Report
+	t.Selected += r.Selected
+	t.Skipped += r.Skipped
+	t.OK += r.OK
+	t.Failed += r.Failed
+	t.Timeout += r.Timeout
+	t.Invalid += r.Invalid
+	t.Abandoned += r.Abandoned
+	t.WorkerProcesses += r.WorkerProcesses
+	t.Lost += r.Lost
+	t.NotRun += r.NotRun
+	t.Stopped = r.Stopped
+	t.Wall += r.Wall
+	t.Events += r.Events
+	t.Recovery = r.Recovery
+	t.Sink.Commits += r.Sink.Commits
+	t.Sink.Jobs += r.Sink.Jobs
+	t.Sink.Rows += r.Sink.Rows
+	t.Sink.Bytes += r.Sink.Bytes
+	t.Sink.Files += r.Sink.Files
+	for j, s := range r.Summaries {
+		t.Summaries[j] = s
+	}
+	t.Errors = append(t.Errors, r.Errors...)
+}
+
+// Decide replays the selection over the jobs committed in dir (every shard) and returns
+// where it stands. A directory without a jobs table yet is a selection before its first
+// stage.
+func (p *Plan) Decide(dir string) (selection.Decision, error) {
+	jobs, err := results.ReadTable(dir, "jobs", nil)
+	if errors.Is(err, fs.ErrNotExist) {
+		jobs, err = &results.Table{Name: "jobs"}, nil
+	}
+	if err != nil {
+		return selection.Decision{}, fmt.Errorf("selection: reading %s: %w", dir, err)
+	}
+	prob, err := p.Problem(jobs, p.SelectionConfig())
+	if err != nil {
+		return selection.Decision{}, err
+	}
+	return selection.Decide(prob), nil
+}
+
+// Problem builds the selection problem of plan p from a jobs table: point i's replicate
+// r is the row whose job_id is JobFor(i, r)'s, so rows of other plans in the directory
+// (an extended sweep, another spec) are ignored. cfg must have its defaults applied.
+func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Problem, error) {
+	obj := p.Spec.Objective
+	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg}
+	var exprs []*constraint.Expr
+	for _, text := range obj.SubjectTo {
+		c, err := constraint.Parse(text)
+		if err != nil {
+			return prob, fmt.Errorf("objective.subject_to: %v", err)
+		}
+		exprs = append(exprs, c)
+		prob.Constraints = append(prob.Constraints, selection.Constraint{Text: text, Sense: c.Sense()})
+	}
+	row := map[string]int{}
+	maxRep := 0
+	if ids := jobs.Col("job_id"); ids != nil && ids.IsString() {
+		for r, id := range ids.Str {
+			row[id] = r
+		}
+		if rc := jobs.Col("replicate"); rc != nil && !rc.IsString() {
+			for r := range rc.Num {
+				if !rc.Null[r] {
+					maxRep = max(maxRep, int(rc.Num[r])+1)
+				}
+			}
+		}
+	}
+	status, errCol, metric := jobs.Col("status"), jobs.Col("error"), jobs.Col(obj.Metric)
+	labels := p.PointLabels()
+	for i := 0; i < p.Points; i++ {
+		pt := selection.Point{Label: labels[i]}
+		for r := 0; r < maxRep; r++ {
+			k, ok := row[p.JobFor(i, r).ID]
+			if !ok {
+				break
+			}
+			pt.Reps = append(pt.Reps, observe(jobs, k, status, errCol, metric, exprs))
+		}
+		prob.Points = append(prob.Points, pt)
+	}
+	return prob, nil
+}
+
+// observe reads row k of jobs as one observation.
+func observe(jobs *results.Table, k int, status, errCol, metric *results.Column, exprs []*constraint.Expr) selection.Obs {
+	if status != nil && status.Text(k) != "ok" {
+		o := selection.Obs{State: selection.Failed, Err: status.Text(k)}
+		if errCol != nil && errCol.Text(k) != "" {
+			o.Err += ": " + firstLine(errCol.Text(k))
+		}
+		return o
+	}
+	o := selection.Obs{State: selection.OK, X: math.NaN()}
+	if metric != nil && !metric.IsString() && !metric.Null[k] {
+		o.X = metric.Num[k]
+	}
+	env := func(name string) (any, error) {
+		c := jobs.Col(name)
+		if c == nil {
+			return nil, fmt.Errorf("%s: no such jobs column", name)
+		}
+		if c.Null[k] {
+			return math.NaN(), nil
+		}
+		if c.IsString() {
+			return c.Str[k], nil
+		}
+		return c.Num[k], nil
+	}
+	for _, e := range exprs {
+		m, _, err := e.Margin(env)
+		if err != nil {
+			m = math.NaN()
+		}
+		o.Margins = append(o.Margins, m)
+	}
+	return o
+}
+
+// PointLabels names every grid point of p for people, in plan order: its swept values
+// by their short names, "LossyAlpha=0.5, StaticPoolXoffThreshold=150KB" ("the one
+// configuration" with nothing swept).
+func (p *Plan) PointLabels() []string {
+	short := make([]string, len(p.Axes))
+	count := map[string]int{}
+	for i, a := range p.Axes {
+		short[i] = a.Path[strings.LastIndex(a.Path, ".")+1:]
+		count[short[i]]++
+	}
+	for i, a := range p.Axes {
+		if count[short[i]] > 1 {
+			short[i] = a.Path
+		}
+	}
+	out := make([]string, p.Points)
+	for i, pp := range p.points {
+		if len(p.Axes) == 0 {
+			out[i] = "the one configuration"
+			continue
+		}
+		parts := make([]string, len(p.Axes))
+		for k := range p.Axes {
+			parts[k] = short[k] + "=" + pp.values[k].Text
+		}
+		out[i] = strings.Join(parts, ", ")
+	}
+	return out
+}
+
+// Replan re-plans the sweep that wrote dir from its manifest.json (the spec as given,
+// its --set overrides, its objective and selection settings), as the run planned it,
+// without validating jobs. A selection's plan is its first stage.
+func Replan(dir string) (*Plan, *Manifest, error) {
+	m, err := readManifest(nil, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := ParseSpec(m.SpecFile, []byte(m.Spec), m.Sets)
+	if err != nil {
+		return nil, m, fmt.Errorf("%s: the spec in manifest.json does not parse: %v", dir, err)
+	}
+	if m.Objective != nil {
+		o := *m.Objective
+		s.Objective = &o
+	}
+	if m.Select != nil {
+		c := *m.Select
+		s.Select = &c
+		s.UseSelection()
+	}
+	p, err := Expand(s, nil)
+	if err != nil {
+		return nil, m, fmt.Errorf("%s: the spec in manifest.json does not plan: %v", dir, err)
+	}
+	return p, m, nil
+}
+
+// DecideDir replays the decision of the results in dir: a selection's (run --select),
+// or, for a fixed design of 2 or more replicates, what the procedure concludes from its
+// replicates taken as a first stage (usually that more jobs are needed: a fixed design
+// rarely decides). nil without a decision to make (one replicate, one point).
+func DecideDir(dir string) (*selection.Decision, *Plan, error) {
+	p, m, err := Replan(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.Select == nil && (p.Spec.Replicates < 2 || p.Points < 1) {
+		return nil, p, nil
+	}
+	dec, err := p.Decide(dir)
+	if err != nil {
+		return nil, p, err
+	}
+	return &dec, p, nil
+}
