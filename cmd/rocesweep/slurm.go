@@ -55,6 +55,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	sbatch := fl.String("sbatch", "sbatch", "the sbatch command (a path, or a name looked up in PATH)")
 	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable; passed to every task)")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task)")
+	selectFlag := fl.Bool("select", false, "run a sequential selection (default: true when the spec has a select: block): the tasks run each round's jobs in lock-step, each waiting for the others' jobs before the next round")
 	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task
 	if err := fl.Parse(args); err != nil {
 		return flagError("slurm", fl, err)
@@ -78,7 +79,20 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	// The spec and every job, as `validate` checks them.
-	p, err := loadPlan("slurm", fl.Args(), *sets, false)
+	spec, err := loadSpec("slurm", fl.Args(), *sets, false)
+	if err != nil {
+		return err
+	}
+	selecting := spec.Select != nil
+	if fl.Changed("select") {
+		selecting = *selectFlag
+	}
+	if selecting {
+		if w := spec.UseSelection(); w != "" {
+			fmt.Fprintf(stderr, "rocesweep: %s\n", w)
+		}
+	}
+	p, err := expandSpec(spec)
 	if err != nil {
 		return err
 	}
@@ -126,7 +140,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	script := filepath.Join(slurmDir, slurmScriptName)
 	text := slurmScript(slurmParams{
 		Name: p.Spec.Base.Name, Jobs: len(p.Jobs), N: n, Exe: exe, Spec: specCopy, SpecFrom: p.Spec.File, Dir: dir, Cwd: cwd,
-		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid, RunArgs: rf.args(),
+		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: !selecting && spec.Select != nil,
 		Written: time.Now().UTC(),
 	})
 	if err := sink.WriteFileAtomic(nil, script, "", []byte(text)); err != nil {
@@ -230,6 +244,8 @@ type slurmParams struct {
 	CPUs        int // 0 = not set
 	Sets        []string
 	SkipInvalid bool
+	Select      bool     // a sequential selection: every task runs with --select --wait
+	NoSelect    bool     // the spec has a select: block that --select=false turned off
 	RunArgs     []string // --format, --max-wall-per-job, --commit-interval as given
 	Written     time.Time
 }
@@ -259,6 +275,11 @@ func slurmScript(sp slurmParams) string {
 	fmt.Fprintf(&b, "# from its journal (journal-Kof%d.jsonl). Submit again (sbatch this file) after a task was\n", sp.N)
 	fmt.Fprintf(&b, "# cancelled or failed; the singleton dependency holds a second array of this directory\n")
 	fmt.Fprintf(&b, "# back until the first has ended. Progress: rocesweep status %s\n", sp.Dir)
+	if sp.Select {
+		fmt.Fprintf(&b, "# A sequential selection: the %d jobs are its first stage. The tasks run each round's jobs\n", sp.Jobs)
+		fmt.Fprintf(&b, "# in lock-step (--select --wait): a task that has run its shard of a round waits for the\n")
+		fmt.Fprintf(&b, "# others' jobs, then every task computes the same next round from the committed results.\n")
+	}
 	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", slurmJobName(sp.Name, sp.Dir))
 	fmt.Fprintf(&b, "#SBATCH --array=1-%d\n", sp.N)
 	fmt.Fprintf(&b, "#SBATCH --dependency=singleton\n")
@@ -286,6 +307,12 @@ func slurmScript(sp slurmParams) string {
 	}
 	if sp.SkipInvalid {
 		line = append(line, "--skip-invalid")
+	}
+	switch {
+	case sp.Select:
+		line = append(line, "--select", "--wait")
+	case sp.NoSelect:
+		line = append(line, "--select=false")
 	}
 	for _, a := range sp.RunArgs {
 		line = append(line, shellQuote(a))
