@@ -278,8 +278,8 @@ func (r *replay) firstStage() {
 			}
 			s2 := ss / float64(r.n0-1)
 			r.s2[i][l], r.s2[l][i] = s2, s2
-			n := min(math.Floor(r.h2*s2/(r.delta*r.delta)), maxN)
-			if math.IsNaN(n) {
+			n := math.Floor(r.ratio(s2))
+			if !(n <= maxN) { // NaN too (differences that overflow)
 				n = maxN
 			}
 			r.ni[i], r.ni[l] = max(r.ni[i], n), max(r.ni[l], n)
@@ -287,6 +287,14 @@ func (r *replay) firstStage() {
 		}
 	}
 	r.d.FixedJobs = len(r.alive) * max(r.n0, int(maxNil)+1)
+}
+
+// ratio is h² S² / δ²: 0 when S² is 0 (or h² is, for one point), whatever δ.
+func (r *replay) ratio(s2 float64) float64 {
+	if s2 == 0 || r.h2 == 0 {
+		return 0
+	}
+	return r.h2 * s2 / (r.delta * r.delta)
 }
 
 func (r *replay) y(i, j int) float64 { return r.sign * r.obs(i, j).X }
@@ -440,7 +448,7 @@ func (r *replay) screen(stage int) {
 			if l == i || !r.feasible(l) {
 				continue
 			}
-			w := max(0, r.delta/(2*rr)*(r.h2*r.s2[i][l]/(r.delta*r.delta)-rr))
+			w := max(0, r.delta/(2*rr)*(r.ratio(r.s2[i][l])-rr))
 			if r.mean(i) > r.mean(l)+w && (by == -1 || r.mean(l) < r.mean(by)) {
 				by = l
 			}
