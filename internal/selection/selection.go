@@ -144,11 +144,16 @@ type Problem struct {
 	Goal Goal
 	// Delta is the indifference in the metric's unit (> 0), or, when DeltaPercent > 0,
 	// resolved by Decide from the first stage: DeltaPercent / 100 × |the best first-stage
-	// mean| (the largest |mean| if that is 0).
+	// mean| of the points with values (the largest |mean| if that is 0; the largest
+	// |value| of the first stage if every mean is 0; 1 if every value is 0, when every
+	// point ties and any δ decides the same).
 	Delta        float64
 	DeltaPercent float64
-	Constraints  []Constraint
-	Config       Config // with defaults applied (Config.WithDefaults)
+	// Metric names the objective's column, for reasons ("no value of fct_p99_usec");
+	// optional: without it a null value is "no value (null)".
+	Metric      string
+	Constraints []Constraint
+	Config      Config // with defaults applied (Config.WithDefaults)
 	// Points in plan order; ties (equal means) go to the earlier point.
 	Points []Point
 }
@@ -157,10 +162,12 @@ type Problem struct {
 type State string
 
 const (
-	Running    State = "running"    // more jobs must run: Decision.Need lists them
-	Decided    State = "decided"    // one point is best (Best), with the stated confidence
-	Budget     State = "budget"     // Config.MaxJobs would be exceeded; Best is the best so far
-	Infeasible State = "infeasible" // every point left (infeasible or failed): no answer
+	Running State = "running" // more jobs must run: Decision.Need lists them
+	Decided State = "decided" // one point is best (Best), with the stated confidence
+	Budget  State = "budget"  // Config.MaxJobs would be exceeded; Best is the best so far
+	// Infeasible: every point left, as infeasible or failed (or screened out by a point
+	// that failed in a later round): no answer.
+	Infeasible State = "infeasible"
 )
 
 // Decision is what Decide concludes from a Problem.
@@ -168,7 +175,9 @@ type Decision struct {
 	State State
 	Why   string // one sentence: why it stopped, or what it waits for
 	// Stage is the number of replicates each surviving point has been screened on
-	// (n0 after the first stage); Round = Stage − n0 is the rounds after it.
+	// (n0 after the first stage); Round = Stage − n0 is the rounds after it. Both are 0
+	// while the first stage is incomplete; while Running, the stage waited for is
+	// Stage + 1 (n0 at first).
 	Stage, Round int
 	// Best is the index of the selected point (Decided), or of the best survivor so far
 	// (Running, Budget); -1 when there is none.
@@ -181,20 +190,27 @@ type Decision struct {
 	// (State Running), in point order.
 	Need []Need
 	// Jobs is the number of jobs the procedure has used so far (observations of its
-	// stages); the budget counts these.
+	// complete stages, and the committed jobs of a point that left with a failed job or
+	// no value); the budget counts these. It is the sum of Used, and never exceeds
+	// Config.MaxJobs.
 	Jobs int
 	// Delta is the indifference in the metric's unit (resolved from DeltaPercent when
-	// that was given); 0 until the first stage is complete.
+	// that was given; 0 until the first stage is complete in that case).
 	Delta      float64
 	Confidence float64
-	// H2 is h² of the first stage (0 until it is complete).
+	// H2 is h² of the first stage (0 until it is complete, and for a single point, which
+	// has nothing to be compared with). Its k is len(Points), failed points included.
 	H2 float64
 	// FixedJobs is the number of jobs a fixed design of equal confidence would run: every
 	// point run to the procedure's last stage without screening, k × max(n0, max_il
-	// N_il + 1) (0 until the first stage is complete).
+	// N_il + 1) over the k points that came through the first stage with values (0 until
+	// the first stage is complete).
 	FixedJobs int
 	// Means and Used are per point: the mean of the objective over the replicates the
-	// procedure used, and how many it used.
+	// procedure used (through the last complete stage the point took part in), and how
+	// many it used. Means is NaN for a point without any (the first stage incomplete)
+	// and for a point that left with a failed job or no value (its Used counts the
+	// committed jobs of the stages it took part in).
 	Means []float64
 	Used  []int
 	// Feasible is per point: 1 known feasible, -1 infeasible, 0 not yet known (always 1

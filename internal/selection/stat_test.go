@@ -1,0 +1,147 @@
+package selection
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// model is a synthetic job function in place of the simulator: replicate j of point i
+// is normal with mean mu[i] and standard deviation sigma; a share crn of its variance
+// is a common component Z_j that every point's replicate j shares (common random
+// numbers), the rest independent. Every value is a pure function of (seed, i, j), so
+// any order of running the jobs gives the same results, as the simulator's seeded
+// replicates do.
+type model struct {
+	mu    []float64
+	sigma float64
+	crn   float64 // 0 independent; in [0, 1)
+	seed  uint64
+}
+
+func normal(seed, stream uint64) float64 { return rand.New(rand.NewPCG(seed, stream)).NormFloat64() }
+
+func (m model) job(i, j int) Obs {
+	e := normal(m.seed, uint64(i)<<32|uint64(j))
+	z := 0.0
+	if m.crn > 0 {
+		z = normal(m.seed, 1<<63|uint64(j))
+	}
+	return ok(m.mu[i] + m.sigma*(math.Sqrt(m.crn)*z+math.Sqrt(1-m.crn)*e))
+}
+
+// commit stores o as replicate j of point i.
+func commit(p *Problem, i, j int, o Obs) {
+	reps := &p.Points[i].Reps
+	for len(*reps) <= j {
+		*reps = append(*reps, Obs{State: Missing})
+	}
+	(*reps)[j] = o
+}
+
+// drive runs a selection as a runner would: Decide, run what it needs, commit, again.
+// It returns the final decision and the calls it took.
+func drive(p *Problem, job func(i, j int) Obs) (Decision, int) {
+	for calls := 1; ; calls++ {
+		d := Decide(*p)
+		if d.State != Running {
+			return d, calls
+		}
+		for _, n := range d.Need {
+			commit(p, n.Point, n.Replicate, job(n.Point, n.Replicate))
+		}
+	}
+}
+
+type study struct {
+	pcs  float64 // fraction of macro-replications that selected a point within δ of the best
+	jobs float64 // mean jobs
+	kn   float64 // mean FixedJobs
+}
+
+// macro runs reps macro-replications of a min selection over means mu with indifference
+// delta and returns the fraction that selected a point whose mean is less than δ above
+// the best one, and the mean number of jobs.
+func macro(t *testing.T, mu []float64, delta, sigma, crn float64, cfg Config, reps int, seed uint64) study {
+	t.Helper()
+	best := mu[0]
+	for _, m := range mu {
+		best = min(best, m)
+	}
+	var s study
+	for rep := range reps {
+		m := model{mu: mu, sigma: sigma, crn: crn, seed: seed + uint64(rep)}
+		p := Problem{Goal: Min, Delta: delta, Config: cfg, Points: make([]Point, len(mu))}
+		d, _ := drive(&p, m.job)
+		if d.State != Decided {
+			t.Fatalf("macro-replication %d: %s (%s)", rep, d.State, d.Why)
+		}
+		if mu[d.Best]-best < delta {
+			s.pcs++
+		}
+		s.jobs += float64(d.Jobs)
+		s.kn += float64(d.FixedJobs)
+	}
+	s.pcs /= float64(reps)
+	s.jobs /= float64(reps)
+	s.kn /= float64(reps)
+	return s
+}
+
+// KN's guarantee: with the best point at least δ better than every other, it is
+// selected with probability at least the confidence. Two configurations of k = 10
+// points, σ = 1, δ = 0.5σ, n0 = 10, 400 macro-replications each:
+//   - slippage, the least favourable configuration: the best (point 4) at 0, every
+//     other at exactly δ;
+//   - increasing means: point i at (9 − i)·δ, the best last (ties cannot favour it).
+//
+// The selection must be correct in at least 95% of them (independent noise: the
+// hardest case for KN's S², no help from common random numbers).
+func TestProbabilityOfCorrectSelection(t *testing.T) {
+	const k, delta, reps = 10, 0.5, 400
+	cfg := Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}
+	slip := make([]float64, k)
+	inc := make([]float64, k)
+	for i := range k {
+		slip[i] = delta
+		inc[i] = float64(k-1-i) * delta
+	}
+	slip[4] = 0
+	for _, c := range []struct {
+		name string
+		mu   []float64
+		seed uint64
+	}{
+		{"slippage", slip, 1_000},
+		{"increasing means", inc, 2_000},
+	} {
+		s := macro(t, c.mu, delta, 1, 0, cfg, reps, c.seed)
+		t.Logf("%s: PCS %.4f, mean jobs %.1f (a fixed design of equal confidence: %.1f)", c.name, s.pcs, s.jobs, s.kn)
+		if s.pcs < 0.95 {
+			t.Errorf("%s: PCS %.4f < 0.95", c.name, s.pcs)
+		}
+	}
+}
+
+// Common random numbers: with 90% of the variance shared by every point's replicate j,
+// S²_il (the variance of differences) is a tenth of what independent noise of the same
+// marginal variance gives, and the procedure needs far fewer jobs for the same
+// guarantee.
+func TestCommonRandomNumbers(t *testing.T) {
+	const k, delta, reps = 10, 0.5, 200
+	cfg := Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}
+	mu := make([]float64, k)
+	for i := range k {
+		mu[i] = delta
+	}
+	mu[4] = 0
+	ind := macro(t, mu, delta, 1, 0, cfg, reps, 3_000)
+	crn := macro(t, mu, delta, 1, 0.9, cfg, reps, 3_000)
+	t.Logf("independent: PCS %.4f, mean jobs %.1f; CRN (90%% shared): PCS %.4f, mean jobs %.1f", ind.pcs, ind.jobs, crn.pcs, crn.jobs)
+	if crn.pcs < 0.95 {
+		t.Errorf("CRN: PCS %.4f < 0.95", crn.pcs)
+	}
+	if !(crn.jobs < 0.5*ind.jobs) {
+		t.Errorf("CRN: mean jobs %.1f, not below half of independent noise's %.1f", crn.jobs, ind.jobs)
+	}
+}
