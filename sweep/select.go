@@ -236,7 +236,8 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 		for r := 0; r < maxRep; r++ {
 			k, ok := row[p.JobFor(i, r).ID]
 			if !ok {
-				break
+				pt.Reps = append(pt.Reps, selection.Obs{State: selection.Missing}) // another shard's, or not run yet
+				continue
 			}
 			pt.Reps = append(pt.Reps, observe(jobs, k, status, errCol, metric, exprs))
 		}

@@ -1,0 +1,166 @@
+package sweep_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/sweeptest"
+)
+
+// selectSpec is a 6-point study whose fake job (noisyJob) gives fct_p99_usec_lossless a
+// mean per point (the point's LossyAlpha × 10 + 100, so the lowest alpha is best) and
+// noise with a common part per replicate (common random numbers) and a part of its own.
+const selectSpec = `name: sel
+seed: 3
+duration: 100us
+topology: {kind: star, hosts: 8}
+workload: {kind: incast, senders: 7, message_size: 64KB}
+objective: {metric: fct_p99_usec_lossless, goal: min, indifference: 4us}
+select: {confidence: 0.9, initial: 4, max_jobs: 400}
+sweep:
+  grid:
+    switch.LossyAlpha: [0.5, 1, 1.5, 2, 3, 4]
+`
+
+// noisyJob is the fake job of selectSpec. Its value depends on the job's configuration
+// and seed only, so every run of a job gives the same rows.
+func noisyJob(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
+	res := sweeptest.Result(cfg, jobID, 1000)
+	alpha := cfg.Switch.SharedBufferManager.LossyAlpha
+	common := rand.New(rand.NewPCG(cfg.Seed, 1)).NormFloat64() * 20 // same for every point
+	own := rand.New(rand.NewPCG(cfg.Seed, math.Float64bits(alpha))).NormFloat64() * 4
+	res.Summary.FctP99UsecLossless = 100 + 10*alpha + common + own
+	return res, nil
+}
+
+func selectPlan(t testing.TB, sets ...string) *sweep.Plan {
+	t.Helper()
+	s, err := sweep.ParseSpec("spec.yaml", []byte(selectSpec), sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.UseSelection()
+	p, err := sweep.Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// jobsOf returns the sorted (job_id, replicate, value) lines of dir's jobs table.
+func jobsOf(t testing.TB, dir string) []string {
+	t.Helper()
+	jobs, err := results.ReadTable(dir, "jobs", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ids, rep, v := jobs.Col("job_id"), jobs.Col("replicate"), jobs.Col("fct_p99_usec_lossless")
+	for i := 0; i < jobs.Rows; i++ {
+		out = append(out, fmt.Sprintf("%s %s %s", ids.Str[i], rep.Text(i), v.Text(i)))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A selection decides, and the same spec reaches the same rounds, the same jobs and the
+// same decision whatever the worker count, after kills and resumes, and split in shards.
+func TestSelectDeterministic(t *testing.T) {
+	run := func(dir string, o sweep.Options) *sweep.SelectReport {
+		t.Helper()
+		o.Dir = dir
+		sr, err := sweep.Select(context.Background(), selectPlan(t), noisyJob, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sr
+	}
+	base := t.TempDir()
+	one := run(filepath.Join(base, "j1"), sweep.Options{Workers: 1})
+	d := one.Decision
+	if d.State != selection.Decided || d.Best != 0 {
+		t.Fatalf("decision %s (%s), best %d; want decided, the point of LossyAlpha 0.5", d.State, d.Why, d.Best)
+	}
+	if d.Round == 0 || d.Jobs <= 24 {
+		t.Fatalf("decided in round %d with %d jobs: the test wants a selection of several rounds", d.Round, d.Jobs)
+	}
+	want := jobsOf(t, filepath.Join(base, "j1"))
+	if len(want) != d.Jobs {
+		t.Fatalf("%d jobs in the table, the decision used %d", len(want), d.Jobs)
+	}
+
+	two := run(filepath.Join(base, "j2"), sweep.Options{Workers: 2})
+	if !reflect.DeepEqual(two.Decision, d) {
+		t.Fatalf("-j 2 decided %+v, -j 1 %+v", two.Decision, d)
+	}
+	if got := jobsOf(t, filepath.Join(base, "j2")); !reflect.DeepEqual(got, want) {
+		t.Fatalf("-j 2 rows differ from -j 1:\n%v\n%v", got, want)
+	}
+
+	// Killed after every 7 jobs, then resumed, until decided.
+	dir := filepath.Join(base, "killed")
+	var started atomic.Int64
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		stopAt := started.Load() + 7
+		job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			if started.Add(1) >= stopAt {
+				cancel()
+			}
+			return noisyJob(c, cfg, id)
+		}
+		sr, err := sweep.Select(ctx, selectPlan(t), job, sweep.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
+		cancel()
+		if err == nil && sr.Decision.State != selection.Running {
+			if !reflect.DeepEqual(sr.Decision, d) {
+				t.Fatalf("after %d kills decided %+v, want %+v", attempt, sr.Decision, d)
+			}
+			break
+		}
+		if attempt > 100 {
+			t.Fatal("no decision after 100 kills")
+		}
+	}
+	if got := jobsOf(t, dir); !reflect.DeepEqual(got, want) {
+		t.Fatalf("killed and resumed: rows differ:\n%v\n%v", got, want)
+	}
+
+	// Two shards, each run in turn without waiting, until decided.
+	dir = filepath.Join(base, "shards")
+	for attempt := 0; ; attempt++ {
+		var last *sweep.SelectReport
+		for k := 1; k <= 2; k++ {
+			last = run(dir, sweep.Options{Workers: 1, Shard: sweep.Shard{K: k, N: 2}, Resume: true})
+		}
+		if last.Decision.State != selection.Running {
+			if !reflect.DeepEqual(last.Decision, d) {
+				t.Fatalf("shards decided %+v, want %+v", last.Decision, d)
+			}
+			break
+		}
+		if attempt > 100 {
+			t.Fatal("shards: no decision after 100 turns")
+		}
+	}
+	if got := jobsOf(t, dir); !reflect.DeepEqual(got, want) {
+		t.Fatalf("shards: rows differ:\n%v\n%v", got, want)
+	}
+
+	// DecideDir replays the decision from the directory alone.
+	again, _, err := sweep.DecideDir(filepath.Join(base, "j1"))
+	if err != nil || again == nil || !reflect.DeepEqual(*again, d) {
+		t.Fatalf("DecideDir: %+v, %v; want %+v", again, err, d)
+	}
+}
