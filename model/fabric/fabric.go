@@ -514,6 +514,9 @@ func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 		if now > 0 {
 			r.GoodputGbps = float64(delivered[tc]) * 8 / now.Seconds() / 1e9
 		}
+		// NaN (null) without a sample: 0 would read as the best answer (records.md §8.1).
+		r.FctP50Usec, r.FctP99Usec, r.FctMaxUsec = math.NaN(), math.NaN(), math.NaN()
+		r.SlowdownP50, r.SlowdownP99 = math.NaN(), math.NaN()
 		if fs := sortedCopy(f.tcFct[tc]); len(fs) > 0 {
 			r.FctP50Usec, r.FctP99Usec, r.FctMaxUsec = percentile(fs, 0.50), percentile(fs, 0.99), fs[len(fs)-1]
 		}
@@ -552,6 +555,9 @@ func (f *Fabric) summary() stats.Summary {
 	if now > 0 {
 		s.GoodputGbps = float64(f.delivered) * 8 / now.Seconds() / 1e9
 	}
+	// NaN (null in jobs) when no message completed: for a lower-is-better metric 0 would
+	// read as the best job (results.md §2).
+	s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec = math.NaN(), math.NaN(), math.NaN()
 	if len(f.fcts) > 0 {
 		sorted := slices.Clone(f.fcts)
 		slices.Sort(sorted)

@@ -157,9 +157,10 @@ type Summary struct {
 	BytesDelivered int64   `parquet:"bytes_delivered"`
 	GoodputGbps    float64 `parquet:"goodput_gbps"`
 	MsgsCompleted  int64   `parquet:"msgs_completed"`
-	FctP50Usec     float64 `parquet:"fct_p50_usec"`
-	FctP99Usec     float64 `parquet:"fct_p99_usec"`
-	FctMaxUsec     float64 `parquet:"fct_max_usec"`
+	// Percentiles over every completed message; NaN (null in jobs) when none completed.
+	FctP50Usec float64 `parquet:"fct_p50_usec"`
+	FctP99Usec float64 `parquet:"fct_p99_usec"`
+	FctMaxUsec float64 `parquet:"fct_max_usec"`
 	// The answers per kind of traffic (lossless = a PFC-enabled data class, switch
 	// EnablePFC): nearest-rank p99 over the completed messages of lossless / lossy data
 	// classes. NaN when the job completed no message of that kind; the jobs table writes
