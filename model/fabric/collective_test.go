@@ -156,7 +156,9 @@ func TestCollectiveGroupsRefused(t *testing.T) {
 // A ring all-reduce over 4 hosts of a star sends 4 × 2 (4 − 1) = 24 messages an
 // iteration; 2 iterations, drained: 48 posted and completed on TC 0 (lossless, EnablePFC
 // [1, 1, 0, ...]). Beside it an incast of 3 senders on lossy TC 2 adds a second class of
-// 3 messages, and with the collective on TC 2 too that class holds 48 + 3.
+// 3 messages, and with the collective on TC 2 too that class holds 48 + 3. jobs counts
+// the samples of its per-kind p99s (msgs_completed_lossless / _lossy: 48 / 3, then
+// 0 / 51) and the 2 iterations behind cct_p50_usec.
 func TestCollectiveClasses(t *testing.T) {
 	star := []string{"duration", "10ms", "stop", "drain", "topology.hosts", "4", "workload.kind", "mix",
 		"workload.mix.0.kind", "allreduce", "workload.mix.0.message_size", "256KiB", "workload.mix.0.iterations", "2",
@@ -169,9 +171,11 @@ func TestCollectiveClasses(t *testing.T) {
 		collTC    string
 		want      map[int32]int64 // data_tc -> messages posted = completed
 		lossyOnly bool
+		lossless  int64 // msgs_completed_lossless
+		lossy     int64
 	}{
-		{"collective on TC 0", "0", map[int32]int64{0: 48, 2: 3}, false},
-		{"collective on lossy TC 2", "2", map[int32]int64{2: 51}, true},
+		{"collective on TC 0", "0", map[int32]int64{0: 48, 2: 3}, false, 48, 3},
+		{"collective on lossy TC 2", "2", map[int32]int64{2: 51}, true, 0, 51},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, res := run(t, job(t, append(star, "workload.mix.0.data_tc", tc.collTC)...))
@@ -211,6 +215,13 @@ func TestCollectiveClasses(t *testing.T) {
 				if c.got != c.want && !(math.IsNaN(c.got) && math.IsNaN(c.want)) {
 					t.Errorf("%s %v, want %v from messages", c.name, c.got, c.want)
 				}
+			}
+			if s.MsgsCompletedLossless+s.MsgsCompletedLossy != s.MsgsCompleted {
+				t.Errorf("msgs_completed_lossless %d + _lossy %d != msgs_completed %d", s.MsgsCompletedLossless, s.MsgsCompletedLossy, s.MsgsCompleted)
+			}
+			if s.MsgsCompletedLossless != tc.lossless || s.MsgsCompletedLossy != tc.lossy || s.CctIterations != 2 {
+				t.Errorf("msgs_completed_lossless %d, _lossy %d, cct_iterations %d; want %d, %d, 2",
+					s.MsgsCompletedLossless, s.MsgsCompletedLossy, s.CctIterations, tc.lossless, tc.lossy)
 			}
 			if math.IsNaN(s.FctP99UsecLossless) != tc.lossyOnly {
 				t.Errorf("fct_p99_usec_lossless %v with the collective on TC %s", s.FctP99UsecLossless, tc.collTC)

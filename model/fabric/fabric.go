@@ -477,7 +477,7 @@ func (f *Fabric) Finish() *stats.Result {
 // classes builds the classes rows (one per data TC that carried messages) and sets the
 // summary's per-kind answers: nearest-rank p99 FCT and slowdown over the completed
 // messages of lossless (rack switch EnablePFC = 1, switch.md §4.3) and lossy data classes,
-// NaN when there is none.
+// NaN when there is none, and how many messages each p99 is taken over.
 func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 	var drops, rtx, delivered [8]int64
 	for _, sw := range f.switches {
@@ -531,6 +531,7 @@ func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 		}
 		return percentile(sortedCopy(v), 0.99)
 	}
+	s.MsgsCompletedLossy, s.MsgsCompletedLossless = int64(len(fct[0])), int64(len(fct[1]))
 	s.FctP99UsecLossy, s.FctP99UsecLossless = p99(fct[0]), p99(fct[1])
 	s.SlowdownP99Lossy, s.SlowdownP99Lossless = p99(slow[0]), p99(slow[1])
 	return rows

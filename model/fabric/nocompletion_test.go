@@ -12,8 +12,9 @@ import (
 func TestNothingCompleted(t *testing.T) {
 	_, res := run(t, job(t, "duration", "1us"))
 	s := res.Summary
-	if s.MsgsCompleted != 0 {
-		t.Fatalf("%d messages completed in 1 us, want 0", s.MsgsCompleted)
+	if s.MsgsCompleted != 0 || s.MsgsCompletedLossless != 0 || s.MsgsCompletedLossy != 0 || s.CctIterations != 0 {
+		t.Fatalf("%d messages completed in 1 us (%d lossless, %d lossy), %d collective iterations; want 0",
+			s.MsgsCompleted, s.MsgsCompletedLossless, s.MsgsCompletedLossy, s.CctIterations)
 	}
 	for _, m := range []struct {
 		name string
