@@ -2,6 +2,7 @@ package sink
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -25,7 +26,7 @@ func arrowSchema(t reflect.Type) *arrow.Schema {
 	fields := make([]arrow.Field, t.NumField())
 	for i := range fields {
 		f := t.Field(i)
-		base, nullable := f.Type, false
+		base, nullable := f.Type, nanNull(f) // NaN-null float64 columns (Table)
 		if base.Kind() == reflect.Pointer {
 			base, nullable = base.Elem(), true
 		}
@@ -55,9 +56,22 @@ func newArrowRows(t reflect.Type, w File) (*arrowRows, error) {
 	}
 	r := &arrowRows{t: t, w: fw, b: array.NewRecordBuilder(memory.DefaultAllocator, schema)}
 	for i := 0; i < t.NumField(); i++ {
-		r.appends = append(r.appends, arrowAppender(t.Field(i).Type))
+		app := arrowAppender(t.Field(i).Type)
+		if nanNull(t.Field(i)) {
+			app = appendNaNNull
+		}
+		r.appends = append(r.appends, app)
 	}
 	return r, nil
+}
+
+// appendNaNNull appends a NaN-null float64 column's value (Table): NaN as a null.
+func appendNaNNull(b array.Builder, v reflect.Value) {
+	if x := v.Float(); math.IsNaN(x) {
+		b.AppendNull()
+	} else {
+		b.(*array.Float64Builder).Append(x)
+	}
 }
 
 // arrowAppender returns the function appending one field value to its column builder.

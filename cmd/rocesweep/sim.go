@@ -149,7 +149,8 @@ func printSummaryJSON(w io.Writer, s *stats.Summary, dir string, estimated int64
 	return err
 }
 
-// orNone formats a per-kind metric: "none" when the job had no traffic of that kind (NaN).
+// orNone formats a metric that may have no value: "none" when the job completed no
+// message of that kind (NaN).
 func orNone(v float64) string {
 	if math.IsNaN(v) {
 		return "none"
@@ -163,7 +164,7 @@ func printSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
 	fmt.Fprintf(tw, "simulated\t%.6g s in %.3g s wall (%s events, %.3g M events/s)\n", s.SimTimeSec, s.WallSec, config.Commas(s.Events), s.EventsPerSec/1e6)
 	fmt.Fprintf(tw, "data packets\t%s sent, %.4g M per wall second\n", config.Commas(s.DataPackets), float64(s.DataPackets)/s.WallSec/1e6)
 	fmt.Fprintf(tw, "messages completed\t%d, %s B delivered, goodput %.4g Gbps\n", s.MsgsCompleted, config.Commas(s.BytesDelivered), s.GoodputGbps)
-	fmt.Fprintf(tw, "FCT p50 / p99 / max\t%.4g / %.4g / %.4g us\n", s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec)
+	fmt.Fprintf(tw, "FCT p50 / p99 / max\t%s / %s / %s us\n", orNone(s.FctP50Usec), orNone(s.FctP99Usec), orNone(s.FctMaxUsec))
 	fmt.Fprintf(tw, "FCT p99 lossless / lossy\t%s / %s us (slowdown p99 %s / %s)\n", orNone(s.FctP99UsecLossless), orNone(s.FctP99UsecLossy),
 		orNone(s.SlowdownP99Lossless), orNone(s.SlowdownP99Lossy))
 	fmt.Fprintf(tw, "drops\t%d total: %d lossless, %d lossy (switch), %d NIC rx\n", s.DropsTotal, s.DropsLossless, s.DropsLossy, s.NicRxDrops)

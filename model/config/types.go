@@ -80,12 +80,16 @@ type Topology struct {
 
 // Workload is the traffic of a job (model/workload interprets it).
 type Workload struct {
-	Kind         string     `key:"kind" enum:"incast|permutation|all-to-all|load|mix|none|allreduce|allgather|reducescatter|alltoall" doc:"traffic generator; allreduce, allgather, reducescatter, alltoall are collectives (message_size = each rank's buffer)"`
-	Senders      int        `key:"senders" doc:"incast: number of senders"`
-	Receiver     int        `key:"receiver" doc:"incast: receiving host index"`
-	MessageSize  Bytes      `key:"message_size" doc:"incast, permutation, all-to-all: bytes per message"`
-	Messages     int        `key:"messages" doc:"messages per sender (per QP)"`
-	Jitter       sim.Time   `key:"jitter" doc:"incast: uniform random start offset in [0, jitter)"`
+	Kind        string   `key:"kind" enum:"incast|permutation|all-to-all|load|mix|none|allreduce|allgather|reducescatter|alltoall" doc:"traffic generator; allreduce, allgather, reducescatter, alltoall are collectives (message_size = each rank's buffer)"`
+	Senders     int      `key:"senders" doc:"incast: number of senders"`
+	Receiver    int      `key:"receiver" doc:"incast: receiving host index"`
+	MessageSize Bytes    `key:"message_size" doc:"incast, permutation, all-to-all: bytes per message"`
+	Messages    int      `key:"messages" doc:"messages per sender (per QP)"`
+	Jitter      sim.Time `key:"jitter" doc:"incast: uniform random start offset in [0, jitter)"`
+	// A repeating incast. Zero values mean one round and are left out of the JSON, so job
+	// ids and seeds of specs without them stay as they were.
+	Rounds       int        `key:"rounds" json:",omitzero" doc:"incast: rounds of the incast, round r posting every sender's messages at start + r × period (+ jitter); rounds starting at or after duration post nothing (0 = 1)"`
+	Period       sim.Time   `key:"period" json:",omitzero" doc:"incast: time between the starts of two rounds; > 0 when rounds > 1"`
 	Load         float64    `key:"load" doc:"load: offered load as a fraction of the host link rate"`
 	Distribution string     `key:"distribution" doc:"load: size CDF name (configs/size-cdf/NAME.txt) or a file path"`
 	DataTC       int        `key:"data_tc" doc:"traffic class of data packets"`

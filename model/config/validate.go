@@ -524,6 +524,24 @@ func validateWorkload(prefix string, w *Workload, hosts int, mixOK bool) rules {
 	if w.Jitter < 0 || w.Start < 0 {
 		rs.add(prefix+".jitter", "", "nic.md §15 rule 5", "negative time")
 	}
+	if w.Rounds < 0 {
+		rs.add(prefix+".rounds", fmt.Sprint(w.Rounds), "design.md", "rounds cannot be negative (0 or 1: one round)")
+	}
+	if w.Period < 0 {
+		rs.add(prefix+".period", FormatTime(w.Period), "design.md", "negative time")
+	}
+	if w.Rounds > 1 {
+		switch {
+		case w.Kind == "mix":
+			rs.add(prefix+".rounds", fmt.Sprint(w.Rounds), "design.md", "a mix does not repeat; set rounds on its incast entries (%s.mix.N.rounds)", prefix)
+		case w.Kind == "allreduce" || w.Kind == "allgather" || w.Kind == "reducescatter" || w.Kind == "alltoall":
+			rs.add(prefix+".rounds", fmt.Sprint(w.Rounds), "design.md", "only an incast repeats in rounds; a collective repeats with iterations and gap")
+		case w.Kind != "incast" && w.Kind != "none":
+			rs.add(prefix+".rounds", fmt.Sprint(w.Rounds), "design.md", "only an incast repeats in rounds")
+		case w.Kind == "incast" && w.Period <= 0:
+			rs.add(prefix+".period", FormatTime(w.Period), "design.md", "%d rounds need a period > 0 between their starts", w.Rounds)
+		}
+	}
 	switch w.Kind {
 	case "incast":
 		if hosts > 0 && (w.Senders < 1 || w.Senders > hosts-1) {

@@ -59,6 +59,7 @@ func (f *Fabric) workloadEvent(ev sim.Event) {
 		tag := int64(len(f.msgs)) + ev.Arg
 		f.nics[m.Src].Post(nic.WorkRequest{Dst: m.Dst, QP: m.QP, Size: m.Size, Verb: verb, DataTC: m.DataTC, CtrlTC: m.CtrlTC, Tag: tag})
 		f.posted += m.Size
+		f.tcPosted[m.DataTC&7]++ // a step is a message of its class like any other (records.md §8.1)
 		f.pair(m.Src, m.Dst).posted += m.Size
 	default:
 		f.post()
@@ -120,11 +121,12 @@ func (f *Fabric) message(t int64) *workload.Message {
 	return &f.dyn[t-int64(len(f.msgs))]
 }
 
-// collectiveSummary fills the jobs columns of the collectives: median and largest
-// completion time over every finished iteration of every group, mean bus bandwidth; NaN
+// collectiveSummary fills the jobs columns of the collectives: the iterations finished
+// (every group's), their median and largest completion time, mean bus bandwidth; NaN
 // (null in jobs) when no iteration finished, so an unfinished collective never reads as
 // an instant one.
 func (f *Fabric) collectiveSummary(s *stats.Summary) {
+	s.CctIterations = int64(len(f.ccts))
 	if len(f.ccts) == 0 {
 		s.CctP50Usec, s.CctMaxUsec, s.BusbwGbps = math.NaN(), math.NaN(), math.NaN()
 		return

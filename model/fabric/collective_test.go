@@ -1,7 +1,9 @@
 package fabric
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,5 +146,86 @@ func TestCollectiveGroupsRefused(t *testing.T) {
 	e, err := EstimateJob(&cfg)
 	if err != nil || e.Messages != 3*8*14 || e.Bytes != 3*8*14*(1<<20)/8 {
 		t.Errorf("estimate %+v, %v; want 336 messages of 128 KiB", e, err)
+	}
+}
+
+// A collective's steps are messages of its data class: the classes table has a row for
+// the class, its counts agree with messages, and the per-kind answers include them
+// (records.md §8.1).
+//
+// A ring all-reduce over 4 hosts of a star sends 4 × 2 (4 − 1) = 24 messages an
+// iteration; 2 iterations, drained: 48 posted and completed on TC 0 (lossless, EnablePFC
+// [1, 1, 0, ...]). Beside it an incast of 3 senders on lossy TC 2 adds a second class of
+// 3 messages, and with the collective on TC 2 too that class holds 48 + 3. jobs counts
+// the samples of its per-kind p99s (msgs_completed_lossless / _lossy: 48 / 3, then
+// 0 / 51) and the 2 iterations behind cct_p50_usec.
+func TestCollectiveClasses(t *testing.T) {
+	star := []string{"duration", "10ms", "stop", "drain", "topology.hosts", "4", "workload.kind", "mix",
+		"workload.mix.0.kind", "allreduce", "workload.mix.0.message_size", "256KiB", "workload.mix.0.iterations", "2",
+		"workload.mix.1.kind", "incast", "workload.mix.1.senders", "3", "workload.mix.1.message_size", "64KB", "workload.mix.1.data_tc", "2",
+		// NIC pools for TC 2 (nic.md §11: contiguous from TC 0).
+		"nic.IngressBufferManager.PoolAllocationVector", "[0.8, 0.1, 0.1, 0, 0, 0, 0, 0]",
+		"nic.EgressBufferManager.PoolAllocationVector", "[0.8, 0.1, 0.1, 0, 0, 0, 0, 0]"}
+	for _, tc := range []struct {
+		name      string
+		collTC    string
+		want      map[int32]int64 // data_tc -> messages posted = completed
+		lossyOnly bool
+		lossless  int64 // msgs_completed_lossless
+		lossy     int64
+	}{
+		{"collective on TC 0", "0", map[int32]int64{0: 48, 2: 3}, false, 48, 3},
+		{"collective on lossy TC 2", "2", map[int32]int64{2: 51}, true, 0, 51},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, res := run(t, job(t, append(star, "workload.mix.0.data_tc", tc.collTC)...))
+			rows := map[int32]int64{}
+			var fct [2][]float64 // [lossy, lossless]
+			for _, m := range res.Rec.Messages {
+				rows[m.DataTC]++
+				k := 0
+				if m.DataTC == 0 {
+					k = 1
+				}
+				fct[k] = append(fct[k], m.FctUsec)
+			}
+			got := map[int32]int64{}
+			for _, c := range res.Rec.Classes {
+				if c.MsgsPosted != c.MsgsCompleted || c.MsgsCompleted != rows[c.DataTC] {
+					t.Errorf("TC %d: %d posted, %d completed, %d rows of messages", c.DataTC, c.MsgsPosted, c.MsgsCompleted, rows[c.DataTC])
+				}
+				got[c.DataTC] = c.MsgsCompleted
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("classes %v, want %v", got, tc.want)
+			}
+			s := res.Summary
+			p99 := func(v []float64) float64 {
+				if len(v) == 0 {
+					return math.NaN()
+				}
+				v = slices.Clone(v)
+				slices.Sort(v)
+				return percentile(v, 0.99)
+			}
+			for _, c := range []struct {
+				name      string
+				got, want float64
+			}{{"fct_p99_usec_lossless", s.FctP99UsecLossless, p99(fct[1])}, {"fct_p99_usec_lossy", s.FctP99UsecLossy, p99(fct[0])}} {
+				if c.got != c.want && !(math.IsNaN(c.got) && math.IsNaN(c.want)) {
+					t.Errorf("%s %v, want %v from messages", c.name, c.got, c.want)
+				}
+			}
+			if s.MsgsCompletedLossless+s.MsgsCompletedLossy != s.MsgsCompleted {
+				t.Errorf("msgs_completed_lossless %d + _lossy %d != msgs_completed %d", s.MsgsCompletedLossless, s.MsgsCompletedLossy, s.MsgsCompleted)
+			}
+			if s.MsgsCompletedLossless != tc.lossless || s.MsgsCompletedLossy != tc.lossy || s.CctIterations != 2 {
+				t.Errorf("msgs_completed_lossless %d, _lossy %d, cct_iterations %d; want %d, %d, 2",
+					s.MsgsCompletedLossless, s.MsgsCompletedLossy, s.CctIterations, tc.lossless, tc.lossy)
+			}
+			if math.IsNaN(s.FctP99UsecLossless) != tc.lossyOnly {
+				t.Errorf("fct_p99_usec_lossless %v with the collective on TC %s", s.FctP99UsecLossless, tc.collTC)
+			}
+		})
 	}
 }

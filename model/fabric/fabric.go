@@ -477,7 +477,7 @@ func (f *Fabric) Finish() *stats.Result {
 // classes builds the classes rows (one per data TC that carried messages) and sets the
 // summary's per-kind answers: nearest-rank p99 FCT and slowdown over the completed
 // messages of lossless (rack switch EnablePFC = 1, switch.md §4.3) and lossy data classes,
-// NaN when there is none.
+// NaN when there is none, and how many messages each p99 is taken over.
 func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 	var drops, rtx, delivered [8]int64
 	for _, sw := range f.switches {
@@ -514,6 +514,9 @@ func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 		if now > 0 {
 			r.GoodputGbps = float64(delivered[tc]) * 8 / now.Seconds() / 1e9
 		}
+		// NaN (null) without a sample: 0 would read as the best answer (records.md §8.1).
+		r.FctP50Usec, r.FctP99Usec, r.FctMaxUsec = math.NaN(), math.NaN(), math.NaN()
+		r.SlowdownP50, r.SlowdownP99 = math.NaN(), math.NaN()
 		if fs := sortedCopy(f.tcFct[tc]); len(fs) > 0 {
 			r.FctP50Usec, r.FctP99Usec, r.FctMaxUsec = percentile(fs, 0.50), percentile(fs, 0.99), fs[len(fs)-1]
 		}
@@ -528,6 +531,7 @@ func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 		}
 		return percentile(sortedCopy(v), 0.99)
 	}
+	s.MsgsCompletedLossy, s.MsgsCompletedLossless = int64(len(fct[0])), int64(len(fct[1]))
 	s.FctP99UsecLossy, s.FctP99UsecLossless = p99(fct[0]), p99(fct[1])
 	s.SlowdownP99Lossy, s.SlowdownP99Lossless = p99(slow[0]), p99(slow[1])
 	return rows
@@ -552,6 +556,9 @@ func (f *Fabric) summary() stats.Summary {
 	if now > 0 {
 		s.GoodputGbps = float64(f.delivered) * 8 / now.Seconds() / 1e9
 	}
+	// NaN (null in jobs) when no message completed: for a lower-is-better metric 0 would
+	// read as the best job (results.md §2).
+	s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec = math.NaN(), math.NaN(), math.NaN()
 	if len(f.fcts) > 0 {
 		sorted := slices.Clone(f.fcts)
 		slices.Sort(sorted)

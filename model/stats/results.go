@@ -157,9 +157,14 @@ type Summary struct {
 	BytesDelivered int64   `parquet:"bytes_delivered"`
 	GoodputGbps    float64 `parquet:"goodput_gbps"`
 	MsgsCompleted  int64   `parquet:"msgs_completed"`
-	FctP50Usec     float64 `parquet:"fct_p50_usec"`
-	FctP99Usec     float64 `parquet:"fct_p99_usec"`
-	FctMaxUsec     float64 `parquet:"fct_max_usec"`
+	// Percentiles over every completed message; NaN (null in jobs) when none completed.
+	FctP50Usec float64 `parquet:"fct_p50_usec"`
+	FctP99Usec float64 `parquet:"fct_p99_usec"`
+	FctMaxUsec float64 `parquet:"fct_max_usec"`
+	// The completed messages of lossless / lossy data classes: the samples of the per-kind
+	// p99s below (0 when none, where those are NaN).
+	MsgsCompletedLossless int64 `parquet:"msgs_completed_lossless"`
+	MsgsCompletedLossy    int64 `parquet:"msgs_completed_lossy"`
 	// The answers per kind of traffic (lossless = a PFC-enabled data class, switch
 	// EnablePFC): nearest-rank p99 over the completed messages of lossless / lossy data
 	// classes. NaN when the job completed no message of that kind; the jobs table writes
@@ -184,22 +189,25 @@ type Summary struct {
 	// with their pool's occupancy at or below Xon at the end: a sticky pause of switch.md
 	// §4.6 condition 3, not congestion (issue 17).
 	StuckPausePorts int64 `parquet:"stuck_pause_ports"`
-	// Collectives (issue 17): completion time over every collective iteration and group,
-	// and the mean bus bandwidth; NaN (null) when no collective iteration finished.
-	CctP50Usec float64 `parquet:"cct_p50_usec"`
-	CctMaxUsec float64 `parquet:"cct_max_usec"`
-	BusbwGbps  float64 `parquet:"busbw_gbps"`
+	// Collectives: the iterations finished, over every collective and group (0 when none),
+	// their completion time, and the mean bus bandwidth; NaN (null) when no collective
+	// iteration finished.
+	CctIterations int64   `parquet:"cct_iterations"`
+	CctP50Usec    float64 `parquet:"cct_p50_usec"`
+	CctMaxUsec    float64 `parquet:"cct_max_usec"`
+	BusbwGbps     float64 `parquet:"busbw_gbps"`
 }
 
 // MetricNames lists the summary metrics in column order (design.md fixed names).
 var MetricNames = []string{
 	"sim_time_sec", "wall_sec", "events", "events_per_sec", "data_packets", "bytes_delivered", "goodput_gbps",
 	"msgs_completed", "fct_p50_usec", "fct_p99_usec", "fct_max_usec",
+	"msgs_completed_lossless", "msgs_completed_lossy",
 	"fct_p99_usec_lossless", "fct_p99_usec_lossy", "slowdown_p99_lossless", "slowdown_p99_lossy", "drops_total",
 	"drops_lossless", "drops_lossy", "nic_rx_drops", "pfc_pause_tx", "pfc_paused_usec",
 	"ecn_marked", "cnp_sent", "retransmits", "max_egress_queue_bytes",
 	"max_ingress_port_bytes", "max_pool_bytes", "stuck_pause_ports",
-	"cct_p50_usec", "cct_max_usec", "busbw_gbps",
+	"cct_iterations", "cct_p50_usec", "cct_max_usec", "busbw_gbps",
 }
 
 // Values returns the summary metrics in MetricNames order, as float64.
@@ -207,12 +215,12 @@ func (s *Summary) Values() []float64 {
 	return []float64{
 		s.SimTimeSec, s.WallSec, float64(s.Events), s.EventsPerSec, float64(s.DataPackets), float64(s.BytesDelivered),
 		s.GoodputGbps, float64(s.MsgsCompleted), s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec,
-		s.FctP99UsecLossless, s.FctP99UsecLossy, s.SlowdownP99Lossless, s.SlowdownP99Lossy,
+		float64(s.MsgsCompletedLossless), float64(s.MsgsCompletedLossy), s.FctP99UsecLossless, s.FctP99UsecLossy, s.SlowdownP99Lossless, s.SlowdownP99Lossy,
 		float64(s.DropsTotal), float64(s.DropsLossless), float64(s.DropsLossy),
 		float64(s.NicRxDrops), float64(s.PfcPauseTx), s.PfcPausedUsec, float64(s.EcnMarked),
 		float64(s.CnpSent), float64(s.Retransmits), float64(s.MaxEgressQueueBytes),
 		float64(s.MaxIngressPortBytes), float64(s.MaxPoolBytes), float64(s.StuckPausePorts),
-		s.CctP50Usec, s.CctMaxUsec, s.BusbwGbps,
+		float64(s.CctIterations), s.CctP50Usec, s.CctMaxUsec, s.BusbwGbps,
 	}
 }
 

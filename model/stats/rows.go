@@ -251,8 +251,10 @@ type Message struct {
 }
 
 // Class is one row of the classes table: one per job per data traffic class that carried
-// messages (some message of the workload had this data_tc). Percentiles are nearest-rank
-// over the class's completed messages (the messages table), 0 when none completed.
+// messages (some message of the workload had this data_tc, a collective's steps
+// included). Percentiles are nearest-rank over the class's completed messages (the
+// messages table), NaN when none completed (slowdowns: none with an ideal FCT), written
+// as null (the `optional` tag option of sink.Table): 0 would read as the best answer.
 type Class struct {
 	JobID          string  `parquet:"job_id"`
 	DataTC         int32   `parquet:"data_tc"`
@@ -261,11 +263,11 @@ type Class struct {
 	MsgsCompleted  int64   `parquet:"msgs_completed"`  // rows of messages with this data_tc
 	BytesDelivered int64   `parquet:"bytes_delivered"` // in-order payload written to receiving hosts
 	GoodputGbps    float64 `parquet:"goodput_gbps"`    // bytes_delivered × 8 / sim_time_sec
-	FctP50Usec     float64 `parquet:"fct_p50_usec"`
-	FctP99Usec     float64 `parquet:"fct_p99_usec"`
-	FctMaxUsec     float64 `parquet:"fct_max_usec"`
-	SlowdownP50    float64 `parquet:"slowdown_p50"`
-	SlowdownP99    float64 `parquet:"slowdown_p99"`
+	FctP50Usec     float64 `parquet:"fct_p50_usec,optional"`
+	FctP99Usec     float64 `parquet:"fct_p99_usec,optional"`
+	FctMaxUsec     float64 `parquet:"fct_max_usec,optional"`
+	SlowdownP50    float64 `parquet:"slowdown_p50,optional"`
+	SlowdownP99    float64 `parquet:"slowdown_p99,optional"`
 	Drops          int64   `parquet:"drops"`       // switch drops of packets in this TC (any kind)
 	Retransmits    int64   `parquet:"retransmits"` // NAK and timeout rewinds of QPs of this data TC
 }

@@ -53,7 +53,7 @@ func countElement(c *Count, path string, w config.Workload, hosts int, rate floa
 	case "none", "mix", "":
 		return nil
 	case "incast":
-		n = float64(w.Senders) * msgs
+		n = float64(w.Senders) * msgs * float64(incastRounds(w, duration))
 	case "permutation":
 		n = H * msgs
 	case "all-to-all":

@@ -59,6 +59,14 @@ const MaxMessages = 20_000_000
 // independent uniform offset in [0, jitter) when `jitter` > 0. `messages` 0 means 1,
 // `qps_per_pair` 0 means 1 and `verb` "" means write; every other field is taken as
 // given (the config layer fills defaults, including those of mix elements).
+//
+// An incast repeats when `rounds` > 1: round r (from 0) posts every sender's messages at
+// start + r × period, each plus its own jitter draw. The jitter stream is drawn round by
+// round, within a round sender by sender in host order, within a sender message by
+// message: round 0 draws exactly what a one-round incast draws (so rounds 0 and 1 give
+// the same schedule), and adding rounds never moves an earlier round's offsets. A round
+// after the first whose start is at or after duration is left out (it would post
+// nothing) and draws nothing; round 0 is always generated, as a one-round incast is.
 func Generate(w config.Workload, hosts int, lineRateBps float64, duration sim.Time, seed uint64, cdfDir fs.FS) ([]Message, error) {
 	elems := []config.Workload{w}
 	paths := []string{"workload"}
@@ -137,6 +145,18 @@ func (g *gen) element(elem int, path string, w config.Workload) error {
 	if w.QPsPerPair < 0 {
 		return fmt.Errorf("%s.qps_per_pair: %d is negative", path, w.QPsPerPair)
 	}
+	if w.Rounds < 0 {
+		return fmt.Errorf("%s.rounds: %d is negative", path, w.Rounds)
+	}
+	if w.Period < 0 {
+		return fmt.Errorf("%s.period: %v is negative", path, w.Period)
+	}
+	if w.Rounds > 1 && w.Kind != "incast" {
+		return fmt.Errorf("%s.rounds: %d; only an incast repeats in rounds", path, w.Rounds)
+	}
+	if w.Rounds > 1 && w.Period == 0 {
+		return fmt.Errorf("%s.period: 0s; %d rounds need a period > 0 between their starts", path, w.Rounds)
+	}
 	verb := w.Verb
 	switch verb {
 	case "":
@@ -168,33 +188,37 @@ func (g *gen) element(elem int, path string, w config.Workload) error {
 		if w.Senders < 1 || w.Senders > g.hosts-1 {
 			return fmt.Errorf("%s.senders: %d, want 1..%d (hosts other than the receiver)", path, w.Senders, g.hosts-1)
 		}
-		if err := e.fixedSize(int64(w.Senders) * int64(msgs)); err != nil {
+		rounds := incastRounds(w, g.duration)
+		if err := e.fixedSize(float64(w.Senders) * float64(msgs) * float64(rounds)); err != nil {
 			return err
 		}
-		sent := 0
-		for s := int32(0); s < H && sent < w.Senders; s++ {
-			if s == recv {
-				continue
+		for r := int64(0); r < rounds; r++ {
+			at := w.Start + sim.Time(r)*w.Period
+			sent := 0
+			for s := int32(0); s < H && sent < w.Senders; s++ {
+				if s == recv {
+					continue
+				}
+				e.repeat(s, recv, msgs, at)
+				sent++
 			}
-			e.repeat(s, recv, msgs)
-			sent++
 		}
 	case "permutation":
-		if err := e.fixedSize(int64(g.hosts) * int64(msgs)); err != nil {
+		if err := e.fixedSize(float64(g.hosts) * float64(msgs)); err != nil {
 			return err
 		}
 		dst := derangement(e.rng, g.hosts)
 		for s := int32(0); s < H; s++ {
-			e.repeat(s, dst[s], msgs)
+			e.repeat(s, dst[s], msgs, w.Start)
 		}
 	case "all-to-all":
-		if err := e.fixedSize(int64(g.hosts) * int64(g.hosts-1) * int64(msgs)); err != nil {
+		if err := e.fixedSize(float64(g.hosts) * float64(g.hosts-1) * float64(msgs)); err != nil {
 			return err
 		}
 		for s := int32(0); s < H; s++ {
 			for d := int32(0); d < H; d++ {
 				if d != s {
-					e.repeat(s, d, msgs)
+					e.repeat(s, d, msgs, w.Start)
 				}
 			}
 		}
@@ -236,23 +260,37 @@ type elemGen struct {
 	jitter    *rand.Rand // start jitter, its own stream
 }
 
-func (e *elemGen) fixedSize(count int64) error {
+// incastRounds is the number of rounds of incast w that Generate generates over
+// [0, duration): max(rounds, 1), less the rounds after the first that start at or after
+// duration. Round r starts at start + r × period, so with start < duration the rounds
+// that start in time are r = 0 .. ⌊(duration − start − 1) / period⌋.
+func incastRounds(w config.Workload, duration sim.Time) int64 {
+	n := int64(max(w.Rounds, 1))
+	if n == 1 || w.Period <= 0 || w.Start >= duration {
+		return 1
+	}
+	return min(n, int64((duration-w.Start-1)/w.Period)+1)
+}
+
+// fixedSize checks message_size and that count more messages stay within MaxMessages
+// (a float64, so that a product of large counts cannot overflow).
+func (e *elemGen) fixedSize(count float64) error {
 	if e.w.MessageSize < 1 {
 		return fmt.Errorf("%s.message_size: %d B, want >= 1", e.path, e.w.MessageSize)
 	}
 	if e.w.MessageSize > MaxMessageSize {
 		return fmt.Errorf("%s.message_size: %d B; at most %d B per message", e.path, e.w.MessageSize, int64(MaxMessageSize))
 	}
-	if count+int64(len(e.g.msgs)) > MaxMessages {
-		return fmt.Errorf("%s: %d messages exceed the limit of %d", e.path, count+int64(len(e.g.msgs)), MaxMessages)
+	if total := count + float64(len(e.g.msgs)); total > MaxMessages {
+		return fmt.Errorf("%s: %.0f messages exceed the limit of %d", e.path, total, MaxMessages)
 	}
 	return nil
 }
 
-// repeat appends n messages src → dst of message_size at start (+ jitter).
-func (e *elemGen) repeat(src, dst int32, n int) {
+// repeat appends n messages src → dst of message_size at at (+ jitter, one draw each).
+func (e *elemGen) repeat(src, dst int32, n int, at sim.Time) {
 	for range n {
-		t := e.w.Start
+		t := at
 		if e.w.Jitter > 0 {
 			t += sim.Time(e.jitter.Int64N(int64(e.w.Jitter)))
 		}

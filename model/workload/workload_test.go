@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"math"
 	"os"
 	"reflect"
@@ -348,12 +349,131 @@ func TestGenerateErrors(t *testing.T) {
 		{config.Workload{Kind: "mix", Mix: []config.Workload{{Kind: "mix"}}}, 16, "workload.mix.0.kind: a mix element cannot be a mix"},
 		{mod("all-to-all", func(w *config.Workload) { w.Messages = 100 }), 1000, "messages exceed the limit"},
 		{mod("load", func(w *config.Workload) { w.Distribution = "alistorage2019"; w.Load = 1 }), 1000, "lower load or duration"},
+		{mod("incast", func(w *config.Workload) { w.Rounds = -1 }), 16, "workload.rounds: -1 is negative"},
+		{mod("incast", func(w *config.Workload) { w.Period = -sim.Microsecond }), 16, "workload.period: -1us is negative"},
+		{mod("incast", func(w *config.Workload) { w.Rounds = 3 }), 16, "workload.period: 0s; 3 rounds need a period > 0 between their starts"},
+		{mod("permutation", func(w *config.Workload) { w.Rounds, w.Period = 2, sim.Microsecond }), 16, "workload.rounds: 2; only an incast repeats in rounds"},
+		{config.Workload{Kind: "mix", Mix: []config.Workload{base("incast"), mod("incast", func(w *config.Workload) { w.Rounds = 2 })}}, 16,
+			"workload.mix.1.period: 0s; 2 rounds need a period > 0"},
+		// 15 senders x 1,000 messages x 2,000 rounds (one every 1 ms of the 10 s) = 30,000,000.
+		{mod("incast", func(w *config.Workload) { w.Messages, w.Rounds, w.Period = 1000, 2000, sim.Millisecond }), 16,
+			"workload: 30000000 messages exceed the limit of 20000000"},
+		// A billion rounds 1 ns apart all start within the 10 s: 15 x 10^9 messages.
+		{mod("incast", func(w *config.Workload) { w.Rounds, w.Period = 1_000_000_000, sim.Nanosecond }), 16,
+			"workload: 15000000000 messages exceed the limit"},
 	}
 	for _, tc := range tests {
 		_, err := Generate(tc.w, tc.hosts, rate, 10*sim.Second, 1, cdfDir)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Generate(%s) = %v, want error containing %q", tc.w.Kind, err, tc.want)
 		}
+	}
+}
+
+// slot is what a schedule test pins of one message.
+type slot struct {
+	ID         int64
+	Src, QP    int32
+	StartPicos int64
+}
+
+func slots(ms []Message) []slot {
+	out := make([]slot, len(ms))
+	for i, m := range ms {
+		out[i] = slot{m.ID, m.Src, m.QP, int64(m.Start)}
+	}
+	return out
+}
+
+// TestIncastRounds pins whole schedules of a repeating incast on 4 hosts: senders 0 and 1
+// (the first two hosts other than the receiver, host 3), 2 messages each, start 5 us.
+//
+// Without jitter, round r posts all four messages at 5 + 10 r us (period 10 us), IDs in
+// generation order: round, then sender, then message. A 25 us duration leaves out round 2
+// (it would start at 25 us, not before the end); 26 us keeps it.
+//
+// With jitter 3 us and seed 7, a one-round incast draws one offset per message from the
+// element's jitter stream, sender by sender: IDs 0..3 get 2,321,112, 795,667, 95,657 and
+// 1,857,632 ps. These are the pinned times of the one-round incast; rounds 0 and 1 must
+// keep them. With rounds 2 the first four draws are the same (round 0 unchanged) and
+// round 1's messages take the next four draws of the stream, in the same order, after
+// 15 us.
+func TestIncastRounds(t *testing.T) {
+	us := int64(sim.Microsecond)
+	incast := func(rounds int, period, jitter sim.Time) config.Workload {
+		w := base("incast")
+		w.Senders, w.Messages, w.Start, w.QPsPerPair = 2, 2, 5*sim.Microsecond, 1
+		w.Rounds, w.Period, w.Jitter = rounds, period, jitter
+		return w
+	}
+	even := func(rounds int) []slot {
+		var out []slot
+		for r := range int64(rounds) {
+			for k := range int64(4) {
+				out = append(out, slot{4*r + k, int32(k / 2), 0, (5 + 10*r) * us})
+			}
+		}
+		return out
+	}
+	oneRound := []slot{{2, 1, 0, 5_095_657}, {1, 0, 0, 5_795_667}, {3, 1, 0, 6_857_632}, {0, 0, 0, 7_321_112}}
+	// Round 1 of the jittered incast: the stream's draws 5..8, in the documented order.
+	j := sim.NewRand(7, stream(0, jitterStream))
+	for range 4 {
+		j.Int64N(int64(3 * sim.Microsecond))
+	}
+	twoRounds := slices.Clone(oneRound)
+	for id := int64(4); id < 8; id++ {
+		twoRounds = append(twoRounds, slot{id, int32((id - 4) / 2), 0, 15*us + j.Int64N(int64(3*sim.Microsecond))})
+	}
+	slices.SortFunc(twoRounds, func(a, b slot) int {
+		return cmp.Or(cmp.Compare(a.StartPicos, b.StartPicos), cmp.Compare(a.ID, b.ID))
+	})
+
+	for _, tc := range []struct {
+		name string
+		w    config.Workload
+		dur  sim.Time
+		want []slot
+	}{
+		{"rounds 3, period 10us", incast(3, 10*sim.Microsecond, 0), sim.Millisecond, even(3)},
+		{"round 2 at the end", incast(3, 10*sim.Microsecond, 0), 25 * sim.Microsecond, even(2)},
+		{"round 2 before the end", incast(3, 10*sim.Microsecond, 0), 26 * sim.Microsecond, even(3)},
+		{"rounds 0", incast(0, 0, 0), sim.Millisecond, even(1)},
+		{"rounds 1 ignores period", incast(1, 10*sim.Microsecond, 0), sim.Millisecond, even(1)},
+		{"jitter, rounds 0", incast(0, 0, 3*sim.Microsecond), sim.Millisecond, oneRound},
+		{"jitter, rounds 1", incast(1, 0, 3*sim.Microsecond), sim.Millisecond, oneRound},
+		{"jitter, rounds 2", incast(2, 10*sim.Microsecond, 3*sim.Microsecond), sim.Millisecond, twoRounds},
+		// Round 0 stays even when it starts after the end, as a one-round incast does.
+		{"start after the end", incast(3, 10*sim.Microsecond, 0), 5 * sim.Microsecond, even(1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ms := mustGen(t, tc.w, 4, tc.dur, 7)
+			checkSorted(t, ms)
+			if got := slots(ms); !slices.Equal(got, tc.want) {
+				t.Errorf("schedule\n got  %v\n want %v", got, tc.want)
+			}
+			for _, m := range ms {
+				if m.Dst != 3 || m.App != "incast-0" {
+					t.Errorf("message %d: to %d (%s), want host 3 (incast-0)", m.ID, m.Dst, m.App)
+				}
+			}
+			c, err := CountMessages(tc.w, 4, rate, tc.dur, cdfDir)
+			if err != nil || c.Messages != float64(len(tc.want)) {
+				t.Errorf("CountMessages = %v, %v; want %d messages", c.Messages, err, len(tc.want))
+			}
+		})
+	}
+}
+
+// With qps_per_pair 2 a sender's messages alternate QPs 0, 1 in generation order, across
+// rounds too: messages 1 and 3 rounds 2 give each sender QP 0 (round 0), then 1 (round 1).
+func TestIncastRoundsQPs(t *testing.T) {
+	w := base("incast")
+	w.Senders, w.Messages, w.QPsPerPair, w.Rounds, w.Period = 2, 1, 2, 2, sim.Microsecond
+	got := slots(mustGen(t, w, 4, sim.Millisecond, 1))
+	want := []slot{{0, 0, 0, 0}, {1, 1, 0, 0}, {2, 0, 1, int64(sim.Microsecond)}, {3, 1, 1, int64(sim.Microsecond)}}
+	if !slices.Equal(got, want) {
+		t.Errorf("schedule\n got  %v\n want %v", got, want)
 	}
 }
 
