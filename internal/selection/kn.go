@@ -84,7 +84,6 @@ type replay struct {
 	cfeas  [][]int     // per point and constraint: 1 known feasible, -1 infeasible, 0 unknown
 	failed []bool      // left with a failed job or without a value
 	s2     [][]float64 // S²_il of the first stage
-	ni     []float64   // N_i = max_l N_il
 	h2     float64
 	delta  float64
 	tq     map[int]float64 // t quantile by degrees of freedom
@@ -259,7 +258,6 @@ func (r *replay) firstStage() {
 	}
 	r.d.H2 = r.h2
 	r.s2 = make([][]float64, r.k)
-	r.ni = make([]float64, r.k)
 	for i := range r.s2 {
 		r.s2[i] = make([]float64, r.k)
 	}
@@ -282,7 +280,6 @@ func (r *replay) firstStage() {
 			if !(n <= maxN) { // NaN too (differences that overflow)
 				n = maxN
 			}
-			r.ni[i], r.ni[l] = max(r.ni[i], n), max(r.ni[l], n)
 			maxNil = max(maxNil, n)
 		}
 	}
@@ -467,11 +464,25 @@ func (r *replay) name(i int) string {
 	return "point " + strconv.Itoa(i)
 }
 
-// maxN is max over the survivors i of N_i.
+// maxN is the largest N_il over the pairs of survivors. Once the stage passes it, every
+// pair still in contention has reached the end of its continuation region (W_il = 0) and
+// is resolved by its means, so the procedure stops; KN's rule takes N_i over every other
+// point, eliminated ones too, which keeps sampling survivors against points that already
+// left. A pair's screening is all that its part of the guarantee rests on (KN's proof
+// bounds the chance that the best point leaves against each other point separately), so
+// stopping at the survivors' pairs keeps the guarantee and spends fewer jobs: a study
+// whose best points tie exactly (Xoff values that never pause) stops as soon as the
+// noisy points have left.
 func (r *replay) maxN() float64 {
 	var n float64
-	for _, i := range r.alive {
-		n = max(n, r.ni[i])
+	for a, i := range r.alive {
+		for _, l := range r.alive[a+1:] {
+			pair := math.Floor(r.ratio(r.s2[i][l]))
+			if !(pair <= maxN) { // NaN too, as in firstStage
+				pair = maxN
+			}
+			n = max(n, pair)
+		}
 	}
 	return n
 }

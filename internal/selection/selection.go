@@ -24,7 +24,8 @@
 //     survivor l that is known to be feasible has a better mean by more than W_il(r)
 //     (for a min goal: X̄_i(r) > X̄_l(r) + W_il(r)).
 //   - The survivors each run one more replicate (round r − n0 + 1), until one survives,
-//     or r reaches max over survivors i of N_i + 1 with N_i = max_l ⌊h² S²_il / δ²⌋
+//     or r reaches N + 1 with N = max over pairs of survivors (i, l) of
+//     N_il = ⌊h² S²_il / δ²⌋
 //     (every remaining pair is then resolved within δ), or the budget is spent.
 //
 // Constraints (the objective's subject_to): per point and constraint, a two-sided
