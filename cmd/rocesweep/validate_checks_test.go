@@ -35,6 +35,10 @@ func TestValidateChecksWhatJobsNeed(t *testing.T) {
 		{"junk distribution", append(load, "--set", "workload.distribution="+junk), "junk.txt:1: want"},
 		{"good distribution", append(load, "--set", "workload.distribution="+good), ""},
 		{"report every picosecond", []string{"--set", "global.NDStatsReportInterval=1ps"}, "need more memory than this machine's memory"},
+		// nic.md §15 rule 8: a data class without a NIC egress pool used to pass, and every
+		// job then failed "packet generation blocked for good".
+		{"data_tc without an egress pool", []string{"--set", "workload.data_tc=2"},
+			"job 0: workload.data_tc: data TC 2 has no NIC egress pool (nic.NetworkInterface.EgressBufferManager.PoolAllocationVector [0.9, 0.1, 0, 0, 0, 0, 0, 0]"},
 		// README "Limits": estimated in closed form; the largest fat tree passes, a larger
 		// one is refused by its size.
 		{"fat tree k = 64", []string{"--set", "topology.kind=fat-tree", "--set", "topology.k=64", "--set", "workload.kind=permutation"}, ""},
