@@ -77,15 +77,23 @@ type Sample struct {
 // sweepKeys are the keys of the `sweep:` mapping.
 var sweepKeys = []string{"grid", "zip", "constraint", "sample"}
 
+// DefaultsFile is the file name of the spec of the built-in defaults (sim and explain
+// given no SPEC): the one spec that may hold no YAML document.
+const DefaultsFile = "(defaults)"
+
 // ParseSpec parses a sweep spec. Every problem is an error naming file:line:col; the
 // job keys go to config.ApplyNode. sets are --set path=value overrides, applied after
 // the file (an override of a swept path replaces that axis by the one value; `replicates`
-// may be set too).
+// may be set too). A file with no document (empty, comments only, /dev/null) is refused:
+// it would run the built-in defaults unnoticed; only DefaultsFile may be empty.
 func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
 	s := &Spec{File: file, Text: data, Sets: sets, Base: config.Default(), Replicates: 1}
 	doc, err := config.DecodeOne(file, data)
 	if err != nil {
 		return nil, err
+	}
+	if len(doc.Content) == 0 && file != DefaultsFile {
+		return nil, fmt.Errorf("%s: the spec is empty (no YAML document); write its keys (name, duration, topology, workload, sweep, ...), or give sim or explain no SPEC to run the built-in defaults", file)
 	}
 	if len(doc.Content) > 0 {
 		root := doc.Content[0]

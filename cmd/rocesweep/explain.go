@@ -268,7 +268,7 @@ func explainConfig(cfg *config.Config) (*explanation, error) {
 			return nil, usageError{errors.Join(hard...)}
 		}
 	}
-	g, err := topo.BuildConfig(cfg)
+	g, err := topo.WireConfig(cfg) // the wiring: explain reads no route
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -36,6 +36,11 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := os.Stat(dir); err != nil {
 		return usagef("export: %v", err)
 	}
+	// An empty or foreign directory has no manifest: say so, as report does, rather than
+	// export nothing and exit 0.
+	if _, err := results.ReadManifest(dir); err != nil {
+		return usagef("export: %s is not a results directory (%v); export reads the DIR of 'rocesweep run -o DIR'", dir, err)
+	}
 	all := append([]string{"jobs"}, results.Tables...)
 	explicit := len(*tables) > 0
 	if explicit {
@@ -46,6 +51,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		all = *tables
 	}
+	wrote := 0
 	for _, t := range all {
 		path, n, err := export.CSV(dir, t)
 		if !explicit && (errors.Is(err, export.ErrNoParts) || errors.Is(err, fs.ErrNotExist)) {
@@ -55,6 +61,10 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("export: %w", err)
 		}
 		fmt.Fprintf(stdout, "wrote %s (%d rows)\n", path, n)
+		wrote++
+	}
+	if wrote == 0 {
+		return usagef("export: %s holds no committed rows yet: no job has finished ('rocesweep status %s' shows its progress)", dir, dir)
 	}
 	return nil
 }

@@ -56,6 +56,16 @@ func (f *runFlags) check(cmd string) error {
 	if *f.commit <= 0 {
 		return usagef("%s: --commit-interval %v: want more than 0", cmd, *f.commit)
 	}
+	// The parse every task's `run` makes (Isolation), so that slurm refuses a value that
+	// would make every task exit 2. -j does not change whether it parses.
+	if _, err := parseMaxMem(*f.maxMem, 1); err != nil {
+		return usagef("%s: %v", cmd, err)
+	}
+	// run's own --progress-every, checked with its other flags: the runner would take a
+	// period of 0 or less for its 5 s default without a word.
+	if every, err := f.fl.GetDuration("progress-every"); err == nil && every <= 0 {
+		return usagef("%s: --progress-every %v: want a period above 0 (e.g. 30s)", cmd, every)
+	}
 	return nil
 }
 

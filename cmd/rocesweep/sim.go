@@ -45,7 +45,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fl.NArg() > 1 {
 		return usagef("sim: one SPEC at most, got %d arguments", fl.NArg())
 	}
-	file, data := "(defaults)", []byte{}
+	file, data := sweep.DefaultsFile, []byte{}
 	if fl.NArg() == 1 {
 		file = fl.Arg(0)
 		b, err := os.ReadFile(file)

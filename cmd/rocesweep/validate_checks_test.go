@@ -35,7 +35,19 @@ func TestValidateChecksWhatJobsNeed(t *testing.T) {
 		{"junk distribution", append(load, "--set", "workload.distribution="+junk), "junk.txt:1: want"},
 		{"good distribution", append(load, "--set", "workload.distribution="+good), ""},
 		{"report every picosecond", []string{"--set", "global.NDStatsReportInterval=1ps"}, "need more memory than this machine's memory"},
+		// nic.md §15 rule 8: a data class without a NIC egress pool used to pass, and every
+		// job then failed "packet generation blocked for good".
+		{"data_tc without an egress pool", []string{"--set", "workload.data_tc=2"},
+			"job 0: workload.data_tc: data TC 2 has no NIC egress pool (nic.NetworkInterface.EgressBufferManager.PoolAllocationVector [0.9, 0.1, 0, 0, 0, 0, 0, 0]"},
+		// README "Limits": estimated in closed form; the largest fat tree passes, a larger
+		// one is refused by its size.
+		{"fat tree k = 64", []string{"--set", "topology.kind=fat-tree", "--set", "topology.k=64", "--set", "workload.kind=permutation"}, ""},
+		{"fat tree k = 100", []string{"--set", "topology.kind=fat-tree", "--set", "topology.k=100", "--set", "workload.kind=permutation"},
+			`job 0: topology.k: a fat tree of k = 100 has 250,000 hosts; at most 65,536 (README "Limits")`},
 	} {
+		if tc.name == "fat tree k = 64" && machineMemory() > 0 && machineMemory() < 4<<30 {
+			continue // its ~3 GB estimate is refused on a smaller machine
+		}
 		args := append([]string{"validate", spec}, tc.sets...)
 		code, out, stderr := runCmd(t, args...)
 		if tc.want == "" {

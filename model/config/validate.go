@@ -199,7 +199,8 @@ func eachDimension(v reflect.Value, device string, fn func(path, typ string, n i
 }
 
 // ValidateNIC checks the rules of nic.md §15 that stop a run (1-5, 7; rule 6 holds by
-// construction: every rocesweep workload is an RDMA application) against the globals g.
+// construction: every rocesweep workload is an RDMA application; rule 8 needs the
+// workload and is Config.Validate's) against the globals g.
 // hasUETSwitch reports whether any switch of the job has UETPolicyEnabled (rule 7 =
 // switch.md §11 rule 9). All violations are joined.
 func ValidateNIC(n *NIC, g *Global, hasUETSwitch bool) error {
@@ -461,7 +462,63 @@ func (c *Config) Validate() error {
 	if err := ValidateNIC(&c.NIC, &c.Global, c.Switch.SharedBufferManager.UETPolicyEnabled); err != nil {
 		errs = append(errs, unjoin(err)...)
 	}
+	errs = append(errs, c.validateDataPools()...)
 	return errors.Join(errs...)
+}
+
+// sendingElements returns the workload elements that send, with their paths: the workload
+// itself ("workload"), or each entry of a mix ("workload.mix.1"). Kind none sends nothing.
+func (c *Config) sendingElements() (paths []string, elems []*Workload) {
+	if c.Workload.Kind != "mix" {
+		if c.Workload.Kind == "none" {
+			return nil, nil
+		}
+		return []string{"workload"}, []*Workload{&c.Workload}
+	}
+	for i := range c.Workload.Mix {
+		if c.Workload.Mix[i].Kind != "none" {
+			paths = append(paths, fmt.Sprintf("workload.mix.%d", i))
+			elems = append(elems, &c.Workload.Mix[i])
+		}
+	}
+	return paths, elems
+}
+
+// egressPool is the NIC's egress pool of class tc in bytes (nic.md §11: the vector's share
+// of TotalBufferSize, nearest byte; 0 = no pool).
+func (c *Config) egressPool(tc int) int64 {
+	eb := &c.NIC.NetworkInterface.EgressBufferManager
+	return int64(math.Round(eb.PoolAllocationVector[tc] * float64(eb.TotalBufferSize)))
+}
+
+// validateDataPools is nic.md §15 rule 8: every data class a workload element sends on
+// has a NIC egress pool. Without one no packet fits (a 0-byte message is a 58 B frame),
+// so generation blocks for good and the job fails with nothing sent. A control class
+// without a pool is a warning (Warnings), as the rule's list has it.
+func (c *Config) validateDataPools() rules {
+	var rs rules
+	eb := &c.NIC.NetworkInterface.EgressBufferManager
+	paths, elems := c.sendingElements()
+	for i, w := range elems {
+		tc := w.DataTC
+		if tc < 0 || tc > 7 || c.egressPool(tc) > 0 {
+			continue // a TC outside 0..7 is validateWorkload's
+		}
+		var have []string
+		for t := 0; t < 8; t++ {
+			if c.egressPool(t) > 0 {
+				have = append(have, fmt.Sprint(t))
+			}
+		}
+		with := "no class has one"
+		if len(have) > 0 {
+			with = "those with one: " + strings.Join(have, ", ")
+		}
+		rs.add(paths[i]+".data_tc", fmt.Sprint(tc), "nic.md §15 rule 8",
+			"data TC %d has no NIC egress pool (%sPoolAllocationVector %s × TotalBufferSize %s B gives it 0 B), so no packet of it can be generated; give TC %d a share of that vector (non-zero entries contiguous from TC 0, nic.md §15 rule 1) or send on a class with a pool (%s)",
+			tc, egr, FormatVec8(eb.PoolAllocationVector), Commas(int64(eb.TotalBufferSize)), tc, with)
+	}
+	return rs
 }
 
 // unjoin splits an errors.Join result into its errors.
@@ -618,23 +675,35 @@ func (c *Config) Warnings() []string {
 	if r, _, ok := c.TierUplink(TierSpine); r > 0 || ok {
 		w = append(w, "tiers.spine.uplink has no effect: no cable goes up from the spine tier (records.md §2)")
 	}
-	// nic.md §15 warn-only list.
+	// nic.md §15 warn-only list, for the classes of every element that sends (a data
+	// class with no pool at all is rule 8, an error: validateDataPools).
 	n := &c.NIC
 	ib, eb := &n.NetworkInterface.IngressBufferManager, &n.NetworkInterface.EgressBufferManager
 	data := int64(n.RoceQpManager.MSS) + 58
-	if tc := c.Workload.DataTC; tc >= 0 && tc < 8 {
-		if pool := math.Round(eb.PoolAllocationVector[tc] * float64(eb.TotalBufferSize)); int64(pool) < data {
-			w = append(w, fmt.Sprintf("nic egress pool of data TC %d is %s B, below MSS + 58 = %s B: generation blocks for every QP (nic.md §4, §15)",
-				tc, Commas(int64(pool)), Commas(data)))
+	paths, elems := c.sendingElements()
+	seenTC := map[string]bool{}
+	for i, e := range elems {
+		if tc := e.DataTC; tc >= 0 && tc < 8 {
+			if pool := c.egressPool(tc); pool > 0 && pool < data {
+				w = append(w, fmt.Sprintf("%s.data_tc: nic egress pool of data TC %d is %s B, below MSS + 58 = %s B: generation blocks for every QP (nic.md §4, §15)",
+					paths[i], tc, Commas(pool), Commas(data)))
+			}
 		}
-	}
-	if tc := c.Workload.ControlTC; tc >= 0 && tc < 8 && eb.PoolAllocationVector[tc] == 0 {
-		w = append(w, fmt.Sprintf("nic has no egress pool for control TC %d: ACK/NAK are never sent (nic.md §6, §15)", tc))
-	}
-	if eb.QueueSchedulingType == "WeightedRoundRobin" {
-		for _, tc := range []int{c.Workload.DataTC, c.Workload.ControlTC} {
-			if tc >= 0 && tc < 8 && eb.WRRQueueWeights[tc] == 0 {
-				w = append(w, fmt.Sprintf("nic egress WRRQueueWeights gives used TC %d weight 0 (nic.md §15)", tc))
+		// An ACK or NAK is a 126 B frame (nic.md §6): a smaller pool never sends one.
+		if tc := e.ControlTC; tc >= 0 && tc < 8 && c.egressPool(tc) < 126 {
+			what := fmt.Sprintf("nic has no egress pool for control TC %d", tc)
+			if pool := c.egressPool(tc); pool > 0 {
+				what = fmt.Sprintf("nic egress pool of control TC %d is %s B, below one 126 B ACK", tc, Commas(pool))
+			}
+			w = append(w, fmt.Sprintf("%s.control_tc: %s (%sPoolAllocationVector %s): ACK/NAK are never sent, so its messages never complete and the job fails at its end (nic.md §6, §15)",
+				paths[i], what, egr, FormatVec8(eb.PoolAllocationVector)))
+		}
+		if eb.QueueSchedulingType == "WeightedRoundRobin" {
+			for _, tc := range []int{e.DataTC, e.ControlTC} {
+				if key := fmt.Sprint(tc); tc >= 0 && tc < 8 && eb.WRRQueueWeights[tc] == 0 && !seenTC[key] {
+					seenTC[key] = true
+					w = append(w, fmt.Sprintf("nic egress WRRQueueWeights gives used TC %d weight 0 (nic.md §15)", tc))
+				}
 			}
 		}
 	}

@@ -15,7 +15,9 @@ import (
 // (issue 14, "Estimate before running"): its peak memory and a rough event count. The
 // memory model is a sum of the parts a job holds at once, each with a per-item cost
 // measured on configs/ and configs/bench/ (README "Reliability" gives the estimate's error
-// there); events are ~4 per data packet per hop plus the periodic reports.
+// there); events are ~4 per data packet per hop plus the periodic reports. Every figure
+// is a closed form of the topology's shape (topo.ShapeConfig), so estimating a job costs
+// the same at any size: nothing is wired and no route is computed.
 type Estimate struct {
 	Hosts, Switches, SwitchPorts int
 	Messages                     float64 // scheduled messages (expected, for load)
@@ -30,50 +32,52 @@ type Estimate struct {
 const (
 	memBase       = 29 << 20 // the process: runtime, binary, Parquet writers
 	memPerHost    = 20 << 10 // a NIC: QPs, buffers' bookkeeping, its port and cable
-	memPerPort    = 4 << 10  // a switch port: queues, counters, routing entries
+	memPerPort    = 4 << 10  // a switch port: queues, counters
 	memPerMessage = 200      // schedule entry, completion, messages row
 	memPerRow     = 80       // a record row held until the job's rows are written
 	// Frames in flight: at most the bytes the job sends and at most what the buffers
 	// hold, at ~40 B of pooled packet per 4 KB frame.
 	memPerInFlightByte = 0.01
+	// The routing tables, per switch and rack switch (topo.Shape.RouteEntries): a set id
+	// (4 B) and a hop count (1 B) in the graph, a next-hop entry (4 B) in the switch.
+	memPerRouteEntry = 9
 )
 
 // EstimateJob returns cfg's estimate. It also checks what the job will need beyond
-// config.Validate: the workload's sizes, counts and distribution files
+// config.Validate: the topology's keys and size limits (topo.ShapeConfig: what Build
+// refuses) and the workload's sizes, counts and distribution files
 // (workload.CountMessages), so that an error here is an error the job would meet.
 func EstimateJob(cfg *config.Config) (Estimate, error) {
 	var e Estimate
-	g, err := topo.BuildConfig(cfg)
+	sh, err := topo.ShapeConfig(cfg)
 	if err != nil {
 		return e, err
 	}
-	e.Hosts, e.Switches = len(g.NICs), len(g.Switches)
-	for _, s := range g.Switches {
-		e.SwitchPorts += len(g.Nodes[s].Ports)
-	}
+	e.Hosts, e.Switches, e.SwitchPorts = sh.Hosts, sh.Switches, sh.SwitchPorts
 	if e.Hosts == 0 {
 		return e, nil
 	}
-	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
-	c, err := workload.CountMessages(cfg.Workload, e.Hosts, lineRate, cfg.Duration, sizecdf.FS)
+	c, err := workload.CountMessages(cfg.Workload, e.Hosts, hostLineRate(cfg), cfg.Duration, sizecdf.FS)
 	if err != nil {
 		return e, err
 	}
 	e.Messages, e.Bytes = c.Messages, c.Bytes
 	// Collectives (issue 17): their groups are checked here, before anything runs, and
 	// every step of every iteration counts as a message.
-	rackOf := make([]int, len(g.NICs))
-	for h, n := range g.NICs {
-		rackOf[h] = g.Nodes[n].Ports[0].Peer
-	}
-	colls, err := workload.Collectives(cfg.Workload, rackOf)
-	if err != nil {
-		return e, err
-	}
-	for i := range colls {
-		n, b := colls[i].Messages()
-		e.Messages += n
-		e.Bytes += b
+	if hasCollective(&cfg.Workload) {
+		rackOf := make([]int, e.Hosts)
+		for h := range rackOf {
+			rackOf[h] = sh.RackOf(h)
+		}
+		colls, err := workload.Collectives(cfg.Workload, rackOf)
+		if err != nil {
+			return e, err
+		}
+		for i := range colls {
+			n, b := colls[i].Messages()
+			e.Messages += n
+			e.Bytes += b
+		}
 	}
 
 	// Periodic rows: per ND interval one row per port of each record (nd, ecn-pfc,
@@ -87,7 +91,7 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 	ports := float64(e.SwitchPorts + e.Hosts)
 	e.Rows = intervals(cfg.Global.NDStatsReportInterval)*(3*ports+1) +
 		intervals(cfg.Switch.SharedBufferManager.BufferStatsReportInterval)*float64(e.Switches)*8 +
-		e.Messages + float64(len(g.Nodes))
+		e.Messages + float64(e.Hosts+e.Switches)
 
 	buffered := float64(e.Switches)*float64(cfg.Switch.SharedBufferManager.TotalSharedBufferSize) +
 		float64(e.Hosts)*float64(cfg.NIC.NetworkInterface.IngressBufferManager.TotalBufferSize+cfg.NIC.NetworkInterface.EgressBufferManager.TotalBufferSize)
@@ -95,14 +99,39 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 	// The sending NIC keeps 8 B per segment of each active message.
 	segs := 8 * math.Ceil(float64(c.MaxSize)/mss) * math.Min(e.Messages, float64(e.Hosts))
 	mem := float64(memBase) + float64(e.Hosts)*memPerHost + float64(e.SwitchPorts)*memPerPort +
+		float64(sh.RouteEntries())*memPerRouteEntry +
 		e.Messages*memPerMessage + e.Rows*memPerRow + math.Min(buffered, e.Bytes)*memPerInFlightByte + segs
 	e.MemBytes = int64(math.Min(mem, math.MaxInt64/2))
+	// Cables a data packet crosses: 2 in a star (NIC, switch, NIC), 4 taken for the
+	// multi-tier kinds (a fat tree's paths are 2, 4 or 6 cables; its permutation averages
+	// ~15.4 events per data packet, README "Performance").
 	hops := 2.0
 	if e.Switches > 1 {
 		hops = 4
 	}
 	e.Events = 4*hops*e.Bytes/mss + intervals(cfg.Global.NDStatsReportInterval)*(ports+1)
 	return e, nil
+}
+
+// hostLineRate is the rate of a host's cable, which Build gives every host alike: the
+// smaller of the NIC's DataRate and the rack tier's downlink DataRate (records.md §2 link
+// rule; a tier's uplink setting never applies to a NIC's cable).
+func hostLineRate(cfg *config.Config) float64 {
+	rack := cfg.TierSwitch(config.TierRack)
+	return min(float64(rack.NetworkInterface.DownlinkNetworkInterface.DataRate), float64(cfg.NIC.NetworkInterface.UplinkNetworkInterface.DataRate))
+}
+
+// hasCollective reports whether w or an element of its mix is a collective.
+func hasCollective(w *config.Workload) bool {
+	if workload.IsCollective(w.Kind) {
+		return true
+	}
+	for i := range w.Mix {
+		if workload.IsCollective(w.Mix[i].Kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // String is the estimate for people: "~96 MB, ~3.1 M events (1,024 hosts, 2,048 switch ports)".

@@ -241,8 +241,8 @@ func (b *builder) finish() error {
 	}
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		if len(n.Ports) > 1<<15-1 {
-			return fmt.Errorf("topology: %s has %d ports, more than a port id holds (32767)", n.Name, len(n.Ports))
+		if len(n.Ports) > maxPortID {
+			return fmt.Errorf("topology: %s has %d ports, more than a port id holds (%d)", n.Name, len(n.Ports), maxPortID)
 		}
 		for p := 1; p < len(n.Ports); p++ {
 			if n.Ports[p-1].Uplink && !n.Ports[p].Uplink {
@@ -254,7 +254,8 @@ func (b *builder) finish() error {
 }
 
 // Build wires the topology t with the port rates and delays of sw and nic and computes
-// the routing tables. Errors name the topology key and value.
+// the routing tables. Errors name the topology key and value; a fabric beyond MaxHosts,
+// MaxSwitchPorts or MaxRouteEntries is refused (README "Limits").
 //
 // Kinds:
 //   - star: one rack switch (tier 2) with `hosts` NICs.
@@ -269,12 +270,20 @@ func Build(t config.Topology, sw *config.Switch, nic *config.NIC) (*Graph, error
 	if sw == nil || nic == nil {
 		return nil, fmt.Errorf("topology: switch and NIC attributes are required")
 	}
-	return buildTiers(t, [3]*config.Switch{sw, sw, sw}, [3]uplink{}, nic)
+	return buildTiers(t, [3]*config.Switch{sw, sw, sw}, [3]uplink{}, nic, true)
 }
 
 // BuildConfig is Build with each tier's own switch attributes and uplinks (the `tiers:`
 // block, issue 17): config.Config.TierSwitch and TierUplink.
-func BuildConfig(c *config.Config) (*Graph, error) {
+func BuildConfig(c *config.Config) (*Graph, error) { return buildConfig(c, true) }
+
+// WireConfig is BuildConfig without the routing tables: the nodes, ports, cables and
+// topology rows, for what reads the wiring but forwards nothing (explain's per-tier
+// figures). Its O(hosts) cost leaves out the routes' O(rack switches × (switches +
+// ports)). Route, RouteKeys, Hops and Path must not be called on its Graph.
+func WireConfig(c *config.Config) (*Graph, error) { return buildConfig(c, false) }
+
+func buildConfig(c *config.Config, routes bool) (*Graph, error) {
 	var sws [3]*config.Switch
 	var ups [3]uplink
 	for t := range sws {
@@ -283,32 +292,35 @@ func BuildConfig(c *config.Config) (*Graph, error) {
 		r, d, ok := c.TierUplink(t)
 		ups[t] = uplink{rate: float64(r), delay: d, delaySet: ok}
 	}
-	return buildTiers(c.Topology, sws, ups, &c.NIC)
+	return buildTiers(c.Topology, sws, ups, &c.NIC, routes)
 }
 
-func buildTiers(t config.Topology, sws [3]*config.Switch, ups [3]uplink, nic *config.NIC) (*Graph, error) {
+func buildTiers(t config.Topology, sws [3]*config.Switch, ups [3]uplink, nic *config.NIC, routes bool) (*Graph, error) {
 	for _, sw := range sws {
 		if err := checkRates(sw, nic); err != nil {
 			return nil, err
 		}
 	}
-	b := &builder{g: &Graph{}, sw: sws, up: ups, nic: nic}
-	var err error
-	switch t.Kind {
-	case "star":
-		err = b.star(t)
-	case "leaf-spine":
-		err = b.leafSpine(t, sws[TierRack])
-	case "fat-tree":
-		err = b.fatTree(t)
-	default:
-		err = fmt.Errorf("topology.kind: unknown kind %q (star, leaf-spine, fat-tree)", t.Kind)
-	}
+	// The keys' checks and the size limits are ShapeOf's, so that a job is refused by its
+	// estimate exactly as it would be here.
+	_, u, err := shapeOf(t, sws[TierRack])
 	if err != nil {
 		return nil, err
 	}
+	b := &builder{g: &Graph{}, sw: sws, up: ups, nic: nic}
+	switch t.Kind {
+	case "star":
+		b.star(t)
+	case "leaf-spine":
+		b.leafSpine(t, u)
+	case "fat-tree":
+		b.fatTree(t)
+	}
 	if err := b.finish(); err != nil {
 		return nil, err
+	}
+	if !routes {
+		return b.g, nil
 	}
 	if err := b.g.buildRoutes(); err != nil {
 		return nil, err
@@ -329,9 +341,6 @@ func checkRates(sw *config.Switch, nic *config.NIC) error {
 	return nil
 }
 
-// maxHosts keeps host indexes, node counts and IPv4 host addresses comfortably in range.
-const maxHosts = 1 << 20
-
 func positive(key string, v int) error {
 	if v < 1 {
 		return fmt.Errorf("topology.%s: must be >= 1, got %d", key, v)
@@ -339,49 +348,17 @@ func positive(key string, v int) error {
 	return nil
 }
 
-func (b *builder) star(t config.Topology) error {
-	if err := positive("hosts", t.Hosts); err != nil {
-		return err
-	}
-	if t.Hosts > maxHosts {
-		return fmt.Errorf("topology.hosts: %d exceeds %d", t.Hosts, maxHosts)
-	}
+// star wires a checked star (shapeOf).
+func (b *builder) star(t config.Topology) {
 	rs := b.addSwitch("Rack-0.RackSwitch", TierRack)
 	for h := 0; h < t.Hosts; h++ {
 		b.wire(rs, b.addNIC(fmt.Sprintf("Rack-0.Host-%d", h)))
 	}
-	return nil
 }
 
-func (b *builder) leafSpine(t config.Topology, sw *config.Switch) error {
-	for _, kv := range []struct {
-		k string
-		v int
-	}{{"leaves", t.Leaves}, {"spines", t.Spines}, {"hosts_per_leaf", t.HostsPerLeaf}} {
-		if err := positive(kv.k, kv.v); err != nil {
-			return err
-		}
-	}
-	u := t.UplinksPerSpine
-	if u < 0 {
-		return fmt.Errorf("topology.uplinks_per_spine: must be >= 0 (0 = switch.NumUpLinksPerSwitch), got %d", u)
-	}
-	if u == 0 {
-		// RC-7: parallel uplinks per peer = the lower switch's NumUpLinksPerSwitch.
-		if sw.NumUpLinksPerSwitch < 1 || sw.NumUpLinksPerSwitch > 1<<14 {
-			return fmt.Errorf("switch.NumUpLinksPerSwitch: must be 1..16384 when topology.uplinks_per_spine is 0, got %d", sw.NumUpLinksPerSwitch)
-		}
-		u = int(sw.NumUpLinksPerSwitch)
-	}
-	if t.Leaves*t.HostsPerLeaf > maxHosts {
-		return fmt.Errorf("topology: leaves × hosts_per_leaf = %d exceeds %d", t.Leaves*t.HostsPerLeaf, maxHosts)
-	}
-	if n := t.HostsPerLeaf + t.Spines*u; n > 1<<15-1 {
-		return fmt.Errorf("topology: a leaf would have hosts_per_leaf + spines × uplinks = %d ports (max 32767)", n)
-	}
-	if n := t.Leaves * u; n > 1<<15-1 {
-		return fmt.Errorf("topology: a spine would have leaves × uplinks = %d ports (max 32767)", n)
-	}
+// leafSpine wires a checked leaf-spine (shapeOf) with u parallel cables per leaf–spine
+// pair.
+func (b *builder) leafSpine(t config.Topology, u int) {
 	spines := make([]int, t.Spines)
 	for s := range spines {
 		spines[s] = b.addSwitch(fmt.Sprintf("SpineSwitch-%d", s), TierSpine)
@@ -407,17 +384,11 @@ func (b *builder) leafSpine(t config.Topology, sw *config.Switch) error {
 	}
 	// The loop above appends leaf ports spine-major only if, for one leaf, all cables to
 	// spine s precede those to spine s+1 — true, as spines are the outer loop.
-	return nil
 }
 
-func (b *builder) fatTree(t config.Topology) error {
+// fatTree wires a checked fat tree (shapeOf).
+func (b *builder) fatTree(t config.Topology) {
 	k := t.K
-	if k < 2 || k%2 != 0 {
-		return fmt.Errorf("topology.k: must be an even number >= 2, got %d", k)
-	}
-	if k > 256 {
-		return fmt.Errorf("topology.k: %d gives %d hosts, more than %d", k, k*k*k/4, maxHosts)
-	}
 	half := k / 2
 	spines := make([]int, half*half)
 	for s := range spines {
@@ -453,7 +424,6 @@ func (b *builder) fatTree(t config.Topology) error {
 			b.wire(sp, fabric[p*half+j])
 		}
 	}
-	return nil
 }
 
 // TopologyRows returns the topology-report rows (records.md §9): one per cable, in
