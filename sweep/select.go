@@ -125,7 +125,7 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 		}
 		last = ids
 		if o.Progress != nil && (dec.Stage > 0 || sr.Rounds > 0) {
-			fmt.Fprintf(o.Progress, "rocesweep: selection round %d: %d points in contention, %d jobs (%s)\n", dec.Round+1, len(dec.Survivors), len(need), dec.Why)
+			fmt.Fprintf(o.Progress, "rocesweep: selection round %d: %d points in contention, %d jobs\n", dec.Round+1, len(dec.Survivors), len(need))
 		}
 		ro := o
 		ro.Jobs, ro.Resume = need, resume
