@@ -36,6 +36,10 @@ func TestNoWritesThroughLinks(t *testing.T) {
 	}{
 		{"journal", "journal.jsonl", "file", resumeOpen},
 		{"shard lock", ".journal.jsonl.lock", "file", resumeOpen},
+		{"other shard's lock", ".journal-2of2.jsonl.lock", "file", func(dir string) error {
+			copyFile(t, filepath.Join(dir, "jobs", "part-1of1-000001.parquet"), filepath.Join(dir, "jobs", "part-2of2-000001.parquet"))
+			return resumeOpen(dir)
+		}},
 		{"table folder", "nd_stats", "parts", resumeOpen},
 		{"results directory", "", "parts", resumeOpen},
 		{"manifest", "manifest.json", "file", func(dir string) error {
