@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -276,7 +277,7 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 				}
 			}
 			if why != "" {
-				st.problems = append(st.problems, LineProblem{Line: line, Problem: why + ": the commit does not count, its jobs run again"})
+				st.problems = append(st.problems, LineProblem{Line: line, Problem: why + ": the commit does not count; run --resume removes its files and runs its jobs again"})
 				st.broken[n] = true
 				delete(st.complete, n)
 				continue
@@ -411,6 +412,9 @@ type ShardCheck struct {
 	// LastCommit is the highest commit number the journal mentions: a running writer's
 	// next files have higher numbers.
 	LastCommit int
+	// Incomplete are the commits with a closing line that do not count (Lines says
+	// why): their files are named by no complete commit.
+	Incomplete []int
 }
 
 // JobRecord is a job line of a complete commit.
@@ -435,6 +439,12 @@ func VerifyJournal(fsys FS, dir, path string, full bool) (*ShardCheck, error) {
 	st := parseJournal(data, parseOpts{shard: journalShard(path)})
 	out := &ShardCheck{Done: map[string]string{}, DamagedLines: st.damaged, Lines: st.problems,
 		Unsealed: st.unsealed, LastCommit: st.last}
+	for n := range st.broken {
+		if st.complete[n] == nil {
+			out.Incomplete = append(out.Incomplete, n)
+		}
+	}
+	slices.Sort(out.Incomplete)
 	for _, c := range st.commits {
 		for i, j := range c.jobs {
 			out.Jobs = append(out.Jobs, JobRecord{JobLine: j, Commit: c.n, Line: c.lines[i]})
