@@ -109,10 +109,13 @@ type Recovery struct {
 	Done           int   // jobs in complete commits of the journal
 	RemovedFiles   int   // temp files and files of commits without a commit line
 	TruncatedBytes int64 // torn journal tail dropped
-	// Damaged lists committed files found missing or damaged (size or checksum); their
-	// commits are withdrawn (a void line), their files removed and their jobs run again.
+	// Damaged lists committed files found missing or damaged (size, checksum, a link):
+	// their commits are withdrawn (a void line), their files removed and their jobs run
+	// again.
 	Damaged []FileProblem
-	// DamagedLines are journal lines that did not parse; each costs its commit at most.
+	// DamagedLines are the journal lines that do not count (they do not parse, their
+	// checksum fails or is missing: journal.go); each costs its commit at most, and the
+	// journal is written anew without them.
 	DamagedLines []int
 	// Strays are the files of the table folders (relative, with /) that no commit named
 	// and that were not this shard's: files of no shard ("jobs/extra.parquet") and
@@ -472,7 +475,33 @@ func (w *Writer) removeStrays(foreign []string, others map[string][]string) erro
 
 // removeStraysOf removes the files (relative) of shard that its journal's complete
 // commits do not name, under shard's lock; nothing when a writer of shard holds it.
+//
+// The lock is held only for a moment: a writer of shard starting meanwhile waits for it
+// (OS.Lock retries for 200 ms) rather than failing. So the journal is parsed before, and
+// under the lock only read again and compared, parsed anew only if it changed.
 func (w *Writer) removeStraysOf(shard string, files []string, remove func(string) error) error {
+	jpath := filepath.Join(w.opts.Dir, JournalName(shard))
+	read := func() ([]byte, error) {
+		data, err := w.fs.ReadFile(jpath)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		return data, nil
+	}
+	namedBy := func(data []byte) map[string]bool {
+		named := map[string]bool{}
+		for _, c := range parseJournal(data, parseOpts{shard: shard}).commits {
+			for _, f := range c.files {
+				named[f] = true
+			}
+		}
+		return named
+	}
+	before, err := read()
+	if err != nil {
+		return err
+	}
+	named := namedBy(before)
 	unlock, err := w.fs.Lock(LockName(w.opts.Dir, shard))
 	var le *LockedError
 	if errors.As(err, &le) {
@@ -482,15 +511,12 @@ func (w *Writer) removeStraysOf(shard string, files []string, remove func(string
 		return fmt.Errorf("output directory: %w", err)
 	}
 	defer unlock()
-	data, err := w.fs.ReadFile(filepath.Join(w.opts.Dir, JournalName(shard)))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("output directory: %w", err)
+	data, err := read()
+	if err != nil {
+		return err
 	}
-	named := map[string]bool{}
-	for _, c := range parseJournal(data, parseOpts{shard: shard}).commits {
-		for _, f := range c.files {
-			named[f] = true
-		}
+	if !bytes.Equal(data, before) {
+		named = namedBy(data) // a writer of shard committed since
 	}
 	for _, rel := range files {
 		if m := partRE.FindStringSubmatch(path.Base(rel)); m[1] == "" && m[5] == "" && named[rel] {
