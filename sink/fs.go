@@ -37,23 +37,80 @@ type File interface {
 	Close() error
 }
 
-// OS is the operating system's file system.
+// OS is the operating system's file system. It never writes through a symbolic link
+// (nofollow.go): a file is opened without following a link in its name, and a folder
+// that is a link is refused, with a *LinkError.
 type OS struct{}
 
 func (OS) Create(name string) (File, error) {
-	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 func (OS) OpenAppend(name string) (File, error) {
-	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	return OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 }
 
-func (OS) ReadFile(name string) ([]byte, error)      { return os.ReadFile(name) }
-func (OS) ReadDir(dir string) ([]fs.DirEntry, error) { return os.ReadDir(dir) }
-func (OS) Rename(oldName, newName string) error      { return os.Rename(oldName, newName) }
-func (OS) Remove(name string) error                  { return os.Remove(name) }
-func (OS) MkdirAll(dir string) error                 { return os.MkdirAll(dir, 0o755) }
-func (OS) Truncate(name string, size int64) error    { return os.Truncate(name, size) }
+// ReadFile reads a file of the results directory (a journal, the manifest) that the
+// sink may then append to, truncate or replace: a link is refused, not read.
+func (OS) ReadFile(name string) ([]byte, error) {
+	f, err := OpenFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// ReadDir lists a folder the sink removes files from: a link is refused.
+func (OS) ReadDir(dir string) ([]fs.DirEntry, error) {
+	if err := CheckNotLink(dir); err != nil {
+		return nil, err
+	}
+	return os.ReadDir(dir)
+}
+
+// Rename refuses a link as either name or as the folder of either (renaming onto a link
+// would replace it, not write through it, but a link where a file of the directory
+// belongs is refused all the same).
+func (OS) Rename(oldName, newName string) error {
+	for _, p := range []string{filepath.Dir(oldName), filepath.Dir(newName), oldName, newName} {
+		if err := CheckNotLink(p); err != nil {
+			return err
+		}
+	}
+	return os.Rename(oldName, newName)
+}
+
+// Remove removes name, which may itself be a link (the link goes, its target stays), in
+// a folder that is not a link.
+func (OS) Remove(name string) error {
+	if err := CheckNotLink(filepath.Dir(name)); err != nil {
+		return err
+	}
+	return os.Remove(name)
+}
+
+// MkdirAll makes dir; dir itself must not be a link (its parents may be).
+func (OS) MkdirAll(dir string) error {
+	err := os.MkdirAll(dir, 0o755)
+	if lerr := CheckNotLink(dir); lerr != nil {
+		return lerr
+	}
+	return err
+}
+
+// Truncate opens name without following a link and truncates it.
+func (OS) Truncate(name string, size int64) error {
+	f, err := OpenFile(name, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 func (OS) SyncDir(dir string) error {
 	d, err := os.Open(dir)

@@ -10,22 +10,44 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
 // # The journal, read back
 //
-// A commit's closing line names its files and, since issue 14, each file's size and
-// CRC-32C (Castagnoli) checksum:
+// A commit's closing line names its files and each file's size and CRC-32C (Castagnoli)
+// checksum:
 //
-//	{"commit":3,"jobs":2,"files":["jobs/part-1of1-000003.parquet"],"sums":[{"size":5120,"crc32c":"9a3b00c1"}]}
+//	{"commit":3,"jobs":2,"files":["jobs/part-1of1-000003.parquet"],"sums":[{"size":5120,"crc32c":"9a3b00c1"}],"crc":"…"}
 //
-// Reading is line by line and forgiving of damage (issue 14 item 7): a line that does not
-// parse, or a job line with a status that is not one of Statuses, is skipped and costs
-// only its own commit — the jobs written together with it, whose rows share its files —
-// never the commits around it. A commit whose job lines do not add up to its closing
-// line's count is not complete: its files are debris and its jobs run again. A
+// # Line checksums
+//
+// Every line the sink writes (job, closing and void lines) carries a checksum of its own
+// content as its last member, "crc": the CRC-32C (Castagnoli) of the line as it is
+// without that member, as 8 lowercase hex digits. To check a line (docs/results.md §5):
+// it ends with `,"crc":"` + 8 hex digits + `"}`; drop those 18 bytes, put back the `}`,
+// and the CRC-32C of that text must equal the digits. So one changed character of a line
+// (a job id's digit) makes the line damaged rather than a record of another job.
+//
+// A journal written before line checksums has none. Such a journal is read as it is
+// (report and status accept its lines and count them as unverifiable), except by
+// Open(Resume), which treats every line without a checksum as damaged: their commits
+// do not count and their jobs run again. In a journal that has any line with a
+// checksum, a line without one is damaged for every reader.
+//
+// # Damage
+//
+// Reading is line by line and forgiving of damage: a line that does not parse, whose
+// checksum does not match, or a job line with a status that is not one of Statuses, is
+// skipped and costs only its own commit — the jobs written together with it, whose rows
+// share its files — never the commits around it. A commit whose job lines do not add up
+// to its closing line's count is not complete: its files are debris and its jobs run
+// again; so is a commit whose closing line names a file that is not one of its own
+// (TABLE/part-SHARD-NNNNNN.EXT with this journal's shard and the commit's number). A
 // {"void":C} line withdraws commit C (Open(Resume) appends one when C's files are
 // missing or damaged), so its jobs count as not done and its files as debris.
 
@@ -42,8 +64,19 @@ type FileSum struct {
 type commitInfo struct {
 	n     int
 	jobs  []JobLine
+	lines []int     // 1-based journal line of each job, parallel to jobs
 	files []string  // relative to the results directory, with /
 	sums  []FileSum // parallel to files; nil in journals written before checksums
+}
+
+// LineProblem is a journal line that does not count, or a commit that is not complete,
+// and why.
+type LineProblem struct {
+	Line int `json:"line"` // 1-based
+	// JobID is the id the line names, when it names one (as written: a damaged line's id
+	// is not to be trusted).
+	JobID   string `json:"job_id,omitempty"`
+	Problem string `json:"problem"`
 }
 
 // journalState is a journal read back.
@@ -53,9 +86,12 @@ type journalState struct {
 	valid    int64               // bytes of the prefix that ends with the last complete commit or void line
 	last     int                 // highest commit number seen
 	damaged  []int               // 1-based numbers of lines skipped as damaged
+	problems []LineProblem       // the damaged lines and the incomplete commits, with the reason
+	unsealed []int               // lines without a checksum, accepted (a journal written before checksums)
 	broken   map[int]bool        // commits with a closing line whose job lines do not add up
 	voided   map[int]bool        // commits withdrawn by a void line
 	pending  map[int][]JobLine   // job lines of commits without a closing line
+	pendLine map[int][]int       // their line numbers
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -79,11 +115,93 @@ func knownStatus(s string) bool {
 	return false
 }
 
+// crcMember is the start of a line's checksum member; a sealed line ends with it, 8 hex
+// digits and `"}`.
+const crcMember = `,"crc":"`
+
+// crcTail is the length of a line's checksum member with the closing brace.
+const crcTail = len(crcMember) + 8 + len(`"}`)
+
+// sealLine returns line, one JSON object as json.Marshal writes it, with its checksum
+// member ("crc", the CRC-32C of line) added last.
+func sealLine(line []byte) []byte {
+	out := make([]byte, 0, len(line)+crcTail-1)
+	out = append(out, line[:len(line)-1]...)
+	return fmt.Appendf(out, `%s%08x"}`, crcMember, crc32.Checksum(line, castagnoli))
+}
+
+// unsealLine splits a journal line into the object as it was checksummed (the line
+// without its checksum member) and the checksum it records; sealed is false for a line
+// that does not end with a checksum member.
+func unsealLine(text []byte) (body []byte, sum string, sealed bool) {
+	n := len(text)
+	if n < crcTail+1 || string(text[n-crcTail:n-crcTail+len(crcMember)]) != crcMember || string(text[n-2:]) != `"}` {
+		return nil, "", false
+	}
+	sum = string(text[n-10 : n-2])
+	for _, c := range sum {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return nil, "", false
+		}
+	}
+	body = append(append(make([]byte, 0, n-crcTail+1), text[:n-crcTail]...), '}')
+	return body, sum, true
+}
+
+// parseOpts says how strictly parseJournal reads.
+type parseOpts struct {
+	// shard is the journal's shard ("2of3"): a closing line may name only files of that
+	// shard and of its own commit number. "" checks no names.
+	shard string
+	// strict makes a line without a checksum damaged even in a journal that has none
+	// (Open(Resume): results written before line checksums cannot be verified, so their
+	// jobs run again).
+	strict bool
+}
+
+// committedRE is the form of a file a closing line names: TABLE/part-SHARD-NNNNNN.EXT.
+var committedRE = regexp.MustCompile(`^([A-Za-z0-9_]+)/part-([0-9]+of[0-9]+)-([0-9]+)\.(parquet|arrow)$`)
+
+// ownFile reports whether name may be a file of commit n of shard (any shard for "").
+func ownFile(name, shard string, n int) bool {
+	m := committedRE.FindStringSubmatch(name)
+	if m == nil || shard != "" && m[2] != shard {
+		return false
+	}
+	k, err := strconv.Atoi(m[3])
+	return err == nil && k == n
+}
+
+// hasSealedLine reports whether any complete line of data ends with a checksum member.
+func hasSealedLine(data []byte) bool {
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return false
+		}
+		if _, _, ok := unsealLine(data[:i]); ok {
+			return true
+		}
+		data = data[i+1:]
+	}
+	return false
+}
+
+// jobIDOf is the job id a line names, if it parses at all (for messages only).
+func jobIDOf(text []byte) string {
+	var e struct {
+		JobID string `json:"job_id"`
+	}
+	_ = json.Unmarshal(text, &e)
+	return e.JobID
+}
+
 // parseJournal reads a journal (see above). A last line without a newline is a torn
 // write, not damage: it is ignored, and valid ends before it.
-func parseJournal(data []byte) *journalState {
+func parseJournal(data []byte, opts parseOpts) *journalState {
 	st := &journalState{complete: map[int]*commitInfo{}, broken: map[int]bool{}, voided: map[int]bool{},
-		pending: map[int][]JobLine{}}
+		pending: map[int][]JobLine{}, pendLine: map[int][]int{}}
+	anySealed := hasSealedLine(data)
 	bad := map[int]bool{} // commits with a damaged job line
 	var off int64
 	for line := 1; len(data) > 0; line++ {
@@ -94,9 +212,30 @@ func parseJournal(data []byte) *journalState {
 		text := data[:i]
 		data = data[i+1:]
 		off += int64(i + 1)
-		var e journalEntry
-		if json.Unmarshal(text, &e) != nil {
+		damage := func(problem string) {
 			st.damaged = append(st.damaged, line)
+			st.problems = append(st.problems, LineProblem{Line: line, JobID: jobIDOf(text), Problem: problem})
+		}
+		body, sum, sealed := unsealLine(text)
+		switch {
+		case sealed:
+			if got := fmt.Sprintf("%08x", crc32.Checksum(body, castagnoli)); got != sum {
+				damage(fmt.Sprintf("checksum %s, the line says %s: the line was changed or damaged", got, sum))
+				continue
+			}
+		case anySealed:
+			damage("no checksum, while other lines of the journal have one")
+			continue
+		case opts.strict:
+			damage("no checksum: written before journal lines had checksums, so it cannot be verified")
+			continue
+		default:
+			body = text
+			st.unsealed = append(st.unsealed, line)
+		}
+		var e journalEntry
+		if json.Unmarshal(body, &e) != nil {
+			damage("not a journal line: it does not parse as JSON")
 			continue
 		}
 		switch {
@@ -105,29 +244,48 @@ func parseJournal(data []byte) *journalState {
 			delete(st.complete, *e.Void)
 			st.valid = off
 		case e.Commit == nil:
-			st.damaged = append(st.damaged, line)
+			damage("not a journal line: no commit number")
 		case e.JobID != "":
 			st.last = max(st.last, *e.Commit)
 			if !knownStatus(e.Status) {
-				st.damaged = append(st.damaged, line)
+				damage(fmt.Sprintf("unknown status %q", e.Status))
 				bad[*e.Commit] = true
 				continue
 			}
 			st.pending[*e.Commit] = append(st.pending[*e.Commit], JobLine{ID: e.JobID, Status: e.Status})
+			st.pendLine[*e.Commit] = append(st.pendLine[*e.Commit], line)
 		case e.Jobs != nil:
 			n := *e.Commit
 			st.last = max(st.last, n)
-			jobs := st.pending[n]
+			jobs, lines := st.pending[n], st.pendLine[n]
 			delete(st.pending, n)
-			if *e.Jobs != len(jobs) || bad[n] || st.complete[n] != nil || e.Sums != nil && len(e.Sums) != len(e.Files) {
+			delete(st.pendLine, n)
+			why := ""
+			switch {
+			case bad[n]:
+				why = fmt.Sprintf("commit %d has a damaged job line", n)
+			case *e.Jobs != len(jobs):
+				why = fmt.Sprintf("commit %d: the closing line counts %d jobs, %d job lines of it precede it (a job line is damaged, missing or extra)", n, *e.Jobs, len(jobs))
+			case st.complete[n] != nil:
+				why = fmt.Sprintf("commit %d is closed twice", n)
+			case e.Sums != nil && len(e.Sums) != len(e.Files):
+				why = fmt.Sprintf("commit %d: %d files, %d sums", n, len(e.Files), len(e.Sums))
+			}
+			for _, f := range e.Files {
+				if why == "" && !ownFile(f, opts.shard, n) {
+					why = fmt.Sprintf("commit %d names %q, which is not a file of commit %d of this journal's shard", n, f, n)
+				}
+			}
+			if why != "" {
+				st.problems = append(st.problems, LineProblem{Line: line, Problem: why + ": the commit does not count; run --resume removes its files and runs its jobs again"})
 				st.broken[n] = true
 				delete(st.complete, n)
 				continue
 			}
-			st.complete[n] = &commitInfo{n: n, jobs: jobs, files: e.Files, sums: e.Sums}
+			st.complete[n] = &commitInfo{n: n, jobs: jobs, lines: lines, files: e.Files, sums: e.Sums}
 			st.valid = off
 		default:
-			st.damaged = append(st.damaged, line)
+			damage("not a journal line: neither a job, a commit nor a void line")
 		}
 	}
 	for n := range st.voided {
@@ -196,13 +354,18 @@ func checkCommit(fsys FS, dir string, c *commitInfo, full bool) []FileProblem {
 }
 
 // fileSize and fileCRC read through the OS unless fsys can stat and open files itself.
+// A committed file is never a link (the sink writes none): one is a problem, and its
+// size is not its target's.
 func fileSize(fsys FS, name string) (int64, error) {
 	if s, ok := fsys.(interface{ Size(string) (int64, error) }); ok {
 		return s.Size(name)
 	}
-	fi, err := os.Stat(name)
+	fi, err := os.Lstat(name)
 	if err != nil {
 		return 0, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return 0, errors.New("a symbolic link, not the file the commit wrote")
 	}
 	return fi.Size(), nil
 }
@@ -232,14 +395,39 @@ type ShardCheck struct {
 	Done map[string]string // jobs of complete commits whose files are all sound, id → status
 	// Problems lists the bad files; their commits' jobs are not in Done.
 	Problems []FileProblem
-	// DamagedLines are the 1-based numbers of journal lines that did not parse (each
-	// costs its commit at most).
+	// DamagedLines are the 1-based numbers of journal lines that did not parse or whose
+	// checksum does not match (each costs its commit at most).
 	DamagedLines []int
+	// Lines says why each damaged line, and each commit that is not complete, does not
+	// count.
+	Lines []LineProblem
+	// Unsealed are the lines without a checksum of a journal written before line
+	// checksums: they count, but cannot be verified.
+	Unsealed []int
+	// Jobs are the jobs of the complete commits (sound files or not), in journal order,
+	// with the line that records each: a job recorded by two commits is there twice.
+	Jobs []JobRecord
+	// Files are the files the complete commits name (relative, with /).
+	Files []string
+	// LastCommit is the highest commit number the journal mentions: a running writer's
+	// next files have higher numbers.
+	LastCommit int
+	// Incomplete are the commits with a closing line that do not count (Lines says
+	// why): their files are named by no complete commit.
+	Incomplete []int
+}
+
+// JobRecord is a job line of a complete commit.
+type JobRecord struct {
+	JobLine
+	Commit int
+	Line   int
 }
 
 // VerifyJournal reads the journal at path (of a results directory dir) and checks every
-// committed file: present and of its recorded size, and with full also of its recorded
-// checksum (every file read whole). It only reads. `rocesweep status` uses it.
+// line's checksum and every committed file: present and of its recorded size, and with
+// full also of its recorded checksum (every file read whole). It only reads. `rocesweep
+// status` uses it.
 func VerifyJournal(fsys FS, dir, path string, full bool) (*ShardCheck, error) {
 	if fsys == nil {
 		fsys = OS{}
@@ -248,9 +436,20 @@ func VerifyJournal(fsys FS, dir, path string, full bool) (*ShardCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := parseJournal(data)
-	out := &ShardCheck{Done: map[string]string{}, DamagedLines: st.damaged}
+	st := parseJournal(data, parseOpts{shard: journalShard(path)})
+	out := &ShardCheck{Done: map[string]string{}, DamagedLines: st.damaged, Lines: st.problems,
+		Unsealed: st.unsealed, LastCommit: st.last}
+	for n := range st.broken {
+		if st.complete[n] == nil {
+			out.Incomplete = append(out.Incomplete, n)
+		}
+	}
+	slices.Sort(out.Incomplete)
 	for _, c := range st.commits {
+		for i, j := range c.jobs {
+			out.Jobs = append(out.Jobs, JobRecord{JobLine: j, Commit: c.n, Line: c.lines[i]})
+		}
+		out.Files = append(out.Files, c.files...)
 		probs := checkCommit(fsys, dir, c, full)
 		out.Problems = append(out.Problems, probs...)
 		if len(probs) > 0 {
@@ -258,6 +457,45 @@ func VerifyJournal(fsys FS, dir, path string, full bool) (*ShardCheck, error) {
 		}
 		for _, j := range c.jobs {
 			out.Done[j.ID] = j.Status
+		}
+	}
+	return out, nil
+}
+
+// journalShard is the shard tag of a journal file ("2of3", "1of1"), or "" for a file
+// whose name is not a journal's.
+func journalShard(path string) string {
+	k, n, ok := ParseJournalName(filepath.Base(path))
+	if !ok {
+		return ""
+	}
+	return strconv.Itoa(k) + "of" + strconv.Itoa(n)
+}
+
+// CommittedFiles returns the files of dir that the complete, not withdrawn commits of
+// its journals (every journal*.jsonl: all shards) name, relative to dir with /. These are
+// the files a reader reads: a file no commit names (a kill between rename and journal
+// append, a file copied into a table folder) is not part of the results. It only reads,
+// and reads a journal through a link (a reader writes nothing).
+func CommittedFiles(dir string) (map[string]bool, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		if _, _, ok := ParseJournalName(e.Name()); !ok || e.IsDir() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range parseJournal(data, parseOpts{shard: journalShard(path)}).commits {
+			for _, f := range c.files {
+				out[f] = true
+			}
 		}
 	}
 	return out, nil

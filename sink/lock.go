@@ -37,7 +37,7 @@ func (e *LockedError) Error() string {
 
 // Lock is FS.Lock for the operating system (flock on Unix; elsewhere no lock is taken).
 func (OS) Lock(name string) (func() error, error) {
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644) // it is written: never through a link
 	if err != nil {
 		return nil, err
 	}
@@ -70,9 +70,9 @@ func (OS) Lock(name string) (func() error, error) {
 // right now, and who it is by its own words ("pid 4711 on node7, since ..."). It only
 // probes: the lock is taken shared for a moment and released, never written.
 func ShardWriter(dir, shard string) (holder string, running bool) {
-	f, err := os.Open(LockName(dir, shard))
+	f, err := OpenFile(LockName(dir, shard), os.O_RDONLY, 0)
 	if err != nil {
-		return "", false // never locked: no run of this shard has started
+		return "", false // never locked (no run of this shard has started), or a link: no lock of this directory
 	}
 	defer f.Close()
 	held, err := tryLockShared(f)
@@ -97,7 +97,7 @@ func LockDir(fsys FS, dir string) (unlock func() error, err error) {
 	if _, ok := fsys.(OS); !ok && fsys != nil {
 		return fsys.Lock(DirLockName(dir))
 	}
-	f, err := os.OpenFile(DirLockName(dir), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := OpenFile(DirLockName(dir), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -11,14 +11,19 @@
 // and only then appends to the journal, in one write followed by fsync, one line per
 // job of the commit and a closing commit line:
 //
-//	{"job_id":"4f0c…","status":"ok","commit":3}
-//	{"job_id":"91ab…","status":"failed","commit":3}
-//	{"commit":3,"jobs":2,"files":["jobs/part-1of1-000003.parquet", …]}
+//	{"job_id":"4f0c…","status":"ok","commit":3,"crc":"…"}
+//	{"job_id":"91ab…","status":"failed","commit":3,"crc":"…"}
+//	{"commit":3,"jobs":2,"files":["jobs/part-1of1-000003.parquet", …],"sums":[…],"crc":"…"}
+//
+// Every line ends with a checksum of its own content (journal.go, "Line checksums"), so
+// an edited or damaged line is skipped, never read as a record of another job.
 //
 // A job counts as done only when its commit line is in the journal. A process killed at
 // any moment leaves either a complete commit or debris that Open(Resume) removes: temp
 // files, renamed files of a commit with no commit line, and a torn journal tail. So every
-// job is, after a resume, in the tables exactly once.
+// job is, after a resume, in the tables exactly once. Open(Resume) also removes strays,
+// files in the table folders that no commit names (removeStrays), and readers read only
+// the files commits name (Files, CommittedFiles), so that a stray is never counted.
 //
 // A commit happens when the open files reach Options.FileBytes (this is how files are
 // rotated by size), when jobs have waited Options.CommitInterval, and at Close.
@@ -35,11 +40,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,11 +109,19 @@ type Recovery struct {
 	Done           int   // jobs in complete commits of the journal
 	RemovedFiles   int   // temp files and files of commits without a commit line
 	TruncatedBytes int64 // torn journal tail dropped
-	// Damaged lists committed files found missing or damaged (size or checksum); their
-	// commits are withdrawn (a void line), their files removed and their jobs run again.
+	// Damaged lists committed files found missing or damaged (size, checksum, a link):
+	// their commits are withdrawn (a void line), their files removed and their jobs run
+	// again.
 	Damaged []FileProblem
-	// DamagedLines are journal lines that did not parse; each costs its commit at most.
+	// DamagedLines are the journal lines that do not count (they do not parse, their
+	// checksum fails or is missing: journal.go); each costs its commit at most, and the
+	// journal is written anew without them.
 	DamagedLines []int
+	// Strays are the files of the table folders (relative, with /) that no commit named
+	// and that were not this shard's: files of no shard ("jobs/extra.parquet") and
+	// leftovers of other shards not being written now. They are removed (and counted in
+	// RemovedFiles).
+	Strays []string
 	// Retried counts the jobs of an Options.Retry status whose commits were withdrawn;
 	// Withdrawn the jobs of those commits (Retried and any others they held).
 	Retried, Withdrawn int
@@ -259,7 +274,8 @@ func (w *Writer) open(tables []Table) error {
 		// removed what was left of them): their jobs are not done.
 		var buf bytes.Buffer
 		for _, n := range w.voids {
-			fmt.Fprintf(&buf, "{\"void\":%d}\n", n)
+			buf.Write(sealLine(fmt.Appendf(nil, `{"void":%d}`, n)))
+			buf.WriteByte('\n')
 		}
 		_, err := j.Write(buf.Bytes())
 		if err == nil {
@@ -296,7 +312,7 @@ func (w *Writer) recover() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	st := parseJournal(data)
+	st := parseJournal(data, parseOpts{shard: w.opts.Shard, strict: w.opts.Resume})
 	valid := st.valid
 	w.jsize = valid
 	w.commit = st.last + 1
@@ -327,7 +343,18 @@ func (w *Writer) recover() error {
 			}
 		}
 	}
+	// A file of this shard is committed only if a complete commit names it (a file of
+	// commit n in another table folder, or of the other format, is not). Files of other
+	// shards, and files of no shard, are strays (removeStrays).
+	named := map[string]bool{}
+	for _, c := range complete {
+		for _, f := range c.files {
+			named[f] = true
+		}
+	}
 	var debris []string
+	others := map[string][]string{} // shard → its files (relative, with /)
+	var foreign []string            // files of no shard (relative, with /)
 	for _, t := range w.tables {
 		entries, err := w.fs.ReadDir(t.dir)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -337,13 +364,23 @@ func (w *Writer) recover() error {
 			return fmt.Errorf("output directory: %w", err)
 		}
 		for _, e := range entries {
+			rel := t.Name + "/" + e.Name()
 			m := partRE.FindStringSubmatch(e.Name())
-			if m == nil || m[2] != w.opts.Shard {
+			switch {
+			case e.IsDir():
+				continue // a folder is not a part; status --verify names it
+			case m == nil && strings.HasPrefix(e.Name(), "."):
+				continue // hidden and not the sink's: no reader sees it
+			case m == nil:
+				foreign = append(foreign, rel)
+				continue
+			case m[2] != w.opts.Shard:
+				others[m[2]] = append(others[m[2]], rel)
 				continue
 			}
 			n, _ := strconv.Atoi(m[3])
 			w.commit = max(w.commit, n+1)
-			if m[1] == "" && m[5] == "" && complete[n] != nil {
+			if m[1] == "" && m[5] == "" && named[rel] {
 				continue // a committed file
 			}
 			debris = append(debris, filepath.Join(t.dir, e.Name()))
@@ -361,7 +398,25 @@ func (w *Writer) recover() error {
 		}
 		w.recovery.RemovedFiles++
 	}
-	if valid < int64(len(data)) {
+	if err := w.removeStrays(foreign, others); err != nil {
+		return err
+	}
+	if len(st.damaged) > 0 || len(st.broken) > 0 {
+		// Lines that can never count again (damaged lines, commits that cannot be
+		// complete) are dropped: the journal is written anew with exactly the commits
+		// that stand, under a temp name renamed over it, so that once their jobs have run
+		// again `status --verify` finds nothing left to report.
+		var buf bytes.Buffer
+		for _, c := range st.commits {
+			if complete[c.n] != nil {
+				appendCommit(&buf, c.n, c.jobs, c.files, c.sums)
+			}
+		}
+		if err := WriteFileAtomic(w.fs, w.jpath, "", buf.Bytes()); err != nil {
+			return fmt.Errorf("writing %s without its damaged lines: %w", w.jpath, err)
+		}
+		w.jsize, w.voids = int64(buf.Len()), nil
+	} else if valid < int64(len(data)) {
 		if err := w.fs.Truncate(w.jpath, valid); err != nil {
 			return fmt.Errorf("dropping the torn tail of %s: %w", w.jpath, err)
 		}
@@ -376,6 +431,101 @@ func (w *Writer) recover() error {
 		}
 	}
 	w.recovery.Done = len(w.done)
+	return nil
+}
+
+// removeStrays removes the files of the table folders that no commit names: foreign
+// (files of no shard, e.g. "extra.parquet") and, per other shard, that shard's files
+// that no complete commit of its journal names. Another shard's files are judged and
+// removed only while holding that shard's lock (lock.go): a writer of it holds the
+// lock from before its first temp file until after its last journal append, so no file
+// between a rename and its commit line is removed; a shard being written now is left
+// alone (its own --resume cleans it).
+func (w *Writer) removeStrays(foreign []string, others map[string][]string) error {
+	remove := func(rel string) error {
+		name := filepath.Join(w.opts.Dir, filepath.FromSlash(rel))
+		err := w.fs.Remove(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // gone meanwhile (committed under another name, or cleaned)
+		}
+		if err != nil {
+			return fmt.Errorf("removing stray %s: %w", name, err)
+		}
+		w.recovery.RemovedFiles++
+		w.recovery.Strays = append(w.recovery.Strays, rel)
+		return nil
+	}
+	for _, rel := range foreign {
+		if err := remove(rel); err != nil {
+			return err
+		}
+	}
+	shards := make([]string, 0, len(others))
+	for sh := range others {
+		shards = append(shards, sh)
+	}
+	slices.Sort(shards)
+	for _, sh := range shards {
+		if err := w.removeStraysOf(sh, others[sh], remove); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeStraysOf removes the files (relative) of shard that its journal's complete
+// commits do not name, under shard's lock; nothing when a writer of shard holds it.
+//
+// The lock is held only for a moment: a writer of shard starting meanwhile waits for it
+// (OS.Lock retries for 200 ms) rather than failing. So the journal is parsed before, and
+// under the lock only read again and compared, parsed anew only if it changed.
+func (w *Writer) removeStraysOf(shard string, files []string, remove func(string) error) error {
+	jpath := filepath.Join(w.opts.Dir, JournalName(shard))
+	read := func() ([]byte, error) {
+		data, err := w.fs.ReadFile(jpath)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		return data, nil
+	}
+	namedBy := func(data []byte) map[string]bool {
+		named := map[string]bool{}
+		for _, c := range parseJournal(data, parseOpts{shard: shard}).commits {
+			for _, f := range c.files {
+				named[f] = true
+			}
+		}
+		return named
+	}
+	before, err := read()
+	if err != nil {
+		return err
+	}
+	named := namedBy(before)
+	unlock, err := w.fs.Lock(LockName(w.opts.Dir, shard))
+	var le *LockedError
+	if errors.As(err, &le) {
+		return nil // being written: its files may be about to be committed
+	}
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	defer unlock()
+	data, err := read()
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(data, before) {
+		named = namedBy(data) // a writer of shard committed since
+	}
+	for _, rel := range files {
+		if m := partRE.FindStringSubmatch(path.Base(rel)); m[1] == "" && m[5] == "" && named[rel] {
+			continue
+		}
+		if err := remove(rel); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -622,22 +772,7 @@ func (w *Writer) commitFiles() error {
 		}
 	}
 	var buf bytes.Buffer
-	for _, j := range w.pending {
-		line, _ := json.Marshal(struct {
-			JobLine
-			Commit int `json:"commit"`
-		}{j, w.commit})
-		buf.Write(line)
-		buf.WriteByte('\n')
-	}
-	marker, _ := json.Marshal(struct {
-		Commit int       `json:"commit"`
-		Jobs   int       `json:"jobs"`
-		Files  []string  `json:"files"`
-		Sums   []FileSum `json:"sums"`
-	}{w.commit, len(w.pending), files, sums})
-	buf.Write(marker)
-	buf.WriteByte('\n')
+	appendCommit(&buf, w.commit, w.pending, files, sums)
 	_, err := w.journal.Write(buf.Bytes())
 	if err == nil {
 		err = w.journal.Sync()
@@ -657,6 +792,27 @@ func (w *Writer) commitFiles() error {
 	w.pending = w.pending[:0]
 	w.commit++
 	return nil
+}
+
+// appendCommit appends the journal lines of commit n to buf: a job line per job, then
+// the closing line, each with its checksum (journal.go).
+func appendCommit(buf *bytes.Buffer, n int, jobs []JobLine, files []string, sums []FileSum) {
+	for _, j := range jobs {
+		line, _ := json.Marshal(struct {
+			JobLine
+			Commit int `json:"commit"`
+		}{j, n})
+		buf.Write(sealLine(line))
+		buf.WriteByte('\n')
+	}
+	marker, _ := json.Marshal(struct {
+		Commit int       `json:"commit"`
+		Jobs   int       `json:"jobs"`
+		Files  []string  `json:"files"`
+		Sums   []FileSum `json:"sums"`
+	}{n, len(jobs), files, sums})
+	buf.Write(sealLine(marker))
+	buf.WriteByte('\n')
 }
 
 // Abort gives up the open commit because of err, a failure outside the Writer (rows of a
@@ -722,26 +878,43 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// Files lists the committed data files of table in dir (all shards), sorted.
+// Files lists the committed data files of table in dir (all shards), sorted: the files
+// of that table folder that a complete, not withdrawn commit of one of dir's journals
+// names (CommittedFiles) and that are there. A file no commit names is not listed,
+// whatever its name. A missing dir is an error; a table without rows has no files.
 func Files(dir, table string) ([]string, error) {
-	entries, err := OS{}.ReadDir(filepath.Join(dir, table))
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, derr := os.Stat(dir); derr != nil {
-			return nil, derr
-		}
-		return nil, nil // a table without rows has no folder
-	}
+	committed, err := CommittedFiles(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, e := range entries {
-		if m := partRE.FindStringSubmatch(e.Name()); m != nil && m[1] == "" && m[5] == "" {
-			out = append(out, filepath.Join(dir, table, e.Name()))
+	for f := range committed {
+		t, _, _ := strings.Cut(f, "/")
+		if t != table {
+			continue
+		}
+		name := filepath.Join(dir, filepath.FromSlash(f))
+		if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
+			out = append(out, name)
 		}
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// ParsePartName reads a file name of a table folder as the sink makes them:
+// "part-2of3-000004.parquet" is commit 4 of shard "2of3"; temp is true for the hidden
+// temp name ".part-2of3-000004.parquet.tmp". ok is false for any other name.
+func ParsePartName(name string) (shard string, commit int, temp, ok bool) {
+	m := partRE.FindStringSubmatch(name)
+	if m == nil || (m[1] == "") != (m[5] == "") {
+		return "", 0, false, false
+	}
+	n, err := strconv.Atoi(m[3])
+	if err != nil {
+		return "", 0, false, false
+	}
+	return m[2], n, m[1] == ".", true
 }
 
 // ReadJournal returns the jobs of the complete commits of a journal file.
@@ -753,7 +926,7 @@ func ReadJournal(fsys FS, path string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseJournal(data).done(), nil
+	return parseJournal(data, parseOpts{shard: journalShard(path)}).done(), nil
 }
 
 // countingFile counts the bytes written through it and their CRC-32C, the journal's

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -295,27 +296,36 @@ func TestResumeRemovesDebris(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "nd_stats", "part-1of1-000003.parquet"), []byte("orphan"), 0o644)
 	// Commit 4 died while writing.
 	os.WriteFile(filepath.Join(dir, "jobs", ".part-1of1-000004.parquet.tmp"), []byte("half"), 0o644)
-	// Another shard's temp file is not ours to remove.
-	other := filepath.Join(dir, "jobs", ".part-2of2-000001.parquet.tmp")
-	os.WriteFile(other, []byte("theirs"), 0o644)
+	// The files of a shard being written now (its lock is held) are not ours to remove:
+	// a temp file, and a file renamed whose commit line is still to come.
+	others := []string{filepath.Join(dir, "jobs", ".part-2of2-000001.parquet.tmp"), filepath.Join(dir, "nd_stats", "part-2of2-000001.parquet")}
+	for _, f := range others {
+		os.WriteFile(f, []byte("theirs"), 0o644)
+	}
+	unlock, err := OS{}.Lock(LockName(dir, "2of2"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// A torn journal tail: job lines of commit 3 without the commit line, then half a line.
 	jf, _ := os.OpenFile(filepath.Join(dir, "journal.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	jf.WriteString(`{"job_id":"c","status":"ok","commit":3}` + "\n" + `{"commit":3,"jo`)
+	jf.WriteString(seal(`{"job_id":"c","status":"ok","commit":3}`) + `{"commit":3,"jo`)
 	jf.Close()
 
-	w, err := Open(Options{Dir: dir, Resume: true}, testTables())
+	w, err = Open(Options{Dir: dir, Resume: true}, testTables())
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := w.Recovery()
-	if rec.Done != 2 || rec.RemovedFiles != 2 || rec.TruncatedBytes == 0 {
-		t.Errorf("recovery = %+v, want 2 done, 2 files removed, a truncated tail", rec)
+	if rec.Done != 2 || rec.RemovedFiles != 2 || rec.TruncatedBytes == 0 || len(rec.DamagedLines) != 0 || len(rec.Strays) != 0 {
+		t.Errorf("recovery = %+v, want 2 done, 2 files removed, a truncated tail, nothing damaged", rec)
 	}
 	if _, ok := w.Done()["c"]; ok {
 		t.Error("job c of the torn commit counts as done")
 	}
-	if _, err := os.Stat(other); err != nil {
-		t.Error("another shard's temp file was removed")
+	for _, f := range others {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("a file of shard 2of2, which is being written, was removed: %v", err)
+		}
 	}
 	w.Write("nd_stats", portRows("c", 10))
 	w.Write("jobs", jobsRow("c", "ok", 1, nil))
@@ -330,6 +340,22 @@ func TestResumeRemovesDebris(t *testing.T) {
 	done, _ := ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
 	if len(done) != 3 {
 		t.Errorf("journal jobs = %v", done)
+	}
+	// Once shard 2of2 has stopped, its files that no commit of its journal names are
+	// leftovers, and the next resume of any shard removes them.
+	unlock()
+	w, err = Open(Options{Dir: dir, Resume: true}, testTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if got := w.Recovery().Strays; !slices.Equal(got, []string{"jobs/.part-2of2-000001.parquet.tmp", "nd_stats/part-2of2-000001.parquet"}) {
+		t.Errorf("strays removed: %v", got)
+	}
+	for _, f := range others {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s of the stopped shard 2of2: %v, want removed", f, err)
+		}
 	}
 }
 

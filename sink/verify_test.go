@@ -136,16 +136,24 @@ func TestDamageDetectedAndRepaired(t *testing.T) {
 	}
 }
 
-// A journal line with an unknown status ("xk") or an extra job line costs its commit,
-// never more jobs than the commit held, and never counts as ok.
+// A journal line with an unknown status ("xk") or an extra job line, each with a good
+// checksum, costs its commit, never more jobs than the commit held, and never counts as ok.
 func TestJournalOddLines(t *testing.T) {
 	dir := t.TempDir()
 	writeCommits(t, dir, 3)
 	journal := filepath.Join(dir, "journal.jsonl")
 	data, _ := os.ReadFile(journal)
-	text := strings.Replace(string(data), `{"job_id":"j0","status":"ok"`, `{"job_id":"j0","status":"xk"`, 1)
-	text = strings.Replace(text, `{"job_id":"j1","status":"ok","commit":2}`, `{"job_id":"j1","status":"ok","commit":2}`+"\n"+`{"job_id":"zz","status":"ok","commit":2}`, 1)
-	os.WriteFile(journal, []byte(text), 0o644)
+	var out []string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(l, `{"job_id":"j0",`):
+			l = seal(`{"job_id":"j0","status":"xk","commit":1}`)
+		case strings.HasPrefix(l, `{"job_id":"j1",`):
+			l += seal(`{"job_id":"zz","status":"ok","commit":2}`)
+		}
+		out = append(out, l)
+	}
+	os.WriteFile(journal, []byte(strings.Join(out, "")), 0o644)
 	done, err := ReadJournal(nil, journal)
 	if err != nil {
 		t.Fatal(err)
@@ -154,3 +162,7 @@ func TestJournalOddLines(t *testing.T) {
 		t.Errorf("done = %v, want only j2", done)
 	}
 }
+
+// seal returns a journal line (JSON without newline) as the sink writes it: with its
+// checksum member, and a newline.
+func seal(line string) string { return string(sealLine([]byte(line))) + "\n" }

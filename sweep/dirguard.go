@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,9 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 		return fmt.Errorf("output directory %s: %w", o.Dir, err)
 	}
 	defer unlock()
+	if err := refuseLinks(o, tables); err != nil {
+		return err
+	}
 	entries, err := fsys.ReadDir(o.Dir)
 	if err != nil {
 		return fmt.Errorf("output directory: %w", err)
@@ -51,6 +55,24 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 		return err
 	}
 	return writeManifest(p, o, start, tables)
+}
+
+// refuseLinks refuses a results directory where this run would write through a
+// symbolic link (docs/results.md §9): the directory itself, its manifest, this shard's
+// journal and lock, its spill folder, or a table folder. The sink and the spill check
+// each file as they open it; this check names the link before anything is written.
+func refuseLinks(o Options, tables []sink.Table) error {
+	names := []string{"", "manifest.json", sink.JournalName(o.Shard.Tag()), filepath.Base(sink.LockName(o.Dir, o.Shard.Tag())),
+		filepath.Base(spillDir(o.Dir, o.Shard))}
+	for _, t := range tables {
+		names = append(names, t.Name)
+	}
+	for _, n := range names {
+		if err := sink.CheckNotLink(filepath.Join(o.Dir, n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // refuseForeign refuses a non-empty directory that holds no rocesweep results (no

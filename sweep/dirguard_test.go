@@ -2,7 +2,9 @@ package sweep_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,4 +142,62 @@ func TestFullDiskReportMatchesJournal(t *testing.T) {
 			t.Errorf("budget %d: lost %d, want the failed commit's job", budget, rep.Lost)
 		}
 	}
+}
+
+// A run never writes through a symbolic link: a results directory that is one, or a
+// manifest, journal, lock, spill folder or table folder in it that is one, is refused
+// before any job runs, naming the link, and the link's target is left as it was.
+func TestRunRefusesLinks(t *testing.T) {
+	p := plan(t, spec)
+	for _, link := range []string{"", "manifest.json", "journal.jsonl", ".journal.jsonl.lock", ".spill-1of1", "jobs", "nd_stats"} {
+		t.Run("link "+link, func(t *testing.T) {
+			root := t.TempDir()
+			other := filepath.Join(root, "other") // another results directory
+			if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: other, Workers: 2}); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(root, "out")
+			if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2}); err != nil {
+				t.Fatal(err)
+			}
+			path, target := filepath.Join(dir, link), filepath.Join(other, link)
+			if link == "" {
+				path, target = filepath.Join(root, "link"), other
+			} else {
+				os.RemoveAll(path)
+			}
+			if link == ".spill-1of1" {
+				target = filepath.Join(other, "nd_stats")
+			}
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+			before := tree(t, other)
+			_, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: path, Workers: 2, Resume: true})
+			if link != "" {
+				_, err = sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Resume: true})
+			}
+			var le *sink.LinkError
+			if !errors.As(err, &le) || le.Path != path || !strings.Contains(err.Error(), "rocesweep never writes through links") {
+				t.Errorf("err = %v, want a link error naming %s", err, path)
+			}
+			if after := tree(t, other); after != before {
+				t.Errorf("the other directory changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+// tree lists the files under dir with their sizes and contents' lengths.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var out []string
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			data, _ := os.ReadFile(p)
+			out = append(out, fmt.Sprintf("%s:%d:%x", strings.TrimPrefix(p, dir), fi.Size(), sha256.Sum256(data)))
+		}
+		return nil
+	})
+	return strings.Join(out, "\n")
 }

@@ -77,10 +77,16 @@ func (s *spill) write(b stats.Batch) error {
 		return nil
 	}
 	if s.f == nil {
-		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		// Never through a link (docs/results.md §9): neither a spill folder nor a spill
+		// file that is one.
+		dir := filepath.Dir(s.path)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
-		f, err := os.Create(s.path)
+		if err := sink.CheckNotLink(dir); err != nil {
+			return err
+		}
+		f, err := sink.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
 			return err
 		}
@@ -150,7 +156,7 @@ func writeBatch(w *sink.Writer, b stats.Batch) error {
 // batch in memory at a time. A spill that does not decode aborts the writer's open commit
 // (sink.Writer.Abort): some of its rows may already be in the open files.
 func replaySpill(w *sink.Writer, path string) error {
-	f, err := os.Open(path)
+	f, err := sink.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return w.Abort(fmt.Errorf("reading the rows of a finished job: %w", err))
 	}

@@ -30,7 +30,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl := pflag.NewFlagSet("status", pflag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	asJSON := fl.Bool("json", false, "print the status as JSON")
-	verify := fl.Bool("verify", false, "read every committed file whole and check its checksum (default: check presence and size)")
+	verify := fl.Bool("verify", false, "read every committed file whole and check its checksum (default: check presence and size); check every journal line's checksum, that its job is of the plan and committed once, and list files no commit names")
 	if err := fl.Parse(args); err != nil {
 		return flagError("status", fl, err)
 	}
@@ -90,6 +90,9 @@ type statusReport struct {
 	DamagedLines int      `json:"damaged_lines,omitempty"`
 	Complete     bool     `json:"complete"` // every planned job is recorded, every file sound
 	Notes        []string `json:"notes,omitempty"`
+	// Verify is what --verify found beyond the files' checksums (status_verify.go);
+	// nil without --verify. Any problem in it makes Complete false.
+	Verify *verifyReport `json:"verify,omitempty"`
 	// StuckPause lists the jobs whose stuck_pause_ports is above 0 (issue 17): a switch
 	// port stayed paused for more than half the run with its pool at or below Xon, the
 	// trap of switch.md §4.6 condition 3, not congestion.
@@ -150,6 +153,7 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 	for _, j := range journals {
 		byShard[[2]int{j.k, j.n}] = j
 	}
+	var checks []journalCheck       // every journal read, for --verify
 	recordedBy := map[string]int{}  // job id -> journals that hold it
 	statusOf := map[string]string{} // job id -> its status (any one journal's)
 	for _, n := range ns {
@@ -162,6 +166,7 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
 				}
+				checks = append(checks, journalCheck{name: j.name, shard: fmt.Sprintf("%dof%d", k, n), check: check})
 				done := check.Done
 				st.Damaged = append(st.Damaged, check.Problems...)
 				st.DamagedLines += len(check.DamagedLines)
@@ -198,6 +203,10 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 		st.Notes = append(st.Notes, fmt.Sprintf("%d journal lines are damaged; the jobs of their commits count as missing", st.DamagedLines))
 	}
 	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0
+	if verify {
+		st.Verify = verifyDir(dir, st, checks)
+		st.Complete = st.Complete && st.Verify.problems() == 0
+	}
 	st.StuckPause = stuckPauseJobs(dir)
 	return st, nil
 }
@@ -313,6 +322,9 @@ func printStatus(w io.Writer, st *statusReport) {
 	}
 	if len(st.Damaged) > 0 {
 		fmt.Fprintf(w, "run the sweep again with --resume: it removes the rest of those commits and runs their jobs again\n")
+	}
+	if st.Verify != nil {
+		printVerify(w, st.Verify)
 	}
 	if len(st.StuckPause) > 0 {
 		fmt.Fprintf(w, "warning: %s\n", stuckPauseWarning(st.StuckPause))

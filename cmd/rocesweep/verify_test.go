@@ -90,9 +90,9 @@ func TestStatusNeverMoreThanPlanned(t *testing.T) {
 	}
 	journal := filepath.Join(dir, "journal.jsonl")
 	data, _ := os.ReadFile(journal)
-	// A whole foreign commit of two jobs, and a line of garbage.
-	data = append(data, []byte(`{"job_id":"ffff","status":"ok","commit":900}`+"\n"+`{"job_id":"eeee","status":"ok","commit":900}`+"\n"+
-		`{"commit":900,"jobs":2,"files":[]}`+"\n"+`{"job_id":"dddd","status":"xk","commit":901}`+"\n")...)
+	// A whole foreign commit of two jobs, with good checksums, and a line of garbage.
+	data = append(data, []byte(sealed(`{"job_id":"ffff","status":"ok","commit":900}`)+sealed(`{"job_id":"eeee","status":"ok","commit":900}`)+
+		sealed(`{"commit":900,"jobs":2,"files":[]}`)+`{"job_id":"dddd","status":"xk","commit":901}`+"\n")...)
 	os.WriteFile(journal, data, 0o644)
 	st := statusJSON(t, dir)
 	if st.Total.OK > st.PlanSize || st.Total.OK != st.PlanSize || st.Total.Missing != 0 {
@@ -100,6 +100,13 @@ func TestStatusNeverMoreThanPlanned(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(st.Notes, "\n"), "2 jobs more than the plan") {
 		t.Errorf("notes: %q", st.Notes)
+	}
+	// --verify names each foreign job and the garbage line.
+	_, out, _, _ := runMain(t, "status", dir, "--verify")
+	for _, want := range []string{"job ffff (commit 900) is not a job of the plan", "job eeee (commit 900) is not a job of the plan", `(job dddd): no checksum`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status --verify lacks %q:\n%s", want, out)
+		}
 	}
 }
 

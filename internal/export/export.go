@@ -19,6 +19,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Subdir is the folder of DIR that holds the CSV files.
@@ -28,8 +29,9 @@ const Subdir = "csv"
 // there is nothing to export and no schema to write a header from.
 var ErrNoParts = results.ErrNoParts
 
-// CSV writes every committed part of DIR/<table>/ (all shards, in name order; files of a
-// running sweep are skipped) as one CSV file, DIR/csv/<table>.csv, with a header row of
+// CSV writes every committed part of DIR/<table>/ (results.ParquetParts: the files the
+// journals' commits name, all shards, in name order; strays and files of a running sweep
+// not yet committed are skipped) as one CSV file, DIR/csv/<table>.csv, with a header row of
 // the column names. It returns the file's path and its number of data rows. Parts whose
 // columns differ are refused, naming both files.
 func CSV(dir, table string) (path string, rows int, err error) {
@@ -37,11 +39,21 @@ func CSV(dir, table string) (path string, rows int, err error) {
 	if err != nil {
 		return "", 0, err
 	}
+	// Nothing is written through a link (docs/results.md §9): not into a csv folder that
+	// is one, nor over a CSV file that is one.
 	outDir := filepath.Join(dir, Subdir)
+	path = filepath.Join(outDir, table+".csv")
+	for _, p := range []string{dir, outDir, path} {
+		if err := sink.CheckNotLink(p); err != nil {
+			return "", 0, err
+		}
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return "", 0, err
 	}
-	path = filepath.Join(outDir, table+".csv")
+	if err := sink.CheckNotLink(outDir); err != nil {
+		return "", 0, err
+	}
 	tmp, err := os.CreateTemp(outDir, "."+table+".csv.tmp-*")
 	if err != nil {
 		return "", 0, err
@@ -73,6 +85,9 @@ func CSV(dir, table string) (path string, rows int, err error) {
 		return "", 0, err
 	}
 	if err := tmp.Close(); err != nil {
+		return "", 0, err
+	}
+	if err := sink.CheckNotLink(path); err != nil {
 		return "", 0, err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

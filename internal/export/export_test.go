@@ -11,6 +11,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/export"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
+	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Every table exports to DIR/csv/<table>.csv with the Parquet's columns as header and
@@ -101,5 +102,60 @@ func TestCSVRefusesAbsentTable(t *testing.T) {
 	}
 	if _, _, err := export.CSV(dir, "nosuch"); err == nil {
 		t.Error("absent table: no error")
+	}
+}
+
+// A stray in a table folder (no commit names it) is not exported.
+func TestCSVSkipsStrays(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "res")
+	if err := resultstest.Write(dir, resultstest.Grid([]float64{0.5, 1}, []float64{200e3}, 2, false)); err != nil {
+		t.Fatal(err)
+	}
+	parts, _ := results.ParquetParts(dir, "jobs", "export reads")
+	data, _ := os.ReadFile(parts[0])
+	os.WriteFile(filepath.Join(dir, "jobs", "extra.parquet"), data, 0o644)
+	os.WriteFile(filepath.Join(dir, "jobs", "part-2of2-000001.parquet"), data, 0o644)
+	if _, n, err := export.CSV(dir, "jobs"); err != nil || n != 4 {
+		t.Errorf("CSV(jobs) = %d rows (%v), want 4", n, err)
+	}
+}
+
+// export never writes through a link: a csv folder that links elsewhere, or a CSV file
+// that is a link, is refused with an error naming it, and the target is left as it was.
+func TestCSVRefusesLinks(t *testing.T) {
+	for _, link := range []string{"csv", "csv/jobs.csv"} {
+		t.Run(link, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "res")
+			if err := resultstest.Write(dir, resultstest.Grid([]float64{1}, []float64{200e3}, 1, false)); err != nil {
+				t.Fatal(err)
+			}
+			target := filepath.Join(root, "elsewhere")
+			os.MkdirAll(target, 0o755)
+			if link == "csv/jobs.csv" {
+				os.MkdirAll(filepath.Join(dir, "csv"), 0o755)
+				target = filepath.Join(root, "victim.txt")
+				os.WriteFile(target, []byte("keep\n"), 0o644)
+			}
+			path := filepath.Join(dir, filepath.FromSlash(link))
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := export.CSV(dir, "jobs")
+			var le *sink.LinkError
+			if !errors.As(err, &le) || le.Path != path {
+				t.Errorf("err = %v, want a link error naming %s", err, path)
+			}
+			if link == "csv" {
+				if entries, _ := os.ReadDir(target); len(entries) != 0 {
+					t.Errorf("written through the link: %s holds %d entries", target, len(entries))
+				}
+			} else if data, _ := os.ReadFile(target); string(data) != "keep\n" {
+				t.Errorf("the link's target holds %q", data)
+			}
+			if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("the link was replaced: %v", err)
+			}
+		})
 	}
 }

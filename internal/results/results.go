@@ -93,8 +93,11 @@ var Identity = []string{"job_id", "status", "error", "replicate", "seed"}
 var ErrNoParts = errors.New("no committed part-*.parquet files")
 
 // ParquetParts lists the committed Parquet part files of DIR/<table>/ (every shard, in
-// name order). With none it returns an error: one naming the Arrow IPC files that
-// reader (the commands and their verb, "export reads") cannot read, or ErrNoParts.
+// name order): the files that complete, not withdrawn commits of DIR's journals name
+// (sink.Files). A file in the folder that no commit names (a kill between rename and
+// journal append, a copied or foreign file) is not read, whatever its name. With none
+// it returns an error: one naming the Arrow IPC files that reader (the commands and
+// their verb, "export reads") cannot read, or ErrNoParts.
 func ParquetParts(dir, table, reader string) ([]string, error) {
 	files, err := sink.Files(dir, table)
 	if err != nil {
@@ -119,8 +122,9 @@ func ParquetParts(dir, table, reader string) ([]string, error) {
 	return parts, nil
 }
 
-// ReadTable reads every committed DIR/<name>/part-*.parquet file (sink.Files: all shards,
-// in name order; temp files of a running sweep are skipped) into one table.
+// ReadTable reads every committed DIR/<name>/part-*.parquet file (ParquetParts: the
+// files DIR's journals' commits name, all shards, in name order; temp files and parts
+// of a running sweep not yet committed are skipped) into one table.
 // keep, if not nil, selects rows by their job_id (tables without job_id are kept whole).
 // A missing table folder is an error wrapping fs.ErrNotExist; files whose schemas differ
 // are refused, naming both files.

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,5 +122,39 @@ func TestColumnOfAnySpelling(t *testing.T) {
 		if got := results.ColumnOf(path); got != want {
 			t.Errorf("ColumnOf(%s) = %s, want %s", path, got, want)
 		}
+	}
+}
+
+// Only the files that commits name are read: a copy of a committed part under a name of
+// no shard, of another shard, or of this shard but no commit (a kill between rename and
+// journal append) adds no rows.
+func TestReadOnlyCommittedFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := resultstest.Write(dir, resultstest.Grid([]float64{0.5, 1}, []float64{200e3}, 2, false)); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := results.ParquetParts(dir, "jobs", "report reads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"extra.parquet", "part-2of2-000001.parquet", "part-1of1-000099.parquet"} {
+		if err := os.WriteFile(filepath.Join(dir, "jobs", name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := results.ParquetParts(dir, "jobs", "report reads")
+	if err != nil || !slices.Equal(again, parts) {
+		t.Errorf("ParquetParts with strays = %v (%v), want %v", again, err, parts)
+	}
+	jobs, err := results.ReadTable(dir, "jobs", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs.Rows != 4 {
+		t.Errorf("jobs rows = %d, want 4 (strays not read)", jobs.Rows)
 	}
 }
