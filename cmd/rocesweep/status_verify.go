@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -200,51 +201,45 @@ func tableFolders(dir string, committed map[string]bool) []string {
 }
 
 // planMember returns whether a job id is one of the plan that DIR/manifest.json records.
-// The plan is made again from the manifest's spec and --set values (sweep.ParseSpec,
-// sweep.Expand), as run --extend does, and must hash to the manifest's plan_hash: else
-// it is not the plan that ran (another model version, or a spec that no longer expands
-// the same) and ids are not checked. An error says why the plan could not be made.
-//
-// Sequential selections (run --select) are not covered yet: their later rounds add
-// replicates beyond the first-stage plan that the manifest's spec expands to, so those
-// ids are not in this plan. A manifest that records a selection is therefore an error
-// here (status --verify notes that job ids were not checked) rather than every
-// later-round job reported as not of the plan; extend this function with the ids the
-// selection's rounds add to check such directories too.
+// The plan is made again from the manifest's spec and --set values (sweep.Replan), as
+// run --extend does, and must hash to the manifest's plan_hash: else it is not the plan
+// that ran (another model version, or a spec that no longer expands the same) and ids
+// are not checked. A sequential selection's later rounds add replicates beyond its
+// first-stage plan (sweep.Plan.JobFor): their ids are those of every point's replicates
+// up to the largest replicate the jobs table holds. An error says why the plan could not
+// be made.
 func planMember(dir string) (func(id string) bool, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errors.New("no manifest.json")
-	}
-	if err != nil {
-		return nil, err
-	}
-	var m sweep.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("manifest.json: %w", err)
-	}
+	p, m, err := sweep.Replan(dir)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, errors.New("no manifest.json")
+	case err != nil:
+		return nil, err
 	case m.Spec == "":
 		return nil, errors.New("manifest.json records no spec")
 	case m.ModelVersion != sweep.ModelVersion:
 		return nil, fmt.Errorf("the results are of model %s, this binary plans %s", m.ModelVersion, sweep.ModelVersion)
-	case m.Select != nil:
-		return nil, errors.New("a sequential selection (run --select): its later rounds add replicates that the first-stage plan does not hold")
-	}
-	s, err := sweep.ParseSpec(m.SpecFile, []byte(m.Spec), m.Sets)
-	if err != nil {
-		return nil, fmt.Errorf("the spec in manifest.json does not parse: %w", err)
-	}
-	p, err := sweep.Expand(s, nil)
-	if err != nil {
-		return nil, fmt.Errorf("the spec in manifest.json does not expand: %w", err)
-	}
-	if m.PlanHash != "" && p.Hash() != m.PlanHash {
+	case m.PlanHash != "" && p.Hash() != m.PlanHash:
 		return nil, fmt.Errorf("the plan made again from manifest.json has hash %s, the manifest records %s", p.Hash(), m.PlanHash)
 	}
 	ids := make(map[string]bool, len(p.Jobs))
 	for _, j := range p.Jobs {
 		ids[j.ID] = true
+	}
+	if m.Select != nil {
+		reps := 0
+		if jobs, err := results.ReadTable(dir, "jobs", nil); err == nil {
+			if rc := jobs.Col("replicate"); rc != nil && !rc.IsString() {
+				for r := range rc.Num {
+					reps = max(reps, int(rc.Num[r])+1)
+				}
+			}
+		}
+		for i := 0; i < p.Points; i++ {
+			for r := p.Spec.Replicates; r < reps; r++ {
+				ids[p.JobFor(i, r).ID] = true
+			}
+		}
 	}
 	return func(id string) bool { return ids[id] }, nil
 }
