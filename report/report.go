@@ -329,14 +329,14 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 	js := &JobSeries{JobID: id, Params: params}
 	keep := func(j string) bool { return j == id }
 	type spec struct {
-		table, filterCol, filterVal, value, title, ylabel, slug string
-		key                                                     []string
+		table, filterCol, filterVal, value, title, what, unit, slug string
+		key                                                         []string
 	}
 	specs := []spec{
-		{"buffer_stats", "buff_id", "egressQueue", "ivl_max_bytes", "egress queue occupancy (interval max)", "bytes", "egress_queue", []string{"component_name", "uldl", "pool_num"}},
-		{"buffer_stats", "buff_id", "sharedBuffer", "ivl_max_bytes", "pool occupancy (interval max)", "bytes", "pool", []string{"component_name", "pool_num"}},
-		{"ecn_pfc_stats", "", "", "interval_total_time_xoff_usec", "PFC pause time received per interval", "µs paused", "pfc_pause", []string{"component_name", "ifid", "priority"}},
-		{"nd_stats", "", "", "tx_rate_Gbps", "send rate per port", "Gbps", "tx_rate", []string{"component_name", "nd_name"}},
+		{"buffer_stats", "buff_id", "egressQueue", "ivl_max_bytes", "egress queue occupancy (interval max)", "occupancy", "bytes", "egress_queue", []string{"component_name", "uldl", "pool_num"}},
+		{"buffer_stats", "buff_id", "sharedBuffer", "ivl_max_bytes", "pool occupancy (interval max)", "occupancy", "bytes", "pool", []string{"component_name", "pool_num"}},
+		{"ecn_pfc_stats", "", "", "interval_total_time_xoff_usec", "PFC pause time received per interval", "paused", "µs", "pfc_pause", []string{"component_name", "ifid", "priority"}},
+		{"nd_stats", "", "", "tx_rate_Gbps", "send rate per port", "send rate", "Gbps", "tx_rate", []string{"component_name", "nd_name"}},
 	}
 	tables := map[string]*results.Table{}
 	type tableSpacing struct {
@@ -370,7 +370,7 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 		if len(lines) == 0 {
 			continue
 		}
-		c, err := seriesChart("series-"+id+"-"+s.slug, s.title, s.ylabel, lines, opts.Width, opts.Height)
+		c, err := seriesChart("series-"+id+"-"+s.slug, s.title, s.what, s.unit, lines, opts.Width, opts.Height)
 		if err != nil {
 			return nil, err
 		}
