@@ -52,7 +52,7 @@ type Answer struct {
 	// interval that includes zero: the data cannot tell them from the best.
 	Tied int
 	// Neighbours are the paired differences of the grid points one level away from the
-	// best on one axis (neighbour minus best).
+	// best on one axis (neighbour minus best); a zip group is one axis.
 	Neighbours []Neighbour
 }
 
@@ -85,28 +85,20 @@ type study struct {
 }
 
 func newStudy(jobs *results.Table, ok []bool, axes []*axis) *study {
-	cols := make([]string, len(axes))
-	for i, a := range axes {
-		cols[i] = a.Column
-	}
 	s := &study{jobs: jobs, axes: axes, reps: replicates(jobs, ok)}
-	s.points = results.Points(jobs, cols, func(r int) bool { return ok[r] })
+	s.points = results.Points(jobs, columns(axes), func(r int) bool { return ok[r] })
 	return s
 }
 
-// label names a point by its swept values in the attributes' units.
+// label names a point by its swept values in the attributes' units, a zip group by its
+// members' values ("{NICSide,HostSide}.PhysicalLayer.LaneCount=8 / 8").
 func (s *study) label(p *results.Point) string {
 	if len(s.axes) == 0 {
 		return "the one configuration"
 	}
 	var parts []string
 	for _, a := range s.axes {
-		c := s.jobs.Col(a.Column)
-		v := c.Text(p.Rows[0])
-		if at, ok := attrOf(a.Column); ok && !c.IsString() {
-			v = formatValue(at, c.Num[p.Rows[0]])
-		}
-		parts = append(parts, a.Short+"="+v)
+		parts = append(parts, a.Short+"="+a.Labels[a.level(p.Rows[0])])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -187,9 +179,7 @@ func (s *study) answer(name string, lower bool) *Answer {
 // axis, every other swept value the same.
 func (s *study) neighbours(p *results.Point, m *results.Column, pv []float64) []Neighbour {
 	var out []Neighbour
-	level := func(q *results.Point, k int) int {
-		return s.axes[k].level(s.jobs.Col(s.axes[k].Column), q.Rows[0])
-	}
+	level := func(q *results.Point, k int) int { return s.axes[k].level(q.Rows[0]) }
 	for k, a := range s.axes {
 		lp := level(p, k)
 		for _, q := range s.points {

@@ -12,7 +12,8 @@ import (
 )
 
 // Pivot writes the closing table of `rocesweep run` for the results directory dir: metric
-// over the first swept axis (rows) and the second (columns), each cell the mean over the
+// over the first axis of the study (rows) and the second (columns), a zip group being one
+// axis, each cell the mean over the
 // replicates with its 95% confidence interval (package ci). It reads the whole directory
 // (every shard, every earlier session of a resumed sweep), so the table after `--resume`
 // is the table of the sweep, not of the last session. Only ok jobs count. Further axes are
@@ -38,15 +39,11 @@ func Pivot(w io.Writer, dir, metric string) error {
 	}
 	status := jobs.Col("status")
 	ok := func(r int) bool { return status == nil || status.Text(r) == "ok" }
-	axisCols := results.Axes(m, jobs)
-	var axes []*axis
 	all := make([]bool, jobs.Rows)
 	for r := range all {
 		all[r] = ok(r)
 	}
-	for _, c := range axisCols {
-		axes = append(axes, newAxis(jobs.Col(c), all))
-	}
+	axes := newAxes(jobs, axisGroups(m, jobs), all)
 	reps := replicates(jobs, all)
 	head := fmt.Sprintf("%s: mean ± 95%% CI over %d replicates", metric, reps)
 	if reps == 1 {
@@ -141,6 +138,17 @@ func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric 
 	return err
 }
 
+// cellOf returns the levels of row r on the first two axes (0 for a missing axis).
+func cellOf(axes []*axis, r int) ([2]int, bool) {
+	var k [2]int
+	for i := 0; i < min(2, len(axes)); i++ {
+		if k[i] = axes[i].level(r); k[i] < 0 {
+			return k, false
+		}
+	}
+	return k, true
+}
+
 // cellIntervals returns, per (level of axis 0, level of axis 1), the interval over
 // replicates of the metric, where each replicate's value is its mean over the further
 // axes (missing axes count as level 0).
@@ -152,9 +160,9 @@ func cellIntervals(jobs *results.Table, use []bool, axes []*axis, mc *results.Co
 		if !use[r] || mc.Null[r] || math.IsNaN(mc.Num[r]) {
 			continue
 		}
-		var k [2]int
-		for i := 0; i < min(2, len(axes)); i++ {
-			k[i] = axes[i].level(jobs.Col(axes[i].Column), r)
+		k, ok := cellOf(axes, r)
+		if !ok {
+			continue
 		}
 		rep := 0
 		if rc != nil && !rc.IsString() && !rc.Null[r] {

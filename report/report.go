@@ -58,7 +58,7 @@ type Report struct {
 	OK       int // jobs with status ok
 	Version  string
 	Start    string
-	Axes     []string // parameter paths of the swept columns, in order
+	Axes     []string // labels of the study's axes, in order (a zip group is one)
 	Failures []Failure
 	Shared   []Setting // non-swept jobs columns: one value for every job
 	Spec     string    // the spec as given (manifest.json)
@@ -149,6 +149,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	r := &Report{Dir: dir, Name: m.Name, PlanSize: m.PlanSize, Rows: jobs.Rows, Version: m.Version, Start: m.Start,
 		Spec: specText(m.Spec)}
 	ok := make([]bool, jobs.Rows)
+	groups := axisGroups(m, jobs)
 	axisCols := results.Axes(m, jobs)
 	for i := 0; i < jobs.Rows; i++ {
 		ok[i] = status.Text(i) == "ok"
@@ -181,13 +182,10 @@ func Build(dir string, opts Options) (*Report, error) {
 	for i := range all {
 		all[i] = true
 	}
-	var axes []*axis
-	for _, c := range axisCols {
-		a := newAxis(jobs.Col(c), all)
-		axes = append(axes, a)
+	axes := newAxes(jobs, groups, all)
+	for _, a := range axes {
 		r.Axes = append(r.Axes, a.Label)
 	}
-	setShort(axes)
 	metrics := opts.Metrics
 	if metrics == nil {
 		metrics = pageOrder(jobs)
