@@ -381,7 +381,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 	if reps > 1 {
 		title += "; mean over replicates with 95% interval bars"
 	} else {
-		title += "; one replicate, no interval"
+		title += "; " + oneRep
 	}
 	if clipped {
 		title += " (bars cut at 0: the metric is never negative)"

@@ -246,6 +246,7 @@ type grid struct {
 	XAxis, YAxis *axis
 	Val, Half    [][]float64
 	N            [][]int
+	Few          [][]bool // a p99 over fewer than 100 messages in some job of the cell
 	Over         []string // labels of the further axes averaged into each cell
 }
 
@@ -256,10 +257,12 @@ func newGrid(jobs *results.Table, ok []bool, axes []*axis, metric string, reps i
 		g.Over = append(g.Over, a.Label)
 	}
 	cells := cellIntervals(jobs, ok, axes, jobs.Col(metric), reps)
-	g.Val, g.Half, g.N = make([][]float64, x.Len()), make([][]float64, x.Len()), make([][]int, x.Len())
+	few := cellFew(jobs, ok, axes, metric)
+	g.Val, g.Half, g.N, g.Few = make([][]float64, x.Len()), make([][]float64, x.Len()), make([][]int, x.Len()), make([][]bool, x.Len())
 	for i := range g.Val {
-		g.Val[i], g.Half[i], g.N[i] = make([]float64, y.Len()), make([]float64, y.Len()), make([]int, y.Len())
+		g.Val[i], g.Half[i], g.N[i], g.Few[i] = make([]float64, y.Len()), make([]float64, y.Len()), make([]int, y.Len()), make([]bool, y.Len())
 		for j := range g.Val[i] {
+			g.Few[i][j] = few[[2]int{i, j}]
 			iv, seen := cells[[2]int{i, j}]
 			g.Val[i][j], g.Half[i][j] = math.NaN(), math.NaN()
 			if seen {
@@ -276,9 +279,14 @@ func (g *grid) Z(c, r int) float64 { return g.Val[c][r] }
 func (g *grid) X(c int) float64    { return float64(c) }
 func (g *grid) Y(r int) float64    { return float64(r) }
 
-// Cell formats cell (i, j) as mean ± half-width (package ci's format).
+// Cell formats cell (i, j) as mean ± half-width (package ci's format), marked † when it
+// is a p99 of fewer than 100 messages.
 func (g *grid) Cell(i, j int) string {
-	return ci.Interval{N: g.N[i][j], Mean: g.Val[i][j], Half: g.Half[i][j]}.String()
+	s := ci.Interval{N: g.N[i][j], Mean: g.Val[i][j], Half: g.Half[i][j]}.String()
+	if g.Few != nil && g.Few[i][j] {
+		s += "†"
+	}
+	return s
 }
 
 // xValue is the plotting position of level k: the value itself for numeric axes (so

@@ -42,10 +42,10 @@ func TestZipGroupIsOneAxis(t *testing.T) {
 		t.Errorf("answer %+v", a)
 	}
 	var b strings.Builder
-	if err := report.Pivot(&b, dir, "fct_p99_usec_lossless"); err != nil {
+	if err := report.Pivot(&b, dir, "fct_p99_usec_lossless", nil); err != nil {
 		t.Fatal(err)
 	}
-	want := `fct_p99_usec_lossless: mean ± 95% CI over 2 replicates:
+	want := `fct_p99_usec_lossless (µs): mean ± 95% CI over 2 replicates:
   nic.HostInterface.{NICSide,HostSide}.PhysicalLayer.LaneCount \ nic.PfcStaticXoffThreshold  [0.5, 0.8, 0, 0, 0, 0, 0, 0]  [0.8, 0.8, 0, 0, 0, 0, 0, 0]  [0.95, 0.8, 0, 0, 0, 0, 0, 0]
   4 / 4                                                                                                       400.2 ± 3.2                   410.2 ± 3.2                    420.2 ± 3.2
   8 / 8                                                                                                       200.2 ± 3.2                   210.2 ± 3.2                    220.2 ± 3.2

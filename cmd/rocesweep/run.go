@@ -189,7 +189,7 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 // falls back to the means of this session's jobs and says so.
 func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string) {
 	var b strings.Builder
-	err := report.Pivot(&b, rep.Dir, metric)
+	err := report.Pivot(&b, rep.Dir, metric, nil)
 	if err == nil {
 		io.WriteString(stdout, b.String())
 		return
