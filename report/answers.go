@@ -430,6 +430,9 @@ func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, he
 	}
 	val := a.Value
 	var paren []string
+	if a.Equal > 0 {
+		paren = append(paren, fmt.Sprintf("as are %d other points", a.Equal))
+	}
 	if st.reps < 2 {
 		paren = append(paren, oneRep)
 	}
@@ -440,9 +443,6 @@ func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, he
 		val += " (" + strings.Join(paren, "; ") + ")"
 	}
 	r.Headline = fmt.Sprintf("%s %s: %s, %s", best, what, a.Best, val)
-	if a.Equal > 0 {
-		r.Headline += fmt.Sprintf(" (as are %d other points)", a.Equal)
-	}
 	if a.Tied > 0 {
 		r.Headline += fmt.Sprintf("; %d other points are within the noise of it", a.Tied)
 	} else if a.RunnerUp != "" && st.reps > 1 {

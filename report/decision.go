@@ -127,8 +127,23 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		}
 		return s
 	}
-	conf := ci.Num(100*dec.Confidence) + "%"
-	delta := amount(metric, dec.Delta)
+	// Before the first stage is complete the decision has no resolved indifference or
+	// confidence yet: the objective's and the settings' stand in.
+	confidence := dec.Confidence
+	if confidence == 0 {
+		confidence = selection.DefaultConfidence
+		if m.Select != nil {
+			confidence = m.Select.WithDefaults(k).Confidence
+		}
+	}
+	conf := ci.Num(100*confidence) + "%"
+	delta := "the indifference"
+	switch {
+	case dec.Delta > 0:
+		delta = amount(metric, dec.Delta)
+	case obj != nil && obj.Indifference > 0:
+		delta = amount(metric, obj.Indifference)
+	}
 	v = &DecisionView{State: string(dec.State), Fixed: m.Select == nil, Why: sentence(dec.Why)}
 	if dec.Best >= 0 {
 		v.Selected, v.Value = label(dec.Best), mean(dec.Best)
@@ -280,7 +295,7 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 	}
 	s += "."
 	if !math.IsNaN(meanWall) {
-		s += " Simulation time is the jobs' summed wall_sec (each job's time in the simulator, not the elapsed time of the run); the fixed design's is its jobs × the mean wall_sec per job."
+		s += " Simulation time is the jobs' summed wall_sec: how long the simulator ran for each, added up; not the run's elapsed time (jobs run in parallel), nor simulated time. The fixed design's is its jobs × the mean wall_sec per job."
 	}
 	return s
 }

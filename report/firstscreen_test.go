@@ -74,7 +74,7 @@ func TestFirstScreenDecided(t *testing.T) {
 		{"feasibility", r.Decision.Feasibility, "Known feasible: drops_lossless == 0 holds at the selected point with 95% confidence (the interval over its replicates lies on the right side)."},
 		// wall_sec = 0.5 + 0.01·replicate: 12 × 2.6 s used; 240 jobs × the mean 0.52 s.
 		{"cost", r.Decision.Cost, "Cost: 60 jobs, 31.2 s of simulation time, against 240 jobs (about 2.08 min) for a fixed design of equal confidence: 25% of its jobs. " +
-			"Simulation time is the jobs' summed wall_sec (each job's time in the simulator, not the elapsed time of the run); the fixed design's is its jobs × the mean wall_sec per job."},
+			"Simulation time is the jobs' summed wall_sec: how long the simulator ran for each, added up; not the run's elapsed time (jobs run in parallel), nor simulated time. The fixed design's is its jobs × the mean wall_sec per job."},
 		{"procedure", r.Decision.Procedure, "Sequential selection (Kim and Nelson's fully sequential procedure, KN): 95% confidence, 5 replicates per point first, then one more replicate per point still in contention each round; at most 600 jobs."},
 		{"next", r.Decision.Next, ""},
 	} {

@@ -277,7 +277,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	if obj != nil {
 		r.Objective = objectiveText(obj, opts.Decision)
 		if obj.Default != "" {
-			r.ObjectiveDefault = "Objective chosen by default: " + sentence(obj.Default) + " State objective: in the spec to ask another question."
+			r.ObjectiveDefault = "Objective chosen by default: " + sentence(obj.Default) + " An objective: block in the spec asks another question."
 		}
 	}
 	if r.OK == 0 {
