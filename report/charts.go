@@ -327,6 +327,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 		}
 		col := plotutil.Color(j)
 		line.Color, line.Width, marks.Color = col, vg.Points(1.5), col
+		line.Dashes = plotutil.Dashes(j / len(plotutil.SoftColors))
 		marks.Shape = plotutil.Shape(j)
 		p.Add(line, marks)
 		if reps > 1 {
@@ -462,6 +463,7 @@ func seriesChart(id, title, what, unit string, lines []seriesLine, w, h int) (*C
 			return nil, err
 		}
 		ln.Color = plotutil.Color(i)
+		ln.Dashes = plotutil.Dashes(i / len(plotutil.SoftColors)) // colours repeat after 7: dashes tell them apart
 		ln.Width = vg.Points(1.2)
 		p.Add(ln)
 		legend = append(legend, legendItem{l.Name, []plot.Thumbnailer{ln}})

@@ -523,6 +523,23 @@ func specText(raw json.RawMessage) string {
 	return string(b)
 }
 
+// seriesSpec is one time-series chart of a job: value of table (where filterCol is
+// filterVal) over simulated time, one line per distinct key.
+type seriesSpec struct {
+	table, filterCol, filterVal, value, title, what, unit, slug string
+	key                                                         []string
+}
+
+// seriesSpecs are the charts of a job's time series. A line is one port (component and
+// ifid): a switch's ports share their nd_name, so a key without ifid would join them
+// into one zigzag.
+var seriesSpecs = []seriesSpec{
+	{"buffer_stats", "buff_id", "egressQueue", "ivl_max_bytes", "egress queue occupancy (interval max)", "occupancy", "bytes", "egress_queue", []string{"component_name", "uldl", "pool_num"}},
+	{"buffer_stats", "buff_id", "sharedBuffer", "ivl_max_bytes", "pool occupancy (interval max)", "occupancy", "bytes", "pool", []string{"component_name", "pool_num"}},
+	{"ecn_pfc_stats", "", "", "interval_total_time_xoff_usec", "PFC pause time received per interval", "paused", "µs", "pfc_pause", []string{"component_name", "ifid", "priority"}},
+	{"nd_stats", "", "", "tx_rate_Gbps", "send rate per port", "send rate", "Gbps", "tx_rate", []string{"component_name", "ifid"}},
+}
+
 // jobSeries draws the interval records of one job: egress queue and pool occupancy
 // (buffer_stats egressQueue and sharedBuffer views, ivl_max_bytes), received PFC pause
 // time per interval (ecn_pfc_stats interval_total_time_xoff_usec) and send rate
@@ -530,16 +547,7 @@ func specText(raw json.RawMessage) string {
 func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 	js := &JobSeries{JobID: id, Params: params}
 	keep := func(j string) bool { return j == id }
-	type spec struct {
-		table, filterCol, filterVal, value, title, what, unit, slug string
-		key                                                         []string
-	}
-	specs := []spec{
-		{"buffer_stats", "buff_id", "egressQueue", "ivl_max_bytes", "egress queue occupancy (interval max)", "occupancy", "bytes", "egress_queue", []string{"component_name", "uldl", "pool_num"}},
-		{"buffer_stats", "buff_id", "sharedBuffer", "ivl_max_bytes", "pool occupancy (interval max)", "occupancy", "bytes", "pool", []string{"component_name", "pool_num"}},
-		{"ecn_pfc_stats", "", "", "interval_total_time_xoff_usec", "PFC pause time received per interval", "paused", "µs", "pfc_pause", []string{"component_name", "ifid", "priority"}},
-		{"nd_stats", "", "", "tx_rate_Gbps", "send rate per port", "send rate", "Gbps", "tx_rate", []string{"component_name", "nd_name"}},
-	}
+	specs := seriesSpecs
 	tables := map[string]*results.Table{}
 	type tableSpacing struct {
 		table string

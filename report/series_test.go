@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // Time series read in units: bytes as B, KB or MB by the peak, time in µs or, from
@@ -52,4 +54,35 @@ func hasLabel(ts []plot.Tick, l string) bool {
 		}
 	}
 	return false
+}
+
+// The send rate is one line per port: the 8 ports of a rack switch share component and
+// nd_name, and must not be joined into one line that jumps between them.
+func TestSeriesOnePortOneLine(t *testing.T) {
+	tb := &results.Table{Name: "nd_stats", Rows: 16}
+	col := func(name string, num []float64, str []string) {
+		c := &results.Column{Name: name, Num: num, Str: str, Null: make([]bool, tb.Rows)}
+		tb.Columns = append(tb.Columns, c)
+	}
+	var ts, ifid, rate []float64
+	var comp, nd []string
+	for k := 0; k < 2; k++ {
+		for port := 0; port < 8; port++ {
+			ts, ifid, rate = append(ts, float64(k+1)*50e-6), append(ifid, float64(port)), append(rate, float64(port))
+			comp, nd = append(comp, "Rack-0.RackSwitch"), append(nd, "switch::EthNetDevice")
+		}
+	}
+	col("sim_time_sec", ts, nil)
+	col("component_name", nil, comp)
+	col("nd_name", nil, nd)
+	col("ifid", ifid, nil)
+	col("tx_rate_Gbps", rate, nil)
+	s := seriesSpecs[len(seriesSpecs)-1]
+	lines, err := seriesOf(tb, s.filterCol, s.filterVal, s.value, s.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 8 || lines[7].Name != "Rack-0.RackSwitch 7" || len(lines[7].XY) != 2 || lines[7].Peak != 7 {
+		t.Errorf("%d lines, last %+v", len(lines), lines[len(lines)-1])
+	}
 }
