@@ -9,15 +9,16 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
 )
 
-// A study's main metrics, in the order the page answers them, each with the direction
-// that is better. The per-class metrics come first: most studies of this tool ask how
-// the lossless class fares (its tail FCT, whether it ever drops) while lossy traffic
-// shares the buffer, and the all-class fct_p99_usec mixes the two (issue 13). A metric
+// A study's main metrics, in the order the page answers them after the objective's, each
+// with the direction that is better. The per-class metrics come first: most studies of
+// this tool ask how the lossless class fares (its tail FCT, whether it ever drops) while
+// lossy traffic shares the buffer, and the all-class fct_p99_usec mixes the two. A metric
 // is skipped when the results lack it or it has one value at every point (the page lists
-// those as constant). Results written before the per-class metrics existed answer with
-// fct_p99_usec instead, and say so.
+// those in one line). Results without an objective written before the per-class metrics
+// existed answer with fct_p99_usec instead, and say so.
 var mainMetrics = []struct {
 	Name  string
 	Lower bool // lower is better
@@ -35,7 +36,8 @@ var mainMetrics = []struct {
 // table at the end, never as charts.
 var perfMetrics = []string{"sim_time_sec", "wall_sec", "events", "events_per_sec"}
 
-// Answer is the best point of one main metric, with the evidence that it is best.
+// Answer is the best point of one metric (the objective's, an also metric or a main
+// metric), with the evidence that it is best.
 type Answer struct {
 	Metric    string
 	Better    string // "lower" or "higher"
@@ -52,8 +54,16 @@ type Answer struct {
 	// interval that includes zero: the data cannot tell them from the best.
 	Tied int
 	// Neighbours are the paired differences of the grid points one level away from the
-	// best on one axis (neighbour minus best).
+	// best on one axis (neighbour minus best); a zip group is one axis.
 	Neighbours []Neighbour
+	// Count and RunnerCount are the counts a percentile of the best and the runner-up is
+	// taken over ("p99 of 15 messages†"), "" when the metric is no percentile or the
+	// results lack its count column.
+	Count, RunnerCount string
+	// Among says which points the answer chose from when the objective's subject_to
+	// narrowed them ("" for every point).
+	Among string
+	point int // index into the study's points
 }
 
 // Neighbour is one point next to the best on one axis.
@@ -85,30 +95,45 @@ type study struct {
 }
 
 func newStudy(jobs *results.Table, ok []bool, axes []*axis) *study {
-	cols := make([]string, len(axes))
-	for i, a := range axes {
-		cols[i] = a.Column
-	}
 	s := &study{jobs: jobs, axes: axes, reps: replicates(jobs, ok)}
-	s.points = results.Points(jobs, cols, func(r int) bool { return ok[r] })
+	s.points = results.Points(jobs, columns(axes), func(r int) bool { return ok[r] })
 	return s
 }
 
-// label names a point by its swept values in the attributes' units.
+// label names a point by its swept values in the attributes' units, a zip group by its
+// members' values ("{NICSide,HostSide}.PhysicalLayer.LaneCount=8 / 8").
 func (s *study) label(p *results.Point) string {
 	if len(s.axes) == 0 {
 		return "the one configuration"
 	}
 	var parts []string
 	for _, a := range s.axes {
-		c := s.jobs.Col(a.Column)
-		v := c.Text(p.Rows[0])
-		if at, ok := attrOf(a.Column); ok && !c.IsString() {
-			v = formatValue(at, c.Num[p.Rows[0]])
-		}
-		parts = append(parts, a.Short+"="+v)
+		parts = append(parts, a.Short+"="+a.Labels[a.level(p.Rows[0])])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// paramsLabel names a point as params does for a job, without the replicate:
+// "switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=700KB".
+func (s *study) paramsLabel(p *results.Point) string {
+	var parts []string
+	for _, c := range columns(s.axes) {
+		parts = append(parts, pathOf(c)+"="+cellLabel(s.jobs.Col(c), p.Rows[0]))
+	}
+	return strings.Join(parts, " ")
+}
+
+// pointOf returns the index of the point a label names (in the form of label or of
+// paramsLabel, spaces aside), or -1.
+func (s *study) pointOf(label string) int {
+	norm := func(x string) string { return strings.Join(strings.Fields(strings.ReplaceAll(x, ",", " ")), " ") }
+	want := norm(label)
+	for i, p := range s.points {
+		if norm(s.label(p)) == want || norm(s.paramsLabel(p)) == want {
+			return i
+		}
+	}
+	return -1
 }
 
 // intervals returns each point's interval of metric m (same order as s.points).
@@ -137,13 +162,14 @@ func constant(ivs []ci.Interval) (bool, ci.Interval) {
 	return true, first
 }
 
-// answer finds the best point of metric name (lower or higher better).
-func (s *study) answer(name string, lower bool) *Answer {
+// answer finds the best point of metric name (lower or higher better) among the points
+// keep allows (nil: every point).
+func (s *study) answer(name string, lower bool, keep []bool) *Answer {
 	m := s.jobs.Col(name)
 	ivs := s.intervals(m)
 	var order []int
 	for i, iv := range ivs {
-		if iv.N > 0 {
+		if iv.N > 0 && (keep == nil || keep[i]) {
 			order = append(order, i)
 		}
 	}
@@ -158,7 +184,8 @@ func (s *study) answer(name string, lower bool) *Answer {
 	})
 	best := s.points[order[0]]
 	a := &Answer{Metric: name, Better: map[bool]string{true: "lower", false: "higher"}[lower],
-		Best: s.label(best), Value: ivs[order[0]].String()}
+		Best: s.label(best), Value: ivs[order[0]].String(), Count: countOf(s.jobs, name, best.Rows).String(),
+		point: order[0]}
 	bv := best.ByReplicate(m, s.reps)
 	// The runner-up is the best point whose mean differs from the best's (points tying
 	// it exactly are counted in Equal).
@@ -166,6 +193,7 @@ func (s *study) answer(name string, lower bool) *Answer {
 		if ivs[k].Mean != ivs[order[0]].Mean {
 			ru := s.points[k]
 			a.RunnerUp, a.RunnerVal = s.label(ru), ivs[k].String()
+			a.RunnerCount = countOf(s.jobs, name, ru.Rows).String()
 			a.Delta = ci.Paired(bv, ru.ByReplicate(m, s.reps)).String()
 			break
 		}
@@ -187,9 +215,7 @@ func (s *study) answer(name string, lower bool) *Answer {
 // axis, every other swept value the same.
 func (s *study) neighbours(p *results.Point, m *results.Column, pv []float64) []Neighbour {
 	var out []Neighbour
-	level := func(q *results.Point, k int) int {
-		return s.axes[k].level(s.jobs.Col(s.axes[k].Column), q.Rows[0])
-	}
+	level := func(q *results.Point, k int) int { return s.axes[k].level(q.Rows[0]) }
 	for k, a := range s.axes {
 		lp := level(p, k)
 		for _, q := range s.points {
@@ -261,51 +287,104 @@ func (s *study) pareto(x, y string) *Pareto {
 	return pf
 }
 
-// describe names a main metric in words for the headline.
-var describe = map[string]string{
-	"fct_p99_usec_lossless": "p99 FCT of the lossless traffic (µs)",
-	"slowdown_p99_lossless": "p99 slowdown of the lossless traffic",
-	"drops_lossless":        "drops of lossless packets",
-	"fct_p99_usec_lossy":    "p99 FCT of the lossy traffic (µs)",
-	"drops_lossy":           "drops of lossy packets",
-	"goodput_gbps":          "goodput (Gbps)",
-	"pfc_paused_usec":       "PFC pause time (µs)",
-	"fct_p99_usec":          "p99 FCT of all messages, every class mixed (µs)",
+// candidate is a metric the answers consider, with its direction.
+type candidate struct {
+	Name  string
+	Lower bool // lower is better
 }
 
-// answer fills the answers at the top of the page from the ok jobs.
-func (r *Report) answer(st *study) {
-	cands := mainMetrics
-	fct := "fct_p99_usec_lossless"
-	c := st.jobs.Col(fct)
-	if c == nil || !hasValue(c) {
-		fct = "fct_p99_usec"
-		cands = append([]struct {
-			Name  string
-			Lower bool
-		}{{fct, true}}, cands...)
-		if c == nil {
-			r.AnswerNote = "These results predate the per-class metrics (fct_p99_usec_lossless, ...): the FCT answer mixes every traffic class. "
-		} else {
-			r.AnswerNote = "No job carried lossless traffic: the FCT answer is over every message. "
+// candidates lists the answers' metrics in order: the objective's metric (its goal's
+// direction), its also metrics, then the main metrics; without an objective an
+// fct_p99_usec first when the results have no lossless FCT. The second result is what the
+// page must say about that substitution.
+func candidates(jobs *results.Table, obj *selection.Objective) ([]candidate, string) {
+	var out []candidate
+	add := func(name string, lower bool) {
+		if !slices.ContainsFunc(out, func(c candidate) bool { return c.Name == name }) {
+			out = append(out, candidate{name, lower})
 		}
 	}
+	if obj != nil {
+		add(obj.Metric, obj.Goal != selection.Max)
+		for _, m := range obj.Also {
+			add(m, lowerBetter(m))
+		}
+	}
+	note := ""
+	if c := jobs.Col("fct_p99_usec_lossless"); c == nil || !hasValue(c) {
+		if obj == nil {
+			add("fct_p99_usec", true)
+			if c == nil {
+				note = "These results predate the per-class metrics (fct_p99_usec_lossless, ...): the FCT answer mixes every traffic class. "
+			} else {
+				note = "No job carried lossless traffic: the FCT answer is over every message. "
+			}
+		}
+	}
+	for _, m := range mainMetrics {
+		add(m.Name, m.Lower)
+	}
+	return out, note
+}
+
+// answer fills the answers at the top of the page from the ok jobs: one per candidate
+// metric that varies, in candidates' order; and, when no decision heads the page, the
+// headline. feasible (nil: no subject_to) narrows the objective's answer to the points
+// meeting the objective's constraints in every replicate.
+func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, headline bool) {
+	cands, note := candidates(st.jobs, obj)
+	r.AnswerNote = note
+	var objAns *Answer
 	for _, c := range cands {
 		col := st.jobs.Col(c.Name)
 		if col == nil || col.IsString() {
 			continue
 		}
-		if same, iv := constant(st.intervals(col)); same {
-			if iv.N > 0 {
+		if len(st.points) == 1 {
+			if same, iv := constant(st.intervals(col)); same && iv.N > 0 {
 				r.Constant = append(r.Constant, Setting{Name: c.Name, Value: iv.String()})
-				if len(st.points) == 1 && r.Headline == "" {
-					r.Headline = fmt.Sprintf("One configuration, nothing swept: %s %s.", describe[c.Name], iv.String())
+				if r.Headline == "" && headline {
+					r.Headline = fmt.Sprintf("One configuration, nothing swept: %s %s.", describeUnit(c.Name), ivText(iv))
 				}
 			}
 			continue
 		}
-		if a := st.answer(c.Name, c.Lower); a != nil {
+		if same, _ := constant(st.intervals(col)); same {
+			continue // on the page's line of metrics with one value at every point
+		}
+		keep := []bool(nil)
+		if obj != nil && c.Name == obj.Metric {
+			keep = feasible
+		}
+		a := st.answer(c.Name, c.Lower, keep)
+		if keep != nil {
+			n := 0
+			for _, f := range keep {
+				if f {
+					n++
+				}
+			}
+			among := fmt.Sprintf("among the %d of %d points that meet %s in every replicate", n, len(keep), strings.Join(obj.SubjectTo, " and "))
+			if n == len(keep) {
+				among = ""
+				r.AnswerNote += fmt.Sprintf("Every point meets %s in every replicate. ", strings.Join(obj.SubjectTo, " and "))
+			}
+			if a == nil {
+				if headline {
+					r.Headline = fmt.Sprintf("No point meets %s in every replicate: the objective has no acceptable point.", strings.Join(obj.SubjectTo, " and "))
+				}
+				a = st.answer(c.Name, c.Lower, nil)
+				among = "over every point: none meets " + strings.Join(obj.SubjectTo, " and ") + " in every replicate"
+			}
+			if a != nil && among != "" {
+				a.Among = among
+			}
+		}
+		if a != nil {
 			r.Answers = append(r.Answers, *a)
+			if obj != nil && c.Name == obj.Metric {
+				objAns = &r.Answers[len(r.Answers)-1]
+			}
 		}
 	}
 	switch {
@@ -316,25 +395,79 @@ func (r *Report) answer(st *study) {
 			"Replicate r of every point draws the same random numbers, so differences between points are paired replicate by replicate and get their own, narrower intervals. ",
 			st.reps, st.reps-1)
 	}
-	if len(r.Answers) > 0 {
-		a := r.Answers[0]
-		best := map[string]string{"lower": "Lowest", "higher": "Highest"}[a.Better]
-		r.Headline = fmt.Sprintf("%s %s: %s, %s", best, describe[a.Metric], a.Best, a.Value)
-		if a.Equal > 0 {
-			r.Headline += fmt.Sprintf(" (as are %d other points)", a.Equal)
-		}
-		if a.Tied > 0 {
-			r.Headline += fmt.Sprintf("; %d other points are within the noise of it", a.Tied)
-		} else if a.RunnerUp != "" && st.reps > 1 {
-			r.Headline += "; better than every other point beyond the noise"
-		}
-		r.Headline += "."
-	}
 	if len(st.points) > 1 {
-		if pf := st.pareto("drops_total", fct); pf != nil && len(pf.Points) > 0 {
+		fct := "fct_p99_usec_lossless"
+		if c := st.jobs.Col(fct); c == nil || !hasValue(c) {
+			fct = "fct_p99_usec"
+		}
+		if pf := st.pareto("drops_total", fct); pf != nil && len(pf.Points) > 0 && varies(st, "drops_total") && varies(st, fct) {
 			r.Pareto = pf
 		}
 	}
+	if !headline || r.Headline != "" || len(st.points) < 2 {
+		return
+	}
+	if obj != nil && objAns == nil {
+		col := st.jobs.Col(obj.Metric)
+		switch same, iv := constant(st.intervals(col)); {
+		case col == nil || col.IsString():
+			r.Headline = fmt.Sprintf("The objective's metric %s is not a numeric column of these results.", obj.Metric)
+		case same && iv.N == 0:
+			r.Headline = fmt.Sprintf("%s is null at every point (nothing of that kind completed): the objective cannot tell the points apart.", obj.Metric)
+		case same:
+			r.Headline = fmt.Sprintf("%s is %s at every point: the objective does not tell the points apart.", obj.Metric, withUnit(obj.Metric, ci.Num(iv.Mean)))
+		}
+		return
+	}
+	if len(r.Answers) == 0 {
+		return
+	}
+	a := r.Answers[0]
+	best := map[string]string{"lower": "Lowest", "higher": "Highest"}[a.Better]
+	what := describeUnit(a.Metric)
+	if a.Among != "" {
+		what += ", " + a.Among
+	}
+	val := a.Value
+	var paren []string
+	if a.Equal > 0 {
+		paren = append(paren, fmt.Sprintf("as are %d other points", a.Equal))
+	}
+	if st.reps < 2 {
+		paren = append(paren, oneRep)
+	}
+	if a.Count != "" {
+		paren = append(paren, a.Count)
+	}
+	if len(paren) > 0 {
+		val += " (" + strings.Join(paren, "; ") + ")"
+	}
+	r.Headline = fmt.Sprintf("%s %s: %s, %s", best, what, a.Best, val)
+	if a.Tied > 0 {
+		r.Headline += fmt.Sprintf("; %d other points are within the noise of it", a.Tied)
+	} else if a.RunnerUp != "" && st.reps > 1 {
+		r.Headline += "; better than every other point beyond the noise"
+	}
+	r.Headline += "."
+}
+
+// varies reports whether metric name has more than one value over the points.
+func varies(st *study, name string) bool {
+	_, same := uniformValue(st, name)
+	c := st.jobs.Col(name)
+	return c != nil && !c.IsString() && !same
+}
+
+// oneRep is what stands where an interval would be when a point has one replicate.
+const oneRep = "one replicate: no interval"
+
+// ivText is an interval as the page prints it, "one replicate: no interval" beside a
+// lone value.
+func ivText(iv ci.Interval) string {
+	if iv.N == 1 {
+		return iv.String() + " (" + oneRep + ")"
+	}
+	return iv.String()
 }
 
 // replicates returns 1 + the largest replicate number among the used rows (1 without a

@@ -60,8 +60,8 @@ func render(p *plot.Plot, w, h int) ([]byte, error) {
 
 // heatColors is ColorBrewer's 9-class sequential "YlOrRd" (Cynthia Brewer, colorbrewer2.org),
 // the heat map's scale. Spelled out rather than taken from gonum's palette/brewer, whose
-// package initialisation builds every ColorBrewer palette in every command (issue 15: a
-// `sim` pays nothing for plotting).
+// package initialisation builds every ColorBrewer palette in every command (a `sim` pays
+// nothing for plotting).
 var heatColors = []color.Color{
 	color.RGBA{0xff, 0xff, 0xcc, 0xff}, color.RGBA{0xff, 0xed, 0xa0, 0xff}, color.RGBA{0xfe, 0xd9, 0x76, 0xff},
 	color.RGBA{0xfe, 0xb2, 0x4c, 0xff}, color.RGBA{0xfd, 0x8d, 0x3c, 0xff}, color.RGBA{0xfc, 0x4e, 0x2a, 0xff},
@@ -153,12 +153,21 @@ func (m *stepMap) SetMin(v float64)            { m.min = v }
 func (m *stepMap) Alpha() float64              { return 1 }
 func (m *stepMap) SetAlpha(float64)            {}
 func (m *stepMap) Palette(int) palette.Palette { return heatPalette{} }
-func (numTicks) label(v float64) string        { return ci.Num(v) }
+func (numTicks) label(v float64) string {
+	if l := ci.Num(v); l != "-0" { // a value that rounds to 0 is 0, not "-0"
+		return l
+	}
+	return "0"
+}
 func (t numTicks) Ticks(min, max float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(min, max)
 	for i := range ticks {
 		if ticks[i].Label != "" {
-			ticks[i].Label = t.label(ticks[i].Value)
+			v := ticks[i].Value
+			if math.Abs(v) < 1e-9*(max-min) { // a rounding error of 0: never "-0"
+				v = 0
+			}
+			ticks[i].Label = t.label(v + 0)
 		}
 	}
 	return ticks
@@ -282,6 +291,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 		nLines = by.Len()
 	}
 	var all plotter.XYs
+	var legend []legendItem
 	nonNeg, clipped, drawn := true, false, 0
 	mc := jobs.Col(metric)
 	for r := range ok {
@@ -317,6 +327,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 		}
 		col := plotutil.Color(j)
 		line.Color, line.Width, marks.Color = col, vg.Points(1.5), col
+		line.Dashes = plotutil.Dashes(j / len(plotutil.SoftColors))
 		marks.Shape = plotutil.Shape(j)
 		p.Add(line, marks)
 		if reps > 1 {
@@ -331,15 +342,18 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 		if by != nil {
 			name = by.Short + "=" + by.Labels[j]
 		}
-		p.Legend.Add(name, line, marks)
+		if by != nil { // one line needs no legend: the title names it
+			legend = append(legend, legendItem{name, []plot.Thumbnailer{line, marks}})
+		}
 		drawn++
 	}
-	p.Legend.Top = true
-	p.Legend.Left = false
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
 	if lo, hi := yRange(all); lo == hi && !math.IsInf(lo, 0) {
-		// A constant metric: centre it in a ±10% window so the tick labels show its value.
-		pad := math.Max(math.Abs(lo)*0.1, 1e-12)
+		// A constant line: centre it in a ±10% window (±1 around 0) so the tick labels
+		// show its value.
+		pad := math.Abs(lo) * 0.1
+		if pad == 0 {
+			pad = 1
+		}
 		p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	}
 	if x.Num == nil {
@@ -357,7 +371,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 			p.X.Min, p.X.Max = x.Num[0]-pad, x.Num[n-1]+pad
 		}
 	}
-	img, err := render(p, w, h)
+	img, err := renderLegendBelow(p, legend, w, h)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +382,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 	if reps > 1 {
 		title += "; mean over replicates with 95% interval bars"
 	} else {
-		title += "; one replicate, no interval"
+		title += "; " + oneRep
 	}
 	if clipped {
 		title += " (bars cut at 0: the metric is never negative)"
@@ -404,8 +418,10 @@ type seriesLine struct {
 	Peak float64
 }
 
-// seriesChart draws up to maxLines lines (the highest peaks) over simulated time.
-func seriesChart(id, title, ylabel string, lines []seriesLine, w, h int) (*Chart, error) {
+// seriesChart draws up to maxLines lines (the highest peaks) over simulated time, what
+// in unit ("bytes" scaled to B, KB or MB by the highest peak; "µs", "Gbps" as they are),
+// time in µs (ms from 10 ms on), the legend under the plot.
+func seriesChart(id, title, what, unit string, lines []seriesLine, w, h int) (*Chart, error) {
 	const maxLines = 8
 	slices.SortStableFunc(lines, func(a, b seriesLine) int {
 		switch {
@@ -421,30 +437,121 @@ func seriesChart(id, title, ylabel string, lines []seriesLine, w, h int) (*Chart
 		shown = shown[:maxLines]
 		title += fmt.Sprintf(" (top %d of %d by peak)", maxLines, len(lines))
 	}
+	peak, end := math.Inf(-1), 0.0
+	for _, l := range shown {
+		peak = math.Max(peak, l.Peak)
+		for _, xy := range l.XY {
+			end = math.Max(end, xy.X)
+		}
+	}
+	yScale, yUnit, tScale, tUnit := seriesUnits(unit, peak, end)
 	p := plot.New()
 	p.Title.Text = title
-	p.X.Label.Text = "simulated time (µs)"
-	p.Y.Label.Text = ylabel
+	p.X.Label.Text = "simulated time (" + tUnit + ")"
+	p.Y.Label.Text = what + " (" + yUnit + ")"
+	p.X.Tick.Marker = numTicks{}
+	p.Y.Tick.Marker = numTicks{}
 	p.Add(plotter.NewGrid())
+	var legend []legendItem
 	for i, l := range shown {
-		ln, err := plotter.NewLine(l.XY)
+		xy := make(plotter.XYs, len(l.XY))
+		for k, pt := range l.XY {
+			xy[k] = plotter.XY{X: pt.X / tScale, Y: pt.Y / yScale}
+		}
+		ln, err := plotter.NewLine(xy)
 		if err != nil {
 			return nil, err
 		}
 		ln.Color = plotutil.Color(i)
+		ln.Dashes = plotutil.Dashes(i / len(plotutil.SoftColors)) // colours repeat after 7: dashes tell them apart
 		ln.Width = vg.Points(1.2)
 		p.Add(ln)
-		p.Legend.Add(l.Name, ln)
+		legend = append(legend, legendItem{l.Name, []plot.Thumbnailer{ln}})
 	}
-	p.Legend.Top = true
 	if p.Y.Min > 0 { // occupancy, pause time and rate start from zero
 		p.Y.Min = 0
 	}
-	img, err := render(p, w, h)
+	if p.Y.Max > 0 { // room above the peak, so that it does not run along the frame
+		p.Y.Max *= 1.05
+	}
+	img, err := renderLegendBelow(p, legend, w, h)
 	if err != nil {
 		return nil, err
 	}
-	return &Chart{ID: id, Kind: "series", Metric: ylabel, Title: title, PNG: img, W: w, H: h}, nil
+	return &Chart{ID: id, Kind: "series", Metric: what, Title: title, PNG: img, W: w, H: h}, nil
+}
+
+// seriesUnits returns the scales and units of a time series' axes: a value in unit
+// peaking at peak ("bytes" become B, KB or MB, decimal as the spec's sizes are; other
+// units stay), over simulated time up to end µs (ms from 10,000 µs on). A value is
+// divided by its scale.
+func seriesUnits(unit string, peak, end float64) (yScale float64, yUnit string, tScale float64, tUnit string) {
+	yScale, yUnit, tScale, tUnit = 1, unit, 1, "µs"
+	if unit == "bytes" {
+		switch {
+		case peak >= 1e6:
+			yScale, yUnit = 1e6, "MB"
+		case peak >= 1e3:
+			yScale, yUnit = 1e3, "KB"
+		default:
+			yUnit = "B"
+		}
+	}
+	if end >= 1e4 {
+		tScale, tUnit = 1e3, "ms"
+	}
+	return yScale, yUnit, tScale, tUnit
+}
+
+// legendItem is one entry of a legend drawn outside the plot.
+type legendItem struct {
+	Name   string
+	Thumbs []plot.Thumbnailer
+}
+
+// renderLegendBelow draws p into a W x H pixel PNG with its legend in a strip under the
+// plot, entries flowing left to right in rows, so that no entry covers data.
+func renderLegendBelow(p *plot.Plot, items []legendItem, w, h int) ([]byte, error) {
+	if len(items) == 0 {
+		return render(p, w, h)
+	}
+	c := vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/dpi, vg.Length(h)*vg.Inch/dpi), vgimg.UseDPI(dpi),
+		vgimg.UseBackgroundColor(color.White))
+	dc := draw.New(c)
+	sty := text.Style{Color: color.Black, Font: plotFont(8), Handler: plot.DefaultTextHandler}
+	thumb, gap, pad := vg.Points(16), vg.Points(12), vg.Points(4)
+	rowH := sty.Height("Mg") + vg.Points(3)
+	width := dc.Max.X - dc.Min.X
+	type place struct {
+		x, w vg.Length
+		row  int
+	}
+	places := make([]place, len(items))
+	x, row := pad, 0
+	for i, it := range items {
+		iw := thumb + sty.Width(" "+it.Name) + gap
+		if x > pad && x+iw > width-pad {
+			x, row = pad, row+1
+		}
+		places[i] = place{x, iw, row}
+		x += iw
+	}
+	strip := vg.Length(row+1)*rowH + 2*pad
+	p.Draw(draw.Crop(dc, 0, 0, strip, 0))
+	for i, it := range items {
+		l := plot.NewLegend()
+		l.TextStyle, l.Left, l.Top, l.ThumbnailWidth = sty, true, true, thumb
+		l.Add(it.Name, it.Thumbs...)
+		pl := places[i]
+		top := dc.Min.Y + strip - pad - vg.Length(pl.row)*rowH
+		l.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: dc.Min.X + pl.x, Y: top - rowH}, Max: vg.Point{X: dc.Min.X + pl.x + pl.w, Y: top}}})
+	}
+	var buf bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // yRange returns the smallest and largest Y of the given point sets.

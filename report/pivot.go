@@ -9,18 +9,23 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
 )
 
 // Pivot writes the closing table of `rocesweep run` for the results directory dir: metric
-// over the first swept axis (rows) and the second (columns), each cell the mean over the
-// replicates with its 95% confidence interval (package ci). It reads the whole directory
-// (every shard, every earlier session of a resumed sweep), so the table after `--resume`
-// is the table of the sweep, not of the last session. Only ok jobs count. Further axes are
-// averaged per replicate first (the header says "mean over ..."). With no axis it prints
-// the one point's interval; with no ok job, a line saying so. A last line names the best
-// point with its paired differences to its grid neighbours (common random numbers pair
-// replicate r of both).
-func Pivot(w io.Writer, dir, metric string) error {
+// (by default the objective's; without one, the first main metric that varies) over the
+// first axis of the study (rows) and the second (columns), a zip group being one axis,
+// each cell the mean over the replicates with its 95% confidence interval (package ci).
+// It reads the whole directory (every shard, every earlier session of a resumed sweep),
+// so the table after `--resume` is the table of the sweep, not of the last session. Only
+// ok jobs count. Further axes are averaged per replicate first (the header says "mean
+// over ..."). With no axis it prints the one point's interval; with no ok job, a line
+// saying so. A p99 over fewer than 100 messages is marked † with a footnote. The last line
+// is the decision when dec is given (the selected point with its guarantee, or why
+// nothing is selected and what to run next); else the best point (lowest, or highest
+// where the objective's goal or the metric says so) with its paired differences to its
+// grid neighbours (common random numbers pair replicate r of both).
+func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return err
@@ -30,7 +35,7 @@ func Pivot(w io.Writer, dir, metric string) error {
 		return err
 	}
 	if metric == "" {
-		metric = closingMetric(jobs)
+		metric = closingMetric(jobs, m.Objective)
 	}
 	mc := jobs.Col(metric)
 	if mc == nil || mc.IsString() {
@@ -38,19 +43,19 @@ func Pivot(w io.Writer, dir, metric string) error {
 	}
 	status := jobs.Col("status")
 	ok := func(r int) bool { return status == nil || status.Text(r) == "ok" }
-	axisCols := results.Axes(m, jobs)
-	var axes []*axis
 	all := make([]bool, jobs.Rows)
 	for r := range all {
 		all[r] = ok(r)
 	}
-	for _, c := range axisCols {
-		axes = append(axes, newAxis(jobs.Col(c), all))
-	}
+	axes := newAxes(jobs, axisGroups(m, jobs), all)
 	reps := replicates(jobs, all)
-	head := fmt.Sprintf("%s: mean ± 95%% CI over %d replicates", metric, reps)
+	name := metric
+	if u := unitOf(metric); u != "" {
+		name += " (" + u + ")"
+	}
+	head := fmt.Sprintf("%s: mean ± 95%% CI over %d replicates", name, reps)
 	if reps == 1 {
-		head = fmt.Sprintf("%s: one replicate, no interval", metric)
+		head = fmt.Sprintf("%s; %s", name, oneRep)
 	}
 	if len(axes) > 2 {
 		var over []string
@@ -65,21 +70,29 @@ func Pivot(w io.Writer, dir, metric string) error {
 		return err
 	}
 	cells := cellIntervals(jobs, all, axes, mc, reps)
+	few := cellFew(jobs, all, axes, metric)
+	cell := func(i, j int) string {
+		s := cells[[2]int{i, j}].String()
+		if few[[2]int{i, j}] {
+			s += "†"
+		}
+		return s
+	}
 	var table [][]string
 	switch len(axes) {
 	case 0:
-		table = [][]string{{"all jobs", cells[[2]int{0, 0}].String()}}
+		table = [][]string{{"all jobs", cell(0, 0)}}
 	case 1:
 		table = [][]string{{axes[0].Label, metric}}
 		for i, l := range axes[0].Labels {
-			table = append(table, []string{l, cells[[2]int{i, 0}].String()})
+			table = append(table, []string{l, cell(i, 0)})
 		}
 	default:
 		table = [][]string{append([]string{axes[0].Label + ` \ ` + axes[1].Label}, axes[1].Labels...)}
 		for i, l := range axes[0].Labels {
 			line := []string{l}
 			for j := range axes[1].Labels {
-				line = append(line, cells[[2]int{i, j}].String())
+				line = append(line, cell(i, j))
 			}
 			table = append(table, line)
 		}
@@ -104,25 +117,40 @@ func Pivot(w io.Writer, dir, metric string) error {
 			return err
 		}
 	}
-	return bestLine(w, jobs, all, axes, metric)
+	var okRows []int
+	for r, o := range all {
+		if o {
+			okRows = append(okRows, r)
+		}
+	}
+	if c := countOf(jobs, metric, okRows); c != nil {
+		line := "  " + strings.TrimSuffix(c.String(), "†") + " per job (" + c.Col + ")"
+		if c.Few {
+			line += "; " + fewNote
+		}
+		fmt.Fprintln(w, line)
+	}
+	if dec != nil {
+		st := newStudy(jobs, all, axes)
+		v, headline := decisionView(dec, m, st, dir)
+		_, err := fmt.Fprintln(w, "  "+pivotLine(v, headline))
+		return err
+	}
+	lower := lowerBetter(metric)
+	if o := m.Objective; o != nil && o.Metric == metric {
+		lower = o.Goal != selection.Max
+	}
+	return bestLine(w, jobs, all, axes, metric, lower)
 }
 
-// bestLine prints the best grid point of metric (lower is better, except the main
-// metrics that say otherwise) and its paired differences to its neighbours, when there
-// are several points and replicates to pair.
-func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric string) error {
-	setShort(axes)
+// bestLine prints the best grid point of metric and its paired differences to its
+// neighbours, when there are several points and replicates to pair.
+func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric string, lower bool) error {
 	st := newStudy(jobs, ok, axes)
 	if len(st.points) < 2 || st.reps < 2 {
 		return nil
 	}
-	lower := true
-	for _, m := range mainMetrics {
-		if m.Name == metric {
-			lower = m.Lower
-		}
-	}
-	a := st.answer(metric, lower)
+	a := st.answer(metric, lower, nil)
 	if a == nil {
 		return nil
 	}
@@ -141,6 +169,39 @@ func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric 
 	return err
 }
 
+// cellFew returns the cells of the first two axes where metric is a p99 over fewer than
+// 100 messages in some ok job.
+func cellFew(jobs *results.Table, use []bool, axes []*axis, metric string) map[[2]int]bool {
+	out := map[[2]int]bool{}
+	if !strings.Contains(metric, "_p99") {
+		return out
+	}
+	c := jobs.Col(countColumn[metric])
+	if c == nil || c.IsString() {
+		return out
+	}
+	for r := 0; r < jobs.Rows; r++ {
+		if !use[r] || c.Null[r] || c.Num[r] >= fewP99 {
+			continue
+		}
+		if k, ok := cellOf(axes, r); ok {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// cellOf returns the levels of row r on the first two axes (0 for a missing axis).
+func cellOf(axes []*axis, r int) ([2]int, bool) {
+	var k [2]int
+	for i := 0; i < min(2, len(axes)); i++ {
+		if k[i] = axes[i].level(r); k[i] < 0 {
+			return k, false
+		}
+	}
+	return k, true
+}
+
 // cellIntervals returns, per (level of axis 0, level of axis 1), the interval over
 // replicates of the metric, where each replicate's value is its mean over the further
 // axes (missing axes count as level 0).
@@ -152,9 +213,9 @@ func cellIntervals(jobs *results.Table, use []bool, axes []*axis, mc *results.Co
 		if !use[r] || mc.Null[r] || math.IsNaN(mc.Num[r]) {
 			continue
 		}
-		var k [2]int
-		for i := 0; i < min(2, len(axes)); i++ {
-			k[i] = axes[i].level(jobs.Col(axes[i].Column), r)
+		k, ok := cellOf(axes, r)
+		if !ok {
+			continue
 		}
 		rep := 0
 		if rc != nil && !rc.IsString() && !rc.Null[r] {
@@ -183,10 +244,15 @@ func cellIntervals(jobs *results.Table, use []bool, axes []*axis, mc *results.Co
 }
 
 // closingMetric is the metric of run's closing table when --metric is not given: the
-// first of the report's main metrics that the ok jobs hold and that varies between
-// them (the answer the study asks for first, as on the report's first screen), else
-// drops_total.
-func closingMetric(jobs *results.Table) string {
+// objective's metric when the results state one and hold it; else the first of the
+// report's main metrics that the ok jobs hold and that varies between them (the answer
+// the study asks for first, as on the report's first screen), else drops_total.
+func closingMetric(jobs *results.Table, obj *selection.Objective) string {
+	if obj != nil {
+		if c := jobs.Col(obj.Metric); c != nil && !c.IsString() {
+			return obj.Metric
+		}
+	}
 	status := jobs.Col("status")
 	for _, m := range mainMetrics {
 		c := jobs.Col(m.Name)

@@ -1,20 +1,29 @@
 // Package report turns a results directory into one self-contained HTML page
-// (`rocesweep report`) that decides before it shows. From the top: a headline naming the
-// best point of the study's first main metric with its 95% interval; the answers (per
-// main metric the best point, the runner-up and their paired difference, how many points
-// are within noise of the best, the paired differences to its grid neighbours); the
-// Pareto front of drops against the lossless p99 FCT; failures; the effective
-// configuration (spec plus --set, settings that differ from the built-in defaults); then
-// per metric a heat map over the first two swept axes with a colour bar and a scale that
-// does not stretch a small or noisy spread, line charts with one line per level of the
-// other axis and interval bars; a small table of simulator performance; and time series of
-// chosen jobs from the interval records. Charts are drawn with gonum.org/v1/plot into PNGs
-// that the page embeds as base64, so it opens without a network; WritePNGs writes the same
-// images as files. Statistics come from package ci (Student t over replicates).
+// (`rocesweep report`) that decides before it shows. From the top: the study's objective
+// (manifest.json), then its decision when the caller hands one (Options.Decision: the
+// selected point with its guarantee in words, what it cost against a fixed design of
+// equal confidence, whether it is known feasible, the eliminated points with the round
+// each left; or why nothing is selected yet and the command that goes on), else a
+// headline naming the best point of the objective's metric (without an objective, the
+// first main metric) with its 95% interval; the answers (per metric the best point, the
+// runner-up and their paired difference, how many points are within noise of the best,
+// the paired differences to its grid neighbours) and one line for the metrics with one
+// value at every point; the Pareto front of drops against the lossless p99 FCT; failures;
+// the effective configuration (spec plus --set, settings that differ from the built-in
+// defaults); then the objective's metrics in full (a heat map over the first two axes
+// with a colour bar and a scale that does not stretch a small or noisy spread, line
+// charts with one line per level of the other axis and interval bars) and every other
+// metric as one heat map under a folded "All metrics"; a small table of simulator
+// performance; and time series of chosen jobs from the interval records. A zip group of
+// axes (manifest.json's axis_zip) is one axis. Charts are drawn with gonum.org/v1/plot
+// into PNGs that the page embeds as base64, so it opens without a network; WritePNGs
+// writes the same images as files. Statistics come from package ci (Student t over
+// replicates).
 //
 // The package reads through package results and knows the record columns of
 // docs/records.md; it does not know how jobs were planned, only which jobs columns vary
-// (manifest.json's axes, else every varying non-metric column).
+// (manifest.json's axes, else every varying non-metric column). It never runs the
+// selection procedure: the caller replays it (package selection) and passes the decision.
 package report
 
 import (
@@ -32,14 +41,20 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// Options choose what a report shows. The zero value means: every summary metric, no
-// time series, 640 x 480 pixel charts.
+// Options choose what a report shows. The zero value means: the objective's metrics
+// charted first and every other summary metric folded under "All metrics", no time
+// series, 640 x 480 pixel charts.
 type Options struct {
-	Jobs    []string // job ids whose interval records are drawn as time series
-	Metrics []string // nil: every summary metric in the jobs table but PerfMetrics
+	Jobs []string // job ids whose interval records are drawn as time series
+	// Metrics are the metrics charted in full (heat map and line charts), in order; nil:
+	// the objective's metric and its also metrics (without an objective, the headline's
+	// metric), with every other summary metric but PerfMetrics as one heat map each
+	// under "All metrics".
+	Metrics []string
 	// Width and Height are the size of every chart in pixels; 0 means 640 x 480.
 	Width, Height int
 	// Effective is the configuration that ran: every setting of the spec with its --set
@@ -47,6 +62,14 @@ type Options struct {
 	// it: `rocesweep report` parses manifest.json's spec and sets). Nil: the page shows the
 	// jobs columns shared by every job instead.
 	Effective []Setting
+	// Decision is the study's decision, computed by the caller by replaying the selection
+	// procedure over the committed jobs (for a fixed design with 2 or more replicates,
+	// with its replicates as the first stage). Nil: the page answers from the replicates
+	// alone. Its Labels name the points; a label in the form the page uses
+	// ("LossyAlpha=0.5, StaticPoolXoffThreshold=300KB") or that failures use
+	// ("switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=300KB") lets the page sum the
+	// simulation time of exactly the jobs it used and show percentile counts.
+	Decision *selection.Decision
 }
 
 // Report is everything the page shows, charts rendered.
@@ -58,26 +81,40 @@ type Report struct {
 	OK       int // jobs with status ok
 	Version  string
 	Start    string
-	Axes     []string // parameter paths of the swept columns, in order
+	Axes     []string // labels of the study's axes, in order (a zip group is one)
 	Failures []Failure
 	Shared   []Setting // non-swept jobs columns: one value for every job
 	Spec     string    // the spec as given (manifest.json)
 	Notes    []string  // what the reader should know about how charts were folded
 
-	// The answers, at the top of the page (answers.go).
-	Replicates int       // replicates per point (1 + the largest replicate number)
-	Headline   string    // one sentence: the best point of the first main metric
-	Answers    []Answer  // one per main metric that varies
-	Constant   []Setting // main metrics with one value at every point
+	// The first screen: the question, and the decision or the best answer.
+	Objective        string // the objective in words; "" for results without one
+	ObjectiveDefault string // why rocesweep chose the objective, when the spec states none
+	Decision         *DecisionView
+	Replicates       int    // replicates per point (1 + the largest replicate number)
+	Headline         string // one sentence: the decision, or the best point of the first answer
+
+	// The answers (answers.go).
+	Answers    []Answer  // one per metric that varies: objective, also, main metrics
+	Constant   []Setting // with one point: the main metrics' values
 	AnswerNote string    // how the answers were chosen, caveats (one replicate, old results)
 	Pareto     *Pareto   // drops vs the lossless p99 FCT
+	// Uniform are the metrics with one value (or none) at every point: one line, no charts.
+	Uniform []Uniform
 
 	Effective []Setting // Options.Effective
 	Sets      []string  // the --set overrides of the run (manifest.json)
 
-	Metrics []MetricCharts
-	Perf    []PerfRow // simulator performance, one row per PerfMetrics column
+	Metrics []MetricCharts // Focus ones first
+	Perf    []PerfRow      // simulator performance, one row per PerfMetrics column
 	Series  []JobSeries
+}
+
+// Uniform is a value and the metrics that have it at every point ("null": no job had a
+// value, e.g. collective metrics of a study without collectives).
+type Uniform struct {
+	Value   string
+	Metrics []string
 }
 
 // PerfRow summarises one simulator-performance column over the ok jobs.
@@ -97,6 +134,11 @@ type Setting struct{ Name, Value string }
 // MetricCharts are the charts of one summary metric.
 type MetricCharts struct {
 	Metric string
+	// Focus marks the metrics charted in full at the top (the objective's); the others
+	// are under "All metrics", one heat map each.
+	Focus  bool
+	Count  string // the count a percentile is over, per job ("p99 of 12–40 messages†")
+	Few    bool   // some p99 of this metric is over fewer than 100 messages
 	Charts []*Chart
 }
 
@@ -120,6 +162,41 @@ func (r *Report) Charts() []*Chart {
 		out = append(out, s.Charts...)
 	}
 	return out
+}
+
+// FocusMetrics and OtherMetrics split Metrics for the page.
+func (r *Report) FocusMetrics() []MetricCharts { return r.split(true) }
+func (r *Report) OtherMetrics() []MetricCharts { return r.split(false) }
+
+func (r *Report) split(focus bool) []MetricCharts {
+	var out []MetricCharts
+	for _, m := range r.Metrics {
+		if m.Focus == focus {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// OtherKind names the chart each metric under "All metrics" has.
+func (r *Report) OtherKind() string {
+	if len(r.Axes) >= 2 {
+		return "heat map"
+	}
+	return "line chart"
+}
+
+// UniformLine is the one line of Uniform: "0 at every point: drops_lossless, nic_rx_drops;
+// null at every point: cct_p50_usec."
+func (r *Report) UniformLine() string {
+	var parts []string
+	for _, u := range r.Uniform {
+		parts = append(parts, u.Value+" at every point: "+strings.Join(u.Metrics, ", "))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + "."
 }
 
 // Build reads dir and renders the charts. A missing jobs table, an unknown metric or an
@@ -149,6 +226,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	r := &Report{Dir: dir, Name: m.Name, PlanSize: m.PlanSize, Rows: jobs.Rows, Version: m.Version, Start: m.Start,
 		Spec: specText(m.Spec)}
 	ok := make([]bool, jobs.Rows)
+	groups := axisGroups(m, jobs)
 	axisCols := results.Axes(m, jobs)
 	for i := 0; i < jobs.Rows; i++ {
 		ok[i] = status.Text(i) == "ok"
@@ -163,7 +241,7 @@ func Build(dir string, opts Options) (*Report, error) {
 		r.Failures = append(r.Failures, f)
 	}
 	if stuck := jobs.Col("stuck_pause_ports"); stuck != nil && !stuck.IsString() {
-		// issue 17: a stuck pause (switch.md §4.6 condition 3) is not congestion.
+		// A stuck pause (switch.md §4.6 condition 3) is not congestion: say which jobs had one.
 		var bad []string
 		for i := 0; i < jobs.Rows; i++ {
 			if stuck.Num[i] > 0 {
@@ -181,18 +259,11 @@ func Build(dir string, opts Options) (*Report, error) {
 	for i := range all {
 		all[i] = true
 	}
-	var axes []*axis
-	for _, c := range axisCols {
-		a := newAxis(jobs.Col(c), all)
-		axes = append(axes, a)
+	axes := newAxes(jobs, groups, all)
+	for _, a := range axes {
 		r.Axes = append(r.Axes, a.Label)
 	}
-	setShort(axes)
-	metrics := opts.Metrics
-	if metrics == nil {
-		metrics = pageOrder(jobs)
-	}
-	for _, name := range metrics {
+	for _, name := range opts.Metrics {
 		if c := jobs.Col(name); c == nil || c.IsString() {
 			return nil, fmt.Errorf("metric %s: not a numeric column of %s/jobs (metrics: %s)", name, dir, strings.Join(stats.MetricNames, ", "))
 		}
@@ -202,11 +273,31 @@ func Build(dir string, opts Options) (*Report, error) {
 	st := newStudy(jobs, ok, axes)
 	r.Replicates = st.reps
 	r.Perf = perfRows(jobs, ok)
+	obj := m.Objective
+	if obj != nil {
+		r.Objective = objectiveText(obj, opts.Decision)
+		if obj.Default != "" {
+			r.ObjectiveDefault = "Objective chosen by default: " + sentence(obj.Default) + " An objective: block in the spec asks another question."
+		}
+	}
 	if r.OK == 0 {
 		r.Notes = append(r.Notes, "No job finished ok: there is nothing to chart or answer; the failures below say why.")
-		metrics = nil
 	} else {
-		r.answer(st)
+		if opts.Decision != nil {
+			r.Decision, r.Headline = decisionView(opts.Decision, m, st, dir)
+		}
+		var feasible []bool
+		if obj != nil && len(obj.SubjectTo) > 0 && opts.Decision == nil {
+			if feasible, err = feasibleEverywhere(st, obj.SubjectTo); err != nil {
+				r.Notes = append(r.Notes, fmt.Sprintf("The objective's constraint cannot be checked on these results (%v): the answers are over every point.", err))
+				feasible = nil
+			}
+		}
+		r.answer(st, obj, feasible, opts.Decision == nil)
+		if st.reps > 1 && deterministic(st) {
+			r.Notes = append(r.Notes, fmt.Sprintf("Replicates agree exactly: every metric has the same value in all %d replicates of every point, so every interval is ± 0. "+
+				"The study is deterministic; one replicate would do.", st.reps))
+		}
 	}
 	switch {
 	case len(axes) == 0:
@@ -222,31 +313,10 @@ func Build(dir string, opts Options) (*Report, error) {
 	if r.OK > 0 && r.OK < jobs.Rows {
 		r.Notes = append(r.Notes, fmt.Sprintf("Charts and answers use the %d ok jobs; %d jobs that did not finish ok are left out (grey cells: no ok job).", r.OK, jobs.Rows-r.OK))
 	}
-	for _, name := range metrics {
-		mc := MetricCharts{Metric: name}
-		if len(axes) >= 2 {
-			c, err := heatmapChart(name, newGrid(jobs, ok, axes, name, st.reps), opts.Width, opts.Height)
-			if err != nil {
-				return nil, fmt.Errorf("heatmap of %s: %w", name, err)
-			}
-			mc.Charts = append(mc.Charts, c)
+	if r.OK > 0 {
+		if err := r.chart(jobs, ok, axes, st, obj, opts); err != nil {
+			return nil, err
 		}
-		for k, a := range axes {
-			var by *axis // one line per level of the other of the first two axes
-			switch {
-			case len(axes) == 1:
-			case k == 0:
-				by = axes[1]
-			default:
-				by = axes[0]
-			}
-			c, err := lineChart(name, jobs, ok, axes, a, by, st.reps, opts.Width, opts.Height)
-			if err != nil {
-				return nil, fmt.Errorf("line chart of %s over %s: %w", name, a.Label, err)
-			}
-			mc.Charts = append(mc.Charts, c)
-		}
-		r.Metrics = append(r.Metrics, mc)
 	}
 	for _, id := range opts.Jobs {
 		i := slices.Index(ids.Str, id)
@@ -261,6 +331,138 @@ func Build(dir string, opts Options) (*Report, error) {
 		r.Series = append(r.Series, *js)
 	}
 	return r, nil
+}
+
+// chart draws the metrics: the focus metrics (Options.Metrics, else the objective's metric
+// and its also metrics, else the headline's) in full, a heat map over the first two axes
+// and a line chart over each axis; every other metric one heat map (one line chart with
+// one axis) under "All metrics". A metric with one value, or none, at every point is
+// listed in Uniform instead of charted.
+func (r *Report) chart(jobs *results.Table, ok []bool, axes []*axis, st *study, obj *selection.Objective, opts Options) error {
+	var focus []string
+	switch {
+	case opts.Metrics != nil:
+		focus = opts.Metrics
+	case obj != nil:
+		for _, name := range append([]string{obj.Metric}, obj.Also...) {
+			if c := jobs.Col(name); c != nil && !c.IsString() && !slices.Contains(focus, name) {
+				focus = append(focus, name)
+			}
+		}
+	case len(r.Answers) > 0:
+		focus = []string{r.Answers[0].Metric}
+	}
+	metrics := slices.Clone(focus)
+	if opts.Metrics == nil {
+		for _, name := range pageOrder(jobs) {
+			if !slices.Contains(metrics, name) {
+				metrics = append(metrics, name)
+			}
+		}
+	}
+	var okRows []int
+	for r, o := range ok {
+		if o {
+			okRows = append(okRows, r)
+		}
+	}
+	for _, name := range metrics {
+		if len(st.points) > 1 {
+			if u, same := uniformValue(st, name); same {
+				k := slices.IndexFunc(r.Uniform, func(x Uniform) bool { return x.Value == u })
+				if k < 0 {
+					k = len(r.Uniform)
+					r.Uniform = append(r.Uniform, Uniform{Value: u})
+				}
+				r.Uniform[k].Metrics = append(r.Uniform[k].Metrics, name)
+				continue
+			}
+		}
+		if len(axes) == 0 {
+			continue
+		}
+		mc := MetricCharts{Metric: name, Focus: slices.Contains(focus, name)}
+		if c := countOf(jobs, name, okRows); c != nil {
+			mc.Count, mc.Few = strings.TrimSuffix(c.String(), "†")+" per job ("+c.Col+")", c.Few
+		}
+		if len(axes) >= 2 {
+			c, err := heatmapChart(name, newGrid(jobs, ok, axes, name, st.reps), opts.Width, opts.Height)
+			if err != nil {
+				return fmt.Errorf("heatmap of %s: %w", name, err)
+			}
+			mc.Charts = append(mc.Charts, c)
+		}
+		for k, a := range axes {
+			if !mc.Focus && len(axes) >= 2 {
+				break // under All metrics: the heat map alone
+			}
+			var by *axis // one line per level of the other of the first two axes
+			switch {
+			case len(axes) == 1:
+			case k == 0:
+				by = axes[1]
+			default:
+				by = axes[0]
+			}
+			c, err := lineChart(name, jobs, ok, axes, a, by, st.reps, opts.Width, opts.Height)
+			if err != nil {
+				return fmt.Errorf("line chart of %s over %s: %w", name, a.Label, err)
+			}
+			mc.Charts = append(mc.Charts, c)
+		}
+		r.Metrics = append(r.Metrics, mc)
+	}
+	return nil
+}
+
+// uniformValue reports whether metric name has one value at every point (the same mean
+// everywhere, or no value anywhere), and that value as the page prints it ("0",
+// "null").
+func uniformValue(st *study, name string) (string, bool) {
+	c := st.jobs.Col(name)
+	if c == nil || c.IsString() {
+		return "", false
+	}
+	ivs := st.intervals(c)
+	same, first := constant(ivs)
+	if !same {
+		return "", false
+	}
+	if first.N == 0 {
+		return "null", true
+	}
+	for _, iv := range ivs {
+		if iv.N == 0 {
+			return "", false // a value at some points, none at others: the heat map shows which
+		}
+	}
+	return ci.Num(first.Mean + 0), true // + 0: no "-0"
+}
+
+// deterministic reports whether every metric of every point has the same value in all
+// its replicates (and some point has two or more).
+func deterministic(st *study) bool {
+	seen := false
+	for _, c := range st.jobs.Columns {
+		if c.IsString() || slices.Contains(perfMetrics, c.Name) ||
+			!(results.IsMetric(c.Name) || strings.HasSuffix(c.Name, "_lossless") || strings.HasSuffix(c.Name, "_lossy")) {
+			continue
+		}
+		for _, p := range st.points {
+			first, n := math.NaN(), 0
+			for _, v := range p.Values(c) {
+				if math.IsNaN(v) {
+					continue
+				}
+				if n > 0 && v != first {
+					return false
+				}
+				first, n = v, n+1
+			}
+			seen = seen || n > 1
+		}
+	}
+	return seen
 }
 
 // params formats the swept values of row i: "switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=700KB".
@@ -321,6 +523,23 @@ func specText(raw json.RawMessage) string {
 	return string(b)
 }
 
+// seriesSpec is one time-series chart of a job: value of table (where filterCol is
+// filterVal) over simulated time, one line per distinct key.
+type seriesSpec struct {
+	table, filterCol, filterVal, value, title, what, unit, slug string
+	key                                                         []string
+}
+
+// seriesSpecs are the charts of a job's time series. A line is one port (component and
+// ifid): a switch's ports share their nd_name, so a key without ifid would join them
+// into one zigzag.
+var seriesSpecs = []seriesSpec{
+	{"buffer_stats", "buff_id", "egressQueue", "ivl_max_bytes", "egress queue occupancy (interval max)", "occupancy", "bytes", "egress_queue", []string{"component_name", "uldl", "pool_num"}},
+	{"buffer_stats", "buff_id", "sharedBuffer", "ivl_max_bytes", "pool occupancy (interval max)", "occupancy", "bytes", "pool", []string{"component_name", "pool_num"}},
+	{"ecn_pfc_stats", "", "", "interval_total_time_xoff_usec", "PFC pause time received per interval", "paused", "µs", "pfc_pause", []string{"component_name", "ifid", "priority"}},
+	{"nd_stats", "", "", "tx_rate_Gbps", "send rate per port", "send rate", "Gbps", "tx_rate", []string{"component_name", "ifid"}},
+}
+
 // jobSeries draws the interval records of one job: egress queue and pool occupancy
 // (buffer_stats egressQueue and sharedBuffer views, ivl_max_bytes), received PFC pause
 // time per interval (ecn_pfc_stats interval_total_time_xoff_usec) and send rate
@@ -328,16 +547,7 @@ func specText(raw json.RawMessage) string {
 func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 	js := &JobSeries{JobID: id, Params: params}
 	keep := func(j string) bool { return j == id }
-	type spec struct {
-		table, filterCol, filterVal, value, title, ylabel, slug string
-		key                                                     []string
-	}
-	specs := []spec{
-		{"buffer_stats", "buff_id", "egressQueue", "ivl_max_bytes", "egress queue occupancy (interval max)", "bytes", "egress_queue", []string{"component_name", "uldl", "pool_num"}},
-		{"buffer_stats", "buff_id", "sharedBuffer", "ivl_max_bytes", "pool occupancy (interval max)", "bytes", "pool", []string{"component_name", "pool_num"}},
-		{"ecn_pfc_stats", "", "", "interval_total_time_xoff_usec", "PFC pause time received per interval", "µs paused", "pfc_pause", []string{"component_name", "ifid", "priority"}},
-		{"nd_stats", "", "", "tx_rate_Gbps", "send rate per port", "Gbps", "tx_rate", []string{"component_name", "nd_name"}},
-	}
+	specs := seriesSpecs
 	tables := map[string]*results.Table{}
 	type tableSpacing struct {
 		table string
@@ -370,7 +580,7 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 		if len(lines) == 0 {
 			continue
 		}
-		c, err := seriesChart("series-"+id+"-"+s.slug, s.title, s.ylabel, lines, opts.Width, opts.Height)
+		c, err := seriesChart("series-"+id+"-"+s.slug, s.title, s.what, s.unit, lines, opts.Width, opts.Height)
 		if err != nil {
 			return nil, err
 		}

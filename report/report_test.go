@@ -83,9 +83,24 @@ func TestReportGrid(t *testing.T) {
 			lines++
 		}
 	}
-	charted := len(stats.MetricNames) - len(report.PerfMetrics)
-	if len(heat) != charted || lines != 2*charted {
-		t.Fatalf("%d heatmaps, %d line charts; want %d and %d", len(heat), lines, charted, 2*charted)
+	// The metrics with one value at every point take one line, no chart: the synthetic
+	// grid leaves them 0 (or fixes them).
+	if want := "0 at every point: drops_lossless, nic_rx_drops, retransmits, data_packets, stuck_pause_ports, cct_p50_usec, cct_max_usec, busbw_gbps; " +
+		"15.73M at every point: bytes_delivered; 15 at every point: msgs_completed."; r.UniformLine() != want {
+		t.Errorf("uniform line %q\nwant         %q", r.UniformLine(), want)
+	}
+	uniform := 0
+	for _, u := range r.Uniform {
+		uniform += len(u.Metrics)
+	}
+	// The headline's metric (no objective in these results) in full: a heat map and a
+	// line chart over each axis; every other metric a heat map under All metrics.
+	charted := len(stats.MetricNames) - len(report.PerfMetrics) - uniform
+	if len(heat) != charted || lines != 2 || charted != 17 {
+		t.Fatalf("%d heatmaps, %d line charts; want %d (17) and 2", len(heat), lines, charted)
+	}
+	if f := r.FocusMetrics(); len(f) != 1 || f[0].Metric != "fct_p99_usec_lossless" || len(f[0].Charts) != 3 {
+		t.Fatalf("focus metrics %+v", f)
 	}
 	for m, n := range heat {
 		if n != len(alphas)*len(xoffs) {
@@ -137,9 +152,8 @@ func TestReportGrid(t *testing.T) {
 	}
 	// Line charts: one line per level of the other axis (3 Xoff levels over alpha, 4
 	// alphas over Xoff).
-	fk := slices.IndexFunc(r.Metrics, func(mc report.MetricCharts) bool { return mc.Metric == "fct_p99_usec" })
-	for _, c := range r.Metrics[fk].Charts[1:] {
-		want := map[string]int{"line-fct_p99_usec-switch_LossyAlpha": 3, "line-fct_p99_usec-switch_StaticPoolXoffThreshold": 4}[c.ID]
+	for _, c := range r.FocusMetrics()[0].Charts[1:] {
+		want := map[string]int{"line-fct_p99_usec_lossless-switch_LossyAlpha": 3, "line-fct_p99_usec_lossless-switch_StaticPoolXoffThreshold": 4}[c.ID]
 		if c.Lines != want || !strings.Contains(c.Title, "one line per") {
 			t.Errorf("%s: %d lines, want %d (%s)", c.ID, c.Lines, want, c.Title)
 		}
@@ -174,6 +188,10 @@ func TestReportGrid(t *testing.T) {
 	}
 	if n := strings.Count(page, `src="data:image/png;base64,`); n != len(r.Charts()) {
 		t.Fatalf("%d embedded images, want %d", n, len(r.Charts()))
+	}
+	// The other metrics are folded under All metrics, closed.
+	if i, j := strings.Index(page, `<details id="all-metrics">`), strings.Index(page, `id="heatmap-fct_p99_usec"`); i < 0 || j < i {
+		t.Errorf("fct_p99_usec is not under a closed All metrics")
 	}
 	for _, want := range []string{"synthetic", "j0024", "headroom exceeds TotalSharedBufferSize", "switch.LossyAlpha", "Job j0003"} {
 		if !strings.Contains(page, want) {

@@ -20,7 +20,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.StringP("output", "o", "", "HTML file to write (default DIR/report.html)")
 	jobs := fs.StringSlice("job", nil, "job id whose interval records are drawn as time series (repeatable)")
 	pngDir := fs.String("png", "", "also write every chart as DIR/<chart>.png")
-	metrics := fs.StringSlice("metric", nil, "summary metric to chart (repeatable; default: all)")
+	metrics := fs.StringSlice("metric", nil, "summary metric to chart in full (repeatable; default: the objective's metrics, every other one as a heat map under All metrics)")
 	width := fs.Int("width", 640, "chart width in pixels")
 	height := fs.Int("height", 480, "chart height in pixels")
 	if err := fs.Parse(args); err != nil {

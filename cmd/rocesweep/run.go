@@ -258,10 +258,7 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 // falls back to the means of this session's jobs and says so.
 func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision) {
 	var b strings.Builder
-	err := report.Pivot(&b, rep.Dir, metric)
-	if err == nil && dec != nil {
-		printDecision(&b, dec, p)
-	}
+	err := report.Pivot(&b, rep.Dir, metric, dec)
 	if err == nil {
 		io.WriteString(stdout, b.String())
 		return
@@ -313,17 +310,4 @@ func toolVersion() string {
 		}
 	}
 	return v
-}
-
-// printDecision writes a selection's decision under the closing table.
-func printDecision(w io.Writer, dec *selection.Decision, p *sweep.Plan) {
-	o := p.Spec.Objective
-	switch {
-	case dec.State == selection.Decided && dec.Best >= 0:
-		fmt.Fprintf(w, "  selected: %s, %s %s = %.4g over %d replicates: with %g%% confidence, within %.4g %s of the best of %d points\n",
-			dec.Labels[dec.Best], o.Goal, o.Metric, dec.Means[dec.Best], dec.Used[dec.Best], 100*dec.Confidence, dec.Delta, sweep.MetricUnit(o.Metric), len(dec.Labels))
-	default:
-		fmt.Fprintf(w, "  selection %s: %s\n", dec.State, dec.Why)
-	}
-	fmt.Fprintf(w, "  cost: %d jobs (a fixed design of equal confidence: %d)\n", dec.Jobs, dec.FixedJobs)
 }

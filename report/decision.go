@@ -1,0 +1,330 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/rocesweep/rocesweep/internal/ci"
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
+)
+
+// DecisionView is a study's decision (Options.Decision) as the page's first screen states
+// it: what was selected and how sure that is, what it cost, or why nothing is selected
+// yet and what to run next. Texts may hold `code` spans (a command), which the page
+// sets as code.
+type DecisionView struct {
+	State string // selection.State: running, decided, budget, infeasible
+	// Fixed is set for the replay of a fixed design (the run had no --select): its
+	// replicates as the selection's first stage.
+	Fixed       bool
+	Selected    string // the selected point (decided); "" for none
+	Value       string // its mean in the metric's unit, with the replicates and count
+	BestSoFar   string // not decided: "Best so far: <point>, <mean>."
+	Guarantee   string // decided: "With 95% confidence, within 5 µs of the best of 12 points."
+	Feasibility string // with subject_to: whether the selected point is known feasible
+	Cost        string // the jobs and simulation time used, against a fixed design's
+	Why         string // Decision.Why
+	Next        string // the next step, with its command
+	Procedure   string // the procedure's settings in words
+	// Contenders are the other points still in contention (running, budget).
+	Contenders []string
+	Eliminated []Eliminated
+	Few        bool // a p99 above is over fewer than 100 messages (the page adds the footnote)
+}
+
+// Eliminated is one point that left the selection, in the order they left.
+type Eliminated struct {
+	Point, Round, Mean, Reason string
+	Used                       int // replicates the procedure used
+}
+
+// continueCmd is the command that continues a sequential selection in dir.
+func continueCmd(dir string) string {
+	return "rocesweep run SPEC --select -o " + dir + " --resume"
+}
+
+// sentence ends s with a full stop unless it ends with punctuation already.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") {
+		return s
+	}
+	return s + "."
+}
+
+// plural is "1 replicate", "7 replicates".
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// duration formats seconds of simulation time: "43.5 s", "3.5 min", "2.1 h".
+func duration(sec float64) string {
+	switch {
+	case sec < 120:
+		return ci.Num(sec) + " s"
+	case sec < 2*3600:
+		return ci.Num(sec/60) + " min"
+	}
+	return ci.Num(sec/3600) + " h"
+}
+
+// decisionView renders dec for the page; headline is the page's first sentence. dir is
+// the results directory (for the commands), st the ok jobs (for simulation time and
+// percentile counts of the points the decision's labels name).
+func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir string) (v *DecisionView, headline string) {
+	obj := m.Objective
+	metric, goal, subject := "objective", "lowest", ""
+	if obj != nil {
+		metric, subject = obj.Metric, strings.Join(obj.SubjectTo, " and ")
+		if obj.Goal == selection.Max {
+			goal = "highest"
+		}
+	}
+	k := max(len(dec.Labels), len(dec.Means)) // the points
+	label := func(i int) string {
+		if i >= 0 && i < len(dec.Labels) {
+			return dec.Labels[i]
+		}
+		return fmt.Sprintf("point %d", i)
+	}
+	// rowsOf returns the jobs rows of the replicates the procedure used at point i (nil
+	// when its label names no point of these results).
+	rowsOf := func(i int) []int {
+		if i < 0 || i >= len(dec.Labels) {
+			return nil
+		}
+		p := st.pointOf(dec.Labels[i])
+		if p < 0 {
+			return nil
+		}
+		var rows []int
+		for j, r := range st.points[p].Rows {
+			if rep := st.points[p].Reps[j]; i >= len(dec.Used) || rep < dec.Used[i] {
+				rows = append(rows, r)
+			}
+		}
+		return rows
+	}
+	mean := func(i int) string {
+		if i < 0 || i >= len(dec.Means) || math.IsNaN(dec.Means[i]) {
+			return "-"
+		}
+		s := amount(metric, dec.Means[i])
+		var paren []string
+		if i < len(dec.Used) {
+			paren = append(paren, "mean of "+plural(dec.Used[i], "replicate"))
+		}
+		if c := countOf(st.jobs, metric, rowsOf(i)); c != nil {
+			paren = append(paren, c.String())
+		}
+		if len(paren) > 0 {
+			s += " (" + strings.Join(paren, "; ") + ")"
+		}
+		return s
+	}
+	// Before the first stage is complete the decision has no resolved indifference or
+	// confidence yet: the objective's and the settings' stand in.
+	confidence := dec.Confidence
+	if confidence == 0 {
+		confidence = selection.DefaultConfidence
+		if m.Select != nil {
+			confidence = m.Select.WithDefaults(k).Confidence
+		}
+	}
+	conf := ci.Num(100*confidence) + "%"
+	delta := "the indifference"
+	switch {
+	case dec.Delta > 0:
+		delta = amount(metric, dec.Delta)
+	case obj != nil && obj.Indifference > 0:
+		delta = amount(metric, obj.Indifference)
+	}
+	v = &DecisionView{State: string(dec.State), Fixed: m.Select == nil, Why: sentence(dec.Why)}
+	if dec.Best >= 0 {
+		v.Selected, v.Value = label(dec.Best), mean(dec.Best)
+	}
+	for _, i := range dec.Survivors {
+		if i != dec.Best {
+			v.Contenders = append(v.Contenders, label(i))
+		}
+	}
+	for _, e := range dec.Eliminated {
+		el := Eliminated{Point: label(e.Point), Round: fmt.Sprint(e.Round), Mean: "-", Reason: e.Reason}
+		if e.Point >= 0 && e.Point < len(dec.Means) && !math.IsNaN(dec.Means[e.Point]) {
+			el.Mean = amount(metric, dec.Means[e.Point])
+		}
+		if e.Point >= 0 && e.Point < len(dec.Used) {
+			el.Used = dec.Used[e.Point]
+		}
+		v.Eliminated = append(v.Eliminated, el)
+	}
+	if m.Select != nil {
+		c := m.Select.WithDefaults(k)
+		v.Procedure = fmt.Sprintf("Sequential selection (Kim and Nelson's fully sequential procedure, KN): %s confidence, %s per point first, "+
+			"then one more replicate per point still in contention each round; at most %s.",
+			conf, plural(c.Initial, "replicate"), plural(c.MaxJobs, "job"))
+	} else {
+		v.Procedure = fmt.Sprintf("The selection procedure (KN) replayed over this fixed design, its %s per point as the first stage, at %s confidence.",
+			plural(st.reps, "replicate"), conf)
+	}
+	v.Cost = costText(dec, st, rowsOf, conf, delta, v.Fixed)
+	switch dec.State {
+	case selection.Decided:
+		headline = fmt.Sprintf("Selected: %s — %s %s, %s.", v.Selected, goal, describeMetric(metric), v.Value)
+		v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s.", conf, delta, plural(k, "point"))
+		if subject != "" {
+			v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s, counting only those that satisfy %s.", conf, delta, plural(k, "point"), subject)
+		}
+	case selection.Running:
+		if v.Fixed {
+			headline = fmt.Sprintf("This fixed design does not decide it: %s within reach of the best; a sequential selection would continue (`rocesweep run SPEC --select`).",
+				map[bool]string{true: "1 point remains", false: fmt.Sprintf("%d points remain", len(v.Contenders))}[len(v.Contenders) == 1])
+			v.Next = fmt.Sprintf("`rocesweep run SPEC --select -o DIR` runs %s per point first and then only the points still in contention, until one is within %s of the best with %s confidence.",
+				plural(selection.DefaultInitial, "replicate"), delta, conf)
+		} else {
+			headline = "Not decided yet: " + v.Why
+			v.Next = fmt.Sprintf("`%s` runs the %s it needs next and decides again.", continueCmd(dir), plural(len(dec.Need), "job"))
+		}
+	case selection.Budget:
+		headline = "Not decided: " + v.Why
+		maxJobs := 0
+		if m.Select != nil {
+			maxJobs = m.Select.WithDefaults(k).MaxJobs
+		}
+		v.Next = fmt.Sprintf("Raise select.max_jobs (now %d) in the spec and continue: `%s`. The best so far is not known to be within %s of the best.", maxJobs, continueCmd(dir), delta)
+	case selection.Infeasible:
+		headline = "No acceptable point: " + v.Why
+		v.Selected = ""
+		if subject != "" {
+			v.Next = fmt.Sprintf("Every point left (table below): relax subject_to (%s) or sweep other values.", subject)
+		} else {
+			v.Next = "Every point left (table below): the failures say why."
+		}
+	}
+	if v.Selected != "" && dec.State != selection.Decided {
+		v.BestSoFar = "Best so far: " + v.Selected + ", " + v.Value + "."
+		v.Selected, v.Value = "", ""
+	}
+	if subject != "" && dec.Best >= 0 && dec.Best < len(dec.Feasible) && dec.State != selection.Infeasible {
+		what := "the selected point"
+		if dec.State != selection.Decided {
+			what = "the best so far"
+		}
+		switch dec.Feasible[dec.Best] {
+		case 1:
+			v.Feasibility = fmt.Sprintf("Known feasible: %s holds at %s with %s confidence (the interval over its replicates lies on the right side).", subject, what, conf)
+		case 0:
+			v.Feasibility = fmt.Sprintf("Not known feasible: the replicates of %s do not yet show that %s holds.", what, subject)
+		default:
+			v.Feasibility = fmt.Sprintf("Infeasible: %s does not hold at %s.", subject, what)
+		}
+	}
+	v.Few = strings.Contains(headline+v.BestSoFar, "†")
+	return v, headline
+}
+
+// costText says what the selection spent, in jobs and simulation time (the jobs' summed
+// wall_sec), against a fixed design of equal confidence (FixedJobs jobs at the mean
+// wall_sec per job).
+func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, delta string, fixed bool) string {
+	if dec.Jobs == 0 {
+		return ""
+	}
+	wall := st.jobs.Col("wall_sec")
+	meanWall, exact, used := math.NaN(), true, 0.0
+	if wall != nil && !wall.IsString() {
+		var sum float64
+		var n int
+		for _, p := range st.points {
+			for _, r := range p.Rows {
+				if !wall.Null[r] {
+					sum += wall.Num[r]
+					n++
+				}
+			}
+		}
+		if n > 0 {
+			meanWall = sum / float64(n)
+		}
+		for i := range dec.Labels {
+			if i < len(dec.Used) && dec.Used[i] == 0 {
+				continue
+			}
+			rows := rowsOf(i)
+			if rows == nil {
+				exact = false
+				break
+			}
+			for _, r := range rows {
+				if !wall.Null[r] {
+					used += wall.Num[r]
+				}
+			}
+		}
+	}
+	spent := plural(dec.Jobs, "job")
+	if !math.IsNaN(meanWall) {
+		if exact {
+			spent += ", " + duration(used) + " of simulation time"
+		} else {
+			spent += ", about " + duration(float64(dec.Jobs)*meanWall) + " of simulation time"
+		}
+	}
+	if fixed {
+		s := fmt.Sprintf("This design ran %s", spent)
+		if dec.FixedJobs > 0 {
+			s += fmt.Sprintf("; a fixed design that decides at %s confidence to within %s would need %s", conf, delta, plural(dec.FixedJobs, "job"))
+			if !math.IsNaN(meanWall) {
+				s += " (about " + duration(float64(dec.FixedJobs)*meanWall) + ")"
+			}
+		}
+		return s + "."
+	}
+	s := "Cost: " + spent
+	if dec.FixedJobs > 0 {
+		s += fmt.Sprintf(", against %s", plural(dec.FixedJobs, "job"))
+		if !math.IsNaN(meanWall) {
+			s += " (about " + duration(float64(dec.FixedJobs)*meanWall) + ")"
+		}
+		s += fmt.Sprintf(" for a fixed design of equal confidence: %s%% of its jobs", ci.Num(math.Round(100*float64(dec.Jobs)/float64(dec.FixedJobs))))
+	}
+	s += "."
+	if !math.IsNaN(meanWall) {
+		s += " Simulation time is the jobs' summed wall_sec: how long the simulator ran for each, added up; not the run's elapsed time (jobs run in parallel), nor simulated time. The fixed design's is its jobs × the mean wall_sec per job."
+	}
+	return s
+}
+
+// pivotLine is the closing table's last line for a decision: the selected point with its
+// guarantee, or why nothing is selected and what to run next. Commands lose their
+// backquotes.
+func pivotLine(v *DecisionView, headline string) string {
+	plain := func(s string) string { return strings.TrimSuffix(strings.ReplaceAll(s, "`", ""), ".") }
+	if v.State == string(selection.Decided) {
+		line := "selected: " + v.Selected + ", " + v.Value + "; " + lowerFirst(plain(v.Guarantee))
+		if v.Feasibility != "" {
+			line += "; " + lowerFirst(plain(strings.SplitN(v.Feasibility, " (", 2)[0]))
+		}
+		return line
+	}
+	line := lowerFirst(plain(headline))
+	if v.BestSoFar != "" {
+		line += "; " + lowerFirst(plain(v.BestSoFar))
+	}
+	if v.Next != "" && !v.Fixed {
+		line += "; next: " + lowerFirst(plain(v.Next))
+	}
+	return line
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,246 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/rocesweep/rocesweep/internal/ci"
+	"github.com/rocesweep/rocesweep/internal/constraint"
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
+)
+
+// higherBetter are the metrics where more is better; every other metric is better lower
+// (times, drops, pauses, occupancy).
+var higherBetter = []string{"goodput_gbps", "busbw_gbps", "bytes_delivered", "data_packets",
+	"msgs_completed", "msgs_completed_lossless", "msgs_completed_lossy", "cct_iterations"}
+
+// lowerBetter reports the direction of metric m when no objective states it.
+func lowerBetter(m string) bool { return !slices.Contains(higherBetter, m) }
+
+// unitOf is the unit of a jobs metric, from the words of its name: µs for usec, Gbps for
+// gbps, B for bytes, s for sec (fct_p99_usec_lossless is in µs); "" for counts, ratios
+// and rates per second.
+func unitOf(m string) string {
+	words := strings.Split(strings.ToLower(m), "_")
+	switch {
+	case slices.Contains(words, "per"):
+		return ""
+	case slices.Contains(words, "usec"):
+		return "µs"
+	case slices.Contains(words, "gbps"):
+		return "Gbps"
+	case slices.Contains(words, "bytes"):
+		return "B"
+	case slices.Contains(words, "sec"):
+		return "s"
+	}
+	return ""
+}
+
+// amount formats a value of metric m with its unit: "5 µs", "1.2 MB", "3" (a count).
+func amount(m string, v float64) string {
+	u := unitOf(m)
+	switch {
+	case u == "B" && math.Abs(v) >= 1e6:
+		return ci.Num(v/1e6) + " MB"
+	case u == "B" && math.Abs(v) >= 1e3:
+		return ci.Num(v/1e3) + " KB"
+	case u == "":
+		return ci.Num(v)
+	}
+	return ci.Num(v) + " " + u
+}
+
+// withUnit appends metric m's unit to a formatted value or interval ("102.5 ± 0.3 µs");
+// bytes stay in bytes there, as the interval's digits are.
+func withUnit(m, s string) string {
+	if u := unitOf(m); u != "" && s != "-" {
+		return s + " " + u
+	}
+	return s
+}
+
+// describe names a metric in words for the headline; a metric it lacks is named by its
+// column.
+var describe = map[string]string{
+	"fct_p99_usec_lossless": "p99 FCT of the lossless traffic",
+	"slowdown_p99_lossless": "p99 slowdown of the lossless traffic",
+	"drops_lossless":        "drops of lossless packets",
+	"fct_p99_usec_lossy":    "p99 FCT of the lossy traffic",
+	"slowdown_p99_lossy":    "p99 slowdown of the lossy traffic",
+	"drops_lossy":           "drops of lossy packets",
+	"drops_total":           "drops of packets of every class",
+	"goodput_gbps":          "goodput",
+	"pfc_paused_usec":       "PFC pause time",
+	"pfc_pause_tx":          "PFC pause frames sent",
+	"fct_p99_usec":          "p99 FCT of all messages, every class mixed",
+	"fct_p50_usec":          "median FCT of all messages",
+	"cct_p50_usec":          "median collective completion time",
+	"cct_max_usec":          "largest collective completion time",
+	"busbw_gbps":            "bus bandwidth of the collective",
+}
+
+// describeMetric is describe[m], else the column name.
+func describeMetric(m string) string {
+	if d, ok := describe[m]; ok {
+		return d
+	}
+	return m
+}
+
+// describeUnit is describeMetric with the unit in parentheses: "p99 FCT of the lossless
+// traffic (µs)".
+func describeUnit(m string) string {
+	if u := unitOf(m); u != "" {
+		return describeMetric(m) + " (" + u + ")"
+	}
+	return describeMetric(m)
+}
+
+// countColumn is the count a percentile metric is taken over: the messages (or
+// collective iterations) that completed in the job. A p99 over fewer than 100 is the
+// largest one or few completions, not a tail.
+var countColumn = map[string]string{
+	"fct_p50_usec":          "msgs_completed",
+	"fct_p99_usec":          "msgs_completed",
+	"fct_p99_usec_lossless": "msgs_completed_lossless",
+	"slowdown_p99_lossless": "msgs_completed_lossless",
+	"fct_p99_usec_lossy":    "msgs_completed_lossy",
+	"slowdown_p99_lossy":    "msgs_completed_lossy",
+	"cct_p50_usec":          "cct_iterations",
+}
+
+// fewP99 is the count below which a p99 is marked with a dagger.
+const fewP99 = 100
+
+// fewNote is the footnote of the dagger.
+const fewNote = "† p99 of fewer than 100 messages: the largest few completions, not a tail."
+
+// count is the count behind a percentile at one point: over the point's ok jobs.
+type count struct {
+	Col      string // the count column
+	What     string // "p99" or "median"
+	Noun     string // "messages" or "iterations"
+	Min, Max float64
+	Few      bool // a p99 over fewer than fewP99 in some job
+}
+
+// String is "p99 of 15 messages†", "p99 of 12–40 messages", "median of 8 iterations".
+func (c *count) String() string {
+	if c == nil {
+		return ""
+	}
+	n := ci.Num(c.Min)
+	if c.Max != c.Min {
+		n += "–" + ci.Num(c.Max)
+	}
+	s := c.What + " of " + n + " " + c.Noun
+	if c.Few {
+		s += "†"
+	}
+	return s
+}
+
+// countOf returns the count behind metric m over the rows, or nil when m is not a
+// percentile or the results lack its count column (results written before it).
+func countOf(jobs *results.Table, m string, rows []int) *count {
+	col, ok := countColumn[m]
+	if !ok {
+		return nil
+	}
+	c := jobs.Col(col)
+	if c == nil || c.IsString() {
+		return nil
+	}
+	out := &count{Col: col, What: "median", Noun: "messages", Min: math.Inf(1), Max: math.Inf(-1)}
+	if strings.Contains(m, "_p99") {
+		out.What = "p99"
+	}
+	if col == "cct_iterations" {
+		out.Noun = "iterations"
+	}
+	for _, r := range rows {
+		if c.Null[r] || math.IsNaN(c.Num[r]) {
+			continue
+		}
+		out.Min, out.Max = math.Min(out.Min, c.Num[r]), math.Max(out.Max, c.Num[r])
+	}
+	if math.IsInf(out.Min, 0) {
+		return nil
+	}
+	out.Few = out.What == "p99" && out.Min < fewP99
+	return out
+}
+
+// objectiveText states the study's question in words: "lowest fct_p99_usec_lossless (p99
+// FCT of the lossless traffic), subject to drops_lossless == 0; indifference 5 µs".
+func objectiveText(o *selection.Objective, dec *selection.Decision) string {
+	best := "lowest"
+	if o.Goal == selection.Max {
+		best = "highest"
+	}
+	s := best + " " + o.Metric
+	if d, ok := describe[o.Metric]; ok {
+		s += " (" + d + ")"
+	}
+	if len(o.SubjectTo) > 0 {
+		s += ", subject to " + strings.Join(o.SubjectTo, " and ")
+	}
+	switch {
+	case o.Indifference > 0:
+		s += "; indifference " + amount(o.Metric, o.Indifference) + " (smaller differences do not matter)"
+	case o.IndifferencePercent > 0:
+		s += fmt.Sprintf("; indifference %s%% of the best mean", ci.Num(o.IndifferencePercent))
+		if dec != nil && dec.Delta > 0 {
+			s += " (" + amount(o.Metric, dec.Delta) + ")"
+		}
+	}
+	if len(o.Also) > 0 {
+		s += "; also shown: " + strings.Join(o.Also, ", ")
+	}
+	return s
+}
+
+// feasibleEverywhere evaluates the objective's constraints on every ok job and returns,
+// per point of st, whether every one of its jobs meets all of them (observed, not a
+// statistical finding), and the constraints that could not be evaluated.
+func feasibleEverywhere(st *study, subjectTo []string) ([]bool, error) {
+	var exprs []*constraint.Expr
+	for _, s := range subjectTo {
+		e, err := constraint.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("subject_to %q: %w", s, err)
+		}
+		exprs = append(exprs, e)
+	}
+	out := make([]bool, len(st.points))
+	for i, p := range st.points {
+		out[i] = true
+		for _, r := range p.Rows {
+			env := func(name string) (any, error) {
+				c := st.jobs.Col(name)
+				if c == nil {
+					return nil, fmt.Errorf("%s is not a jobs column", name)
+				}
+				if c.IsString() {
+					return c.Str[r], nil
+				}
+				if c.Null[r] {
+					return math.NaN(), nil
+				}
+				return c.Num[r], nil
+			}
+			for _, e := range exprs {
+				ok, err := e.Eval(env)
+				if err != nil {
+					return nil, fmt.Errorf("subject_to %q: %w", e.Text, err)
+				}
+				out[i] = out[i] && ok
+			}
+		}
+	}
+	return out, nil
+}
