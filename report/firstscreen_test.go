@@ -51,7 +51,7 @@ func decision(state selection.State) *selection.Decision {
 		d.Feasible = append(d.Feasible, 1)
 		if i > 0 {
 			d.Eliminated = append(d.Eliminated, selection.Elimination{Point: i, Round: i % 3,
-				Reason: "worse than " + gridLabels[0] + " by more than the indifference", By: 0})
+				Reason: "worse than " + gridLabels[0] + " beyond the noise of their paired differences", By: 0})
 		}
 	}
 	return d
@@ -83,7 +83,7 @@ func TestFirstScreenDecided(t *testing.T) {
 		}
 	}
 	if el := r.Decision.Eliminated; len(el) != 11 || el[0] != (report.Eliminated{Point: gridLabels[1], Round: "1", Mean: "122.5 µs", Used: 5,
-		Reason: "worse than LossyAlpha=0.25, StaticPoolXoffThreshold=200KB by more than the indifference"}) {
+		Reason: "worse than LossyAlpha=0.25, StaticPoolXoffThreshold=200KB beyond the noise of their paired differences"}) {
 		t.Errorf("eliminated %+v", el)
 	}
 	// The answers follow the objective: its metric, then also, then the main metrics.
@@ -228,7 +228,7 @@ func TestFirstScreenFixedDesign(t *testing.T) {
 		Stage: 3, Best: 6, Survivors: []int{6, 7, 8}, Jobs: 27, Delta: 2, Confidence: 0.95, FixedJobs: 90, Labels: labels,
 		Means: []float64{400.5, 410.5, 420.5, 200.5, 210.5, 220.5, 100.5, 110.5, 120.5}, Used: []int{3, 3, 3, 3, 3, 3, 3, 3, 3}}
 	for i := 0; i < 6; i++ {
-		dec.Eliminated = append(dec.Eliminated, selection.Elimination{Point: i, Reason: "worse than " + labels[6] + " by more than the indifference", By: 6})
+		dec.Eliminated = append(dec.Eliminated, selection.Elimination{Point: i, Reason: "worse than " + labels[6] + " beyond the noise of their paired differences", By: 6})
 	}
 	r, err := report.Build(dir, report.Options{Decision: dec, Width: 200, Height: 150})
 	if err != nil {
@@ -237,7 +237,7 @@ func TestFirstScreenFixedDesign(t *testing.T) {
 	if want := "This fixed design does not decide it: 2 points remain within reach of the best; a sequential selection would continue (`rocesweep run SPEC --select`)."; r.Headline != want {
 		t.Errorf("headline %q\n    want %q", r.Headline, want)
 	}
-	if want := "Best so far: {NICSide,HostSide}.LaneCount=16 / 16, PfcStaticXoffThreshold=[0.5, 0.8, 0, 0, 0, 0, 0, 0], 100.5 µs (mean of 3 replicates)."; r.Decision.BestSoFar != want {
+	if want := "Best so far: {NICSide,HostSide}.LaneCount=16 / 16, PfcStaticXoffThreshold=[0.5, 0.8, 0, 0, 0, 0, 0, 0], 100.5 µs (mean of 3 replicates; p99 of 150 messages)."; r.Decision.BestSoFar != want {
 		t.Errorf("best so far %q\n       want %q", r.Decision.BestSoFar, want)
 	}
 	// wall_sec is 1 s per job.
@@ -281,7 +281,7 @@ func TestObjectiveHeadline(t *testing.T) {
 			"cct_p50_usec is null at every point (nothing of that kind completed): the objective cannot tell the points apart.", ""},
 		// subject_to narrows the objective's answer to the points meeting it in every replicate.
 		{"subject_to", selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, SubjectTo: []string{"drops_lossy >= 50"}}, nil,
-			"Lowest p99 FCT of the lossless traffic (µs), among the 9 of 12 points that meet drops_lossy >= 50 in every replicate: LossyAlpha=0.5, StaticPoolXoffThreshold=200KB, 105.005 ± 0.064; better than every other point beyond the noise.",
+			"Lowest p99 FCT of the lossless traffic (µs), among the 9 of 12 points that meet drops_lossy >= 50 in every replicate: LossyAlpha=0.5, StaticPoolXoffThreshold=200KB, 105.005 ± 0.064 (p99 of 150 messages); better than every other point beyond the noise.",
 			"fct_p99_usec_lossless"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -327,7 +327,7 @@ func TestOneReplicate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.5 (one replicate: no interval)."; r.Headline != want {
+	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.5 (one replicate: no interval; p99 of 150 messages)."; r.Headline != want {
 		t.Errorf("headline %q\n    want %q", r.Headline, want)
 	}
 	var b bytes.Buffer
@@ -440,7 +440,7 @@ func TestUniformNull(t *testing.T) {
 		t.Fatal(err)
 	}
 	if line := r.UniformLine(); !strings.HasSuffix(line, "; null at every point: cct_p50_usec, cct_max_usec.") ||
-		!strings.HasPrefix(line, "0 at every point: drops_lossless, nic_rx_drops, retransmits, data_packets, stuck_pause_ports, busbw_gbps;") {
+		!strings.HasPrefix(line, "0 at every point: drops_lossless, nic_rx_drops, retransmits, data_packets, stuck_pause_ports, cct_iterations, busbw_gbps;") {
 		t.Errorf("uniform line %q", line)
 	}
 	for _, c := range r.Charts() {

@@ -85,8 +85,8 @@ func TestReportGrid(t *testing.T) {
 	}
 	// The metrics with one value at every point take one line, no chart: the synthetic
 	// grid leaves them 0 (or fixes them).
-	if want := "0 at every point: drops_lossless, nic_rx_drops, retransmits, data_packets, stuck_pause_ports, cct_p50_usec, cct_max_usec, busbw_gbps; " +
-		"15.73M at every point: bytes_delivered; 15 at every point: msgs_completed."; r.UniformLine() != want {
+	if want := "0 at every point: drops_lossless, nic_rx_drops, retransmits, data_packets, stuck_pause_ports, cct_iterations, cct_p50_usec, cct_max_usec, busbw_gbps; " +
+		"15.73M at every point: bytes_delivered; 15 at every point: msgs_completed; 150 at every point: msgs_completed_lossless; 300 at every point: msgs_completed_lossy."; r.UniformLine() != want {
 		t.Errorf("uniform line %q\nwant         %q", r.UniformLine(), want)
 	}
 	uniform := 0
@@ -123,7 +123,7 @@ func TestReportGrid(t *testing.T) {
 	if len(r.Answers) == 0 || r.Answers[0].Metric != "fct_p99_usec_lossless" || r.Answers[0].Best != "LossyAlpha=0.25, StaticPoolXoffThreshold=200KB" {
 		t.Fatalf("answers %+v", r.Answers)
 	}
-	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.505 ± 0.064; better than every other point beyond the noise."; r.Headline != want {
+	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.505 ± 0.064 (p99 of 150 messages); better than every other point beyond the noise."; r.Headline != want {
 		t.Errorf("headline %q\nwant     %q", r.Headline, want)
 	}
 	// α 0.25 → 0.5 adds 2.5 µs, Xoff 200KB → 400KB adds 20 µs.

@@ -358,3 +358,6 @@ func DecideDir(dir string) (*selection.Decision, *Plan, error) {
 	}
 	return &dec, p, nil
 }
+
+// PointValues are grid point i's swept values, in the order of p.Axes.
+func (p *Plan) PointValues(i int) []Value { return p.points[i].values }

@@ -1,15 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/report"
+	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // cmdReport writes one self-contained HTML page of charts for a results directory
@@ -34,26 +36,27 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	dir := fs.Arg(0)
 	eff, effErr := effectiveConfig(dir)
-	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height, Effective: eff})
+	dec, _, decErr := sweep.DecideDir(dir)
+	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height, Effective: eff, Decision: dec})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if effErr != nil {
 		fmt.Fprintf(stderr, "rocesweep: report: %s: the effective configuration cannot be resolved (%v); the page shows the jobs columns shared by every job instead\n", dir, effErr)
 	}
+	if decErr != nil {
+		fmt.Fprintf(stderr, "rocesweep: report: %s: the study's decision cannot be replayed (%v); the page answers without it\n", dir, decErr)
+	}
 	if *out == "" {
 		*out = filepath.Join(dir, "report.html")
 	}
-	f, err := os.Create(*out)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	err = r.WriteHTML(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	// The page appears only when complete (a temp name, then rename), never through a link.
+	var page bytes.Buffer
+	if err := r.WriteHTML(&page); err != nil {
 		return fmt.Errorf("report: %s: %w", *out, err)
+	}
+	if err := sink.WriteFileAtomic(nil, *out, "", page.Bytes()); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d charts, %d of %d jobs ok)\n", *out, len(r.Charts()), r.OK, r.Rows)
 	if *pngDir != "" {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -93,6 +95,11 @@ type statusReport struct {
 	// Verify is what --verify found beyond the files' checksums (status_verify.go);
 	// nil without --verify. Any problem in it makes Complete false.
 	Verify *verifyReport `json:"verify,omitempty"`
+	// Objective is the study's question (manifest.json). Selection is where a sequential
+	// selection (run --select) stands, or, for a fixed design of 2 or more replicates,
+	// what its results decide; nil when there is nothing to decide.
+	Objective *selection.Objective `json:"objective,omitempty"`
+	Selection *selectionStatus     `json:"selection,omitempty"`
 	// StuckPause lists the jobs whose stuck_pause_ports is above 0 (issue 17): a switch
 	// port stayed paused for more than half the run with its pool at or below Xon, the
 	// trap of switch.md §4.6 condition 3, not congestion.
@@ -184,9 +191,42 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 			if holder, running := sink.ShardWriter(dir, fmt.Sprintf("%dof%d", k, n)); running {
 				s.Writer = cmp.Or(holder, "a process")
 			}
-			s.capAt(s.Planned)
+			if m == nil || m.Select == nil { // a selection's rounds run beyond its first stage
+				s.capAt(s.Planned)
+			}
 			st.Shards = append(st.Shards, s)
 		}
+	}
+	if m != nil {
+		st.Objective = m.Objective
+	}
+	var dec *selection.Decision
+	var selPlan *sweep.Plan
+	if m != nil && (m.Select != nil || m.Objective != nil) {
+		d, p, err := sweep.DecideDir(dir)
+		switch {
+		case err != nil:
+			st.Notes = append(st.Notes, fmt.Sprintf("the study's decision cannot be replayed: %v", err))
+		case d != nil:
+			dec, selPlan = d, p
+			st.Selection = newSelectionStatus(d, p, m.Select != nil)
+		}
+	}
+	if dec != nil && m.Select != nil {
+		// A selection's plan grows by rounds: planned = recorded + the jobs it needs next.
+		for i := range st.Shards {
+			s := &st.Shards[i]
+			var k, n int
+			fmt.Sscanf(s.Shard, "%d/%d", &k, &n)
+			s.Missing = 0
+			for _, nd := range dec.Need {
+				if selPlan.JobFor(nd.Point, nd.Replicate).Index%n == k-1 {
+					s.Missing++
+				}
+			}
+			s.Planned = s.OK + s.Failed + s.Timeout + s.Invalid + s.Missing
+		}
+		st.PlanSize = len(statusOf) + len(dec.Need)
 	}
 	st.Total = shardStatus{Shard: "total", Planned: st.PlanSize}
 	for id, status := range statusOf {
@@ -195,7 +235,7 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 			st.Duplicates++
 		}
 	}
-	if extra := len(statusOf) - st.PlanSize; extra > 0 && st.PlanSize > 0 {
+	if extra := len(statusOf) - st.PlanSize; extra > 0 && st.PlanSize > 0 && st.Selection == nil {
 		st.Notes = append(st.Notes, fmt.Sprintf("the journals hold %d jobs more than the plan's %d (lines not of this plan); counts are capped at the plan", extra, st.PlanSize))
 	}
 	st.Total.capAt(st.PlanSize)
@@ -203,12 +243,78 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 		st.Notes = append(st.Notes, fmt.Sprintf("%d journal lines are damaged; the jobs of their commits count as missing", st.DamagedLines))
 	}
 	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0
+	if dec != nil && m.Select != nil && dec.State == selection.Running {
+		st.Complete = false // the selection goes on: run --resume
+	}
 	if verify {
 		st.Verify = verifyDir(dir, st, checks)
 		st.Complete = st.Complete && st.Verify.problems() == 0
 	}
 	st.StuckPause = stuckPauseJobs(dir)
 	return st, nil
+}
+
+// selectionStatus is the --json form of a decision (selection.Decision), each point
+// named by its swept values.
+type selectionStatus struct {
+	// Sequential is true for a selection (run --select), false for a fixed design's
+	// replicates read as a first stage.
+	Sequential bool   `json:"sequential"`
+	State      string `json:"state"` // running, decided, budget, infeasible
+	Why        string `json:"why"`
+	Round      int    `json:"round"` // rounds after the first stage
+	// Best is the selected point (decided), or the best so far; nil when none.
+	Best       *pointStatus   `json:"best"`
+	Survivors  []pointStatus  `json:"survivors"`
+	Eliminated []eliminatedPt `json:"eliminated"`
+	Jobs       int            `json:"jobs"`       // jobs the procedure used
+	NeedJobs   int            `json:"need_jobs"`  // jobs it waits for (state running)
+	FixedJobs  int            `json:"fixed_jobs"` // jobs a fixed design of equal confidence would run
+	Confidence float64        `json:"confidence"`
+	// Indifference is in the objective metric's unit (Unit); resolved from a percent
+	// when the objective states one.
+	Indifference float64 `json:"indifference"`
+	Unit         string  `json:"unit,omitempty"`
+}
+
+type pointStatus struct {
+	Label      string            `json:"label"`
+	Values     map[string]string `json:"values"` // jobs column → value as the spec writes it
+	Mean       *float64          `json:"mean"`   // the objective over the replicates used
+	Replicates int               `json:"replicates"`
+}
+
+type eliminatedPt struct {
+	pointStatus
+	Round  int    `json:"round"` // 0: right after the first stage
+	Reason string `json:"reason"`
+}
+
+func newSelectionStatus(d *selection.Decision, p *sweep.Plan, sequential bool) *selectionStatus {
+	point := func(i int) pointStatus {
+		ps := pointStatus{Label: d.Labels[i], Values: map[string]string{}, Replicates: d.Used[i]}
+		for k, v := range p.PointValues(i) {
+			ps.Values[p.Axes[k].Column] = v.Text
+		}
+		if m := d.Means[i]; !math.IsNaN(m) && !math.IsInf(m, 0) && d.Used[i] > 0 {
+			ps.Mean = &m
+		}
+		return ps
+	}
+	ss := &selectionStatus{Sequential: sequential, State: string(d.State), Why: d.Why, Round: d.Round, Jobs: d.Jobs,
+		NeedJobs: len(d.Need), FixedJobs: d.FixedJobs, Confidence: d.Confidence, Indifference: d.Delta,
+		Unit: sweep.MetricUnit(p.Spec.Objective.Metric), Survivors: []pointStatus{}, Eliminated: []eliminatedPt{}}
+	if d.Best >= 0 {
+		b := point(d.Best)
+		ss.Best = &b
+	}
+	for _, i := range d.Survivors {
+		ss.Survivors = append(ss.Survivors, point(i))
+	}
+	for _, e := range d.Eliminated {
+		ss.Eliminated = append(ss.Eliminated, eliminatedPt{pointStatus: point(e.Point), Round: e.Round, Reason: e.Reason})
+	}
+	return ss
 }
 
 // stuckPauseJobs returns the ids of the jobs whose stuck_pause_ports is above 0, read
@@ -314,6 +420,18 @@ func printStatus(w io.Writer, st *statusReport) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n", s.Shard, s.Planned, s.OK, s.Failed, s.Timeout, s.Invalid, s.Missing, updated)
 	}
 	tw.Flush()
+	if sel := st.Selection; sel != nil && sel.Sequential {
+		line := fmt.Sprintf("selection %s after round %d, %s used (a fixed design of equal confidence: %s): %s", sel.State, sel.Round,
+			plural(sel.Jobs, "job"), plural(sel.FixedJobs, "job"), sel.Why)
+		if sel.Best != nil {
+			what := "best so far"
+			if sel.State == string(selection.Decided) {
+				what = "selected"
+			}
+			line += fmt.Sprintf("; %s: %s", what, sel.Best.Label)
+		}
+		fmt.Fprintln(w, line)
+	}
 	for _, n := range st.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

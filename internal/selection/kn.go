@@ -451,7 +451,7 @@ func (r *replay) screen(stage int) {
 			}
 		}
 		if by >= 0 {
-			r.leave(i, stage, "worse than "+r.name(by)+" by more than the indifference", by)
+			r.leave(i, stage, "worse than "+r.name(by)+" beyond the noise of their paired differences", by)
 		}
 	}
 }

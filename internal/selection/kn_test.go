@@ -121,7 +121,7 @@ func TestHandWorked(t *testing.T) {
 			pts:  points(a[:3], b[:3], c),
 			want: Decision{State: Running, Why: "waiting for 2 jobs of round 1", Stage: 3, Round: 0, Best: 0,
 				Survivors:  []int{0, 1},
-				Eliminated: []Elimination{{Point: 2, Round: 0, Reason: "worse than A by more than the indifference", By: 0}},
+				Eliminated: []Elimination{{Point: 2, Round: 0, Reason: "worse than A beyond the noise of their paired differences", By: 0}},
 				Need:       []Need{{0, 3}, {1, 3}}, Jobs: 9, Delta: 2, Confidence: 0.95, H2: 38, FixedJobs: 30,
 				Means: []float64{11, 13, 21}, Used: []int{3, 3, 3}, Feasible: []int{1, 1, 1}, Labels: labels},
 		},
@@ -130,7 +130,7 @@ func TestHandWorked(t *testing.T) {
 			pts:  points(a[:3], b, c),
 			want: Decision{State: Running, Why: "waiting for 1 job of round 1", Stage: 3, Round: 0, Best: 0,
 				Survivors:  []int{0, 1},
-				Eliminated: []Elimination{{Point: 2, Round: 0, Reason: "worse than A by more than the indifference", By: 0}},
+				Eliminated: []Elimination{{Point: 2, Round: 0, Reason: "worse than A beyond the noise of their paired differences", By: 0}},
 				Need:       []Need{{0, 3}}, Jobs: 9, Delta: 2, Confidence: 0.95, H2: 38, FixedJobs: 30,
 				Means: []float64{11, 13, 21}, Used: []int{3, 3, 3}, Feasible: []int{1, 1, 1}, Labels: labels},
 		},
@@ -140,8 +140,8 @@ func TestHandWorked(t *testing.T) {
 			want: Decision{State: Decided, Why: "one point survived", Stage: 4, Round: 1, Best: 0,
 				Survivors: []int{0},
 				Eliminated: []Elimination{
-					{Point: 2, Round: 0, Reason: "worse than A by more than the indifference", By: 0},
-					{Point: 1, Round: 1, Reason: "worse than A by more than the indifference", By: 0},
+					{Point: 2, Round: 0, Reason: "worse than A beyond the noise of their paired differences", By: 0},
+					{Point: 1, Round: 1, Reason: "worse than A beyond the noise of their paired differences", By: 0},
 				},
 				Need: []Need{}, Jobs: 11, Delta: 2, Confidence: 0.95, H2: 38, FixedJobs: 30,
 				Means: []float64{11, 13, 21}, Used: []int{4, 4, 3}, Feasible: []int{1, 1, 1}, Labels: labels},
@@ -152,8 +152,8 @@ func TestHandWorked(t *testing.T) {
 			want: Decision{State: Decided, Why: "one point survived", Stage: 4, Round: 1, Best: 0,
 				Survivors: []int{0},
 				Eliminated: []Elimination{
-					{Point: 2, Round: 0, Reason: "worse than A by more than the indifference", By: 0},
-					{Point: 1, Round: 1, Reason: "worse than A by more than the indifference", By: 0},
+					{Point: 2, Round: 0, Reason: "worse than A beyond the noise of their paired differences", By: 0},
+					{Point: 1, Round: 1, Reason: "worse than A beyond the noise of their paired differences", By: 0},
 				},
 				Need: []Need{}, Jobs: 11, Delta: 2, Confidence: 0.95, H2: 38, FixedJobs: 30,
 				Means: []float64{-11, -13, -21}, Used: []int{4, 4, 3}, Feasible: []int{1, 1, 1}, Labels: labels},
@@ -166,8 +166,8 @@ func TestHandWorked(t *testing.T) {
 			want: Decision{State: Decided, Why: "one point survived", Stage: 4, Round: 1, Best: 0,
 				Survivors: []int{0},
 				Eliminated: []Elimination{
-					{Point: 2, Round: 0, Reason: "worse than A by more than the indifference", By: 0},
-					{Point: 1, Round: 1, Reason: "worse than A by more than the indifference", By: 0},
+					{Point: 2, Round: 0, Reason: "worse than A beyond the noise of their paired differences", By: 0},
+					{Point: 1, Round: 1, Reason: "worse than A beyond the noise of their paired differences", By: 0},
 				},
 				Need: []Need{}, Jobs: 11, Delta: 2, Confidence: 0.95, H2: 38, FixedJobs: 30,
 				Means: []float64{11, 13, 21}, Used: []int{4, 4, 3}, Feasible: []int{1, 1, 1}, Labels: labels},
@@ -219,7 +219,7 @@ func TestStopsAtNPlusOne(t *testing.T) {
 	b[8] = 7.01
 	d = Decide(Problem{Goal: Min, Delta: 1, Config: cfg, Points: points(a, b)})
 	if d.State != Decided || d.Best != 0 || d.Stage != 9 ||
-		!reflect.DeepEqual(d.Eliminated, []Elimination{{Point: 1, Round: 4, Reason: "worse than A by more than the indifference", By: 0}}) {
+		!reflect.DeepEqual(d.Eliminated, []Elimination{{Point: 1, Round: 4, Reason: "worse than A beyond the noise of their paired differences", By: 0}}) {
 		t.Errorf("0.01 at r = 9: %+v", d)
 	}
 }
@@ -328,7 +328,7 @@ func TestFeasibility(t *testing.T) {
 		d := Decide(p)
 		want := []Elimination{
 			{Point: 0, Round: 0, Reason: "infeasible: drops_lossless == 0", By: -1},
-			{Point: 2, Round: 0, Reason: "worse than B by more than the indifference", By: 1},
+			{Point: 2, Round: 0, Reason: "worse than B beyond the noise of their paired differences", By: 1},
 		}
 		if d.State != Decided || d.Best != 1 || !reflect.DeepEqual(d.Eliminated, want) ||
 			!reflect.DeepEqual(d.Feasible, []int{-1, 1, 1}) {
@@ -431,7 +431,7 @@ func TestFailedAndNull(t *testing.T) {
 	wantElim := []Elimination{
 		{Point: 1, Round: 0, Reason: "failed: timeout after 30s", By: -1},
 		{Point: 3, Round: 0, Reason: "no value of fct_p99_usec", By: -1},
-		{Point: 2, Round: 0, Reason: "worse than A by more than the indifference", By: 0},
+		{Point: 2, Round: 0, Reason: "worse than A beyond the noise of their paired differences", By: 0},
 	}
 	// A and C differ by exactly 2 in every replicate: S² = 0, N = 0, FixedJobs = 2 × 5.
 	if d.State != Decided || d.Best != 0 || !reflect.DeepEqual(d.Eliminated, wantElim) || d.FixedJobs != 10 ||

@@ -228,7 +228,7 @@ type Elimination struct {
 	// Round it left in: 0 right after the first stage, t after the first stage plus t
 	// more replicates.
 	Round  int
-	Reason string // "worse than LossyAlpha=0.5, StaticPoolXoffThreshold=300KB by more than the indifference", "infeasible: drops_lossless == 0", "failed: ..."
+	Reason string // "worse than LossyAlpha=0.5, StaticPoolXoffThreshold=300KB beyond the noise of their paired differences", "infeasible: drops_lossless == 0", "failed: ..."
 	By     int    // the point that eliminated it by screening; -1 for other reasons
 }
 
