@@ -42,7 +42,8 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 		return fmt.Errorf("metric %s: not a numeric column of %s/jobs", metric, dir)
 	}
 	status := jobs.Col("status")
-	ok := func(r int) bool { return status == nil || status.Text(r) == "ok" }
+	inStage := firstStage(m, jobs) // a selection's table compares its first stage
+	ok := func(r int) bool { return (status == nil || status.Text(r) == "ok") && inStage(r) }
 	all := make([]bool, jobs.Rows)
 	for r := range all {
 		all[r] = ok(r)

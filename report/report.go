@@ -228,10 +228,11 @@ func Build(dir string, opts Options) (*Report, error) {
 	ok := make([]bool, jobs.Rows)
 	groups := axisGroups(m, jobs)
 	axisCols := results.Axes(m, jobs)
+	inStage := firstStage(m, jobs)
 	for i := 0; i < jobs.Rows; i++ {
-		ok[i] = status.Text(i) == "ok"
-		if ok[i] {
+		if status.Text(i) == "ok" {
 			r.OK++
+			ok[i] = inStage(i)
 			continue
 		}
 		f := Failure{JobID: ids.Str[i], Status: status.Text(i), Params: params(jobs, axisCols, i)}
@@ -273,6 +274,10 @@ func Build(dir string, opts Options) (*Report, error) {
 	st := newStudy(jobs, ok, axes)
 	r.Replicates = st.reps
 	r.Perf = perfRows(jobs, ok)
+	if m.Select != nil && r.OK > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("A sequential selection: the answers and charts below compare every point over the first stage, its first %d replicates, paired replicate by replicate; "+
+			"the decision above also used the later rounds of the points that stayed in contention.", m.Select.Initial))
+	}
 	obj := m.Objective
 	if obj != nil {
 		r.Objective = objectiveText(obj, opts.Decision)
@@ -463,6 +468,19 @@ func deterministic(st *study) bool {
 		}
 	}
 	return seen
+}
+
+// firstStage reports, for a sequential selection (manifest Select), whether a jobs row is
+// of its first stage (replicate < select.initial): every point has those replicates, so
+// comparisons over them are paired and equal in count, whereas the later rounds ran only
+// for the points still in contention. Every row is, for a fixed design.
+func firstStage(m *results.Manifest, jobs *results.Table) func(row int) bool {
+	rc := jobs.Col("replicate")
+	if m == nil || m.Select == nil || rc == nil || rc.IsString() {
+		return func(int) bool { return true }
+	}
+	n := float64(m.Select.Initial)
+	return func(row int) bool { return !rc.Null[row] && rc.Num[row] < n }
 }
 
 // params formats the swept values of row i: "switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=700KB".

@@ -692,7 +692,7 @@ func TestQuickstartAgain(t *testing.T) {
 		t.Fatalf("first run: exit %d, %d jobs:\n%s", code, jobs, out)
 	}
 	code, out, errs, jobs := runMain(t, "run", "-o", dir)
-	if code != 0 || jobs != 0 || !strings.Contains(out, "drops_lossy: one replicate") || !strings.Contains(out, "12 already done") ||
+	if code != 0 || jobs != 0 || !strings.Contains(out, "fct_p99_usec_lossless (µs); one replicate") || !strings.Contains(out, "12 already done") ||
 		!strings.Contains(errs, "holds this quickstart's results: finished jobs are not run again") {
 		t.Errorf("quickstart again: exit %d, %d jobs\nstdout:\n%s\nstderr:\n%s", code, jobs, out, errs)
 	}

@@ -235,7 +235,7 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 			st.Duplicates++
 		}
 	}
-	if extra := len(statusOf) - st.PlanSize; extra > 0 && st.PlanSize > 0 && st.Selection == nil {
+	if extra := len(statusOf) - st.PlanSize; extra > 0 && st.PlanSize > 0 && (m == nil || m.Select == nil) {
 		st.Notes = append(st.Notes, fmt.Sprintf("the journals hold %d jobs more than the plan's %d (lines not of this plan); counts are capped at the plan", extra, st.PlanSize))
 	}
 	st.Total.capAt(st.PlanSize)

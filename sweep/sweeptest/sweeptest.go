@@ -18,7 +18,9 @@ import (
 // Job returns a fake sweep.JobFunc that spins for work rounds of integer mixing
 // (checking ctx every 4,096 rounds), then returns rows that depend only on cfg and jobID:
 // 3-7 nd_stats rows, 2 messages, 1 row in each other record table, and a summary whose
-// drops_total is LossyAlpha×1000 + StaticPoolXoffThreshold/1000 + seed mod 7.
+// drops_total is LossyAlpha×1000 + StaticPoolXoffThreshold/1000 + seed mod 7 and whose
+// fct_p99_usec_lossless (the default objective of its specs) is 50 + 10×LossyAlpha +
+// seed mod 7.
 // Special cases by cfg.Name: "fail" returns an error, "panic" panics, "hang" ignores its
 // work and waits for ctx.
 func Job(work int) sweep.JobFunc {
@@ -71,6 +73,7 @@ func Result(cfg config.Config, jobID string, events int64) *stats.Result {
 	return &stats.Result{Rec: rec, Summary: stats.Summary{
 		SimTimeSec: cfg.Duration.Seconds(), Events: events, DropsTotal: drops, DropsLossy: drops,
 		MsgsCompleted: 2, BytesDelivered: 2 * int64(cfg.Workload.MessageSize), FctP99Usec: rng.Float64() * 100,
+		MsgsCompletedLossless: 2, FctP99UsecLossless: 50 + 10*b.LossyAlpha + float64(cfg.Seed%7),
 	}}
 }
 
