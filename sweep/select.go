@@ -87,8 +87,9 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 	sr := &SelectReport{Report: &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*Job]*stats.Summary{}}}
 	resume := o.Resume
 	var last []string // the jobs the previous round asked for
+	var cache results.PartCache
 	for {
-		dec, err := p.Decide(o.Dir)
+		dec, err := p.decide(o.Dir, &cache)
 		if err != nil {
 			return sr, err
 		}
@@ -186,7 +187,13 @@ func (sr *SelectReport) add(r *Report) {
 // where it stands. A directory without a jobs table yet is a selection before its first
 // stage.
 func (p *Plan) Decide(dir string) (selection.Decision, error) {
-	jobs, err := results.ReadTable(dir, "jobs", nil)
+	return p.decide(dir, &results.PartCache{})
+}
+
+// decide is Decide reading through cache (Select keeps one across its rounds: each
+// committed part is read once).
+func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision, error) {
+	jobs, err := cache.ReadTable(dir, "jobs")
 	if errors.Is(err, fs.ErrNotExist) {
 		jobs, err = &results.Table{Name: "jobs"}, nil
 	}
