@@ -24,6 +24,9 @@ func loadPlan(cmd string, args []string, sets []string, quickstart bool) (*sweep
 	if err != nil {
 		return nil, err
 	}
+	if spec.Select != nil {
+		spec.UseSelection() // a selection's plan is its first stage (run --select)
+	}
 	return expandSpec(spec)
 }
 
@@ -86,6 +89,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func planHeadline(p *sweep.Plan) string {
+	if p.Spec.Select != nil {
+		return selectHeadline(p, p.SelectionConfig())
+	}
 	s := fmt.Sprintf("%s: %s = %s x %s", p.Spec.Base.Name, plural(len(p.Jobs), "job"), plural(p.Points, "point"), plural(p.Spec.Replicates, "replicate"))
 	if p.Filtered > 0 {
 		s += fmt.Sprintf(" (%d points removed by constraints)", p.Filtered)

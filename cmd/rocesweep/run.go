@@ -78,6 +78,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	} else if *wait {
 		return usagef("run: --wait goes with --select")
+	} else {
+		spec.Select = nil // --select=false: the fixed design of replicates
 	}
 	p, err := expandSpec(spec)
 	if err != nil {

@@ -87,10 +87,13 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fl.Changed("select") {
 		selecting = *selectFlag
 	}
+	noSelect := !selecting && spec.Select != nil
 	if selecting {
 		if w := spec.UseSelection(); w != "" {
 			fmt.Fprintf(stderr, "rocesweep: %s\n", w)
 		}
+	} else {
+		spec.Select = nil
 	}
 	p, err := expandSpec(spec)
 	if err != nil {
@@ -140,7 +143,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	script := filepath.Join(slurmDir, slurmScriptName)
 	text := slurmScript(slurmParams{
 		Name: p.Spec.Base.Name, Jobs: len(p.Jobs), N: n, Exe: exe, Spec: specCopy, SpecFrom: p.Spec.File, Dir: dir, Cwd: cwd,
-		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: !selecting && spec.Select != nil,
+		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: noSelect,
 		Written: time.Now().UTC(),
 	})
 	if err := sink.WriteFileAtomic(nil, script, "", []byte(text)); err != nil {
