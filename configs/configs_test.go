@@ -1,6 +1,7 @@
 // Package configs_test checks the study library: every spec in configs/ and
-// configs/bench/ parses, plans to the size its comment states, and every job passes the
-// rules that stop a simulation before it starts (config.Validate and fabric.Validate).
+// configs/bench/ parses, states its objective, plans to the size its comment states (a
+// selection's plan is its first stage), and every job passes the rules that stop a
+// simulation before it starts (config.Validate and fabric.Validate).
 package configs_test
 
 import (
@@ -9,20 +10,24 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/fabric"
+	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// planSize is the number of jobs each library spec is documented to expand to; a spec
-// not listed here only has to parse and validate (quickstart.yaml belongs to the sweep).
+// planSize is the number of jobs each library spec is documented to expand to (a
+// selection: its first stage); a spec not listed here only has to parse and validate.
 var planSize = map[string]int{
-	"lossyalpha-xoff.yaml":              126, // 7 alpha x 6 Xoff x 3 replicates
+	"quickstart.yaml":                   60,  // 4 alpha x 3 Xoff x 5 first-stage replicates
+	"lossyalpha-xoff.yaml":              175, // 7 alpha x 5 Xoff x 5
 	"ci.yaml":                           6,
-	"headroom.yaml":                     60,
+	"headroom.yaml":                     30, // 6 headroom x 5 delays, deterministic
 	"headroom-per-tier.yaml":            10, // 2 cable lengths x 5 headroom limits
-	"ai-allreduce.yaml":                 12, // 4 rack LossyAlpha x 3 spine Xoff
+	"ai-allreduce.yaml":                 60, // 4 rack LossyAlpha x 3 spine Xoff x 5
 	"pcie-gen3.yaml":                    9,
-	"dcqcn.yaml":                        18,
+	"dcqcn.yaml":                        90, // 3 x 2 x 3 x 5
 	"bench/star-incast.yaml":            1,
 	"bench/leaf-spine-permutation.yaml": 1,
 	"bench/fat-tree-load.yaml":          1,
@@ -44,6 +49,12 @@ func TestLibrarySpecsPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if s.Objective.Default != "" {
+				t.Errorf("states no objective (the default would be %s, %s)", s.Objective.Metric, s.Objective.Default)
+			}
+			if s.Select != nil {
+				s.UseSelection()
+			}
 			p, err := sweep.Expand(s, fabric.Validate)
 			if err != nil {
 				t.Fatal(err)
@@ -63,9 +74,11 @@ func TestLibrarySpecsPlan(t *testing.T) {
 	}
 }
 
-// The quickstart sweep shares pool 0 between a lossless and a lossy class (explain warns,
-// sizing condition 3), but its pauses lift: no job of it reports a stuck pause.
-func TestQuickstartHasNoStuckPause(t *testing.T) {
+// The quickstart shares pool 1 between a lossless and a lossy class (sizing condition 3)
+// to show its trap: some points hold lossless senders paused with an empty buffer
+// (stuck_pause_ports), so not every lossless message completes; the selection rules them
+// out by its subject_to, and the point it selects has no stuck pause.
+func TestQuickstartDecidesAroundTheTrap(t *testing.T) {
 	data, err := os.ReadFile("quickstart.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -74,22 +87,36 @@ func TestQuickstartHasNoStuckPause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.UseSelection()
 	p, err := sweep.Expand(s, fabric.Validate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pauses int64
-	for _, j := range p.Jobs {
-		res, err := fabric.Run(context.Background(), j.Config, fabric.Options{JobID: j.ID})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := res.Summary.StuckPausePorts; n != 0 {
-			t.Errorf("%s: stuck_pause_ports %d, want 0", p.Label(j), n)
-		}
-		pauses += res.Summary.PfcPauseTx
+	var stuck, best int64 = 0, -1
+	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		return fabric.Run(ctx, cfg, fabric.Options{JobID: id})
 	}
-	if pauses == 0 {
-		t.Error("no job of the quickstart pauses: the check above proves nothing")
+	sr, err := sweep.Select(context.Background(), p, job, sweep.Options{Dir: filepath.Join(t.TempDir(), "qs"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sr.Decision
+	if d.State != selection.Decided {
+		t.Fatalf("quickstart: %s (%s), want decided", d.State, d.Why)
+	}
+	for j, sum := range sr.Summaries {
+		stuck += sum.StuckPausePorts
+		if j.Point == d.Best {
+			best = max(best, sum.StuckPausePorts)
+			if sum.MsgsCompletedLossless != 120 || sum.DropsLossless != 0 {
+				t.Errorf("%s: %d lossless messages completed, %d dropped; want 120, 0", p.Label(j), sum.MsgsCompletedLossless, sum.DropsLossless)
+			}
+		}
+	}
+	if stuck == 0 {
+		t.Error("no job of the quickstart has a stuck pause: it no longer shows the trap its comment describes")
+	}
+	if best != 0 {
+		t.Errorf("the selected point %s has stuck pauses (%d)", d.Labels[d.Best], best)
 	}
 }

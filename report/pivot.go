@@ -148,7 +148,7 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 // neighbours, when there are several points and replicates to pair.
 func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric string, lower bool) error {
 	st := newStudy(jobs, ok, axes)
-	if len(st.points) < 2 || st.reps < 2 {
+	if len(st.points) < 2 {
 		return nil
 	}
 	a := st.answer(metric, lower, nil)
@@ -156,6 +156,15 @@ func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric 
 		return nil
 	}
 	line := fmt.Sprintf("  %s: %s, %s", map[bool]string{true: "lowest", false: "highest"}[lower], a.Best, a.Value)
+	if st.reps < 2 {
+		// One replicate: the best value is all there is; no interval, no paired difference.
+		line += " (" + oneRep + ")"
+		if a.Equal > 0 {
+			line += fmt.Sprintf(", as are %d other points", a.Equal)
+		}
+		_, err := fmt.Fprintln(w, line)
+		return err
+	}
 	if a.Equal > 0 {
 		line += fmt.Sprintf(" (as are %d other points)", a.Equal)
 	}
