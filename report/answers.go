@@ -389,7 +389,7 @@ func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, he
 	}
 	switch {
 	case st.reps < 2:
-		r.AnswerNote += "One replicate per point: no intervals, so no answer can be told from noise; run with replicates: 3 or more. "
+		r.AnswerNote += "One replicate per point: no intervals. If the jobs draw random numbers that depend on the replicate (start jitter, clock tolerance, transmit jitter, a load or permutation workload), no answer can be told from noise: run a selection (run --select) or 3 or more replicates; if they draw none, the study is deterministic and one replicate is its answer. "
 	default:
 		r.AnswerNote += fmt.Sprintf("Values are means over %d replicates ± the 95%% confidence interval (Student t, %d degrees of freedom). "+
 			"Replicate r of every point draws the same random numbers, so differences between points are paired replicate by replicate and get their own, narrower intervals. ",

@@ -292,7 +292,7 @@ func Build(dir string, opts Options) (*Report, error) {
 			r.Decision, r.Headline = decisionView(opts.Decision, m, st, dir)
 		}
 		var feasible []bool
-		if obj != nil && len(obj.SubjectTo) > 0 && opts.Decision == nil {
+		if obj != nil && len(obj.SubjectTo) > 0 {
 			if feasible, err = feasibleEverywhere(st, obj.SubjectTo); err != nil {
 				r.Notes = append(r.Notes, fmt.Sprintf("The objective's constraint cannot be checked on these results (%v): the answers are over every point.", err))
 				feasible = nil

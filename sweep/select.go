@@ -95,6 +95,9 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 		}
 		sr.Decision = dec
 		if dec.State != selection.Running {
+			if sr.Rounds == 0 { // decided by what an earlier session committed
+				sr.Selected, sr.Skipped = dec.Jobs, dec.Jobs
+			}
 			return sr, nil
 		}
 		var need []*Job

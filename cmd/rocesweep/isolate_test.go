@@ -99,14 +99,17 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := strings.Replace(string(qs), "switch.LossyAlpha: [0.25, 1, 4, 16]", "switch.LossyAlpha: [1, 16]", 1)
-	text = strings.Replace(text, "switch.StaticPoolXoffThreshold: [100KB, 300KB, 700KB]", "switch.StaticPoolXoffThreshold: [700KB]", 1)
-	spec := writeSpec(t, text) // 2 jobs
+	text = strings.Replace(text, "switch.StaticPoolXoffThreshold: [100KB, 200KB, 400KB]", "switch.StaticPoolXoffThreshold: [400KB]", 1)
+	if text == string(qs) {
+		t.Fatal("the quickstart's grid has changed: update this test's edits")
+	}
+	spec := writeSpec(t, text) // 2 jobs (--select=false, one replicate)
 	tables := map[string][]string{}
 	for _, iso := range []string{"true", "false"} {
 		dir := filepath.Join(t.TempDir(), "out")
 		// -j 1 isolated: one worker runs both jobs, the second after the first.
 		j := map[string]string{"true": "1", "false": "2"}[iso]
-		out, err := realChild("run", spec, "-o", dir, "-j", j, "--set", "report_interval=250ns", "--isolate="+iso).CombinedOutput()
+		out, err := realChild("run", spec, "-o", dir, "-j", j, "--select=false", "--set", "duration=250us", "--set", "report_interval=250ns", "--isolate="+iso).CombinedOutput()
 		if err != nil {
 			t.Fatalf("--isolate=%s: %v\n%s", iso, err, out)
 		}

@@ -425,7 +425,8 @@ func TestRunQuickstartDefault(t *testing.T) {
 	defer os.Chdir(wd)
 	os.Chdir(t.TempDir())
 	code, out, stderr, jobs := runMain(t, "run", "-j", "2")
-	if code != 0 || jobs != 12 {
+	if code != 0 || jobs != 60 { // a selection: 12 points x 5 first-stage replicates
+
 		t.Fatalf("exit %d, %d jobs:\n%s\n%s", code, jobs, out, stderr)
 	}
 	if _, err := os.Stat(filepath.Join("results", "quickstart", "manifest.json")); err != nil {
@@ -476,8 +477,8 @@ func readGeneric(t *testing.T, dir, table string) []map[string]string {
 	return out
 }
 
-// The shipped quickstart with the real simulation: 12 jobs that show the trade-off, and
-// the same jobs rows with -j 1 and -j 8 (wall-clock columns aside).
+// The shipped quickstart with the real simulation: a selection whose first stage (60 jobs)
+// decides, the same jobs rows and decision with -j 1 and -j 8 (wall-clock columns aside).
 func TestQuickstartRealSimulationDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 24 simulations")
@@ -504,8 +505,8 @@ func TestQuickstartRealSimulationDeterministic(t *testing.T) {
 		}
 		sort.Strings(lines)
 		rows[j] = lines
-		if len(lines) != 12 || drops == 0 {
-			t.Errorf("-j %s: %d jobs rows, %d with drops; want 12, some with drops", j, len(lines), drops)
+		if len(lines) != 60 || drops == 0 || !strings.Contains(out.String(), "selected: LossyAlpha=0.25, StaticPoolXoffThreshold=200KB") {
+			t.Errorf("-j %s: %d jobs rows, %d with drops; want 60, some with drops, and the decision:\n%s", j, len(lines), drops, out.String())
 		}
 	}
 	if strings.Join(rows["1"], "\n") != strings.Join(rows["8"], "\n") {
@@ -565,7 +566,7 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 	}
 	env := []string{childEnv + "=1", "ROCESWEEP_TEST_REAL=1"}
 	spec := filepath.Join("..", "..", "configs", "quickstart.yaml")
-	base := []string{"run", spec, "-j", "2", "--set", "replicates=15"} // 180 jobs
+	base := []string{"run", spec, "-j", "2", "--select=false", "--set", "replicates=15"} // 180 jobs
 	ref := filepath.Join(t.TempDir(), "ref")
 	cmd := exec.Command(os.Args[0], append(base, "-o", ref)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -688,11 +689,11 @@ func TestClosedOutputDoesNotKillTheSweep(t *testing.T) {
 func TestQuickstartAgain(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "qs")
 	code, out, _, jobs := runMain(t, "run", "-o", dir)
-	if code != 0 || jobs != 12 || !strings.Contains(out, "next: rocesweep report "+dir+" ") {
+	if code != 0 || jobs != 60 || !strings.Contains(out, "next: rocesweep report "+dir+" ") {
 		t.Fatalf("first run: exit %d, %d jobs:\n%s", code, jobs, out)
 	}
 	code, out, errs, jobs := runMain(t, "run", "-o", dir)
-	if code != 0 || jobs != 0 || !strings.Contains(out, "fct_p99_usec_lossless (µs); one replicate") || !strings.Contains(out, "12 already done") ||
+	if code != 0 || jobs != 0 || !strings.Contains(out, "fct_p99_usec_lossless (µs): mean ± 95% CI over 5 replicates") || !strings.Contains(out, "60 already done") ||
 		!strings.Contains(errs, "holds this quickstart's results: finished jobs are not run again") {
 		t.Errorf("quickstart again: exit %d, %d jobs\nstdout:\n%s\nstderr:\n%s", code, jobs, out, errs)
 	}
