@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -38,6 +39,9 @@ type Options struct {
 	Workers       int           // parallel jobs; default runtime.NumCPU()
 	FailFast      bool          // stop taking jobs after the first failed or timed-out job
 	MaxWallPerJob time.Duration // a job running longer is abandoned with status timeout; 0 = no limit
+	// MaxDiskPerJob bounds the bytes of a job's rows held on disk while it runs (its
+	// spill file): a job over it fails with the reason; 0 = no bound.
+	MaxDiskPerJob int64
 	Shard         Shard
 	// Jobs, when not nil, are the jobs to run instead of the plan's (still split by
 	// Shard): a selection's round (JobFor makes jobs beyond the plan). The manifest
@@ -274,6 +278,9 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		rep.recount(w.Done(), append(append([]*Job(nil), todo...), invalid...))
 		return rep, sinkErr
 	}
+	if r.resource != nil {
+		return rep, r.resource
+	}
 	switch r.reason {
 	case "interrupted":
 		return rep, fmt.Errorf("interrupted: %d jobs recorded, %d not run, %d abandoned; the journal is consistent, run again with --resume", rep.OK+rep.Failed+rep.Timeout+rep.Invalid, rep.NotRun, rep.Abandoned)
@@ -281,6 +288,17 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		return rep, fmt.Errorf("stopped by --fail-fast after a job failed: %s", strings.Join(rep.Errors, "; "))
 	}
 	return rep, nil
+}
+
+// statusResource is the outcome of a job that could not write its rows because the
+// machine lacks a resource (resourceError); it is never recorded.
+const statusResource = "resource"
+
+// resourceError reports whether err is the machine lacking a resource a job's rows need:
+// disk space or quota, inodes (ENOSPC too), open files. Such a job did not fail: it is
+// run again once the resource is there.
+func resourceError(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
 }
 
 // InvalidError lists the invalid grid points, one line each.
@@ -306,9 +324,10 @@ type runner struct {
 	abortCancel context.CancelFunc
 	workers     workerPool // idle worker processes (Options.Isolate)
 
-	mu     sync.Mutex
-	stop   chan struct{}
-	reason string
+	mu       sync.Mutex
+	stop     chan struct{}
+	reason   string
+	resource error // a job could not write its rows for want of disk, inodes or files
 }
 
 func (r *runner) halt(reason string) {
@@ -361,7 +380,7 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 		res *stats.Result
 		err error
 	}
-	sp := &spill{path: spillPath(r.o.Dir, r.o.Shard, j)}
+	sp := &spill{path: spillPath(r.o.Dir, r.o.Shard, j), maxBytes: r.o.MaxDiskPerJob}
 	ch := make(chan ret, 1) // buffered: an abandoned job can still finish and exit
 	begin := time.Now()
 	go func() {
@@ -385,6 +404,9 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; abandoned", r.o.MaxWallPerJob)}, true
 	case x.err != nil:
 		sp.discard()
+		if resourceError(x.err) {
+			return outcome{job: j, status: statusResource, err: x.err.Error()}, true
+		}
 		return outcome{job: j, status: "failed", err: x.err.Error()}, true
 	case x.res.Rec == nil:
 		sp.discard()
@@ -392,7 +414,11 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 	}
 	path, err := sp.close()
 	if err != nil {
-		return outcome{job: j, status: "failed", err: err.Error()}, true
+		status := "failed"
+		if resourceError(err) {
+			status = statusResource
+		}
+		return outcome{job: j, status: status, err: err.Error()}, true
 	}
 	setWall(&x.res.Summary, wall)
 	// The job's devices are garbage now: collect them before the sink encodes its rows.
@@ -458,6 +484,19 @@ func (r *runner) sinkLoop(results <-chan outcome, done chan<- error) {
 }
 
 func (r *runner) record(o outcome) error {
+	if o.status == statusResource {
+		// The machine, not the job: nothing is recorded, the sweep stops with the jobs
+		// finished so far committed, and --resume runs this one again.
+		r.mu.Lock()
+		r.rep.Lost++
+		if r.resource == nil {
+			r.resource = fmt.Errorf("%s: %s; the jobs finished before it are committed: free the resource and run again with --resume", r.plan.Label(o.job), firstLine(o.err))
+		}
+		r.mu.Unlock()
+		r.halt("results")
+		r.prog.render(true)
+		return nil
+	}
 	var sum *stats.Summary
 	if o.status == "ok" {
 		if o.spill != "" {

@@ -371,3 +371,20 @@ func DecideDir(dir string) (*selection.Decision, *Plan, error) {
 
 // PointValues are grid point i's swept values, in the order of p.Axes.
 func (p *Plan) PointValues(i int) []Value { return p.points[i].values }
+
+// MarkInvalid makes every job of grid point `point` invalid with err, for a rule the
+// planner cannot check itself (run refuses a point estimated above its memory or disk
+// budget): Run then refuses the plan, or records the point's jobs as invalid with
+// --skip-invalid.
+func (p *Plan) MarkInvalid(point int, err error) {
+	pp := &p.points[point]
+	pp.invalid = err
+	for r := 0; r < p.Spec.Replicates; r++ {
+		p.Jobs[pp.first+r].Invalid = err
+	}
+	for key, j := range p.extra {
+		if key[0] == point {
+			j.Invalid = err
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -52,19 +53,54 @@ func spillPath(dir string, sh Shard, j *Job) string {
 // on a job's footprint.
 const spillBuffer = 64 << 10
 
+// openSpill opens a spill file (sink.OpenFile: never through a link); the fault tests
+// replace it to fail as a full disk or an exhausted file table does.
+var openSpill = sink.OpenFile
+
 // errAbandoned is what a job that goes on after it was abandoned gets from its spill.
 var errAbandoned = errors.New("the job was abandoned")
 
 // spill is one job's spill file, created at the first batch. It is safe for concurrent
 // use: a job abandoned by its deadline may still emit while the runner discards it.
+//
+// Every error of the spill is final: the first one is kept (err) and returned by every
+// later write and by close, so a job whose rows could not all be written can never be
+// recorded ok. maxBytes bounds the file (--max-disk-per-job; 0 = no bound).
 type spill struct {
-	mu   sync.Mutex
-	path string
-	f    *os.File
-	bw   *bufio.Writer
-	enc  *gob.Encoder
-	done bool
-	rows int64
+	mu       sync.Mutex
+	path     string
+	maxBytes int64
+	f        *os.File
+	cw       *countingWriter
+	bw       *bufio.Writer
+	enc      *gob.Encoder
+	done     bool
+	rows     int64
+	err      error
+}
+
+// countingWriter counts the bytes written through it and refuses to go past max.
+type countingWriter struct {
+	w   io.Writer
+	n   int64
+	max int64 // 0: no bound
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.max > 0 && c.n+int64(len(p)) > c.max {
+		return 0, &DiskBudgetError{Max: c.max}
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// DiskBudgetError is a job whose rows outgrew its disk budget (--max-disk-per-job): the
+// job fails with this reason.
+type DiskBudgetError struct{ Max int64 }
+
+func (e *DiskBudgetError) Error() string {
+	return fmt.Sprintf("the job's rows outgrew its disk budget of %s (--max-disk-per-job): lower its report intervals, duration or traffic, or raise the budget", config.FormatBytes(config.Bytes(e.Max)))
 }
 
 func (s *spill) write(b stats.Batch) error {
@@ -73,9 +109,17 @@ func (s *spill) write(b stats.Batch) error {
 	if s.done {
 		return errAbandoned
 	}
+	if s.err != nil {
+		return s.err
+	}
 	if b.Rows() == 0 {
 		return nil
 	}
+	s.err = s.writeLocked(b)
+	return s.err
+}
+
+func (s *spill) writeLocked(b stats.Batch) error {
 	if s.f == nil {
 		// Never through a link (docs/results.md §9): neither a spill folder nor a spill
 		// file that is one.
@@ -86,15 +130,20 @@ func (s *spill) write(b stats.Batch) error {
 		if err := sink.CheckNotLink(dir); err != nil {
 			return err
 		}
-		f, err := sink.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, err := openSpill(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
-			return err
+			return fmt.Errorf("spill %s: %w", s.path, err)
 		}
-		s.f, s.bw = f, bufio.NewWriterSize(f, spillBuffer)
+		s.f, s.cw = f, &countingWriter{w: f, max: s.maxBytes}
+		s.bw = bufio.NewWriterSize(s.cw, spillBuffer)
 		s.enc = gob.NewEncoder(s.bw)
 	}
 	s.rows += int64(b.Rows())
 	if err := s.enc.Encode(&b); err != nil {
+		var be *DiskBudgetError
+		if errors.As(err, &be) {
+			return be
+		}
 		return fmt.Errorf("spill %s: %w", s.path, err)
 	}
 	return nil
@@ -106,15 +155,22 @@ func (s *spill) close() (string, error) {
 	defer s.mu.Unlock()
 	s.done = true
 	if s.f == nil {
-		return "", nil
+		return "", s.err // a spill that could not even be created
 	}
 	err := s.bw.Flush()
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
 	s.f = nil
+	if s.err != nil {
+		err = s.err
+	}
 	if err != nil {
 		os.Remove(s.path)
+		var be *DiskBudgetError
+		if errors.As(err, &be) || s.err != nil {
+			return "", err
+		}
 		return "", fmt.Errorf("spill %s: %w", s.path, err)
 	}
 	return s.path, nil

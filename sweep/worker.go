@@ -55,6 +55,7 @@ type workerRequest struct {
 	JobID     string
 	Spill     string // path of the job's spill file (spill.go)
 	MaxMem    int64
+	MaxDisk   int64 // the spill's bound (--max-disk-per-job); 0 = none
 }
 
 type axisSetting struct{ Path, Text string }
@@ -100,6 +101,10 @@ type workerResponse struct {
 	Rows    stats.Batch
 	Spilled bool   // the job emitted rows while it ran: its spill file holds them
 	Err     string // the job failed (an error or a panic); nothing to record but this
+	// Resource says that Err is the machine lacking a resource (disk space, inodes, open
+	// files: resourceError), not the job failing: the runner stops the sweep instead of
+	// recording the job, so that --resume runs it again.
+	Resource bool
 }
 
 // ServeWorker is the worker process's side: it reads jobs from stdin one after another,
@@ -163,7 +168,7 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 	if req.MaxMem > 0 {
 		debug.SetMemoryLimit(req.MaxMem - req.MaxMem/8)
 	}
-	sp := &spill{path: req.Spill}
+	sp := &spill{path: req.Spill, maxBytes: req.MaxDisk}
 	ctx := withEmitter(context.Background(), sp.write)
 	begin := time.Now()
 	var res *stats.Result
@@ -178,7 +183,7 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 	resp := new(workerResponse)
 	if err != nil {
 		sp.discard()
-		resp.Err = err.Error()
+		resp.Err, resp.Resource = err.Error(), resourceError(err)
 	} else {
 		resp.Summary = res.Summary
 		resp.Spilled = spilled != ""
@@ -347,7 +352,7 @@ func (r *runner) runWorker(ctx context.Context, j *Job) (outcome, bool) {
 	iso := r.o.Isolate
 	path := spillPath(r.o.Dir, r.o.Shard, j)
 	req := newWorkerRequest(r.plan, j)
-	req.Spill, req.MaxMem = path, iso.MaxMem
+	req.Spill, req.MaxMem, req.MaxDisk = path, iso.MaxMem, r.o.MaxDiskPerJob
 	var w *worker
 	for attempt := 0; ; attempt++ {
 		var err error
@@ -422,7 +427,11 @@ wait:
 	}
 	resp := reply.resp
 	if resp.Err != "" {
-		return outcome{job: j, status: "failed", err: resp.Err}, true
+		status := "failed"
+		if resp.Resource {
+			status = statusResource
+		}
+		return outcome{job: j, status: status, err: resp.Err}, true
 	}
 	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary, Rec: &stats.Recorder{Batch: resp.Rows}}}
 	if resp.Spilled {

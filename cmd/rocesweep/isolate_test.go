@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,10 +43,11 @@ sweep:
     workload.messages: [1, 2, 3, 2000000]
 `
 
-// A 48-job sweep with one poison axis value finishes with every job recorded under a
-// memory limit: the 12 poison jobs fail with "out of memory", the 36 others are ok, and
-// --resume runs nothing again.
-func TestPoisonSweepFinishesUnderMemoryLimit(t *testing.T) {
+// A 48-job sweep with one poison axis value: run estimates every point before it starts,
+// refuses the 12 poison jobs that need more memory than --max-mem-per-job, and with
+// --skip-invalid records them as invalid with the estimate in the reason and runs the 36
+// others; --resume runs nothing again.
+func TestPoisonSweepRefusedByItsEstimate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
@@ -53,8 +55,12 @@ func TestPoisonSweepFinishesUnderMemoryLimit(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	out, err := realChild("run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB").CombinedOutput()
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want 1 (some jobs failed)\n%s", err, out)
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "estimated at") {
+		t.Fatalf("exit %v, want 2 naming the poison points' estimate\n%s", err, out)
+	}
+	out, err = realChild("run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB", "--skip-invalid").CombinedOutput()
+	if err != nil {
+		t.Fatalf("--skip-invalid: %v\n%s", err, out)
 	}
 	type row struct {
 		JobID    string `parquet:"job_id"`
@@ -67,23 +73,56 @@ func TestPoisonSweepFinishesUnderMemoryLimit(t *testing.T) {
 	for _, r := range rows {
 		poison := r.Messages == 2000000
 		switch {
-		case poison && r.Status == "failed" && strings.HasPrefix(r.Error, "out of memory: ") && strings.Contains(r.Error, "> limit 64.0 MB"):
-			counts["poison failed"]++
+		case poison && r.Status == "invalid" && strings.Contains(r.Error, "estimated at") && strings.Contains(r.Error, "--max-mem-per-job"):
+			counts["poison invalid"]++
 		case !poison && r.Status == "ok":
 			counts["ok"]++
 		default:
 			t.Errorf("job %s (messages %d): %s %q", r.JobID, r.Messages, r.Status, r.Error)
 		}
 	}
-	if counts["poison failed"] != 12 || counts["ok"] != 36 || len(rows) != 48 {
-		t.Errorf("jobs: %v in %d rows, want 12 poison failed, 36 ok\n%s", counts, len(rows), out)
+	if counts["poison invalid"] != 12 || counts["ok"] != 36 || len(rows) != 48 {
+		t.Errorf("jobs: %v in %d rows, want 12 poison invalid, 36 ok\n%s", counts, len(rows), out)
 	}
-	again, err := realChild("run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB", "--resume").CombinedOutput()
+	again, err := realChild("run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB", "--skip-invalid", "--resume").CombinedOutput()
 	if err != nil || !strings.Contains(string(again), "48 already done") {
 		t.Errorf("--resume: %v, want nothing run again:\n%s", err, again)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(dir, ".spill-1of1")); len(entries) > 0 {
-		t.Errorf("spill files left: %d", len(entries))
+}
+
+// A job its estimate underrates still cannot take the machine: its worker is killed at
+// --max-mem-per-job, the job fails "out of memory", and every other job is recorded.
+func TestJobOverMemoryLimitKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, sweeptest.GridSpec("oom", 1, 1, "50us"))
+	dir := filepath.Join(t.TempDir(), "out")
+	cmd := child(1000, "run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB", "--isolate")
+	cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_ALLOC_ALPHA2=1")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1 (the greedy jobs failed)\n%s", err, out)
+	}
+	type row struct {
+		Status string  `parquet:"status"`
+		Error  string  `parquet:"error"`
+		Alpha  float64 `parquet:"switch_LossyAlpha"`
+	}
+	failed, ok := 0, 0
+	for _, r := range readRows[row](t, dir, "jobs") {
+		switch {
+		case r.Alpha == 2 && r.Status == "failed" && strings.HasPrefix(r.Error, "out of memory: ") && strings.Contains(r.Error, "> limit 64.0 MB"):
+			failed++
+		case r.Alpha != 2 && r.Status == "ok":
+			ok++
+		default:
+			t.Errorf("alpha %v: %s %q", r.Alpha, r.Status, r.Error)
+		}
+	}
+	if failed != 3 || ok != 9 {
+		t.Errorf("%d failed out of memory, %d ok; want 3 and 9\n%s", failed, ok, out)
 	}
 }
 
@@ -285,5 +324,65 @@ func TestWorkersAreReused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The poison sweep of a report interval of 1 ps on 2 of 4 points (2 replicates, -j 2):
+// run refuses it by the estimate, or with --skip-invalid records the 4 poison jobs as
+// invalid with their estimate and runs the 4 others, in seconds, the results directory
+// staying small (the poison rows would take terabytes).
+func TestPoisonReportInterval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, `name: poison
+seed: 1
+replicates: 2
+duration: 1ms
+topology: {kind: star, hosts: 8}
+workload: {kind: incast, senders: 7, message_size: 256KB}
+sweep:
+  grid:
+    switch.LossyAlpha: [0.5, 1]
+    global.NDStatsReportInterval: [1ps, 100us]
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	out, err := realChild("run", spec, "-o", dir, "-j", "2").CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "2 of 4 grid points break a rule") {
+		t.Fatalf("exit %v, want 2 naming the poison points\n%s", err, out)
+	}
+	out, err = realChild("run", spec, "-o", dir, "-j", "2", "--skip-invalid").CombinedOutput()
+	if err != nil {
+		t.Fatalf("--skip-invalid: %v\n%s", err, out)
+	}
+	type row struct {
+		Status   string  `parquet:"status"`
+		Error    string  `parquet:"error"`
+		Interval float64 `parquet:"global_NDStatsReportInterval"`
+	}
+	counts := map[string]int{}
+	for _, r := range readRows[row](t, dir, "jobs") {
+		switch {
+		case r.Interval < 1e-9 && r.Status == "invalid" && strings.Contains(r.Error, "of memory"):
+			counts["poison invalid"]++
+		case r.Interval >= 1e-9 && r.Status == "ok":
+			counts["ok"]++
+		default:
+			t.Errorf("interval %g: %s %q", r.Interval, r.Status, r.Error)
+		}
+	}
+	if counts["poison invalid"] != 4 || counts["ok"] != 4 {
+		t.Errorf("jobs %v, want 4 poison invalid and 4 ok\n%s", counts, out)
+	}
+	var size int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, _ error) error {
+		if info, err := d.Info(); err == nil && !d.IsDir() {
+			size += info.Size()
+		}
+		return nil
+	})
+	if size > 10<<20 {
+		t.Errorf("the results directory holds %d bytes", size)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -103,14 +104,32 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
+	// The first signal stops the sweep taking jobs (ctx); the running ones then have
+	// --grace to finish before they are abandoned (they run again with --resume), so that
+	// `timeout`, Slurm's scancel and a service manager stop a sweep promptly. A second
+	// signal abandons them at once.
+	grace := *rf.grace
 	go func() {
 		n := 0
-		for range sigs {
-			if n++; n == 2 {
-				fmt.Fprintln(stderr, "\nrocesweep: second interrupt: abandoning running jobs, flushing finished ones")
-				close(abort)
-				return
+		var timer <-chan time.Time
+		for {
+			select {
+			case <-sigs:
+				n++
+				if n == 1 && grace > 0 {
+					timer = time.After(grace)
+					continue
+				}
+				if n == 1 {
+					fmt.Fprintln(stderr, "\nrocesweep: stop signal with --grace 0: abandoning running jobs, flushing finished ones")
+				} else {
+					fmt.Fprintln(stderr, "\nrocesweep: second interrupt: abandoning running jobs, flushing finished ones")
+				}
+			case <-timer:
+				fmt.Fprintf(stderr, "\nrocesweep: --grace %v is over: abandoning running jobs, flushing finished ones\n", grace)
 			}
+			close(abort)
+			return
 		}
 	}()
 
@@ -123,19 +142,24 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if iso != nil && iso.MaxMem > 0 {
-		// Estimate before running: jobs estimated above the limit are run (their worker
-		// is stopped at the limit and they are recorded as failed), but said first.
-		all, _ := planEstimates(p)
-		if err := overMemory(p, all, iso.MaxMem, "the limit per job (--max-mem-per-job)"); err != nil {
-			fmt.Fprintf(stderr, "rocesweep: warning: %v\nthey will likely fail with out of memory\n", err)
-		}
+	maxDisk, err := rf.MaxDisk(dir, *workers)
+	if err != nil {
+		return err
 	}
+	// Estimate before running, as validate does: a point estimated above the memory or
+	// disk budget per job is invalid (the run is refused, or with --skip-invalid its jobs
+	// are recorded as invalid), not started to exhaust the machine.
+	memLimit := machineMemory()
+	memWhat := "this machine's memory"
+	if iso != nil && iso.MaxMem > 0 {
+		memLimit, memWhat = iso.MaxMem, "the limit per job (--max-mem-per-job)"
+	}
+	overBudget(p, memLimit, memWhat, maxDisk)
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
 	}
 	opts := sweep.Options{
-		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, Shard: sh,
+		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, Shard: sh,
 		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
@@ -312,4 +336,21 @@ func toolVersion() string {
 		}
 	}
 	return v
+}
+
+// overBudget makes the points whose estimate (fabric.EstimateJob) exceeds memLimit
+// bytes of memory or maxDisk bytes of disk per job (0: no limit) invalid, with the
+// estimate and the budget in the reason.
+func overBudget(p *sweep.Plan, memLimit int64, memWhat string, maxDisk int64) {
+	all, _ := planEstimates(p)
+	for _, e := range all {
+		switch {
+		case memLimit > 0 && e.MemBytes > memLimit:
+			p.MarkInvalid(e.Job.Point, fmt.Errorf("estimated at %s of memory, above %s (%s): lower its cost (duration, report intervals, messages, hosts) or raise the limit",
+				fabric.HumanBytes(e.MemBytes), memWhat, fabric.HumanBytes(memLimit)))
+		case maxDisk > 0 && e.DiskBytes > maxDisk:
+			p.MarkInvalid(e.Job.Point, fmt.Errorf("its rows are estimated at %s on disk while it runs (%.3g rows), above the disk budget per job (--max-disk-per-job %s): lower its report intervals, duration or traffic, or raise the budget",
+				fabric.HumanBytes(e.DiskBytes), e.Rows, fabric.HumanBytes(maxDisk)))
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +63,20 @@ func childJob() sweep.JobFunc {
 				os.Exit(7) // the worker dies mid-job
 			}
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s", os.Getpid(), id)), nil, 0o644)
+			return inner(ctx, cfg, id)
+		}
+	}
+	if os.Getenv("ROCESWEEP_TEST_ALLOC_ALPHA2") == "1" {
+		// The jobs of LossyAlpha 2 take 512 MB, far more than any estimate says.
+		inner := job
+		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			if cfg.Switch.SharedBufferManager.LossyAlpha == 2 {
+				greedy := make([]byte, 512<<20)
+				for i := range greedy {
+					greedy[i] = byte(i)
+				}
+				defer runtime.KeepAlive(greedy)
+			}
 			return inner(ctx, cfg, id)
 		}
 	}
@@ -711,5 +726,68 @@ func TestQuickstartAgain(t *testing.T) {
 	}
 	if code, _, errs, jobs := runMain(t, "run", spec, "-o", other, "--set", "replicates=1"); code != 2 || jobs != 0 || !strings.Contains(errs, "--resume") {
 		t.Errorf("spec again: exit %d, %d jobs, %s", code, jobs, errs)
+	}
+}
+
+// A stop signal ends a sweep promptly: the running jobs have --grace to finish, then they
+// are abandoned (not recorded: --resume runs them), the finished ones committed, exit 130.
+// With --grace 0 they are abandoned at once.
+func TestStopSignalGrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	spec := writeSpec(t, crashSpec)
+	p := expand(t, spec)
+	const finished = 3
+	for _, grace := range []string{"300ms", "0s"} {
+		t.Run(grace, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			cmd := child(1000, "run", spec, "-o", dir, "-j", "2", "--grace", grace, "--progress-every", "1ns", "--isolate=false")
+			cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
+			stderr, _ := cmd.StderrPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			sc := bufio.NewScanner(stderr)
+			var log strings.Builder
+			want := fmt.Sprintf("%d/%d jobs done", finished, len(p.Jobs))
+			for sc.Scan() { // the first jobs finished, the next ones hang until abandoned
+				log.WriteString(sc.Text() + "\n")
+				if strings.Contains(sc.Text(), want) {
+					break
+				}
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			go func() {
+				for sc.Scan() {
+					log.WriteString(sc.Text() + "\n")
+				}
+			}()
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(30 * time.Second): // hanging jobs never end: only the grace can stop it
+				t.Fatalf("--grace %s: still running 30 s after SIGTERM\n%s", grace, log.String())
+			}
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Errorf("exit %v, want 130\n%s", err, log.String())
+			}
+			done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(done) != finished {
+				t.Errorf("the journal holds %d jobs, want the %d that had finished", len(done), finished)
+			}
+			final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume", "--isolate=false")
+			if out, err := final.CombinedOutput(); err != nil {
+				t.Fatalf("resume: %v\n%s", err, out)
+			}
+			checkExactlyOnce(t, dir, p)
+		})
 	}
 }

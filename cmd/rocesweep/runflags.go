@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -17,6 +19,8 @@ type runFlags struct {
 	maxWall *time.Duration
 	commit  *time.Duration
 	maxMem  *string
+	maxDisk *string
+	grace   *time.Duration
 	isolate *bool
 }
 
@@ -30,6 +34,8 @@ func addRunFlags(fl *pflag.FlagSet) *runFlags {
 		maxWall: fl.Duration("max-wall-per-job", 0, "abandon a job running longer than this (status timeout); 0 = no limit"),
 		commit:  fl.Duration("commit-interval", 10*time.Second, "longest time a finished job waits before its rows are durable"),
 		maxMem:  fl.String("max-mem-per-job", "", "kill a job's worker above this resident memory (status failed, out of memory), e.g. 4GB; 0 = no limit (default: the machine's memory less a tenth, over -j)"),
+		maxDisk: fl.String("max-disk-per-job", "", "fail a job whose rows held on disk while it runs grow above this, e.g. 2GB; 0 = no limit (default: the free space of DIR's file system less a fifth, over -j)"),
+		grace:   fl.Duration("grace", 30*time.Second, "after a stop signal (Ctrl-C, SIGTERM), how long running jobs may finish before they are abandoned (they run again with --resume); 0 abandons them at once"),
 		isolate: fl.Bool("isolate", defaultIsolate, "run each job in a worker process, so that a job exhausting memory, crashing or overrunning its wall time fails alone; false runs jobs inside this process (no memory limit)"),
 	}
 }
@@ -61,6 +67,12 @@ func (f *runFlags) check(cmd string) error {
 	if _, err := parseMaxMem(*f.maxMem, 1); err != nil {
 		return usagef("%s: %v", cmd, err)
 	}
+	if _, err := parseMaxDisk(*f.maxDisk, ".", 1); err != nil {
+		return usagef("%s: %v", cmd, err)
+	}
+	if *f.grace < 0 {
+		return usagef("%s: --grace %v: want 0 (abandon running jobs at once) or more", cmd, *f.grace)
+	}
 	// run's own --progress-every, checked with its other flags: the runner would take a
 	// period of 0 or less for its 5 s default without a word.
 	if every, err := f.fl.GetDuration("progress-every"); err == nil && every <= 0 {
@@ -75,7 +87,7 @@ func (f *runFlags) Format() sink.Format { return sink.Format(*f.format) }
 // binary that runs the task).
 func (f *runFlags) args() []string {
 	var out []string
-	for _, name := range []string{"format", "max-wall-per-job", "commit-interval", "max-mem-per-job", "isolate"} {
+	for _, name := range []string{"format", "max-wall-per-job", "commit-interval", "max-mem-per-job", "max-disk-per-job", "grace", "isolate"} {
 		if fl := f.fl.Lookup(name); fl.Changed && fl.Value.Type() == "bool" {
 			out = append(out, "--"+name+"="+fl.Value.String()) // "--isolate false" would be an argument
 		} else if fl.Changed {
@@ -83,6 +95,40 @@ func (f *runFlags) args() []string {
 		}
 	}
 	return out
+}
+
+// MaxDisk is the disk budget per job these flags ask for, for results in dir and workers
+// jobs in parallel (parseMaxDisk).
+func (f *runFlags) MaxDisk(dir string, workers int) (int64, error) {
+	b, err := parseMaxDisk(*f.maxDisk, dir, workers)
+	if err != nil {
+		return 0, usageError{err}
+	}
+	return b, nil
+}
+
+// parseMaxDisk reads --max-disk-per-job: a size, 0 (no bound), or "" for the default:
+// the free space of the file system dir is on (or will be, for a new dir) less a fifth,
+// over workers; 0 when that is unknown (not Linux).
+func parseMaxDisk(s, dir string, workers int) (int64, error) {
+	switch s {
+	case "":
+		free := freeDisk(dir)
+		if free <= 0 {
+			return 0, nil
+		}
+		return max((free-free/5)/int64(max(workers, 1)), 16<<20), nil
+	case "0":
+		return 0, nil
+	}
+	b, err := config.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("--max-disk-per-job %q: %v", s, err)
+	}
+	if b < 1<<20 {
+		return 0, fmt.Errorf("--max-disk-per-job %s: want 0 (no limit) or at least 1 MiB", s)
+	}
+	return int64(b), nil
 }
 
 // Isolation is the sweep.Isolation these flags ask for with workers jobs in parallel: nil

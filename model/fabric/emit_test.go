@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -54,5 +55,23 @@ func appendBatch(all *stats.Batch, b stats.Batch) {
 		if bv.Field(i).Len() > 0 {
 			av.Field(i).Set(reflect.AppendSlice(av.Field(i), bv.Field(i)))
 		}
+	}
+}
+
+// A batch that cannot leave the job (Emit fails) fails the job, even a job too short
+// for its event loop to look at the recorder's error: it has not produced all its rows.
+func TestEmitFailureFailsTheJob(t *testing.T) {
+	cfg := job(t, "duration", "50us", "report_interval", "10us")
+	boom := fmt.Errorf("no space left on device")
+	n := 0
+	emit := func(b stats.Batch) error {
+		if n++; n == 2 {
+			return boom
+		}
+		return nil
+	}
+	res, err := Run(context.Background(), cfg, Options{JobID: "test", Clock: fixedClock, Emit: emit, BatchRows: 1})
+	if err == nil || !errors.Is(err, boom) {
+		t.Fatalf("Run = %v, %v; want the emit error", res != nil, err)
 	}
 }

@@ -25,7 +25,14 @@ type Estimate struct {
 	Rows                         float64 // record rows the job writes
 	Events                       float64 // events, roughly
 	MemBytes                     int64   // peak resident memory, estimated
+	// DiskBytes is the disk a job's rows take while it runs (the runner's spill file of
+	// the rows, before they join the Parquet parts): Rows × diskPerRow.
+	DiskBytes int64
 }
+
+// diskPerRow is the bytes of a record row in a job's spill file: gob-encoded rows of the
+// bench jobs and configs/ci.yaml took 134-139 B each.
+const diskPerRow = 150
 
 // Per-item memory costs (bytes) of the estimate, fitted to `rocesweep sim --json`'s peak
 // RSS (scripts/mem-estimate.sh).
@@ -102,6 +109,7 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 		float64(sh.RouteEntries())*memPerRouteEntry +
 		e.Messages*memPerMessage + e.Rows*memPerRow + math.Min(buffered, e.Bytes)*memPerInFlightByte + segs
 	e.MemBytes = int64(math.Min(mem, math.MaxInt64/2))
+	e.DiskBytes = int64(math.Min(e.Rows*diskPerRow, math.MaxInt64/2))
 	// Cables a data packet crosses: 2 in a star (NIC, switch, NIC), 4 taken for the
 	// multi-tier kinds (a fat tree's paths are 2, 4 or 6 cables; its permutation averages
 	// ~15.4 events per data packet, README "Performance").

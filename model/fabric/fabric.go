@@ -138,6 +138,11 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (*stats.Result, e
 		memory.CollectIfLarge()
 	}
 	res := f.Finish()
+	// A batch of rows that could not leave the job (Options.Emit failed) is lost: the job
+	// has not produced all its rows, so it has no result.
+	if err := f.rec.Err(); err != nil {
+		return nil, fmt.Errorf("writing rows: %w", err)
+	}
 	res.Summary.WallSec = time.Since(start).Seconds()
 	if res.Summary.WallSec > 0 {
 		res.Summary.EventsPerSec = float64(res.Summary.Events) / res.Summary.WallSec
