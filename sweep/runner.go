@@ -337,7 +337,7 @@ func (r *runner) halt(reason string) {
 		r.reason = reason
 		close(r.stop)
 		if reason == "interrupted" && r.o.Progress != nil {
-			fmt.Fprintf(r.o.Progress, "\nrocesweep: stopping: finished jobs committed, no new jobs; waiting for %d running (interrupt again to abandon them)\n", r.prog.running.Load())
+			fmt.Fprintf(r.o.Progress, "\nrocesweep: stopping: finished jobs committed, no new jobs; the %d running have --grace to finish (interrupt again to abandon them)\n", r.prog.running.Load())
 		}
 	}
 }
