@@ -27,7 +27,7 @@ seed: 3
 duration: 100us
 topology: {kind: star, hosts: 8}
 workload: {kind: incast, senders: 7, message_size: 64KB}
-objective: {metric: fct_p99_usec_lossless, goal: min, indifference: 4us}
+objective: {metric: fct_p99_usec_lossless, goal: min, indifference: 3us}
 select: {confidence: 0.9, initial: 4, max_jobs: 400}
 sweep:
   grid:
@@ -40,7 +40,7 @@ func noisyJob(ctx context.Context, cfg config.Config, jobID string) (*stats.Resu
 	res := sweeptest.Result(cfg, jobID, 1000)
 	alpha := cfg.Switch.SharedBufferManager.LossyAlpha
 	common := rand.New(rand.NewPCG(cfg.Seed, 1)).NormFloat64() * 20 // same for every point
-	own := rand.New(rand.NewPCG(cfg.Seed, math.Float64bits(alpha))).NormFloat64() * 4
+	own := rand.New(rand.NewPCG(cfg.Seed, math.Float64bits(alpha))).NormFloat64() * 2
 	res.Summary.FctP99UsecLossless = 100 + 10*alpha + common + own
 	return res, nil
 }
