@@ -38,7 +38,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	by := fs.String("by", "job_id", "pair jobs by job_id (same configuration) or params (same swept values and replicate: A/B of a non-swept change)")
 	asJSON := fs.Bool("json", false, "print the comparison as JSON")
 	failOn := fs.String("fail-on", "any", "exit 1 on any move beyond tolerance (any), or only on moves that are worse by the objective's direction and on status changes (worse)")
-	bench := fs.Bool("bench", false, "print Go benchmark lines (BenchmarkSweep/LossyAlpha=0.25/StaticPoolXoffThreshold=100KB/<metric> 1 <value> <unit>) for benchstat; with one DIR, just that directory")
+	bench := fs.Bool("bench", false, "print Go benchmark lines (BenchmarkSweep/LossyAlpha=0.25/StaticPoolXoffThreshold=100KB/<metric> 1 <value> <unit>) for benchstat, of the objective's metric and its also metrics unless --metric says; with one DIR, just that directory")
 	if err := fs.Parse(args); err != nil {
 		return flagError("compare", fs, err)
 	}
@@ -185,6 +185,10 @@ func writeBench(dir string, metrics []string, stdout io.Writer) error {
 	jobs, err := results.ReadTable(dir, "jobs", nil)
 	if err != nil {
 		return usagef("compare: %s: %v", dir, err)
+	}
+	if metrics == nil && m.Objective != nil {
+		// The study's question: its metric and the ones it shows beside it.
+		metrics = append([]string{m.Objective.Metric}, m.Objective.Also...)
 	}
 	return compare.WriteBench(stdout, jobs, results.Axes(m, jobs), metrics)
 }
