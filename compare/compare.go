@@ -18,9 +18,10 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// WallClock lists the metrics that measure the machine, not the model; they are left
-// out of the default metric set because they differ between any two runs.
-var WallClock = []string{"wall_sec", "events_per_sec"}
+// WallClock lists the metrics that measure the machine, not the model
+// (stats.MachineMetrics); they are left out of the default metric set because they
+// differ between any two runs.
+var WallClock = stats.MachineMetrics
 
 // DefaultMetrics returns every summary metric except the wall-clock ones.
 func DefaultMetrics() []string {
@@ -392,22 +393,19 @@ func finite(v float64) *float64 {
 	return &v
 }
 
-// Unit returns the benchmark unit of a metric, from its name: _usec -> usec, _sec ->
-// sec, _bytes -> B, _gbps -> Gbps; a count is its own unit (drops_total).
+// Unit returns the benchmark unit of a metric (stats.Unit in benchstat's spelling):
+// usec, sec, B, Gbps; a count or a rate per second is its own unit (drops_total).
 func Unit(metric string) string {
-	switch {
-	case strings.HasSuffix(metric, "_usec"):
+	switch u := stats.Unit(metric); u {
+	case "µs":
 		return "usec"
-	case strings.HasSuffix(metric, "_per_sec"):
-		return metric
-	case strings.HasSuffix(metric, "_sec"):
+	case "s":
 		return "sec"
-	case strings.HasSuffix(metric, "_bytes"):
-		return "B"
-	case strings.HasSuffix(metric, "_gbps"):
-		return "Gbps"
+	case "":
+		return metric
+	default:
+		return u
 	}
-	return metric
 }
 
 // WriteBench prints one Go benchmark line per ok job and metric of t, named by the job's

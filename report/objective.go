@@ -3,42 +3,21 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/constraint"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// higherBetter are the metrics where more is better; every other metric is better lower
-// (times, drops, pauses, occupancy).
-var higherBetter = []string{"goodput_gbps", "busbw_gbps", "bytes_delivered", "data_packets",
-	"msgs_completed", "msgs_completed_lossless", "msgs_completed_lossy", "cct_iterations"}
+// lowerBetter reports the direction of metric m when no objective states it: lower,
+// unless more of it is better (stats.Better).
+func lowerBetter(m string) bool { return stats.Better(m) != 1 }
 
-// lowerBetter reports the direction of metric m when no objective states it.
-func lowerBetter(m string) bool { return !slices.Contains(higherBetter, m) }
-
-// unitOf is the unit of a jobs metric, from the words of its name: µs for usec, Gbps for
-// gbps, B for bytes, s for sec (fct_p99_usec_lossless is in µs); "" for counts, ratios
-// and rates per second.
-func unitOf(m string) string {
-	words := strings.Split(strings.ToLower(m), "_")
-	switch {
-	case slices.Contains(words, "per"):
-		return ""
-	case slices.Contains(words, "usec"):
-		return "µs"
-	case slices.Contains(words, "gbps"):
-		return "Gbps"
-	case slices.Contains(words, "bytes"):
-		return "B"
-	case slices.Contains(words, "sec"):
-		return "s"
-	}
-	return ""
-}
+// unitOf is the unit of a jobs metric (stats.Unit).
+func unitOf(m string) string { return stats.Unit(m) }
 
 // amount formats a value of metric m with its unit: "5 µs", "1.2 MB", "3" (a count).
 func amount(m string, v float64) string {

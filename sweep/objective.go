@@ -53,7 +53,7 @@ func objectiveMetrics() []string {
 }
 
 // machineMetrics measure the simulator's speed on this machine, not the fabric.
-var machineMetrics = []string{"wall_sec", "events_per_sec"}
+var machineMetrics = stats.MachineMetrics
 
 // parseObjective reads the `objective:` mapping.
 func (s *Spec) parseObjective(v *yaml.Node) error {
@@ -303,22 +303,8 @@ func ParseIndifference(metric, text string) (abs, percent float64, err error) {
 	return f, 0, nil
 }
 
-// MetricUnit is the unit of a jobs metric, from its name: µs for _usec (fct_p99_usec,
-// fct_p99_usec_lossless), s for _sec, Gbps for _gbps, B for _bytes, "" for counts and
-// ratios.
-func MetricUnit(metric string) string {
-	switch {
-	case strings.HasSuffix(metric, "_usec") || strings.Contains(metric, "_usec_"):
-		return "µs"
-	case strings.HasSuffix(metric, "_sec"):
-		return "s"
-	case strings.HasSuffix(metric, "_gbps"):
-		return "Gbps"
-	case strings.HasSuffix(metric, "_bytes"):
-		return "B"
-	}
-	return ""
-}
+// MetricUnit is the unit of a jobs metric (stats.Unit).
+func MetricUnit(metric string) string { return stats.Unit(metric) }
 
 // DefaultObjective is the question of a study whose spec states none, from its
 // workload: a collective's median completion time; else the p99 FCT of the lossless
