@@ -11,7 +11,7 @@ func TestUnitAndBetter(t *testing.T) {
 	}{
 		{"fct_p99_usec_lossless", "µs", -1}, {"fct_p50_usec", "µs", -1}, {"cct_p50_usec", "µs", -1},
 		{"pfc_paused_usec", "µs", -1}, {"sim_time_sec", "s", 0}, {"wall_sec", "s", 0}, {"events_per_sec", "", 0},
-		{"goodput_gbps", "Gbps", 1}, {"busbw_gbps", "Gbps", 1}, {"max_pool_bytes", "B", 0}, {"bytes_delivered", "", 1},
+		{"goodput_gbps", "Gbps", 1}, {"busbw_gbps", "Gbps", 1}, {"max_pool_bytes", "B", 0}, {"bytes_delivered", "B", 1},
 		{"drops_lossless", "", -1}, {"nic_rx_drops", "", -1}, {"ecn_marked", "", 0}, {"msgs_completed_lossless", "", 1},
 		{"cct_iterations", "", 1}, {"slowdown_p99_lossy", "", -1}, {"stuck_pause_ports", "", -1},
 	} {
