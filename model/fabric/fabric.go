@@ -330,9 +330,10 @@ func (f *Fabric) Loop(ctx context.Context) error {
 }
 
 // Stalled reports why messages remain incomplete when a NIC can never send them (nic.md
-// §4: a data-TC egress pool smaller than one packet blocks generation for good; no
-// control-TC pool means no ACK is ever sent), so such a job fails with that reason
-// instead of ending quietly with nothing delivered.
+// §4: a data-TC egress pool smaller than one packet blocks generation for good), so such
+// a job fails with that reason instead of ending quietly with nothing delivered. A
+// control class without an egress pool is not one: its NICs send no ACK or NAK (nic.md
+// §6), the senders time out and resend, and the job ends at its duration with its rows.
 func (f *Fabric) Stalled() error {
 	if f.completed == len(f.msgs)+len(f.dyn) {
 		return nil

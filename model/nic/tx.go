@@ -82,8 +82,14 @@ func (n *NIC) segmentFetched(q *qp, s, payload int64, epoch uint32) {
 }
 
 // queueAck builds an ACK (PSN E-1) or NAK (PSN E) of responder q (§9). It reserves 126 B
-// in the control-TC egress pool, or waits in order for room (§6 [DC]).
+// in the control-TC egress pool, or waits in order for room (§6 [DC]). A control class
+// whose egress pool cannot hold one ACK, none at all included, sends no ACK or NAK
+// (§4, §6 [DC]): nothing is built, queued or counted, and the sender's retransmission
+// timer is what moves its QP on (§10).
 func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
+	if n.P.Egress[q.ctrlTC] < pkt.AckWire {
+		return
+	}
 	h, p := n.pool.New()
 	p.Type = t
 	n.fillIP(p, q, q.ctrlTC)
