@@ -707,6 +707,14 @@ func (c *Config) Warnings() []string {
 			}
 		}
 	}
+	// nic.md §16.5: net-buff-stats needs both settings; one alone writes nothing.
+	if n.EnableBufferStats != c.Global.EnableNetworkBufferStatsReporting {
+		on, off := "nic.EnableBufferStats", "global.EnableNetworkBufferStatsReporting"
+		if !n.EnableBufferStats {
+			on, off = off, on
+		}
+		w = append(w, fmt.Sprintf("%s is true but %s is false: net-buff-stats is written only with both, so no row is (nic.md §16.5)", on, off))
+	}
 	for tc := 0; tc < 8; tc++ {
 		if ib.PoolAllocationVector[tc] == 0 || ib.PFCEnableVector[tc] != 1 {
 			continue

@@ -44,6 +44,7 @@ const (
 	kindReportND     sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x01   // NDStatsReportInterval records
 	kindReportBuffer sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x02   // BufferStatsReportInterval records
 	kindReportLB     sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x03   // LoadBalancingStatsReportInterval records
+	kindReportNetBuf sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x04   // NetworkBufferStatsReportingInterval records
 )
 
 // Options are the parts of a job that are not its configuration.
@@ -267,6 +268,9 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if iv := cfg.Switch.LoadBalancingStatsReportInterval; cfg.Switch.EnableLoadBalancingStats && iv > 0 {
 		f.eng.Schedule(base+iv, kindReportLB, 0, 0, 0)
 	}
+	if iv := gl.NetworkBufferStatsReportingInterval; f.netBuff() && iv > 0 {
+		f.eng.Schedule(base+iv, kindReportNetBuf, 0, 0, 0)
+	}
 	f.eng.SetStop(cfg.Duration)
 	return f, nil
 }
@@ -432,6 +436,11 @@ func (f *Fabric) report(ev sim.Event) {
 			s.ReportLB(now, f.rec)
 		}
 		f.eng.Schedule(now+f.cfg.Switch.LoadBalancingStatsReportInterval, kindReportLB, 0, 0, 0)
+	case kindReportNetBuf:
+		for _, n := range f.nics {
+			n.ReportNetBuff(now, f.rec)
+		}
+		f.eng.Schedule(now+f.cfg.Global.NetworkBufferStatsReportingInterval, kindReportNetBuf, 0, 0, 0)
 	}
 	f.rec.Spill() // rows leave the job per report interval, in batches
 }
@@ -458,6 +467,12 @@ func (f *Fabric) reportND(now sim.Time) {
 	f.lastTierHop = tiers
 }
 
+// netBuff reports whether the job writes net-buff-stats: the NICs' EnableBufferStats and
+// the global EnableNetworkBufferStatsReporting both on (nic.md §16.5, records.md §6.2).
+func (f *Fabric) netBuff() bool {
+	return f.cfg.NIC.EnableBufferStats && f.cfg.Global.EnableNetworkBufferStatsReporting
+}
+
 // Finish writes the final rows (a last partial interval when the run did not end on a
 // report boundary, and the final load-balancing row of records.md §7) and the summary.
 func (f *Fabric) Finish() *stats.Result {
@@ -468,6 +483,11 @@ func (f *Fabric) Finish() *stats.Result {
 	if last, ok := f.rec.LastBufferStatsSec(); !ok || last < now.Seconds() {
 		for _, s := range f.switches {
 			s.ReportBuffer(now, f.rec)
+		}
+	}
+	if last, ok := f.rec.LastNetBuffStatsSec(); f.netBuff() && (!ok || last < now.Seconds()) {
+		for _, n := range f.nics {
+			n.ReportNetBuff(now, f.rec)
 		}
 	}
 	if f.cfg.Switch.EnableLoadBalancingStats {

@@ -124,8 +124,9 @@ type NIC struct {
 	ecn       bool // EnableECN (§13)
 	gen       genState
 	paused    [8]bool
-	pfcEnable [8]bool // PFCEnableVector[c] == 1 (§12.1)
-	written   int64   // in-order payload bytes handed to the PCIe write FIFO
+	pfcEnable [8]bool   // PFCEnableVector[c] == 1 (§12.1)
+	written   int64     // in-order payload bytes handed to the PCIe write FIFO
+	bs        *bufStats // net-buff-stats sampling (records.md §6.2); nil when the record is off
 
 	P    Pools        // pools, thresholds and pause times (§11, §12)
 	cnt  Counters     // counters and report state (§16)
@@ -235,6 +236,9 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		recPFC:    g.EnablePFCECNStatsLogging,
 		recRoce:   g.EnableRoceTransportStats,
 		clk:       1,
+	}
+	if cfg.EnableBufferStats && g.EnableNetworkBufferStatsReporting {
+		n.bs = newBufStats() // §16.5: both settings on
 	}
 	if ppm := cfg.ClockTolerancePpm; ppm > 0 {
 		// Uniform in ±ppm, one draw per NIC per job from the NIC's clock stream.

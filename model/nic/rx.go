@@ -30,10 +30,14 @@ func (n *NIC) Receive(h pkt.Handle) {
 	// 4. Admission: occupancy + charge <= pool, else drop; no pool drops everything [DC].
 	if n.inOcc[tc]+charge > n.P.Ingress[tc] {
 		n.cnt.RxDrops++
+		if n.bs != nil {
+			n.bs.drops[tc]++
+		}
 		n.pool.Free(h)
 		return
 	}
 	n.inOcc[tc] += charge
+	n.sampleIn(tc, charge)
 	if p.Type == pkt.Data {
 		n.receiveData(h, p, tc, charge)
 		return
@@ -171,6 +175,7 @@ func (n *NIC) inRelease(tc int, bytes int64) {
 	if n.inOcc[tc] < 0 {
 		panic(fmt.Sprintf("nic.md §11: NIC %s ingress pool %d occupancy %d < 0 at %v", n.id.Name, tc, n.inOcc[tc], n.eng.Now()))
 	}
+	n.sampleIn(tc, -bytes)
 }
 
 // inReleaseToHost frees the charge of a received data packet whose host write the PCIe

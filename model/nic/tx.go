@@ -105,6 +105,7 @@ func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
 	tc := q.ctrlTC
 	if n.ackWait[tc].Len() == 0 && n.egOcc[tc]+pkt.AckWire <= n.P.Egress[tc] {
 		n.egOcc[tc] += pkt.AckWire
+		n.sampleEg(int(tc), pkt.AckWire)
 		n.pushTx(int(tc), h)
 		if n.trace != nil {
 			n.trace("enq", h, p)
@@ -121,6 +122,7 @@ func (n *NIC) retryAcks(tc int) {
 	for n.ackWait[tc].Len() > 0 && n.egOcc[tc]+pkt.AckWire <= n.P.Egress[tc] {
 		h := n.ackWait[tc].Pop()
 		n.egOcc[tc] += pkt.AckWire
+		n.sampleEg(tc, pkt.AckWire)
 		n.pushTx(int(tc), h)
 		if n.trace != nil {
 			n.trace("enq", h, n.pool.Get(h))
