@@ -137,7 +137,7 @@ func TestNetBuffDrops(t *testing.T) {
 	}
 }
 
-// Without both switches on, a NIC samples nothing and writes no net-buff-stats row.
+// Without both settings on, a NIC samples nothing and writes no net-buff-stats row.
 func TestNetBuffOff(t *testing.T) {
 	for _, c := range []struct{ nic, global bool }{{false, false}, {true, false}, {false, true}} {
 		a, b := defaultCfgs()
