@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
@@ -89,6 +90,7 @@ func TestRecordSettingsChangeNoMetric(t *testing.T) {
 	if want["msgs_completed"] == 0 || want["ecn_marked"]+want["drops_total"] == 0 {
 		t.Fatalf("the base job exercises too little: %v", want)
 	}
+	netBuff := "global.EnableNetworkBufferStatsReporting=true,nic.EnableBufferStats=true"
 	for _, set := range []string{
 		"report_interval=2.5us", "report_interval=100us",
 		"switch.ReportPerPortBufferStats=true",
@@ -98,8 +100,10 @@ func TestRecordSettingsChangeNoMetric(t *testing.T) {
 		"global.EnableRoceTransportStats=false",
 		"global.EnableNetworkBufferStatsReporting=true", "global.NetworkBufferStatsReportingInterval=5us",
 		"nic.EnableBufferStats=true",
+		netBuff, netBuff + ",global.NetworkBufferStatsReportingInterval=5us",
 	} {
-		p := mustPlan(t, seedTraffic, "replicates=1", set)
+		// A comma joins settings that take effect together (net-buff-stats needs both).
+		p := mustPlan(t, seedTraffic, append([]string{"replicates=1"}, strings.Split(set, ",")...)...)
 		j := p.Jobs[0]
 		if j.Seed != base.Jobs[0].Seed {
 			t.Errorf("--set %s: seed %d, want %d", set, j.Seed, base.Jobs[0].Seed)

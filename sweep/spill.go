@@ -187,7 +187,7 @@ func batchTables(b stats.Batch) []tableRows {
 	return []tableRows{
 		{"nd_stats", b.NdStats}, {"ecn_pfc_stats", b.EcnPfcStats},
 		{"roce_transport_stats", b.RoceTransportStats}, {"buffer_stats", b.BufferStats},
-		{"port_buffer_stats", b.PortBufferStats}, {"lb_stats", b.LbStats},
+		{"port_buffer_stats", b.PortBufferStats}, {"net_buff_stats", b.NetBuffStats}, {"lb_stats", b.LbStats},
 		{"tier_hop", b.TierHop}, {"messages", b.Messages}, {"classes", b.Classes},
 		{"topology", b.Topology}, {"collectives", b.Collectives},
 	}

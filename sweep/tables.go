@@ -19,6 +19,7 @@ var recordTables = []sink.Table{
 	sink.TableOf[stats.RoceTransportStats]("roce_transport_stats"),
 	sink.TableOf[stats.BufferStats]("buffer_stats"),
 	sink.TableOf[stats.PortBufferStats]("port_buffer_stats"),
+	sink.TableOf[stats.NetBuffStats]("net_buff_stats"),
 	sink.TableOf[stats.LbStats]("lb_stats"),
 	sink.TableOf[stats.TierHop]("tier_hop"),
 	sink.TableOf[stats.Message]("messages"),

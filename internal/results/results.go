@@ -83,7 +83,7 @@ func (t *Table) Col(name string) *Column {
 
 // Tables lists the record tables of design.md "Results directory" besides `jobs`.
 var Tables = []string{"nd_stats", "ecn_pfc_stats", "roce_transport_stats", "buffer_stats", "port_buffer_stats",
-	"lb_stats", "tier_hop", "messages", "classes", "topology", "collectives"}
+	"net_buff_stats", "lb_stats", "tier_hop", "messages", "classes", "topology", "collectives"}
 
 // Identity columns of `jobs`: neither swept parameters nor metrics.
 var Identity = []string{"job_id", "status", "error", "replicate", "seed"}

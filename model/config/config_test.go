@@ -422,6 +422,10 @@ func TestWarnings(t *testing.T) {
 	if w := c.Warnings(); len(w) != 0 {
 		t.Errorf("default warnings: %v", w)
 	}
+	c.NIC.EnableBufferStats, c.Global.EnableNetworkBufferStatsReporting = true, true
+	if w := c.Warnings(); len(w) != 0 {
+		t.Errorf("warnings with net-buff-stats on: %v", w)
+	}
 	for _, tc := range []struct {
 		sets [][2]string
 		want string
@@ -432,6 +436,8 @@ func TestWarnings(t *testing.T) {
 		{[][2]string{{"nic.PfcStaticXoffThreshold", "[0.999, 0.8, 0, 0, 0, 0, 0, 0]"}}, "under the guidance 18,368 B"},
 		{[][2]string{{"nic.PfcXonResumeThreshold", "[0.8, 0.4, 0, 0, 0, 0, 0, 0]"}}, "pauses lift almost at once"},
 		{[][2]string{{"nic.EgressBufferManager.TotalBufferSize", "4KB"}}, "below MSS + 58"},
+		{[][2]string{{"nic.EnableBufferStats", "true"}}, "nic.EnableBufferStats is true but global.EnableNetworkBufferStatsReporting is false: net-buff-stats is written only with both, so no row is (nic.md §16.5)"},
+		{[][2]string{{"global.EnableNetworkBufferStatsReporting", "true"}}, "global.EnableNetworkBufferStatsReporting is true but nic.EnableBufferStats is false"},
 	} {
 		c := Default()
 		for _, kv := range tc.sets {

@@ -28,7 +28,7 @@ func TestClassPools(t *testing.T) {
 		{"pool rounds to 0 B", "workload: {kind: permutation, data_tc: 1, control_tc: 0}\nnic: {EgressBufferManager.PoolAllocationVector: [0.999999, 0.000001, 0, 0, 0, 0, 0, 0]}\n",
 			"workload.data_tc: data TC 1 has no NIC egress pool", ""},
 		{"control_tc 3", "workload: {kind: permutation, control_tc: 3}\n", "",
-			"workload.control_tc: nic has no egress pool for control TC 3 (nic.NetworkInterface.EgressBufferManager.PoolAllocationVector [0.9, 0.1, 0, 0, 0, 0, 0, 0]): ACK/NAK are never sent, so its messages never complete and the job fails at its end (nic.md §6, §15)"},
+			"workload.control_tc: nic has no egress pool for control TC 3 (nic.NetworkInterface.EgressBufferManager.PoolAllocationVector [0.9, 0.1, 0, 0, 0, 0, 0, 0]): its receivers send no ACK or NAK, so its messages never complete: the senders resend every RetransmitTimeout until the job ends at its duration, with its records (nic.md §6, §15)"},
 		{"mix control_tc", "workload: {kind: mix, mix: [{kind: permutation, control_tc: 4}]}\n", "", "workload.mix.0.control_tc: nic has no egress pool for control TC 4"},
 		{"control pool below an ACK", "workload: {kind: permutation}\nnic: {EgressBufferManager.PoolAllocationVector: [0.9999, 0.0001, 0, 0, 0, 0, 0, 0]}\n", "",
 			"workload.control_tc: nic egress pool of control TC 1 is 26 B, below one 126 B ACK"},

@@ -63,7 +63,7 @@ type Global struct {
 	EnableNetDeviceStatLogging          bool     `rs:"EnableNetDeviceStatLogging" doc:"write nd-stats"`
 	EnablePFCECNStatsLogging            bool     `rs:"EnablePFCECNStatsLogging" doc:"write ecn-pfc-stats"`
 	EnableRoceTransportStats            bool     `rs:"EnableRoceTransportStats" doc:"write roce-transport-stats (nic.md §16.1)"`
-	EnableNetworkBufferStatsReporting   bool     `rs:"EnableNetworkBufferStatsReporting" doc:"NIC pools into net-buff-stats (nic.md §16.5)"`
+	EnableNetworkBufferStatsReporting   bool     `rs:"EnableNetworkBufferStatsReporting" doc:"with nic.EnableBufferStats: every NIC's pools into net-buff-stats (nic.md §16.5, records.md §6.2)"`
 	NetworkBufferStatsReportingInterval sim.Time `rs:"NetworkBufferStatsReportingInterval" bare:"s" doc:"period of net-buff-stats"`
 }
 
@@ -192,7 +192,7 @@ type EcnHandler struct {
 // NIC is every attribute of the RoCE NIC model (nic.md §14).
 type NIC struct {
 	NumDownLinks      uint64 `rs:"NumDownLinks" doc:"read-only: one host per NIC"`
-	EnableBufferStats bool   `rs:"EnableBufferStats" doc:"NIC pools into net-buff-stats (nic.md §16.5)"`
+	EnableBufferStats bool   `rs:"EnableBufferStats" doc:"with global.EnableNetworkBufferStatsReporting: the NIC's pools into net-buff-stats (nic.md §16.5, records.md §6.2)"`
 	// ClockTolerancePpm desynchronises senders as real hardware is (IEEE 802.3 allows
 	// ±100 ppm): each NIC's clock runs at 1 + offset, offset drawn per job uniform in
 	// ±ClockTolerancePpm from the NIC's clock stream; frames serialise at rate × (1 +

@@ -695,7 +695,7 @@ func (c *Config) Warnings() []string {
 			if pool := c.egressPool(tc); pool > 0 {
 				what = fmt.Sprintf("nic egress pool of control TC %d is %s B, below one 126 B ACK", tc, Commas(pool))
 			}
-			w = append(w, fmt.Sprintf("%s.control_tc: %s (%sPoolAllocationVector %s): ACK/NAK are never sent, so its messages never complete and the job fails at its end (nic.md §6, §15)",
+			w = append(w, fmt.Sprintf("%s.control_tc: %s (%sPoolAllocationVector %s): its receivers send no ACK or NAK, so its messages never complete: the senders resend every RetransmitTimeout until the job ends at its duration, with its records (nic.md §6, §15)",
 				paths[i], what, egr, FormatVec8(eb.PoolAllocationVector)))
 		}
 		if eb.QueueSchedulingType == "WeightedRoundRobin" {
@@ -706,6 +706,14 @@ func (c *Config) Warnings() []string {
 				}
 			}
 		}
+	}
+	// nic.md §16.5: net-buff-stats needs both settings; one alone writes nothing.
+	if n.EnableBufferStats != c.Global.EnableNetworkBufferStatsReporting {
+		on, off := "nic.EnableBufferStats", "global.EnableNetworkBufferStatsReporting"
+		if !n.EnableBufferStats {
+			on, off = off, on
+		}
+		w = append(w, fmt.Sprintf("%s is true but %s is false: net-buff-stats is written only with both, so no row is (nic.md §16.5)", on, off))
 	}
 	for tc := 0; tc < 8; tc++ {
 		if ib.PoolAllocationVector[tc] == 0 || ib.PFCEnableVector[tc] != 1 {

@@ -99,6 +99,18 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 	e.Rows = intervals(cfg.Global.NDStatsReportInterval)*(3*ports+1) +
 		intervals(cfg.Switch.SharedBufferManager.BufferStatsReportInterval)*float64(e.Switches)*8 +
 		e.Messages + float64(e.Hosts+e.Switches)
+	if cfg.NIC.EnableBufferStats && cfg.Global.EnableNetworkBufferStatsReporting {
+		// net-buff-stats: per interval a row per pool of each NIC's two buffers.
+		var pools float64
+		for c := 0; c < 8; c++ {
+			for _, v := range []float64{cfg.NIC.NetworkInterface.IngressBufferManager.PoolAllocationVector[c], cfg.NIC.NetworkInterface.EgressBufferManager.PoolAllocationVector[c]} {
+				if v > 0 {
+					pools++
+				}
+			}
+		}
+		e.Rows += intervals(cfg.Global.NetworkBufferStatsReportingInterval) * float64(e.Hosts) * pools
+	}
 
 	buffered := float64(e.Switches)*float64(cfg.Switch.SharedBufferManager.TotalSharedBufferSize) +
 		float64(e.Hosts)*float64(cfg.NIC.NetworkInterface.IngressBufferManager.TotalBufferSize+cfg.NIC.NetworkInterface.EgressBufferManager.TotalBufferSize)

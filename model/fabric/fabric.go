@@ -44,6 +44,7 @@ const (
 	kindReportND     sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x01   // NDStatsReportInterval records
 	kindReportBuffer sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x02   // BufferStatsReportInterval records
 	kindReportLB     sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x03   // LoadBalancingStatsReportInterval records
+	kindReportNetBuf sim.Kind = sim.Kind(sim.OwnerFabric)<<8 | 0x04   // NetworkBufferStatsReportingInterval records
 )
 
 // Options are the parts of a job that are not its configuration.
@@ -267,6 +268,9 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if iv := cfg.Switch.LoadBalancingStatsReportInterval; cfg.Switch.EnableLoadBalancingStats && iv > 0 {
 		f.eng.Schedule(base+iv, kindReportLB, 0, 0, 0)
 	}
+	if iv := gl.NetworkBufferStatsReportingInterval; f.netBuff() && iv > 0 {
+		f.eng.Schedule(base+iv, kindReportNetBuf, 0, 0, 0)
+	}
 	f.eng.SetStop(cfg.Duration)
 	return f, nil
 }
@@ -330,9 +334,10 @@ func (f *Fabric) Loop(ctx context.Context) error {
 }
 
 // Stalled reports why messages remain incomplete when a NIC can never send them (nic.md
-// §4: a data-TC egress pool smaller than one packet blocks generation for good; no
-// control-TC pool means no ACK is ever sent), so such a job fails with that reason
-// instead of ending quietly with nothing delivered.
+// §4: a data-TC egress pool smaller than one packet blocks generation for good), so such
+// a job fails with that reason instead of ending quietly with nothing delivered. A
+// control class without an egress pool is not one: its NICs send no ACK or NAK (nic.md
+// §6), the senders time out and resend, and the job ends at its duration with its rows.
 func (f *Fabric) Stalled() error {
 	if f.completed == len(f.msgs)+len(f.dyn) {
 		return nil
@@ -431,6 +436,11 @@ func (f *Fabric) report(ev sim.Event) {
 			s.ReportLB(now, f.rec)
 		}
 		f.eng.Schedule(now+f.cfg.Switch.LoadBalancingStatsReportInterval, kindReportLB, 0, 0, 0)
+	case kindReportNetBuf:
+		for _, n := range f.nics {
+			n.ReportNetBuff(now, f.rec)
+		}
+		f.eng.Schedule(now+f.cfg.Global.NetworkBufferStatsReportingInterval, kindReportNetBuf, 0, 0, 0)
 	}
 	f.rec.Spill() // rows leave the job per report interval, in batches
 }
@@ -457,6 +467,12 @@ func (f *Fabric) reportND(now sim.Time) {
 	f.lastTierHop = tiers
 }
 
+// netBuff reports whether the job writes net-buff-stats: the NICs' EnableBufferStats and
+// the global EnableNetworkBufferStatsReporting both on (nic.md §16.5, records.md §6.2).
+func (f *Fabric) netBuff() bool {
+	return f.cfg.NIC.EnableBufferStats && f.cfg.Global.EnableNetworkBufferStatsReporting
+}
+
 // Finish writes the final rows (a last partial interval when the run did not end on a
 // report boundary, and the final load-balancing row of records.md §7) and the summary.
 func (f *Fabric) Finish() *stats.Result {
@@ -467,6 +483,11 @@ func (f *Fabric) Finish() *stats.Result {
 	if last, ok := f.rec.LastBufferStatsSec(); !ok || last < now.Seconds() {
 		for _, s := range f.switches {
 			s.ReportBuffer(now, f.rec)
+		}
+	}
+	if last, ok := f.rec.LastNetBuffStatsSec(); f.netBuff() && (!ok || last < now.Seconds()) {
+		for _, n := range f.nics {
+			n.ReportNetBuff(now, f.rec)
 		}
 	}
 	if f.cfg.Switch.EnableLoadBalancingStats {

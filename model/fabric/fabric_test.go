@@ -227,6 +227,37 @@ func TestStalledEgressPool(t *testing.T) {
 	t.Log(err)
 }
 
+// TestNoControlPoolRunsToDuration: a control class without a NIC egress pool is no
+// failure (nic.md §6): the receivers send no ACK or NAK, the job runs to its duration
+// and returns every record, so the user sees why nothing completed. The default incast
+// (15 senders × 1 MiB into host 15) with control_tc 3, which the default vector gives no
+// pool, for 300 us: no message completes, no NIC sends an ACK, the incast's data still
+// arrives (the receiver writes payload to its host), and the rows run to 300 us.
+func TestNoControlPoolRunsToDuration(t *testing.T) {
+	cfg := job(t, "workload.control_tc", "3", "duration", "300us", "report_interval", "100us")
+	res, err := Run(context.Background(), cfg, Options{JobID: "noctrl", Clock: fixedClock})
+	if err != nil {
+		t.Fatalf("Run = %v, want the job to run to its duration", err)
+	}
+	s := res.Summary
+	if s.MsgsCompleted != 0 || s.SimTimeSec != 300e-6 || s.BytesDelivered == 0 {
+		t.Errorf("%d messages completed, sim_time_sec %g, %d B delivered; want 0, 0.0003, > 0", s.MsgsCompleted, s.SimTimeSec, s.BytesDelivered)
+	}
+	var rows, nics int
+	for _, r := range res.Rec.RoceTransportStats {
+		if r.SimTimeSec == 300e-6 {
+			nics++
+			if r.NumAcksSent != 0 || r.NumNacksSent != 0 || r.NumAcksRecvd != 0 {
+				t.Errorf("%s: acks sent %d, nacks sent %d, acks received %d; want 0", r.ComponentName, r.NumAcksSent, r.NumNacksSent, r.NumAcksRecvd)
+			}
+		}
+		rows++
+	}
+	if nics != 16 || rows != 3*16 || len(res.Rec.NdStats) == 0 {
+		t.Errorf("%d roce-transport-stats rows (%d at 300 us), %d nd-stats rows; want 48 (16), some", rows, nics, len(res.Rec.NdStats))
+	}
+}
+
 // BenchmarkLeafSpinePermutation is the acceptance job of issue 5: a 2-leaf, 2-spine,
 // 16-host permutation of 1 MiB messages, drained.
 func BenchmarkLeafSpinePermutation(b *testing.B) {

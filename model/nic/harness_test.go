@@ -31,7 +31,12 @@ func defaultCfgs() (config.NIC, config.NIC) { return config.DefaultNIC(), config
 
 func newPair(t testing.TB, a, b *config.NIC) *pair {
 	t.Helper()
-	g := config.DefaultGlobal()
+	return newPairGlobal(t, a, b, config.DefaultGlobal())
+}
+
+// newPairGlobal is newPair with simulation-wide settings of its own.
+func newPairGlobal(t testing.TB, a, b *config.NIC, g config.Global) *pair {
+	t.Helper()
 	pr := &pair{t: t, eng: sim.NewEngine(), pool: &pkt.Pool{}}
 	cfgs := [2]*config.NIC{a, b}
 	rate := min(float64(a.NetworkInterface.UplinkNetworkInterface.DataRate), float64(b.NetworkInterface.UplinkNetworkInterface.DataRate))

@@ -124,8 +124,9 @@ type NIC struct {
 	ecn       bool // EnableECN (§13)
 	gen       genState
 	paused    [8]bool
-	pfcEnable [8]bool // PFCEnableVector[c] == 1 (§12.1)
-	written   int64   // in-order payload bytes handed to the PCIe write FIFO
+	pfcEnable [8]bool   // PFCEnableVector[c] == 1 (§12.1)
+	written   int64     // in-order payload bytes handed to the PCIe write FIFO
+	bs        *bufStats // net-buff-stats sampling (records.md §6.2); nil when the record is off
 
 	P    Pools        // pools, thresholds and pause times (§11, §12)
 	cnt  Counters     // counters and report state (§16)
@@ -236,6 +237,9 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		recRoce:   g.EnableRoceTransportStats,
 		clk:       1,
 	}
+	if cfg.EnableBufferStats && g.EnableNetworkBufferStatsReporting {
+		n.bs = newBufStats() // §16.5: both settings on
+	}
 	if ppm := cfg.ClockTolerancePpm; ppm > 0 {
 		// Uniform in ±ppm, one draw per NIC per job from the NIC's clock stream.
 		u := sim.NewRand(seed, ClockStream(id.NodeID)).Float64()
@@ -323,20 +327,16 @@ func (n *NIC) Handle(ev sim.Event) {
 }
 
 // Stalled reports a NIC that can never make progress again on its own, so the fabric can
-// fail the job with a clear reason instead of running silently to its time cap
-// (nic.md §4: a data-TC egress pool below MSS + 58 blocks generation permanently; §6 [DC]:
-// ACK/NAK without a control-TC pool are never sent). Nil when no such condition holds.
+// fail the job with a clear reason instead of running silently to its time cap (nic.md
+// §4: a data-TC egress pool below MSS + 58 blocks generation permanently). Nil when no
+// such condition holds. A control class without an egress pool is no stall: its ACKs
+// and NAKs are never sent (§6 [DC]), the senders' timers resend, and the job runs to its
+// duration with all its records.
 func (n *NIC) Stalled() error {
 	if n.gen == genBlocked && n.blockedNeed > n.P.Egress[n.blockedPool] {
 		q := n.qps[n.blockedQP]
 		return fmt.Errorf("nic %s: packet generation blocked for good: a %d B data packet of QP %d (to host %d) does not fit the %d B egress pool of data TC %d (EgressBufferManager.PoolAllocationVector[%d] x TotalBufferSize; it must hold MSS + 58 = %d B, nic.md §4, §11)",
 			n.id.Name, n.blockedNeed, q.wqp, q.peerHost, n.P.Egress[n.blockedPool], n.blockedPool, n.blockedPool, n.mss+pkt.DataOverhead)
-	}
-	for c := 0; c < 8; c++ {
-		if n.ackWait[c].Len() > 0 && n.P.Egress[c] < pkt.AckWire {
-			return fmt.Errorf("nic %s: %d ACK/NAK frames can never be sent: control TC %d has a %d B egress pool, below one 126 B ACK (EgressBufferManager.PoolAllocationVector[%d]; nic.md §6, §11)",
-				n.id.Name, n.ackWait[c].Len(), c, n.P.Egress[c], c)
-		}
 	}
 	return nil
 }

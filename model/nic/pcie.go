@@ -371,8 +371,9 @@ func (n *NIC) pcieSetTimer(d *pcieDir, at sim.Time) {
 // pcieAccepted runs when (the rest of) a segment or packet enters its TX buffer.
 func (n *NIC) pcieAccepted(d *pcieDir, x *xfer) {
 	if x.op == opWrite && x.final() {
-		// §5: the packet's ingress charge is released when its last write is accepted.
-		n.inRelease(int(x.tc), int64(x.charge))
+		// §5: the packet's ingress charge is released when its last write is accepted,
+		// and only this release runs the Xon test (§12.2).
+		n.inReleaseToHost(int(x.tc), int64(x.charge))
 	}
 }
 

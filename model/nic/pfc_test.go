@@ -204,3 +204,86 @@ func TestPFCEmission(t *testing.T) {
 		t.Errorf("pause tx %d xon tx %d drops %d", c.PfcPauseTx, c.PfcXonTx, c.RxDrops)
 	}
 }
+
+// TestXonOnlyOnHostRelease: the early resume of §12.2 runs only when received data is
+// accepted toward the host; a discard, a duplicate or a processed control packet frees
+// its bytes without the Xon test. B's TC0 has Xon = Xoff = 2,880,000 B (both 0.8 of the
+// 3,600,000 B pool), and a phantom 2,875,864 B (Xoff − 4,136) that never leaves sits in the
+// pool, so every 4,136 B data arrival reaches Xoff and every release brings the pool back
+// to 2,875,864 B, at or below Xon. The frames injected at B, and what B's PFC does:
+//
+//	1 us      data PSN 0, in order: 2,875,864 + 4,136 ≥ Xoff → pause 1; admitted; its
+//	          host write is accepted at once (the PCIe buffers are empty): 4,136 B
+//	          released to the host, 2,875,864 ≤ Xon → XON 1, on the wire right after the
+//	          pause frame (1,680 ps, §17).
+//	2 us      data PSN 5, a gap: no pause outstanding, Xoff reached → pause 2, its refresh
+//	          due R = 41,992,400 ps later; discarded behind the gap and released: no test.
+//	3 us      data PSN 0 again, a duplicate: pause 2 is outstanding, so no pause;
+//	          released without a host write: no test.
+//	4 us      an ACK in TC 0 naming no QP: charged 108 B, processed, released: no test.
+//	2 us + R  the refresh finds 2,875,864 < Xoff → XON 2.
+//
+// So 2 pauses and 2 XONs. Were every release tested, the discard at 2 us would resume at
+// once, the duplicate at 3 us would pause again (no pause outstanding) and resume on its
+// release, and the refresh would find nothing to do: 3 pauses and 3 XONs.
+func TestXonOnlyOnHostRelease(t *testing.T) {
+	a, b := defaultCfgs()
+	b.NetworkInterface.IngressBufferManager.PfcXonResumeThreshold[0] = 0.8
+	pr := newPair(t, &a, &b)
+	B := pr.nics[1]
+	if B.P.Xon[0] != 2880000 || B.P.Xoff[0] != 2880000 {
+		t.Fatalf("Xon %d Xoff %d, want 2,880,000 both", B.P.Xon[0], B.P.Xoff[0])
+	}
+	var pfcAt []sim.Time
+	var quanta []uint16
+	B.trace = func(ev string, h pkt.Handle, p *pkt.Packet) {
+		if ev == "start" && p.Type == pkt.Pfc {
+			pfcAt = append(pfcAt, pr.eng.Now())
+			quanta = append(quanta, p.PfcQuanta)
+		}
+	}
+	data := func(psn int64) {
+		h, p := pr.pool.New()
+		p.Type, p.Size, p.Payload, p.PSN, p.SrcHost, p.SrcQP, p.DataTC, p.CtrlTC = pkt.Data, 4136, 4096, psn, 0, 1, 0, 1
+		B.Receive(h)
+	}
+	pr.at(1*sim.Microsecond, func() { B.inOcc[0] = 2875864; data(0) })
+	pr.at(2*sim.Microsecond, func() { data(5) })
+	pr.at(3*sim.Microsecond, func() { data(0) })
+	pr.at(4*sim.Microsecond, func() {
+		h, p := pr.pool.New()
+		p.Type, p.Size, p.DestQP, p.PSN = pkt.Ack, ackL3, 99, 0
+		B.Receive(h)
+	})
+	rec := stats.NewRecorder("job", func() time.Time { return time.Unix(0, 0) })
+	pr.at(100*sim.Microsecond, func() { B.ReportND(pr.eng.Now(), rec) })
+	pr.run(100 * sim.Microsecond)
+
+	R := B.P.Refresh[0]
+	if R != 41992400 {
+		t.Fatalf("refresh %d ps, want 41,992,400", R)
+	}
+	want := []sim.Time{sim.Microsecond, sim.Microsecond + 1680, 2 * sim.Microsecond, 2*sim.Microsecond + R}
+	wantQ := []uint16{65535, 0, 65535, 0}
+	if len(pfcAt) != len(want) {
+		t.Fatalf("PFC frames at %v quanta %v, want %v quanta %v", pfcAt, quanta, want, wantQ)
+	}
+	for i := range want {
+		if pfcAt[i] != want[i] || quanta[i] != wantQ[i] {
+			t.Errorf("PFC frame %d at %v quanta %d, want %v quanta %d", i, pfcAt[i], quanta[i], want[i], wantQ[i])
+		}
+	}
+	c := B.Counters()
+	if c.PfcPauseTx != 2 || c.PfcXonTx != 2 || c.RxDrops != 0 {
+		t.Errorf("pauses %d XON %d drops %d, want 2, 2, 0", c.PfcPauseTx, c.PfcXonTx, c.RxDrops)
+	}
+	if c.Roce.RxDropsAfterNak != 1 || c.Roce.Duplicate != 1 || c.Roce.RxDropsNoQpCtrl != 1 {
+		t.Errorf("after_nak %d duplicate %d no_qp_ctrl %d, want 1 each", c.Roce.RxDropsAfterNak, c.Roce.Duplicate, c.Roce.RxDropsNoQpCtrl)
+	}
+	if in, _ := B.Occupancy(0); in != 2875864 {
+		t.Errorf("TC0 occupancy %d at the end, want the phantom 2,875,864", in)
+	}
+	if len(rec.EcnPfcStats) != 1 || rec.EcnPfcStats[0].PfcxoffTx != 2 || rec.EcnPfcStats[0].PfcxonTx != 2 {
+		t.Errorf("ecn-pfc-stats rows %+v, want one TC0 row with pfcxoff_tx 2, pfcxon_tx 2", rec.EcnPfcStats)
+	}
+}

@@ -159,9 +159,13 @@ func (n *NIC) genRun() {
 		if n.egOcc[tc]+wire > n.P.Egress[tc] {
 			n.gen = genBlocked
 			n.blockedPool, n.blockedNeed, n.blockedQP = tc, wire, i
+			if n.bs != nil {
+				n.bs.blockedSince = n.eng.Now()
+			}
 			return
 		}
 		n.egOcc[tc] += wire
+		n.sampleEg(tc, wire)
 		n.pcieRead(q, q.cursor, payload)
 		q.cursor++
 		n.ready.Drop()
@@ -183,7 +187,11 @@ func (n *NIC) egRelease(tc int, bytes int64) {
 	if n.egOcc[tc] < 0 {
 		panic(fmt.Sprintf("nic.md §11: NIC %s egress pool %d occupancy %d < 0 at %v", n.id.Name, tc, n.egOcc[tc], n.eng.Now()))
 	}
+	n.sampleEg(tc, -bytes)
 	if n.gen == genBlocked && n.blockedPool == tc && 2*n.egOcc[tc] <= n.P.Egress[tc] {
+		if n.bs != nil {
+			n.bs.blocked[tc] += n.eng.Now() - n.bs.blockedSince
+		}
 		n.gen = genScheduled
 		n.eng.After(GenStartDelay, KindGenStart, n.id.Dev, 0, 0)
 	}

@@ -30,10 +30,14 @@ func (n *NIC) Receive(h pkt.Handle) {
 	// 4. Admission: occupancy + charge <= pool, else drop; no pool drops everything [DC].
 	if n.inOcc[tc]+charge > n.P.Ingress[tc] {
 		n.cnt.RxDrops++
+		if n.bs != nil {
+			n.bs.drops[tc]++
+		}
 		n.pool.Free(h)
 		return
 	}
 	n.inOcc[tc] += charge
+	n.sampleIn(tc, charge)
 	if p.Type == pkt.Data {
 		n.receiveData(h, p, tc, charge)
 		return
@@ -163,13 +167,23 @@ func (n *NIC) ackTimerExpired(q *qp) {
 	}
 }
 
-// inRelease frees bytes of ingress pool tc (§11) and runs the XON-on-release test (§12.2,
-// [DC] any release).
+// inRelease frees bytes of ingress pool tc (§11) that do not go to the host: a
+// processed control packet, a duplicate, a discard. It runs no Xon test (§12.2: only
+// data accepted toward the host does).
 func (n *NIC) inRelease(tc int, bytes int64) {
 	n.inOcc[tc] -= bytes
 	if n.inOcc[tc] < 0 {
 		panic(fmt.Sprintf("nic.md §11: NIC %s ingress pool %d occupancy %d < 0 at %v", n.id.Name, tc, n.inOcc[tc], n.eng.Now()))
 	}
+	n.sampleIn(tc, -bytes)
+}
+
+// inReleaseToHost frees the charge of a received data packet whose host write the PCIe
+// transmit buffer has accepted (§5), and runs the early resume of §12.2: a pause
+// outstanding for tc and occupancy at or below Xon send XON at once and stop the
+// refresh.
+func (n *NIC) inReleaseToHost(tc int, bytes int64) {
+	n.inRelease(tc, bytes)
 	if n.pauseOut[tc] && n.inOcc[tc] <= n.P.Xon[tc] {
 		n.queuePFC(tc, 0)
 		n.eng.Stop(n.refreshTimer[tc])

@@ -82,8 +82,14 @@ func (n *NIC) segmentFetched(q *qp, s, payload int64, epoch uint32) {
 }
 
 // queueAck builds an ACK (PSN E-1) or NAK (PSN E) of responder q (§9). It reserves 126 B
-// in the control-TC egress pool, or waits in order for room (§6 [DC]).
+// in the control-TC egress pool, or waits in order for room (§6 [DC]). A control class
+// whose egress pool cannot hold one ACK, none at all included, sends no ACK or NAK
+// (§4, §6 [DC]): nothing is built, queued or counted, and the sender's retransmission
+// timer is what moves its QP on (§10).
 func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
+	if n.P.Egress[q.ctrlTC] < pkt.AckWire {
+		return
+	}
 	h, p := n.pool.New()
 	p.Type = t
 	n.fillIP(p, q, q.ctrlTC)
@@ -99,6 +105,7 @@ func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
 	tc := q.ctrlTC
 	if n.ackWait[tc].Len() == 0 && n.egOcc[tc]+pkt.AckWire <= n.P.Egress[tc] {
 		n.egOcc[tc] += pkt.AckWire
+		n.sampleEg(int(tc), pkt.AckWire)
 		n.pushTx(int(tc), h)
 		if n.trace != nil {
 			n.trace("enq", h, p)
@@ -115,6 +122,7 @@ func (n *NIC) retryAcks(tc int) {
 	for n.ackWait[tc].Len() > 0 && n.egOcc[tc]+pkt.AckWire <= n.P.Egress[tc] {
 		h := n.ackWait[tc].Pop()
 		n.egOcc[tc] += pkt.AckWire
+		n.sampleEg(tc, pkt.AckWire)
 		n.pushTx(int(tc), h)
 		if n.trace != nil {
 			n.trace("enq", h, n.pool.Get(h))

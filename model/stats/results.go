@@ -30,6 +30,7 @@ type Recorder struct {
 	err         error
 	lastTierHop float64 // sim_time_sec of the last tier_hop row emitted, -1 if none
 	lastBuffer  float64 // the same for buffer_stats
+	lastNetBuff float64 // the same for net_buff_stats
 
 	utcAt  sim.Time
 	utcStr string
@@ -52,6 +53,7 @@ type Batch struct {
 	RoceTransportStats []RoceTransportStats
 	BufferStats        []BufferStats
 	PortBufferStats    []PortBufferStats
+	NetBuffStats       []NetBuffStats
 	LbStats            []LbStats
 	Messages           []Message
 	Classes            []Class
@@ -63,14 +65,15 @@ type Batch struct {
 // Rows is the number of rows in b.
 func (b Batch) Rows() int {
 	return len(b.NdStats) + len(b.EcnPfcStats) + len(b.RoceTransportStats) + len(b.BufferStats) +
-		len(b.PortBufferStats) + len(b.LbStats) + len(b.Messages) + len(b.Classes) + len(b.Topology) + len(b.TierHop) +
-		len(b.Collectives)
+		len(b.PortBufferStats) + len(b.NetBuffStats) + len(b.LbStats) + len(b.Messages) + len(b.Classes) + len(b.Topology) +
+		len(b.TierHop) + len(b.Collectives)
 }
 
 // truncate empties every table of b, keeping its slices' memory for the next rows.
 func (b *Batch) truncate() {
 	b.NdStats, b.EcnPfcStats, b.RoceTransportStats = b.NdStats[:0], b.EcnPfcStats[:0], b.RoceTransportStats[:0]
 	b.BufferStats, b.PortBufferStats, b.LbStats = b.BufferStats[:0], b.PortBufferStats[:0], b.LbStats[:0]
+	b.NetBuffStats = b.NetBuffStats[:0]
 	b.Messages, b.Classes, b.Topology, b.TierHop = b.Messages[:0], b.Classes[:0], b.Topology[:0], b.TierHop[:0]
 	b.Collectives = b.Collectives[:0]
 }
@@ -80,7 +83,7 @@ func NewRecorder(jobID string, clock func() time.Time) *Recorder {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Recorder{JobID: jobID, Clock: clock, utcAt: -1, lastTierHop: -1, lastBuffer: -1}
+	return &Recorder{JobID: jobID, Clock: clock, utcAt: -1, lastTierHop: -1, lastBuffer: -1, lastNetBuff: -1}
 }
 
 // Spill emits the rows held once they reach BatchRows (nothing without Emit). Devices'
@@ -116,6 +119,9 @@ func (r *Recorder) flush() {
 	if n := len(r.BufferStats); n > 0 {
 		r.lastBuffer = r.BufferStats[n-1].SimTimeSec
 	}
+	if n := len(r.NetBuffStats); n > 0 {
+		r.lastNetBuff = r.NetBuffStats[n-1].SimTimeSec
+	}
 	r.err = r.Emit(r.Batch)
 	r.Batch.truncate()
 }
@@ -135,6 +141,14 @@ func (r *Recorder) LastBufferStatsSec() (sec float64, ok bool) {
 		return r.BufferStats[n-1].SimTimeSec, true
 	}
 	return r.lastBuffer, r.lastBuffer >= 0
+}
+
+// LastNetBuffStatsSec is LastTierHopSec for net_buff_stats.
+func (r *Recorder) LastNetBuffStatsSec() (sec float64, ok bool) {
+	if n := len(r.NetBuffStats); n > 0 {
+		return r.NetBuffStats[n-1].SimTimeSec, true
+	}
+	return r.lastNetBuff, r.lastNetBuff >= 0
 }
 
 // UTC returns the wall-clock stamp for rows produced at simulated time now, ISO 8601 to

@@ -188,6 +188,34 @@ type PortBufferStats struct {
 	IvlMeanPctUtil float64 `parquet:"ivl_mean_pct_util"`
 }
 
+// NetBuffStats is one net-buff-stats row: one pool of a NIC's receive or transmit buffer
+// per interval (records.md §6.2, nic.md §16.5), written only with the NIC's
+// EnableBufferStats and the global EnableNetworkBufferStatsReporting both on.
+type NetBuffStats struct {
+	JobID             string  `parquet:"job_id"`
+	TimeUTC           string  `parquet:"time_utc"`
+	SimTimeSec        float64 `parquet:"sim_time_sec"`
+	ComponentName     string  `parquet:"component_name"`
+	ComponentType     string  `parquet:"component_type"`
+	NodeID            int64   `parquet:"node_id"`
+	Tier              int32   `parquet:"tier"`
+	Subtier           int64   `parquet:"subtier"`
+	BuffID            string  `parquet:"buff_id"`  // ingressBuffer (receive) or egressBuffer (transmit)
+	Priority          int64   `parquet:"priority"` // the traffic class, whose pool this is
+	TotalBytes        int64   `parquet:"total_bytes"`
+	BufferLimit       int64   `parquet:"buffer_limit"`
+	IvlCount          int64   `parquet:"ivl_count"`
+	IvlMinBytes       int64   `parquet:"ivl_min_bytes"`
+	IvlMaxBytes       int64   `parquet:"ivl_max_bytes"`
+	IvlMeanBytes      float64 `parquet:"ivl_mean_bytes"`
+	IvlMaxPctUtil     float64 `parquet:"ivl_max_pct_util"`
+	IvlMeanPctUtil    float64 `parquet:"ivl_mean_pct_util"`
+	Drops             int64   `parquet:"drops"`                // receive: admission drops of the class; transmit: 0
+	IvlDrops          int64   `parquet:"ivl_drops"`            // the same within the interval
+	GenBlockedUsec    float64 `parquet:"gen_blocked_usec"`     // transmit: time packet generation was blocked on the pool; receive: 0
+	IvlGenBlockedUsec float64 `parquet:"ivl_gen_blocked_usec"` // the same within the interval
+}
+
 // LbStats is one load-balancing-stats row: equal-cost-set member per interval, plus a
 // final row (records.md §7).
 type LbStats struct {
