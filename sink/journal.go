@@ -202,7 +202,8 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 	st := &journalState{complete: map[int]*commitInfo{}, broken: map[int]bool{}, voided: map[int]bool{},
 		pending: map[int][]JobLine{}, pendLine: map[int][]int{}}
 	anySealed := hasSealedLine(data)
-	bad := map[int]bool{} // commits with a damaged job line
+	bad := map[int]bool{}    // commits with a damaged job line
+	closed := map[int]bool{} // commits whose closing line has been read
 	var off int64
 	for line := 1; len(data) > 0; line++ {
 		i := bytes.IndexByte(data, '\n')
@@ -247,6 +248,12 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 			damage("not a journal line: no commit number")
 		case e.JobID != "":
 			st.last = max(st.last, *e.Commit)
+			if closed[*e.Commit] {
+				// A commit's job lines all precede its closing line (one append): this one
+				// was appended again or edited; the commit it names stands as closed.
+				damage(fmt.Sprintf("a job line of commit %d after that commit's closing line: appended again or edited", *e.Commit))
+				continue
+			}
 			if !knownStatus(e.Status) {
 				damage(fmt.Sprintf("unknown status %q", e.Status))
 				bad[*e.Commit] = true
@@ -257,6 +264,7 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 		case e.Jobs != nil:
 			n := *e.Commit
 			st.last = max(st.last, n)
+			closed[n] = true
 			jobs, lines := st.pending[n], st.pendLine[n]
 			delete(st.pending, n)
 			delete(st.pendLine, n)

@@ -166,3 +166,33 @@ func TestJournalOddLines(t *testing.T) {
 // seal returns a journal line (JSON without newline) as the sink writes it: with its
 // checksum member, and a newline.
 func seal(line string) string { return string(sealLine([]byte(line))) + "\n" }
+
+// A job line appended again after its commit's closing line is a damaged line that verify
+// names; the commit it repeats stands, and its job counts once.
+func TestJobLineAfterItsCommit(t *testing.T) {
+	dir := t.TempDir()
+	writeCommits(t, dir, 2)
+	journal := filepath.Join(dir, "journal.jsonl")
+	data, _ := os.ReadFile(journal)
+	var first string
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if strings.HasPrefix(l, `{"job_id":"j0",`) {
+			first = l
+		}
+	}
+	os.WriteFile(journal, append(data, first...), 0o644)
+	check, err := VerifyJournal(nil, dir, journal, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(check.Done) != 2 || check.Done["j0"] != "ok" {
+		t.Errorf("done = %v, want j0 and j1", check.Done)
+	}
+	found := false
+	for _, p := range check.Lines {
+		found = found || strings.Contains(p.Problem, "after that commit's closing line")
+	}
+	if !found {
+		t.Errorf("verify does not name the repeated line: %+v", check.Lines)
+	}
+}
