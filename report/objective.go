@@ -154,9 +154,10 @@ func countOf(jobs *results.Table, m string, rows []int) *count {
 	return out
 }
 
-// objectiveText states the study's question in words: "lowest fct_p99_usec_lossless (p99
+// ObjectiveText states the study's question in words (dec, when not nil, resolves a
+// percent indifference): "lowest fct_p99_usec_lossless (p99
 // FCT of the lossless traffic), subject to drops_lossless == 0; indifference 5 µs".
-func objectiveText(o *selection.Objective, dec *selection.Decision) string {
+func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 	best := "lowest"
 	if o.Goal == selection.Max {
 		best = "highest"

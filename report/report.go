@@ -280,7 +280,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	}
 	obj := m.Objective
 	if obj != nil {
-		r.Objective = objectiveText(obj, opts.Decision)
+		r.Objective = ObjectiveText(obj, opts.Decision)
 		if obj.Default != "" {
 			r.ObjectiveDefault = "Objective chosen by default: " + sentence(obj.Default) + " An objective: block in the spec asks another question."
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,7 +119,7 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 			resume = true
 			continue
 		}
-		if len(mine) == 0 || sameIDs(ids, last) && sr.Rounds > 0 {
+		if len(mine) == 0 || slices.Equal(ids, last) && sr.Rounds > 0 {
 			// This shard has nothing left of the round (the other shards' jobs are
 			// missing), or the round it ran did not commit what it needed.
 			sr.Waiting = len(mine) == 0
@@ -141,18 +142,6 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 		}
 		resume = true
 	}
-}
-
-func sameIDs(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // add adds the counts of one round's report.

@@ -213,26 +213,10 @@ const selectPoll = 5 * time.Second
 // stage 210 jobs = 42 points x 5 replicates, at most 2100 jobs; 95% confidence".
 func selectHeadline(p *sweep.Plan, c selection.Config) string {
 	s := fmt.Sprintf("%s: selection of the best of %s for %s, first stage %s = %s x %s, at most %s; %g%% confidence",
-		p.Spec.Base.Name, plural(p.Points, "point"), objectiveText(p.Spec.Objective), plural(len(p.Jobs), "job"), plural(p.Points, "point"),
+		p.Spec.Base.Name, plural(p.Points, "point"), report.ObjectiveText(p.Spec.Objective, nil), plural(len(p.Jobs), "job"), plural(p.Points, "point"),
 		plural(c.Initial, "replicate"), plural(c.MaxJobs, "job"), 100*c.Confidence)
 	if bad := p.Invalid(); len(bad) > 0 {
 		s += fmt.Sprintf("; %d points INVALID (see 'rocesweep validate')", len(bad))
-	}
-	return s
-}
-
-// objectiveText states an objective in one phrase: "min fct_p99_usec_lossless (±5 µs)
-// subject to drops_lossless == 0".
-func objectiveText(o *selection.Objective) string {
-	s := fmt.Sprintf("%s %s", o.Goal, o.Metric)
-	switch {
-	case o.IndifferencePercent > 0:
-		s += fmt.Sprintf(" (indifference %g%%)", o.IndifferencePercent)
-	case o.Indifference > 0:
-		s += fmt.Sprintf(" (indifference %g %s)", o.Indifference, sweep.MetricUnit(o.Metric))
-	}
-	if len(o.SubjectTo) > 0 {
-		s += " subject to " + strings.Join(o.SubjectTo, " and ")
 	}
 	return s
 }

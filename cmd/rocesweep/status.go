@@ -69,6 +69,7 @@ type shardStatus struct {
 	// node7, since 2026-11-30T01:02:03Z"); "" when none is (sink.ShardWriter).
 	Writer string `json:"writer,omitempty"`
 	age    time.Duration
+	k, n   int // the shard, K of N
 }
 
 // statusReport is the --json form of `status`.
@@ -165,7 +166,7 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 	statusOf := map[string]string{} // job id -> its status (any one journal's)
 	for _, n := range ns {
 		for k := 1; k <= n; k++ {
-			s := shardStatus{Shard: fmt.Sprintf("%d/%d", k, n), Planned: shardJobs(st.PlanSize, k, n)}
+			s := shardStatus{Shard: fmt.Sprintf("%d/%d", k, n), Planned: shardJobs(st.PlanSize, k, n), k: k, n: n}
 			j, ok := byShard[[2]int{k, n}]
 			if ok {
 				path := filepath.Join(dir, j.name)
@@ -216,8 +217,7 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 		// A selection's plan grows by rounds: planned = recorded + the jobs it needs next.
 		for i := range st.Shards {
 			s := &st.Shards[i]
-			var k, n int
-			fmt.Sscanf(s.Shard, "%d/%d", &k, &n)
+			k, n := s.k, s.n
 			s.Missing = 0
 			for _, nd := range dec.Need {
 				if selPlan.JobFor(nd.Point, nd.Replicate).Index%n == k-1 {
