@@ -117,10 +117,8 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 			}
 		}
 		cfg := s.Base
-		for i, a := range s.Axes {
-			if err := cfg.Set(a.Attr.Path, values[i].Text); err != nil {
-				return nil, fmt.Errorf("%s: %v", a.Pos, err)
-			}
+		for i := range s.Axes {
+			cfg.SetValue(values[i].Parsed) // parsed and checked once, by ParseSpec
 		}
 		keep := true
 		for _, c := range s.Constraints {
@@ -194,18 +192,6 @@ func (p *Plan) JobFor(point, r int) *Job {
 	}
 	p.extra[key] = j
 	return j
-}
-
-func lookup(c *config.Config, path string) (any, error) {
-	canon, err := config.Canonical(path)
-	if err != nil {
-		return nil, err
-	}
-	a, ok := attrOf(canon)
-	if !ok {
-		return nil, fmt.Errorf("%s cannot be read in a constraint", path)
-	}
-	return Typed(c, a)
 }
 
 // axisValue is a value of axis number axis.

@@ -51,11 +51,13 @@ type Axis struct {
 	Range  *Range      // non-nil when given as {from, to, steps, scale}
 }
 
-// Value is one value of an axis: the text Set parses and the typed value the jobs
-// column and constraints see (see Typed).
+// Value is one value of an axis: its text (what a worker process gives Set), the typed
+// value the jobs column and constraints see (typed.go), and the value parsed and checked
+// once that Expand assigns.
 type Value struct {
-	Text  string
-	Typed any
+	Text   string
+	Typed  any
+	Parsed config.Value `json:"-"`
 }
 
 // Range is {from, to, steps, scale}; From and To are in base units (B, bps, seconds).
@@ -303,8 +305,8 @@ func (s *Spec) newAxis(path, at string, zip int) (*Axis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", at, err)
 	}
-	attr, ok := attrOf(canon)
-	if !ok || attr.Type == "list" {
+	attr, ok := config.Lookup(canon)
+	if !ok || attr.Type == config.KindList {
 		return nil, fmt.Errorf("%s: %s cannot be swept", at, path)
 	}
 	for _, b := range s.Axes {
@@ -333,26 +335,24 @@ func nodeText(n *yaml.Node) (string, error) {
 	return "", fmt.Errorf("a value must be a scalar or a list of scalars")
 }
 
-// value checks text against the attribute (by setting it on a copy of the base) and
-// returns it with its typed value.
+// value parses and checks text as a value of the axis's attribute, once, and returns it
+// with its typed value.
 func (s *Spec) value(a *Axis, text string) (Value, error) {
-	c := s.Base
-	if err := c.Set(a.Attr.Path, text); err != nil {
+	v, err := a.Attr.Parse(text)
+	if err != nil {
 		return Value{}, fmt.Errorf("%s: %v", a.Path, strings.TrimPrefix(err.Error(), a.Attr.Path+": "))
 	}
-	typed, err := Typed(&c, a.Attr)
+	typed, err := v.Column()
 	if err != nil {
 		return Value{}, err
 	}
-	return Value{Text: text, Typed: typed}, nil
+	return Value{Text: text, Typed: typed, Parsed: v}, nil
 }
 
 var rangeKeys = []string{"from", "to", "steps", "scale"}
 
 func (s *Spec) parseRange(a *Axis, m *yaml.Node) error {
-	switch a.Attr.Type {
-	case "bytes", "queuesize", "datarate", "timeval", "uint", "int", "double":
-	default:
+	if !a.Attr.Type.Numeric() {
 		return fmt.Errorf("%s: %s: a range needs a numeric attribute (this one is %s)", pos(s.File, m), a.Path, a.Attr.Type)
 	}
 	r := &Range{}
@@ -425,22 +425,7 @@ func (s *Spec) rangeValue(a *Axis, u float64) (Value, error) {
 	if r.Log {
 		x = math.Exp(math.Log(r.From) + u*(math.Log(r.To)-math.Log(r.From)))
 	}
-	var text string
-	switch a.Attr.Type {
-	case "bytes", "queuesize":
-		text = config.FormatBytes(config.Bytes(math.Round(x)))
-	case "timeval":
-		text = config.FormatTime(secondsToTime(x))
-	case "datarate":
-		text = strconv.FormatFloat(math.Round(x), 'f', -1, 64) + "bps"
-		if x >= 1e6 {
-			text = strconv.FormatFloat(x/1e9, 'g', 12, 64) + "Gbps"
-		}
-	case "uint", "int":
-		text = strconv.FormatInt(int64(math.Round(x)), 10)
-	default:
-		text = strconv.FormatFloat(x, 'g', 12, 64)
-	}
+	text := a.Attr.Type.RangeText(x)
 	return s.value(a, text)
 }
 

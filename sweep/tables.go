@@ -66,7 +66,7 @@ func newJobsTable(axes []*Axis) *jobsTable {
 		{Type: i64, Tag: `parquet:"seed"`},
 	}
 	for _, a := range axes {
-		fields = append(fields, reflect.StructField{Type: columnType(a.Attr), Tag: reflect.StructTag(`parquet:"` + a.Column + `"`)})
+		fields = append(fields, reflect.StructField{Type: a.Attr.Type.Column(), Tag: reflect.StructTag(`parquet:"` + a.Column + `"`)})
 	}
 	jt := &jobsTable{naxes: len(axes), metrics: len(fields)}
 	st := reflect.TypeFor[stats.Summary]()

@@ -1,12 +1,9 @@
 package results
 
 import (
-	"math"
 	"strings"
-	"sync"
 
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/model/sim"
 )
 
 // PathOf turns a jobs column back into the parameter path: the longest prefix of
@@ -23,38 +20,20 @@ func PathOf(col string) string {
 	return col
 }
 
-// schema indexes the attribute schema by path, built on first use (not at package
-// initialisation: run and sim import this package and never need it).
-var schema = sync.OnceValue(func() map[string]config.Attr {
-	m := map[string]config.Attr{}
-	for _, a := range config.Schema() {
-		m[a.Path] = a
-	}
-	return m
-})
-
 // AttrOf returns the attribute a jobs column holds, if it names one.
 func AttrOf(col string) (config.Attr, bool) {
 	c, err := config.Canonical(PathOf(col))
 	if err != nil {
 		return config.Attr{}, false
 	}
-	if a, ok := schema()[c]; ok {
-		return a, ok
-	}
-	return config.Lookup(c) // tiers.<tier>.* (issue 17)
+	return config.Lookup(c)
 }
 
 // FormatValue prints a typed jobs value in the attribute's units (sweep's typed values:
 // bytes as int64 B, datarate as bit/s, timeval as seconds): 700KB, 400Gbps, 5us.
 func FormatValue(a config.Attr, v float64) string {
-	switch a.Type {
-	case "bytes", "queuesize":
-		return config.FormatBytes(config.Bytes(v))
-	case "datarate":
-		return config.FormatRate(config.Rate(v))
-	case "timeval":
-		return config.FormatTime(sim.Time(math.Round(v * 1e12)))
+	if text, ok := a.Type.FormatColumn(v); ok {
+		return text
 	}
 	return FormatNum(v)
 }

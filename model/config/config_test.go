@@ -44,7 +44,7 @@ func TestSchemaDefaults(t *testing.T) {
 			t.Errorf("duplicate path %s", a.Path)
 		}
 		got[a.Path] = a
-		if a.Type == "" || a.Default == "" {
+		if a.Type == 0 || a.Default == "" {
 			t.Errorf("%s: empty type or default", a.Path)
 		}
 	}
@@ -54,7 +54,7 @@ func TestSchemaDefaults(t *testing.T) {
 			t.Errorf("%s missing from the schema", path)
 			continue
 		}
-		if a.Type != w.typ || a.Default != w.def {
+		if a.Type.String() != w.typ || a.Default != w.def {
 			t.Errorf("%s: type %s default %s, want %s %s", path, a.Type, a.Default, w.typ, w.def)
 		}
 	}
@@ -67,7 +67,7 @@ func TestSchemaDefaults(t *testing.T) {
 func TestSchemaRoundTrip(t *testing.T) {
 	def := Default()
 	for _, a := range Schema() {
-		if a.Type == "list" {
+		if a.Type == KindList {
 			continue
 		}
 		c := Default()

@@ -20,9 +20,9 @@ type Attr struct {
 	// Device is the first path component ("switch", "nic", "global", "topology",
 	// "workload") or "job" for the top-level keys.
 	Device string `json:"device"`
-	// Type is one of uint, bool, double, string, bytes, queuesize, datarate, timeval,
-	// vector, int, list (switch.md §3, nic.md §14).
-	Type string `json:"type"`
+	// Type is the value's kind: uint, bool, double, string, bytes, queuesize, datarate,
+	// timeval, vector, int, list (switch.md §3, nic.md §14); JSON writes its name.
+	Type Kind `json:"type"`
 	// Unit is the base unit of the value: B, bps, ps; "" for unitless types.
 	Unit string `json:"unit"`
 	// Default is the default value formatted in the spec's units: 256KB, 400Gbps, 500ns,
@@ -46,14 +46,21 @@ type Attr struct {
 // jobs in one process share nothing mutable (design.md "The engine").
 var attrs = buildSchema()
 
-// attrByPath indexes attrs by canonical path.
+// attrByPath indexes every attribute, of attrs and of tierAttrs, by canonical path: the
+// one schema index (Lookup reads it for other packages).
 var attrByPath = func() map[string]*Attr {
-	m := make(map[string]*Attr, len(attrs))
+	m := make(map[string]*Attr, len(attrs)+len(tierAttrs))
 	for i := range attrs {
 		m[attrs[i].Path] = &attrs[i]
 	}
+	for i := range tierAttrs {
+		m[tierAttrs[i].Path] = &tierAttrs[i]
+	}
 	return m
 }()
+
+// lookupPtr is the schema entry of a canonical path, nil when there is none.
+func lookupPtr(canonical string) *Attr { return attrByPath[canonical] }
 
 // Aliases maps alternative job keys to canonical paths (design.md "Sweep spec").
 var aliases = map[string]string{
@@ -128,66 +135,41 @@ func leaf(device, name string, comps []string, index []int, f reflect.StructFiel
 	}
 	switch {
 	case f.Type == typeBytes:
-		a.Type, a.Unit = "bytes", "B"
+		a.Type = KindBytes
 	case f.Type == typeRate:
-		a.Type, a.Unit = "datarate", "bps"
+		a.Type = KindDataRate
 	case f.Type == typeTime:
-		a.Type, a.Unit = "timeval", "ps"
+		a.Type = KindTimeVal
 	case f.Type == typeVec8:
-		a.Type = "vector"
+		a.Type = KindVector
 	case f.Type.Kind() == reflect.Uint64:
-		a.Type = "uint"
+		a.Type = KindUint
 	case f.Type.Kind() == reflect.Int:
-		a.Type = "int"
+		a.Type = KindInt
 	case f.Type.Kind() == reflect.Float64:
-		a.Type = "double"
+		a.Type = KindDouble
 	case f.Type.Kind() == reflect.Bool:
-		a.Type = "bool"
+		a.Type = KindBool
 	case f.Type.Kind() == reflect.String:
-		a.Type = "string"
+		a.Type = KindString
 	case f.Type.Kind() == reflect.Slice:
-		a.Type = "list"
+		a.Type = KindList
 	default:
 		panic("config: no schema type for " + f.Name)
 	}
 	if t := f.Tag.Get("type"); t != "" {
-		a.Type = t
+		k, ok := kindNamed(t)
+		if !ok {
+			panic("config: unknown type tag " + t + " on " + f.Name)
+		}
+		a.Type = k
 	}
+	a.Unit = a.Type.Unit()
 	if u := f.Tag.Get("unit"); u != "" {
 		a.Unit = u
 	}
-	a.Default = format(&a, v)
+	a.Default = a.Type.format(v)
 	return a
-}
-
-// format prints a field value in the spec's units.
-func format(a *Attr, v reflect.Value) string {
-	switch a.Type {
-	case "bytes", "queuesize":
-		return FormatBytes(Bytes(v.Int()))
-	case "datarate":
-		return FormatRate(Rate(v.Float()))
-	case "timeval":
-		return FormatTime(sim.Time(v.Int()))
-	case "vector":
-		return FormatVec8(v.Interface().(Vec8))
-	case "uint":
-		return strconv.FormatUint(v.Uint(), 10)
-	case "int":
-		return strconv.FormatInt(v.Int(), 10)
-	case "double":
-		return FormatDouble(v.Float())
-	case "bool":
-		return strconv.FormatBool(v.Bool())
-	case "string":
-		return v.String()
-	case "list":
-		if v.Len() == 0 {
-			return "[]"
-		}
-		return fmt.Sprintf("[%d entries]", v.Len())
-	}
-	return fmt.Sprint(v.Interface())
 }
 
 // devices are the first path components, in order.
@@ -441,14 +423,28 @@ func (c *Config) Set(path, value string) error {
 	if a == nil {
 		return c.setMix(path, value)
 	}
-	if a.Device == "tiers" {
-		return c.setTier(a, value)
-	}
-	if err := setAttr(reflect.ValueOf(c).Elem().FieldByIndex(a.index), a, a.Path, value); err != nil {
+	v, err := a.parseValue(a.Path, value)
+	if err != nil {
 		return err
 	}
-	c.followReportInterval(a.Path)
+	c.SetValue(v)
 	return nil
+}
+
+// SetValue assigns a value Attr.Parse has parsed and checked, as Set would assign its
+// text: a tier attribute is marked set, report_interval moves its followers.
+func (c *Config) SetValue(v Value) {
+	a := v.attr
+	if a == nil {
+		return
+	}
+	if a.Device == "tiers" {
+		v.assign(c.tierField(a))
+		c.Tiers[a.tier].set[a.bit/64] |= 1 << (a.bit % 64)
+		return
+	}
+	v.assign(reflect.ValueOf(c).Elem().FieldByIndex(a.index))
+	c.followReportInterval(a.Path)
 }
 
 // reportFollowers are the intervals report_interval drives besides NDStatsReportInterval
@@ -519,87 +515,13 @@ func (w *Workload) mixEntry(path string, n int) (*Workload, error) {
 	return &w.Mix[n], nil
 }
 
-// setAttr parses value per a's type into v. Errors read `path: problem (value "x")`.
+// setAttr parses value per a's kind into v. Errors read `path: problem (value "x")`.
 func setAttr(v reflect.Value, a *Attr, path, value string) error {
-	fail := func(err error) error {
-		return &FieldError{Path: path, Value: value, Msg: err.Error()}
+	x, err := a.parseValue(path, value)
+	if err != nil {
+		return err
 	}
-	switch a.Type {
-	case "bytes", "queuesize":
-		text := value
-		if _, unit, err := splitNumber(value); a.bareBytes && err == nil && unit == "" {
-			text += "B"
-		}
-		b, err := ParseBytes(text)
-		if err != nil {
-			return fail(err)
-		}
-		if a.Device == "switch" && b > MaxSwitchBytes {
-			return fail(fmt.Errorf("%s B exceeds the largest switch size 4,294,967,295 B (switch.md §1, DC-21)", Commas(int64(b))))
-		}
-		v.SetInt(int64(b))
-	case "datarate":
-		r, err := ParseRate(value)
-		if err != nil {
-			return fail(err)
-		}
-		v.SetFloat(float64(r))
-	case "timeval":
-		t, err := ParseTime(value, a.bareSeconds)
-		if err != nil {
-			return fail(err)
-		}
-		v.SetInt(int64(t))
-	case "vector":
-		entries, err := SplitList(value)
-		if err != nil {
-			return fail(fmt.Errorf("%v (%s)", err, listRule(a)))
-		}
-		vec, err := ParseVec8(entries, a.whole)
-		if err != nil {
-			return fail(fmt.Errorf("%v (%s)", err, listRule(a)))
-		}
-		v.Set(reflect.ValueOf(vec))
-	case "uint":
-		u, err := ParseUint(value)
-		if err != nil {
-			return fail(err)
-		}
-		if a.Path == "nic.HostInterface.NICSide.PhysicalLayer.LaneCount" || a.Path == "nic.HostInterface.HostSide.PhysicalLayer.LaneCount" {
-			if u < 1 || u > 16 {
-				return fail(fmt.Errorf("LaneCount %d outside 1-16 (nic.md §15 rule 4)", u))
-			}
-		}
-		v.SetUint(u)
-	case "int":
-		n, err := ParseInt(value)
-		if err != nil {
-			return fail(err)
-		}
-		v.SetInt(int64(n))
-	case "double":
-		f, err := ParseDouble(value)
-		if err != nil {
-			return fail(err)
-		}
-		v.SetFloat(f)
-	case "bool":
-		b, err := ParseBool(value)
-		if err != nil {
-			return fail(err)
-		}
-		v.SetBool(b)
-	case "string":
-		s := strings.TrimSpace(value)
-		if len(a.Enum) > 0 && !contains(a.Enum, s) {
-			return fail(fmt.Errorf("not one of %s%s (%s)", strings.Join(a.Enum, ", "), suggest(s, a.Enum), enumRule(a)))
-		}
-		v.SetString(s)
-	case "list":
-		return fail(fmt.Errorf("%s is a list of workloads; give it in the YAML spec, or set workload.mix.0.kind, workload.mix.0.senders, ...", a.Path))
-	default:
-		return fail(fmt.Errorf("no parser for type %s", a.Type))
-	}
+	x.assign(v)
 	return nil
 }
 
@@ -638,23 +560,42 @@ func contains(list []string, s string) bool {
 
 // Get returns the value at path formatted in the spec's units (the form Set accepts).
 func (c *Config) Get(path string) (string, error) {
-	a, err := resolve(path)
+	a, v, err := c.value(path)
 	if err != nil {
 		return "", err
+	}
+	return a.Type.format(v), nil
+}
+
+// Column returns the value at path as a jobs column holds it (see the table of Kind):
+// what the sweep's constraints compare.
+func (c *Config) Column(path string) (any, error) {
+	a, v, err := c.value(path)
+	if err != nil {
+		return nil, err
+	}
+	return a.Type.column(a.Path, v)
+}
+
+// value returns the attribute at path and its field value in c.
+func (c *Config) value(path string) (*Attr, reflect.Value, error) {
+	a, err := resolve(path)
+	if err != nil {
+		return nil, reflect.Value{}, err
 	}
 	if a == nil {
 		parts := strings.Split(path, ".")
 		n, _ := mixPath(parts)
 		if n >= len(c.Workload.Mix) {
-			return "", fmt.Errorf("%s: workload.mix has %d entries", path, len(c.Workload.Mix))
+			return nil, reflect.Value{}, fmt.Errorf("%s: workload.mix has %d entries", path, len(c.Workload.Mix))
 		}
 		a = attrByPath["workload."+parts[3]]
-		return format(a, reflect.ValueOf(&c.Workload.Mix[n]).Elem().FieldByIndex(a.index[1:])), nil
+		return a, reflect.ValueOf(&c.Workload.Mix[n]).Elem().FieldByIndex(a.index[1:]), nil
 	}
 	if a.Device == "tiers" {
-		return c.getTier(a), nil
+		return a, c.tierValue(a), nil
 	}
-	return format(a, reflect.ValueOf(c).Elem().FieldByIndex(a.index)), nil
+	return a, reflect.ValueOf(c).Elem().FieldByIndex(a.index), nil
 }
 
 // FieldError is a problem with one attribute's value. Error() reads

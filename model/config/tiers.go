@@ -54,9 +54,9 @@ var tierOnlyGlobal = map[string]bool{
 
 // tierAttrs lists, per tier, the attributes a tier block can set: every switch attribute
 // (path tiers.<tier>.switch.<canonical switch path>) then uplink.rate and uplink.delay.
-var tierAttrs, tierAttrByPath = buildTierAttrs()
+var tierAttrs = buildTierAttrs()
 
-func buildTierAttrs() ([]Attr, map[string]*Attr) {
+func buildTierAttrs() []Attr {
 	ct := reflect.TypeOf(Config{})
 	f, ok := ct.FieldByName("Tiers")
 	if !ok {
@@ -91,11 +91,7 @@ func buildTierAttrs() ([]Attr, map[string]*Attr) {
 			panic("config: more tier attributes than Tier.set holds")
 		}
 	}
-	m := make(map[string]*Attr, len(out))
-	for i := range out {
-		m[out[i].Path] = &out[i]
-	}
-	return out, m
+	return out
 }
 
 // TierSchema returns the attributes of the `tiers:` block (tiers.<tier>.switch.<path>,
@@ -112,16 +108,13 @@ func Lookup(canonical string) (Attr, bool) {
 	if a, ok := attrByPath[canonical]; ok {
 		return *a, true
 	}
-	if a, ok := tierAttrByPath[canonical]; ok {
-		return *a, true
-	}
 	return Attr{}, false
 }
 
 // resolveTier resolves tiers.<tier>.switch.<path> (path in any form resolve accepts for
 // switch.<path>) and tiers.<tier>.uplink.<rate|delay>.
 func resolveTier(path string) (*Attr, error) {
-	if a, ok := tierAttrByPath[path]; ok {
+	if a, ok := attrByPath[path]; ok {
 		return a, nil
 	}
 	parts := strings.SplitN(path, ".", 4)
@@ -153,7 +146,7 @@ func resolveTier(path string) (*Attr, error) {
 	if tierOnlyGlobal[base.Path] {
 		return nil, fmt.Errorf("%s: reports run on one clock for every switch; set %s in the plain switch: block", path, shortest(base.Path))
 	}
-	return tierAttrByPath["tiers."+parts[1]+"."+base.Path], nil
+	return attrByPath["tiers."+parts[1]+"."+base.Path], nil
 }
 
 func tierIndex(name string) int {
@@ -227,7 +220,7 @@ func (c *Config) TierSettings(tier int) []string {
 		if a.base != "" {
 			name = strings.TrimPrefix(shortest(a.base), "switch.")
 		}
-		out = append(out, name+" "+format(a, c.tierField(a)))
+		out = append(out, name+" "+a.Type.format(c.tierField(a)))
 	}
 	return out
 }
@@ -242,26 +235,20 @@ func (c *Config) HasTierSettings() bool {
 	return false
 }
 
-// setTier parses value into tier attribute a and marks it set.
-func (c *Config) setTier(a *Attr, value string) error {
-	if err := setAttr(c.tierField(a), a, a.Path, value); err != nil {
-		return err
-	}
-	c.Tiers[a.tier].set[a.bit/64] |= 1 << (a.bit % 64)
-	return nil
-}
+// getTier formats tier attribute a (tierValue).
+func (c *Config) getTier(a *Attr) string { return a.Type.format(c.tierValue(a)) }
 
-// getTier formats tier attribute a: the tier's own value when set, else the value the
-// tier runs with (the plain switch block's; 0 for an unset uplink key).
-func (c *Config) getTier(a *Attr) string {
+// tierValue is the value of tier attribute a: the tier's own value when set, else the
+// value the tier runs with (the plain switch block's; 0 for an unset uplink key).
+func (c *Config) tierValue(a *Attr) reflect.Value {
 	if c.Tiers[a.tier].isSet(a.bit) {
-		return format(a, c.tierField(a))
+		return c.tierField(a)
 	}
 	if a.base == "" {
-		return format(a, reflect.Zero(reflect.TypeOf(Uplink{})).Field(a.index[3]))
+		return reflect.Zero(reflect.TypeOf(Uplink{})).Field(a.index[3])
 	}
 	base := attrByPath[a.base]
-	return format(base, reflect.ValueOf(c).Elem().FieldByIndex(base.index))
+	return reflect.ValueOf(c).Elem().FieldByIndex(base.index)
 }
 
 // tierField is the field of tier attribute a in c (index: Tiers field, tier, then the
@@ -294,7 +281,7 @@ func (t Tiers) MarshalJSON() ([]byte, error) {
 		if out[name] == nil {
 			out[name] = map[string]string{}
 		}
-		out[name][a.Path] = format(a, c.tierField(a))
+		out[name][a.Path] = a.Type.format(c.tierField(a))
 	}
 	return json.Marshal(out)
 }

@@ -146,9 +146,9 @@ func ValidateSwitch(s *Switch, connectedPorts int) error {
 	}
 	// switch.md DC-21 and §1: every switch bytes value ≤ 4,294,967,295; nic.md §15 rule 5 style:
 	// no negative dimensional value.
-	eachDimension(reflect.ValueOf(s).Elem(), "switch", func(path string, typ string, v int64, f float64) {
+	eachDimension(reflect.ValueOf(s).Elem(), "switch", func(path string, k Kind, v int64, f float64) {
 		switch {
-		case typ == "bytes" && v > int64(MaxSwitchBytes):
+		case k.IsBytes() && v > int64(MaxSwitchBytes):
 			rs.add(path, FormatBytes(Bytes(v)), "switch.md §1, DC-21", "%s B exceeds the largest switch size 4,294,967,295 B", Commas(v))
 		case v < 0 || f < 0:
 			rs.add(path, "", "switch.md §1, DC-21", "negative value")
@@ -179,21 +179,19 @@ func round9(x float64) float64 { return math.Round(x*1e9) / 1e9 }
 // enumOf returns the allowed strings of the attribute at canonical path.
 func enumOf(path string) []string { return attrByPath[path].Enum }
 
-// eachDimension calls fn for every bytes, timeval and datarate field under v (a device
-// struct), with its canonical path.
-func eachDimension(v reflect.Value, device string, fn func(path, typ string, n int64, f float64)) {
+// eachDimension calls fn for every dimensional field (bytes, queuesize, timeval,
+// datarate) under v (a device struct), with its canonical path and kind: an integer
+// field's value in n, a float field's in f.
+func eachDimension(v reflect.Value, device string, fn func(path string, k Kind, n int64, f float64)) {
 	for _, a := range attrs {
-		if a.Device != device {
+		if a.Device != device || !a.Type.Dimensional() {
 			continue
 		}
 		fv := v.FieldByIndex(a.index[1:])
-		switch a.Type {
-		case "bytes", "queuesize":
-			fn(a.Path, "bytes", fv.Int(), 0)
-		case "timeval":
-			fn(a.Path, "timeval", fv.Int(), 0)
-		case "datarate":
-			fn(a.Path, "datarate", 0, fv.Float())
+		if fv.CanFloat() {
+			fn(a.Path, a.Type, 0, fv.Float())
+		} else {
+			fn(a.Path, a.Type, fv.Int(), 0)
 		}
 	}
 }
@@ -281,7 +279,7 @@ func ValidateNIC(n *NIC, g *Global, hasUETSwitch bool) error {
 		}
 	}
 	// Rule 5: no negative dimensional value; rates that divide (extension) must be > 0.
-	eachDimension(reflect.ValueOf(n).Elem(), "nic", func(path, typ string, v int64, f float64) {
+	eachDimension(reflect.ValueOf(n).Elem(), "nic", func(path string, _ Kind, v int64, f float64) {
 		if v < 0 || f < 0 {
 			rs.add(path, "", "nic.md §15 rule 5", "negative value")
 		}
@@ -373,10 +371,10 @@ func (c *Config) validateTierUplinks() rules {
 			if a.tier != t || a.base != "" || !c.Tiers[t].isSet(a.bit) {
 				continue
 			}
-			if a.Type == "datarate" && c.Tiers[t].Uplink.Rate <= 0 {
+			if a.Type == KindDataRate && c.Tiers[t].Uplink.Rate <= 0 {
 				rs.add(a.Path, FormatRate(c.Tiers[t].Uplink.Rate), "records.md §2", "a rate must be above 0")
 			}
-			if a.Type == "timeval" && c.Tiers[t].Uplink.Delay < 0 {
+			if a.Type == KindTimeVal && c.Tiers[t].Uplink.Delay < 0 {
 				rs.add(a.Path, FormatTime(c.Tiers[t].Uplink.Delay), "records.md §2", "a delay cannot be negative")
 			}
 		}

@@ -184,7 +184,7 @@ func (ap *applier) value(k *yaml.Node, path string, val *yaml.Node) {
 		return
 	}
 	ap.seen[canon] = k
-	if a != nil && a.Type == "list" {
+	if a != nil && a.Type == KindList {
 		ap.mix(a, val)
 		return
 	}
@@ -217,7 +217,7 @@ func scalarText(a *Attr, val *yaml.Node) (string, error) {
 		}
 		return val.Value, nil
 	case yaml.SequenceNode:
-		if a != nil && a.Type != "vector" {
+		if a != nil && a.Type != KindVector {
 			return "", fmt.Errorf("a list where a %s is expected", a.Type)
 		}
 		parts := make([]string, len(val.Content))
@@ -234,7 +234,7 @@ func scalarText(a *Attr, val *yaml.Node) (string, error) {
 	}
 	want := "a value"
 	if a != nil {
-		want = "a " + a.Type
+		want = "a " + a.Type.String()
 	}
 	return "", fmt.Errorf("a mapping where %s is expected", want)
 }
@@ -270,7 +270,7 @@ func (ap *applier) mix(a *Attr, val *yaml.Node) {
 			k, v := e.Content[j], e.Content[j+1]
 			path := "workload.mix." + strconv.Itoa(i) + "." + k.Value
 			wa, ok := attrByPath["workload."+k.Value]
-			if !ok || wa.Type == "list" {
+			if !ok || wa.Type == KindList {
 				ap.fail(k, path, "", "unknown workload key"+suggest(k.Value, workloadKeys()))
 				continue
 			}
