@@ -4,7 +4,7 @@ import "github.com/rocesweep/rocesweep/model/sim"
 
 // Default returns a configuration with every attribute at its spec default (switch.md §3,
 // nic.md §14; one default set only, switch.md DC-2) and the job defaults of `rocesweep
-// sim` (issue 5): a star of 16 hosts, an incast of 15 senders x 1 MiB, 1 ms, stop at
+// sim`: a star of 16 hosts, an incast of 15 senders x 1 MiB, 1 ms, stop at
 // duration.
 func Default() Config {
 	return Config{

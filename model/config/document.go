@@ -11,8 +11,7 @@ import (
 
 // DecodeOne parses data as exactly one YAML document and returns its document node
 // (empty for an empty file). A second document (after a `---` line) is refused: yaml.v3's
-// Unmarshal reads only the first, so its keys would be ignored without a word (issue 14,
-// item 11).
+// Unmarshal reads only the first, so its keys would be ignored without a word.
 func DecodeOne(file string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	var doc yaml.Node

@@ -21,7 +21,7 @@ const (
 // switches; an aggregation switch is a fabric switch; a core switch is a spine.
 var TierNames = [3]string{"spine", "fabric", "rack"}
 
-// Tiers holds what a spec sets for one switch tier only (issue 17): `tiers: {spine:
+// Tiers holds what a spec sets for one switch tier only: `tiers: {spine:
 // {switch: {...}, uplink: {rate, delay}}}`. A tier's switch attributes override the plain
 // `switch:` block only where set; the rest of the tier's switches run the plain block.
 // Indexed by the records' tier number (TierSpine, TierFabric, TierRack).
@@ -37,7 +37,7 @@ type Tier struct {
 }
 
 // Uplink is the cable from a tier's switches up to the next tier (records.md §2 link
-// rule, extended by issue 17): when set, Rate replaces the operating rate min(upper
+// rule, extended to tiers): when set, Rate replaces the operating rate min(upper
 // DataRate, lower DataRate) and Delay replaces the lower end's Delay.
 type Uplink struct {
 	Rate  Rate     `key:"rate" doc:"operating rate of the cables from this tier up (replaces min of both ends' DataRate)"`

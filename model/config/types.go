@@ -99,7 +99,7 @@ type Workload struct {
 	Verb         string     `key:"verb" enum:"write|send" doc:"RDMA verb of the work requests"`
 	Mix          []Workload `key:"mix" doc:"mix: workloads running together"`
 
-	// Collectives (issue 17). Zero values mean the defaults and are left out of the JSON,
+	// Collectives. Zero values mean the defaults and are left out of the JSON,
 	// so job ids and seeds of specs without them stay as they were.
 	Groups     int      `key:"groups" json:",omitzero" doc:"collectives: N groups of consecutive hosts, each running the collective (0 or 1: all hosts as one group)"`
 	GroupBy    GroupBy  `key:"group_by" json:",omitzero" enum:"block|rail" doc:"collectives: block (default): groups of consecutive hosts; rail: group g = the g-th host of every rack"`
