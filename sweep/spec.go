@@ -191,7 +191,7 @@ func (s *Spec) parseSweep(v *yaml.Node) error {
 				return err
 			}
 		default:
-			return fmt.Errorf("%s: sweep.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(sweepKeys, ", "), config.Suggest(k.Value, sweepKeys))
+			return fmt.Errorf("%s: sweep.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(sweepKeys, ", "), sweepKeyHint(k.Value))
 		}
 	}
 	// Zip groups move in lock-step: equal lengths.
@@ -229,6 +229,20 @@ func (s *Spec) parseSweep(v *yaml.Node) error {
 		return fmt.Errorf("%s: sweep.sample draws over ranges ({from, to}) of the grid, and the grid has none", s.Sample.Pos)
 	}
 	return nil
+}
+
+// sweepKeyHint explains an unknown key of `sweep:`: a top-level key indented under it,
+// an attribute written without its `grid:`, else the closest sweep key.
+func sweepKeyHint(key string) string {
+	for _, top := range config.TopKeys() {
+		if top == key {
+			return fmt.Sprintf("; `%s` is a top-level key: unindent it to column 1", key)
+		}
+	}
+	if _, err := config.Canonical(key); err == nil {
+		return fmt.Sprintf("; `%s` is an attribute: an axis goes under `grid:` or `zip:` (sweep: {grid: {%s: [...]}})", key, key)
+	}
+	return config.Suggest(key, sweepKeys)
 }
 
 func slicesContainsFunc[T any](xs []T, f func(T) bool) bool {

@@ -16,14 +16,14 @@ func DecodeOne(file string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlSyntaxErr(file, err)
+		return nil, yamlSyntaxErr(file, data, err)
 	}
 	var next yaml.Node
 	switch err := dec.Decode(&next); {
 	case errors.Is(err, io.EOF):
 		return &doc, nil
 	case err != nil:
-		return nil, yamlSyntaxErr(file, err)
+		return nil, yamlSyntaxErr(file, data, err)
 	}
 	line := next.Line
 	if len(next.Content) > 0 {

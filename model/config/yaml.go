@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -31,17 +30,6 @@ func Load(file string, data []byte) (Config, error) {
 		return c, nil
 	}
 	return c, c.ApplyNode(file, doc.Content[0], SweepKeys()...)
-}
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlSyntaxErr turns a yaml.v3 syntax error into "file:line: problem". yaml.v3 reports
-// only the line of a syntax error, not the column.
-func yamlSyntaxErr(file string, err error) error {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		return fmt.Errorf("%s:%s: YAML syntax: %s", file, m[1], m[2])
-	}
-	return fmt.Errorf("%s: YAML syntax: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
 }
 
 // pos formats a node's position as file:line:col.
@@ -80,6 +68,10 @@ func (c *Config) ApplyNode(file string, n *yaml.Node, skip ...string) error {
 		case contains(jobKeys, key) || strings.Contains(key, "."):
 			ap.value(k, key, v)
 		default:
+			if home := misplaced(key); home != "" {
+				ap.fail(k, key, "", "not a top-level key: "+home)
+				continue
+			}
 			ap.fail(k, key, "", "unknown key"+suggest(key, append(append([]string{}, jobKeys...), skip...)))
 		}
 	}
