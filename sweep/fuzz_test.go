@@ -34,6 +34,8 @@ func FuzzParseSpec(f *testing.F) {
 		"sweep:\n  grid:\n    switch.PlaneBDP: {from: 100KB, to: 1MB, steps: 3, scale: log}\n  constraint: switch.PlaneBDP > 200KB\n",
 		"sweep: {sample: {n: 3, method: lhs, seed: 2}, grid: {switch.LossyAlpha: {from: 0.1, to: 10, scale: log}}}\n",
 		"replicates: 0\n", "sweep: [1, 2]\n", ": :\n", "switch: {LossyAlpa: 1}\n",
+		"sweep:\n  grid:\n\tswitch.LossyAlpha: [1]\n", "sweep:\n    grid: {}\n  zip: {}\n", "grid:\n  switch.LossyAlpha: [1]\n",
+		"sweep:\n  grid:\n    switch.LossyAlpha: [1, 2]\n      seed: 3\n", "sweep:\n  seed: 3\n",
 	} {
 		f.Add(s)
 	}

@@ -182,6 +182,11 @@ func TestSpecErrors(t *testing.T) {
 		{"unequal zip", "sweep:\n  zip:\n    switch.StaticPoolXoffThreshold: [200KB, 400KB]\n    switch.StaticPoolXonThreshold: [100KB]\n", []string{"spec.yaml:4:5", "1 values", "2", "equal lengths"}},
 		{"bad value", "sweep:\n  grid:\n    switch.StaticPoolXoffThreshold: [200KB, 4x00KB]\n", []string{"spec.yaml:3:45", "StaticPoolXoffThreshold", "4x00KB"}},
 		{"unknown sweep key", "sweep:\n  gird: {}\n", []string{"spec.yaml:2:3", "sweep.gird", "did you mean grid"}},
+		{"top-level key under sweep", "sweep:\n  grid: {switch.LossyAlpha: [1, 2]}\n  seed: 3\n", []string{"spec.yaml:3:3: sweep.seed: unknown key (want grid, zip, constraint, sample); `seed` is a top-level key: unindent it to column 1"}},
+		{"axis under sweep without grid", "sweep:\n  switch.LossyAlpha: [1, 2]\n", []string{"spec.yaml:2:3: sweep.switch.LossyAlpha: unknown key (want grid, zip, constraint, sample); `switch.LossyAlpha` is an attribute: an axis goes under `grid:` or `zip:` (sweep: {grid: {switch.LossyAlpha: [...]}})"}},
+		{"grid unindented", "sweep:\ngrid:\n  switch.LossyAlpha: [1, 2]\n", []string{"spec.yaml:2:1: grid: not a top-level key: `grid` is a key of `sweep:`; indent it under `sweep:`"}},
+		{"tab in the grid", "sweep:\n  grid:\n\tswitch.LossyAlpha: [1, 2]\n", []string{"spec.yaml:3:1: a tab indents this line; YAML indents with spaces: replace the tab with spaces"}},
+		{"axis deeper than its neighbour", "sweep:\n  grid:\n    switch.LossyAlpha: [1, 2]\n      switch.Mtu: [1]\n", []string{"spec.yaml:4:7: this key is indented deeper than the keys above it"}},
 		{"range key", "sweep:\n  grid:\n    switch.LossyAlpha: {from: 1, to: 2, step: 3}\n", []string{"spec.yaml:3:41", "step", "did you mean steps"}},
 		{"range without steps", "sweep:\n  grid:\n    switch.LossyAlpha: {from: 1, to: 2}\n", []string{"spec.yaml:3:5", "needs steps"}},
 		{"constraint syntax", "sweep:\n  grid:\n    switch.LossyAlpha: [1]\n  constraint: switch.LossyAlpha <\n", []string{"spec.yaml:4:15", "ends early"}},
@@ -383,6 +388,18 @@ sweep:
 		"nic.Delay":                                        "nic_Delay"} {
 		if got := ColumnOf(path); got != col {
 			t.Errorf("ColumnOf(%s) = %s, want %s", path, got, col)
+		}
+	}
+}
+
+// Every key of `sweep:` written at the top level is reported as one of sweep's (config
+// keeps its own list of them for ApplyNode's message).
+func TestSweepKeysUnindented(t *testing.T) {
+	for _, k := range sweepKeys {
+		_, err := ParseSpec("spec.yaml", []byte(k+": {}\n"), nil)
+		want := "spec.yaml:1:1: " + k + ": not a top-level key: `" + k + "` is a key of `sweep:`; indent it under `sweep:`"
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %s", k, err, want)
 		}
 	}
 }
