@@ -109,7 +109,7 @@ func indentSlip(file string, lines []string) error {
 			}
 			stack = append(stack, here)
 		default:
-			var inner level // the deepest open level this line steps out of
+			var inner level // the open level just deeper than this line, which it steps out of
 			for len(stack) > 0 && stack[len(stack)-1].indent > indent {
 				inner = stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
@@ -155,8 +155,8 @@ func keyOf(content string) string {
 	if strings.HasSuffix(c, ":") {
 		return c
 	}
-	if len(content) > 30 {
-		return content[:30] + "…"
+	if r := []rune(content); len(r) > 30 {
+		return string(r[:30]) + "…"
 	}
 	return content
 }
