@@ -16,7 +16,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/internal/export"
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
@@ -197,10 +196,10 @@ func simTarget(dir string) (runDir string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("-o %s is not empty and holds no rocesweep results; sim writes a new or empty directory, or replaces an earlier sim's results: use another -o", dir)
 	}
-	if cl, _ := m.Raw["command_line"].([]any); len(cl) < 2 || cl[1] != "sim" {
+	if !m.IsSim() {
 		return "", fmt.Errorf("-o %s holds the results of a sweep (%s, %d jobs); sim never overwrites them: use another -o", dir, m.Name, m.PlanSize)
 	}
-	if foreign := foreignFiles(dir, entries); len(foreign) > 0 {
+	if foreign := results.Foreign(dir, entries); len(foreign) > 0 {
 		return "", fmt.Errorf("-o %s holds files sim did not write (%s); a re-run replaces the whole directory: move them, or use another -o", dir, strings.Join(foreign, ", "))
 	}
 	return tmp, nil
@@ -209,33 +208,6 @@ func simTarget(dir string) (runDir string, err error) {
 // simTemp is the hidden sibling a sim of process pid writes DIR's results into.
 func simTemp(dir string, pid int) string {
 	return filepath.Join(filepath.Dir(dir), fmt.Sprintf(".%s.sim-%d", filepath.Base(dir), pid))
-}
-
-// foreignFiles lists the entries of a sim's results directory that no rocesweep command
-// wrote: anything but manifest.json, journals, hidden files, table folders of part files,
-// and what `report` and `export` derive from the results (report.html, csv/), which
-// describe the old results and go with them.
-func foreignFiles(dir string, entries []os.DirEntry) []string {
-	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if _, _, ok := sink.ParseJournalName(name); ok || name == "manifest.json" || strings.HasPrefix(name, ".") ||
-			name == "report.html" || name == export.Subdir && e.IsDir() {
-			continue
-		}
-		if e.IsDir() {
-			files, _ := os.ReadDir(filepath.Join(dir, name))
-			for _, f := range files {
-				if !f.IsDir() && (strings.HasPrefix(f.Name(), "part-") || strings.HasPrefix(f.Name(), ".")) {
-					continue
-				}
-				out = append(out, filepath.Join(name, f.Name()))
-			}
-			continue
-		}
-		out = append(out, name)
-	}
-	return out
 }
 
 // removeStaleSimDirs removes the hidden siblings (".NAME.sim-PID", ".NAME.sim-PID.old")

@@ -142,7 +142,7 @@ func readStatus(dir string, now time.Time, verify bool) (*statusReport, error) {
 		return nil, err
 	default:
 		st.Name, st.PlanSize = m.Name, m.PlanSize
-		if v, _ := m.Raw["model_version"].(string); v != "" && v != sweep.ModelVersion {
+		if v := m.ModelVersion; v != "" && v != sweep.ModelVersion {
 			st.Notes = append(st.Notes, fmt.Sprintf("the results are of model %s; this binary runs %s (run --resume refuses to add to them)", v, sweep.ModelVersion))
 		}
 	}
