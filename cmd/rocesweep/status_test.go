@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
@@ -248,4 +248,3 @@ func TestStatusNotAResultsDir(t *testing.T) {
 		t.Errorf("status of a submitted, not started array = %+v", st)
 	}
 }
-

@@ -188,4 +188,3 @@ func tableFolders(dir string, committed map[string]bool) []string {
 	slices.Sort(names)
 	return slices.Compact(names)
 }
-
