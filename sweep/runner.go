@@ -394,8 +394,7 @@ func stackHead(stack []byte) string {
 
 // recount makes the report's counts those of the journal, done (id → status), after a
 // failed commit: of the jobs this run took on (ran), those finished but not recorded are
-// not ok, they are lost (issue 14 item 11: a disk-full summary said 59 ok when the
-// journal held 58).
+// not ok, they are lost: the summary counts what the journal holds.
 func (rep *Report) recount(done map[string]string, ran []*Job) {
 	var n [4]int
 	before := rep.OK + rep.Failed + rep.Timeout + rep.Invalid

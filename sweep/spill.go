@@ -18,7 +18,7 @@ import (
 	"github.com/rocesweep/rocesweep/sink"
 )
 
-// A job's rows leave it while it runs (issue 15 "Stream records"): the job hands each
+// A job's rows leave it while it runs: the job hands each
 // batch of rows (stats.Recorder.Spill) to a spill file of its own, DIR/.spill-SHARD/ID.rows,
 // a stream of gob-encoded stats.Batch values. When the job ends ok, the one sink goroutine
 // replays the file into the shared part files, then records the job; a failed, timed-out
