@@ -54,23 +54,13 @@ func JobsType(axes []string) reflect.Type {
 	}
 	for i, a := range axes {
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("Axis%d", i), Type: reflect.TypeFor[float64](),
-			Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, colOf(a)))})
+			Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, results.ColumnOf(a)))})
 	}
 	st := reflect.TypeFor[stats.Summary]()
 	for i := 0; i < st.NumField(); i++ {
 		fields = append(fields, st.Field(i))
 	}
 	return reflect.StructOf(fields)
-}
-
-func colOf(path string) string {
-	b := []byte(path)
-	for i := range b {
-		if b[i] == '.' {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
 
 // Write writes s into dir (which must be empty or missing): manifest.json, the journal,
