@@ -62,7 +62,7 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 // journal and lock, its spill folder, or a table folder. The sink and the spill check
 // each file as they open it; this check names the link before anything is written.
 func refuseLinks(o Options, tables []sink.Table) error {
-	names := []string{"", "manifest.json", sink.JournalName(o.Shard.Tag()), filepath.Base(sink.LockName(o.Dir, o.Shard.Tag())),
+	names := []string{"", results.ManifestFile, sink.JournalName(o.Shard.Tag()), filepath.Base(sink.LockName(o.Dir, o.Shard.Tag())),
 		filepath.Base(spillDir(o.Dir, o.Shard))}
 	for _, t := range tables {
 		names = append(names, t.Name)
