@@ -130,8 +130,7 @@ func ModelVersions(baseDir, newDir string) (base, nw string) {
 		if err != nil {
 			return ""
 		}
-		v, _ := m.Raw["model_version"].(string)
-		return v
+		return m.ModelVersion
 	}
 	return get(baseDir), get(newDir)
 }

@@ -516,18 +516,6 @@ func perfRows(jobs *results.Table, ok []bool) []PerfRow {
 	return out
 }
 
-// manifestSets returns the --set overrides manifest.json records.
-func manifestSets(m *results.Manifest) []string {
-	list, _ := m.Raw["sets"].([]any)
-	var out []string
-	for _, v := range list {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // hasValue reports whether a numeric column has a cell that is neither null nor NaN.
 func hasValue(c *results.Column) bool {
 	if c.IsString() {

@@ -27,7 +27,6 @@
 package report
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -224,7 +223,7 @@ func Build(dir string, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("%s: jobs table lacks job_id or status", dir)
 	}
 	r := &Report{Dir: dir, Name: m.Name, PlanSize: m.PlanSize, Rows: jobs.Rows, Version: m.Version, Start: m.Start,
-		Spec: specText(m.Spec)}
+		Spec: m.Spec}
 	ok := make([]bool, jobs.Rows)
 	groups := axisGroups(m, jobs)
 	axisCols := results.Axes(m, jobs)
@@ -270,7 +269,7 @@ func Build(dir string, opts Options) (*Report, error) {
 		}
 	}
 	r.Effective = opts.Effective
-	r.Sets = manifestSets(m)
+	r.Sets = m.Sets
 	st := newStudy(jobs, ok, axes)
 	r.Replicates = st.reps
 	r.Perf = perfRows(jobs, ok)
@@ -521,24 +520,6 @@ func shared(jobs *results.Table, axisCols []string) []Setting {
 		out = append(out, Setting{Name: pathOf(c.Name), Value: v})
 	}
 	return out
-}
-
-// specText returns the spec as given: a JSON string is the YAML text itself; an object
-// is shown indented.
-func specText(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	b, _ := json.MarshalIndent(v, "", "  ")
-	return string(b)
 }
 
 // seriesSpec is one time-series chart of a job: value of table (where filterCol is

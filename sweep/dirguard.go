@@ -7,16 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
 // claimDir decides, under the directory lock (sink.LockDir), whether this run may write
-// o.Dir (issue 14 item 8): the directory is new, empty or holds rocesweep results (never
-// a folder of unrelated files, item 11); its manifest, if any, has this plan, model
+// o.Dir: the directory is new, empty or holds rocesweep results (never
+// a folder of unrelated files); its manifest, if any, has this plan, model
 // version and format (checkManifest) and this shard count; and when it has no manifest
 // this run writes one. Runs started together are thus decided one after the other:
 // the second of two different plans, or of two shard counts, is refused, whatever the
@@ -62,7 +62,7 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 // journal and lock, its spill folder, or a table folder. The sink and the spill check
 // each file as they open it; this check names the link before anything is written.
 func refuseLinks(o Options, tables []sink.Table) error {
-	names := []string{"", "manifest.json", sink.JournalName(o.Shard.Tag()), filepath.Base(sink.LockName(o.Dir, o.Shard.Tag())),
+	names := []string{"", results.ManifestFile, sink.JournalName(o.Shard.Tag()), filepath.Base(sink.LockName(o.Dir, o.Shard.Tag())),
 		filepath.Base(spillDir(o.Dir, o.Shard))}
 	for _, t := range tables {
 		names = append(names, t.Name)
@@ -76,28 +76,18 @@ func refuseLinks(o Options, tables []sink.Table) error {
 }
 
 // refuseForeign refuses a non-empty directory that holds no rocesweep results (no
-// manifest.json, no journal): `run -o configs` must not scatter tables among a user's
-// files. A directory holding only what `rocesweep slurm` writes (slurm/) or rocesweep's
-// hidden lock and temp files counts as empty.
+// manifest.json, no journal) but files no rocesweep command writes (results.Foreign):
+// `run -o configs` must not scatter tables among a user's files. A directory holding only
+// what `rocesweep slurm` writes (slurm/) or rocesweep's hidden lock and temp files counts
+// as empty.
 func refuseForeign(dir string, entries []fs.DirEntry) error {
-	var foreign []string
-	for _, e := range entries {
-		name := e.Name()
-		if name == "manifest.json" {
-			return nil
-		}
-		if _, _, ok := sink.ParseJournalName(name); ok {
-			return nil
-		}
-		if name == "slurm" && e.IsDir() || strings.HasPrefix(name, ".") {
-			continue
-		}
-		foreign = append(foreign, name)
+	if results.HasResults(entries) {
+		return nil
 	}
+	foreign := results.Foreign(dir, entries)
 	if len(foreign) == 0 {
 		return nil
 	}
-	sort.Strings(foreign)
 	if len(foreign) > 3 {
 		foreign = append(foreign[:3], "...")
 	}
@@ -113,7 +103,7 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 	if want < 1 {
 		want = 1
 	}
-	m, err := readManifest(o.FS, o.Dir)
+	m, err := results.ReadManifestFS(o.FS, o.Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrNotExist) {
 		return nil // checkManifest reported it (or --force accepted it)
 	}
@@ -138,15 +128,8 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 				o.Dir, o.Shard.Tag())
 		default:
 			return fmt.Errorf("output directory %s holds a sweep split into %d shards (%s ...); this run is shard %s: use --shard K/%d, or another -o",
-				o.Dir, n, sink.JournalName(shardTag(n)), o.Shard.Tag(), n)
+				o.Dir, n, sink.JournalName(results.ShardTag(1, n)), o.Shard.Tag(), n)
 		}
 	}
 	return nil
-}
-
-func shardTag(n int) string {
-	if n <= 1 {
-		return "1of1"
-	}
-	return "1of" + strconv.Itoa(n)
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 )
 
@@ -332,9 +333,8 @@ func (p *Plan) Invalid() []*Job {
 	return out
 }
 
-// Shard is a deterministic 1/N of a plan: the jobs whose plan index i has i mod N = K-1.
-// Round-robin keeps every shard's mix of axes (and so its run time) alike; shards
-// 1/N..N/N are disjoint and together are the plan.
+// Shard is a deterministic 1/N of a plan: the jobs whose plan index is of shard K/N
+// (results.InShard).
 type Shard struct{ K, N int }
 
 // ParseShard reads "K/N" (1 <= K <= N).
@@ -349,12 +349,7 @@ func ParseShard(s string) (Shard, error) {
 }
 
 // Tag is the shard in file names: "2of3"; "1of1" for the whole plan.
-func (s Shard) Tag() string {
-	if s.N <= 1 {
-		return "1of1"
-	}
-	return fmt.Sprintf("%dof%d", s.K, s.N)
-}
+func (s Shard) Tag() string { return results.ShardTag(s.K, s.N) }
 
 // Select returns the jobs of shard s, in plan order.
 func (s Shard) Select(jobs []*Job) []*Job {
@@ -363,7 +358,7 @@ func (s Shard) Select(jobs []*Job) []*Job {
 	}
 	var out []*Job
 	for _, j := range jobs {
-		if j.Index%s.N == s.K-1 {
+		if results.InShard(j.Index, s.K, s.N) {
 			out = append(out, j)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 const alphaXoff = `name: alpha-xoff
@@ -386,7 +388,7 @@ sweep:
 		"tiers.rack.switch.SharedBufferManager.LossyAlpha": "tiers_rack_switch_LossyAlpha",
 		"workload.mix.0.message_size":                      "workload_mix_0_message_size",
 		"nic.Delay":                                        "nic_Delay"} {
-		if got := ColumnOf(path); got != col {
+		if got := results.ColumnOf(path); got != col {
 			t.Errorf("ColumnOf(%s) = %s, want %s", path, got, col)
 		}
 	}

@@ -2,19 +2,14 @@ package sweep
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -108,33 +103,6 @@ type SetupError struct{ Err error }
 func (e *SetupError) Error() string { return e.Err.Error() }
 func (e *SetupError) Unwrap() error { return e.Err }
 
-// Manifest is DIR/manifest.json.
-type Manifest struct {
-	Name     string   `json:"name"`
-	SpecFile string   `json:"spec_file"`
-	Spec     string   `json:"spec"` // as given
-	Sets     []string `json:"sets,omitempty"`
-	PlanSize int      `json:"plan_size"`
-	PlanHash string   `json:"plan_hash"`
-	Axes     []string `json:"axes"`
-	// AxisZip is parallel to Axes: -1 for a grid axis, else its zip group's index.
-	AxisZip      []int    `json:"axis_zip"`
-	Replicates   int      `json:"replicates"`
-	ModelVersion string   `json:"model_version"`
-	Version      string   `json:"version"`
-	CommandLine  []string `json:"command_line"`
-	Start        string   `json:"start"`
-	Format       string   `json:"format"`
-	Tables       []string `json:"tables"`
-	// Shards is the number of shards the plan is split into in this directory (1 for an
-	// unsharded run); every run into the directory must use it (claimDir).
-	Shards int `json:"shards,omitempty"`
-	// Objective is the study's question, resolved (Spec.Objective); Select the settings
-	// of a sequential selection (run --select), nil for a fixed design.
-	Objective *selection.Objective `json:"objective,omitempty"`
-	Select    *selection.Config    `json:"select,omitempty"`
-}
-
 type outcome struct {
 	job    *Job
 	status string
@@ -175,7 +143,7 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		}
 	}
 	jt := newJobsTable(p.Axes)
-	tables := append([]sink.Table{jt.table()}, recordTables...)
+	tables := append([]sink.Table{jt.table()}, RecordTableSchemas()...)
 	if err := claimDir(p, o, start, tables); err != nil {
 		return nil, &SetupError{err}
 	}
@@ -288,17 +256,6 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		return rep, fmt.Errorf("stopped by --fail-fast after a job failed: %s", strings.Join(rep.Errors, "; "))
 	}
 	return rep, nil
-}
-
-// statusResource is the outcome of a job that could not write its rows because the
-// machine lacks a resource (resourceError); it is never recorded.
-const statusResource = "resource"
-
-// resourceError reports whether err is the machine lacking a resource a job's rows need:
-// disk space or quota, inodes (ENOSPC too), open files. Such a job did not fail: it is
-// run again once the resource is there.
-func resourceError(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
 }
 
 // InvalidError lists the invalid grid points, one line each.
@@ -435,300 +392,9 @@ func stackHead(stack []byte) string {
 	return strings.Join(lines, "\n")
 }
 
-// sinkLoop is the one goroutine that owns the sink: it writes each outcome's rows, then
-// its jobs row, then marks it done; a ticker commits jobs that waited.
-//
-// Once the sweep stops (a signal, --fail-fast) every finished job is committed at once
-// and each job that finishes later at its end, so a SIGKILL that follows a SIGTERM (a
-// grace period of `docker stop` or Slurm) loses no finished job.
-func (r *runner) sinkLoop(results <-chan outcome, done chan<- error) {
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	var failed error
-	stop := r.stop
-	for {
-		select {
-		case <-stop:
-			stop = nil // once: from now on record commits after every job
-			if failed == nil {
-				if err := r.w.Commit(); err != nil {
-					failed = err
-				}
-			}
-		case o, ok := <-results:
-			if !ok {
-				err := r.w.Close()
-				if failed == nil {
-					failed = err
-				}
-				done <- failed
-				return
-			}
-			if failed != nil {
-				continue
-			}
-			if err := r.record(o); err != nil {
-				failed = err
-				r.halt("results")
-			}
-		case <-tick.C:
-			if failed == nil {
-				if err := r.w.Tick(); err != nil {
-					failed = err
-					r.halt("results")
-				}
-			}
-			r.prog.render(false)
-		}
-	}
-}
-
-func (r *runner) record(o outcome) error {
-	if o.status == statusResource {
-		// The machine, not the job: nothing is recorded, the sweep stops with the jobs
-		// finished so far committed, and --resume runs this one again.
-		r.mu.Lock()
-		r.rep.Lost++
-		if r.resource == nil {
-			r.resource = fmt.Errorf("%s: %s; the jobs finished before it are committed: free the resource and run again with --resume", r.plan.Label(o.job), firstLine(o.err))
-		}
-		r.mu.Unlock()
-		r.halt("results")
-		r.prog.render(true)
-		return nil
-	}
-	var sum *stats.Summary
-	if o.status == "ok" {
-		if o.spill != "" {
-			err := replaySpill(r.w, o.spill)
-			os.Remove(o.spill)
-			if err != nil {
-				return err
-			}
-		}
-		if o.res.Rec != nil {
-			if err := writeBatch(r.w, o.res.Rec.Batch); err != nil {
-				return err
-			}
-		}
-		sum = &o.res.Summary
-	}
-	// A failed or timed-out job is committed alone, so that --retry withdraws its commit
-	// and runs nothing else again.
-	alone := o.status == "failed" || o.status == "timeout"
-	if alone {
-		if err := r.w.Commit(); err != nil {
-			return err
-		}
-	}
-	if err := r.w.Write("jobs", r.jt.row(o.job, o.status, o.err, sum)); err != nil {
-		return err
-	}
-	if err := r.w.JobDone(sink.JobLine{ID: o.job.ID, Status: o.status}); err != nil {
-		return err
-	}
-	if alone || r.stopped() {
-		if err := r.w.Commit(); err != nil {
-			return err
-		}
-	}
-	r.mu.Lock()
-	switch o.status {
-	case "ok":
-		r.rep.OK++
-		r.rep.Summaries[o.job] = sum
-		r.rep.Events += sum.Events
-		r.prog.events.Add(sum.Events)
-	case "failed":
-		r.rep.Failed++
-	case "timeout":
-		r.rep.Timeout++
-	case "invalid":
-		r.rep.Invalid++
-	}
-	if o.status == "failed" || o.status == "timeout" {
-		r.rep.Errors = append(r.rep.Errors, r.plan.Label(o.job)+": "+firstLine(o.err))
-		r.prog.failed.Add(1)
-		if r.o.FailFast {
-			r.mu.Unlock()
-			r.halt("fail-fast")
-			r.mu.Lock()
-		}
-	}
-	r.mu.Unlock()
-	r.prog.done.Add(1)
-	r.prog.render(true)
-	return nil
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-func manifestOf(p *Plan, o Options, start time.Time, tables []sink.Table) Manifest {
-	m := Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets,
-		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: ModelVersion,
-		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1),
-		Objective: p.Spec.Objective, Select: o.Selection}
-	for _, a := range p.Axes {
-		m.Axes = append(m.Axes, a.Path)
-		m.AxisZip = append(m.AxisZip, a.Zip)
-	}
-	for _, t := range tables {
-		m.Tables = append(m.Tables, t.Name)
-	}
-	return m
-}
-
-func readManifest(fsys sink.FS, dir string) (*Manifest, error) {
-	if fsys == nil {
-		fsys = sink.OS{}
-	}
-	data, err := fsys.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		return nil, err
-	}
-	var m Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "manifest.json"), err)
-	}
-	return &m, nil
-}
-
-// CheckDir is the check Run makes before it writes into dir, without --force: nil when
-// dir has no manifest.json, or one of the same plan, model version and format f; else an
-// error naming dir and the difference. Launchers (rocesweep slurm) call it so that a
-// mismatch is refused before any task is submitted rather than by every task.
-func CheckDir(p *Plan, dir string, f sink.Format) error {
-	return checkManifest(p, Options{Dir: dir, Format: f})
-}
-
-// checkManifest refuses a directory whose manifest has another plan, model version or
-// format, unless --force.
-func checkManifest(p *Plan, o Options) error {
-	m, err := readManifest(o.FS, o.Dir)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		if o.Force {
-			return nil
-		}
-		return fmt.Errorf("output directory %s: %v (use --force to overwrite it)", o.Dir, err)
-	}
-	var diffs []string
-	if m.ModelVersion != ModelVersion {
-		diffs = append(diffs, fmt.Sprintf("model version %s, this tool runs %s", m.ModelVersion, ModelVersion))
-	}
-	extends := m.PlanHash != p.Hash() && extendsPlan(m, p) == nil
-	switch {
-	case m.PlanHash == p.Hash() || o.Extend && extends:
-	case o.Extend:
-		diffs = append(diffs, extendsPlan(m, p).Error())
-	default:
-		diffs = append(diffs, fmt.Sprintf("a plan of %d jobs (%s) that differs from this one of %d jobs", m.PlanSize, m.PlanHash, len(p.Jobs)))
-	}
-	if m.Format != "" && m.Format != string(o.Format) {
-		diffs = append(diffs, fmt.Sprintf("format %s, not %s", m.Format, o.Format))
-	}
-	if len(diffs) > 0 && !o.Force {
-		hint := "use another -o, or --force to add to it anyway"
-		if len(diffs) == 1 && extends {
-			hint = "use another -o, or --extend to run the jobs of this plan it lacks"
-		}
-		return fmt.Errorf("output directory %s holds results of %s; %s", o.Dir, strings.Join(diffs, " and "), hint)
-	}
-	return nil
-}
-
-// extendsPlan says why p does not extend the plan of manifest m, or nil when it does:
-// p has the same swept columns (its rows have the same schema) and contains every job of
-// m's plan, re-planned from the spec and --set values m records (so a changed base
-// setting, which changes every job id, is not an extension).
-func extendsPlan(m *Manifest, p *Plan) error {
-	if !sameColumns(m.Axes, p.Axes) {
-		return fmt.Errorf("swept columns %v, not this plan's %v (--extend adds points to the same axes)", columnsOf(m.Axes), axisColumns(p.Axes))
-	}
-	s, err := ParseSpec(m.SpecFile, []byte(m.Spec), m.Sets)
-	if err != nil {
-		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
-	}
-	old, err := Expand(s, nil)
-	if err != nil {
-		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
-	}
-	ids := map[string]bool{}
-	for _, j := range p.Jobs {
-		ids[j.ID] = true
-	}
-	n := 0
-	for _, j := range old.Jobs {
-		if !ids[j.ID] {
-			n++
-		}
-	}
-	if n > 0 {
-		return fmt.Errorf("a plan with %d of its %d jobs not in this one (--extend only adds jobs: a changed base setting changes every job)", n, len(old.Jobs))
-	}
-	return nil
-}
-
-// sameColumns reports whether a manifest's axes (paths as a spec wrote them) make the
-// same jobs columns as axes: an extended plan writes rows of the same schema.
-func sameColumns(paths []string, axes []*Axis) bool {
-	return slices.Equal(columnsOf(paths), axisColumns(axes))
-}
-
-func columnsOf(paths []string) []string {
-	out := []string{}
-	for _, p := range paths {
-		out = append(out, ColumnOf(p))
-	}
-	return out
-}
-
-func axisColumns(axes []*Axis) []string {
-	out := []string{}
-	for _, a := range axes {
-		out = append(out, a.Column)
-	}
-	return out
-}
-
-// writeManifest writes manifest.json when absent (the first shard to start writes it),
-// or over an old one with --force or --extend (the extended plan), or when this run asks
-// another question of the same plan (another objective, or a selection where a fixed
-// design ran): readers must see what the results now answer.
-func writeManifest(p *Plan, o Options, start time.Time, tables []sink.Table) error {
-	name := filepath.Join(o.Dir, "manifest.json")
-	if m, err := readManifest(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) &&
-		sameQuestion(m, p.Spec.Objective, o.Selection) {
-		// another shard wrote it; a temp file this shard's killed run left goes
-		sink.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
-		return nil
-	}
-	data, _ := json.MarshalIndent(manifestOf(p, o, start, tables), "", "  ")
-	return sink.WriteFileAtomic(o.FS, name, o.Shard.Tag(), append(data, '\n'))
-}
-
-// sameQuestion reports whether manifest m records objective obj and selection sel.
-func sameQuestion(m *Manifest, obj *selection.Objective, sel *selection.Config) bool {
-	a, _ := json.Marshal(struct {
-		O *selection.Objective
-		S *selection.Config
-	}{m.Objective, m.Select})
-	b, _ := json.Marshal(struct {
-		O *selection.Objective
-		S *selection.Config
-	}{obj, sel})
-	return string(a) == string(b)
-}
-
 // recount makes the report's counts those of the journal, done (id → status), after a
 // failed commit: of the jobs this run took on (ran), those finished but not recorded are
-// not ok, they are lost (issue 14 item 11: a disk-full summary said 59 ok when the
-// journal held 58).
+// not ok, they are lost: the summary counts what the journal holds.
 func (rep *Report) recount(done map[string]string, ran []*Job) {
 	var n [4]int
 	before := rep.OK + rep.Failed + rep.Timeout + rep.Invalid

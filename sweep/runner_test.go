@@ -490,7 +490,7 @@ func TestExtend(t *testing.T) {
 	}
 	exactlyOnce(t, dir, big.Jobs)
 	m, err := results.ReadManifest(dir)
-	if err != nil || m.PlanSize != len(big.Jobs) || m.Raw["plan_hash"] != big.Hash() {
+	if err != nil || m.PlanSize != len(big.Jobs) || m.PlanHash != big.Hash() {
 		t.Errorf("manifest after extend: %+v, %v; want the extended plan", m, err)
 	}
 	for _, tc := range []struct {

@@ -314,8 +314,8 @@ func (p *Plan) PointLabels() []string {
 // Replan re-plans the sweep that wrote dir from its manifest.json (the spec as given,
 // its --set overrides, its objective and selection settings), as the run planned it,
 // without validating jobs. A selection's plan is its first stage.
-func Replan(dir string) (*Plan, *Manifest, error) {
-	m, err := readManifest(nil, dir)
+func Replan(dir string) (*Plan, *results.Manifest, error) {
+	m, err := results.ReadManifestFS(nil, dir)
 	if err != nil {
 		return nil, nil, err
 	}

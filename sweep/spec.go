@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/config"
 )
@@ -43,7 +44,7 @@ type Spec struct {
 // Axis is one swept attribute.
 type Axis struct {
 	Path   string      // as the user wrote it: switch.LossyAlpha
-	Column string      // jobs column: ColumnOf(Path)
+	Column string      // jobs column: results.ColumnOf(Path)
 	Attr   config.Attr // canonical path and type
 	Pos    string      // file:line:col of the key
 	Zip    int         // -1 on the grid, else the index of its zip group
@@ -308,12 +309,6 @@ func (s *Spec) parseAxes(m *yaml.Node, zip int) error {
 	return nil
 }
 
-// ColumnOf is the jobs column of a swept attribute: its short canonical name with `.` →
-// `_` (switch_LossyAlpha), whichever alias the spec used (switch.LossyAlpha,
-// switch.SharedBufferManager.LossyAlpha). Attributes whose short names collide keep their
-// full paths (config.ShortName).
-func ColumnOf(path string) string { return strings.ReplaceAll(config.ShortName(path), ".", "_") }
-
 func (s *Spec) newAxis(path, at string, zip int) (*Axis, error) {
 	canon, err := config.Canonical(path)
 	if err != nil {
@@ -328,7 +323,7 @@ func (s *Spec) newAxis(path, at string, zip int) (*Axis, error) {
 			return nil, fmt.Errorf("%s: %s is already swept as %s at %s", at, path, b.Path, b.Pos)
 		}
 	}
-	return &Axis{Path: path, Column: ColumnOf(path), Attr: attr, Pos: at, Zip: zip}, nil
+	return &Axis{Path: path, Column: results.ColumnOf(path), Attr: attr, Pos: at, Zip: zip}, nil
 }
 
 // nodeText is the text Set parses: a scalar, or a flow list of scalars for vectors.

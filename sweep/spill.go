@@ -12,12 +12,13 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
-// A job's rows leave it while it runs (issue 15 "Stream records"): the job hands each
+// A job's rows leave it while it runs: the job hands each
 // batch of rows (stats.Recorder.Spill) to a spill file of its own, DIR/.spill-SHARD/ID.rows,
 // a stream of gob-encoded stats.Batch values. When the job ends ok, the one sink goroutine
 // replays the file into the shared part files, then records the job; a failed, timed-out
@@ -182,26 +183,10 @@ func (s *spill) discard() {
 	os.Remove(s.path)
 }
 
-// batchTables pairs each record table with its rows in b.
-func batchTables(b stats.Batch) []tableRows {
-	return []tableRows{
-		{"nd_stats", b.NdStats}, {"ecn_pfc_stats", b.EcnPfcStats},
-		{"roce_transport_stats", b.RoceTransportStats}, {"buffer_stats", b.BufferStats},
-		{"port_buffer_stats", b.PortBufferStats}, {"net_buff_stats", b.NetBuffStats}, {"lb_stats", b.LbStats},
-		{"tier_hop", b.TierHop}, {"messages", b.Messages}, {"classes", b.Classes},
-		{"topology", b.Topology}, {"collectives", b.Collectives},
-	}
-}
-
-type tableRows struct {
-	name string
-	rows any
-}
-
 // writeBatch writes the rows of b into the record tables.
 func writeBatch(w *sink.Writer, b stats.Batch) error {
-	for _, t := range batchTables(b) {
-		if err := w.Write(t.name, t.rows); err != nil {
+	for _, t := range results.RecordTables {
+		if err := w.Write(t.Name, t.Rows(b)); err != nil {
 			return err
 		}
 	}

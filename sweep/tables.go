@@ -6,46 +6,29 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
-// Record tables of a results directory (design.md "Results directory", records.md), in
-// the order they are written for each job. The jobs table comes last: a job's row in
-// jobs means its records were written before it.
-var recordTables = []sink.Table{
-	sink.TableOf[stats.NdStats]("nd_stats"),
-	sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
-	sink.TableOf[stats.RoceTransportStats]("roce_transport_stats"),
-	sink.TableOf[stats.BufferStats]("buffer_stats"),
-	sink.TableOf[stats.PortBufferStats]("port_buffer_stats"),
-	sink.TableOf[stats.NetBuffStats]("net_buff_stats"),
-	sink.TableOf[stats.LbStats]("lb_stats"),
-	sink.TableOf[stats.TierHop]("tier_hop"),
-	sink.TableOf[stats.Message]("messages"),
-	sink.TableOf[stats.Class]("classes"),
-	sink.TableOf[stats.TopologyLink]("topology"),
-	sink.TableOf[stats.Collective]("collectives"),
-}
-
 // RecordTableSchemas returns the record tables with their row types, in results-directory
-// order (the README's generated schema section reads them).
-func RecordTableSchemas() []sink.Table { return slices.Clone(recordTables) }
-
-// RecordTables returns the names of the record tables, in results-directory order.
-func RecordTables() []string {
-	out := make([]string, len(recordTables))
-	for i, t := range recordTables {
-		out[i] = t.Name
+// order (results.RecordTables; the README's generated schema section reads them).
+func RecordTableSchemas() []sink.Table {
+	out := make([]sink.Table, len(results.RecordTables))
+	for i, t := range results.RecordTables {
+		out[i] = t.Table
 	}
 	return out
 }
+
+// RecordTables returns the names of the record tables, in results-directory order.
+func RecordTables() []string { return slices.Clone(results.Tables) }
 
 // jobsTable builds the row type of the jobs table of a plan:
 //
 //	job_id string, status string (ok|failed|timeout|invalid), error string,
 //	replicate int64, seed int64,
-//	one column per axis, named ColumnOf(path), typed as Typed says
+//	one column per axis, named results.ColumnOf(path), typed as Typed says
 //	(bytes int64, rates float64 bit/s, times float64 seconds, vectors as bracket text),
 //	the summary metrics of stats.Summary, nullable: null unless status is ok, and null
 //	where the summary holds NaN (fct_p99_usec_lossless etc. of a job without that kind
@@ -81,7 +64,7 @@ func newJobsTable(axes []*Axis) *jobsTable {
 	return jt
 }
 
-func (jt *jobsTable) table() sink.Table { return sink.DynamicTable("jobs", jt.t) }
+func (jt *jobsTable) table() sink.Table { return sink.DynamicTable(results.JobsTable, jt.t) }
 
 // row returns a one-row slice of the jobs table for job j.
 func (jt *jobsTable) row(j *Job, status, errText string, sum *stats.Summary) any {

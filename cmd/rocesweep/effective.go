@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -21,23 +20,14 @@ func effectiveConfig(dir string) ([]report.Setting, error) {
 	if err != nil {
 		return nil, err
 	}
-	var text string
-	if err := json.Unmarshal(m.Spec, &text); err != nil || text == "" {
+	if m.Spec == "" {
 		return nil, fmt.Errorf("manifest.json records no spec text")
 	}
-	var sets []string
-	if list, ok := m.Raw["sets"].([]any); ok {
-		for _, s := range list {
-			if s, ok := s.(string); ok {
-				sets = append(sets, s)
-			}
-		}
-	}
-	file, _ := m.Raw["spec_file"].(string)
+	file := m.SpecFile
 	if file == "" {
 		file = "manifest.json spec"
 	}
-	spec, err := sweep.ParseSpec(file, []byte(text), sets)
+	spec, err := sweep.ParseSpec(file, []byte(m.Spec), m.Sets)
 	if err != nil {
 		return nil, err
 	}

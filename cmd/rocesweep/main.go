@@ -109,6 +109,12 @@ and prints the array id. Follow the array with 'rocesweep status DIR'.`,
 and how many are ok, failed, timed out, invalid or missing. It only reads, so it is safe
 on the directory of a running sweep or array. It exits 0 for any results directory.`,
 		example: "rocesweep status results/lossyalpha-xoff"},
+	{name: "ls", usage: "ls [DIR] [--json]", short: "list the results directories under DIR (default results/) with their state", run: cmdLs,
+		long: `Ls lists the folders of DIR (default results/), or DIR alone when it is a results directory:
+each with its spec, jobs ok of planned, state (complete, partial, running, submitted, empty,
+not results, unreadable; a selection adds its decision), the study's question, the model
+version, when it started and its size. It only reads.`,
+		example: "rocesweep ls\nrocesweep ls /scratch --json"},
 	{name: "version", usage: "version", short: "the module version, VCS revision and time, Go version and model version", run: cmdVersion,
 		long: `Version prints the build of this binary: the module version, the VCS revision and
 time it was built from (when built with go build or go install in a clone), the Go

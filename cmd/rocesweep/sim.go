@@ -10,13 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/internal/export"
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
@@ -79,7 +76,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, w := range plan.Jobs[0].Config.Warnings() {
 		fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
 	}
-	runDir, err := simTarget(dir)
+	runDir, err := results.SimTarget(dir, os.Getpid())
 	if err != nil {
 		return usageError{fmt.Errorf("sim: %w", err)}
 	}
@@ -92,7 +89,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		err = perr
 	}
 	if err == nil {
-		err = replaceDir(runDir, dir)
+		err = results.ReplaceDir(runDir, dir)
 	}
 	if err != nil {
 		os.RemoveAll(runDir) // nothing of this run is kept; earlier results stay as they were
@@ -175,116 +172,4 @@ func printSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
 	if cfg.Stop == "drain" && s.SimTimeSec >= cfg.Duration.Seconds() {
 		fmt.Fprintf(w, "note: stop: drain reached the duration cap %v before every message completed\n", cfg.Duration)
 	}
-}
-
-// simTarget says where `sim` writes: always a hidden sibling of DIR, ".NAME.sim-PID", that
-// replaceDir puts in DIR's place once complete, so an interrupted or failed sim leaves
-// DIR as it was. DIR may be new, empty, or hold an earlier sim's results and nothing else
-// (the tweak-and-rerun loop into results/<name>); anything else in it is refused: a
-// sweep's results, and files sim did not write, which replacing DIR would delete. Hidden
-// siblings left by a sim that was killed (its process is gone) are removed first.
-func simTarget(dir string) (runDir string, err error) {
-	removeStaleSimDirs(dir)
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("-o %s: %w", dir, err)
-	}
-	tmp := simTemp(dir, os.Getpid())
-	if len(entries) == 0 {
-		return tmp, nil
-	}
-	m, err := results.ReadManifest(dir)
-	if err != nil {
-		return "", fmt.Errorf("-o %s is not empty and holds no rocesweep results; sim writes a new or empty directory, or replaces an earlier sim's results: use another -o", dir)
-	}
-	if cl, _ := m.Raw["command_line"].([]any); len(cl) < 2 || cl[1] != "sim" {
-		return "", fmt.Errorf("-o %s holds the results of a sweep (%s, %d jobs); sim never overwrites them: use another -o", dir, m.Name, m.PlanSize)
-	}
-	if foreign := foreignFiles(dir, entries); len(foreign) > 0 {
-		return "", fmt.Errorf("-o %s holds files sim did not write (%s); a re-run replaces the whole directory: move them, or use another -o", dir, strings.Join(foreign, ", "))
-	}
-	return tmp, nil
-}
-
-// simTemp is the hidden sibling a sim of process pid writes DIR's results into.
-func simTemp(dir string, pid int) string {
-	return filepath.Join(filepath.Dir(dir), fmt.Sprintf(".%s.sim-%d", filepath.Base(dir), pid))
-}
-
-// foreignFiles lists the entries of a sim's results directory that no rocesweep command
-// wrote: anything but manifest.json, journals, hidden files, table folders of part files,
-// and what `report` and `export` derive from the results (report.html, csv/), which
-// describe the old results and go with them.
-func foreignFiles(dir string, entries []os.DirEntry) []string {
-	var out []string
-	for _, e := range entries {
-		name := e.Name()
-		if _, _, ok := sink.ParseJournalName(name); ok || name == "manifest.json" || strings.HasPrefix(name, ".") ||
-			name == "report.html" || name == export.Subdir && e.IsDir() {
-			continue
-		}
-		if e.IsDir() {
-			files, _ := os.ReadDir(filepath.Join(dir, name))
-			for _, f := range files {
-				if !f.IsDir() && (strings.HasPrefix(f.Name(), "part-") || strings.HasPrefix(f.Name(), ".")) {
-					continue
-				}
-				out = append(out, filepath.Join(name, f.Name()))
-			}
-			continue
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
-// removeStaleSimDirs removes the hidden siblings (".NAME.sim-PID", ".NAME.sim-PID.old")
-// that a sim of DIR killed with SIGKILL left behind: those whose process no longer exists.
-func removeStaleSimDirs(dir string) {
-	prefix := "." + filepath.Base(dir) + ".sim-"
-	entries, _ := os.ReadDir(filepath.Dir(dir))
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		pid, err := strconv.Atoi(strings.TrimSuffix(rest, ".old"))
-		if err != nil || pid <= 0 || processAlive(pid) {
-			continue
-		}
-		os.RemoveAll(filepath.Join(filepath.Dir(dir), e.Name()))
-	}
-}
-
-// processAlive reports whether process pid exists (signal 0 delivers nothing).
-func processAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// replaceDir puts the complete directory tmp in the place of dir: a new dir is tmp
-// renamed; an existing one moves aside, tmp takes its name, the old one is removed.
-func replaceDir(tmp, dir string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Rename(tmp, dir); err != nil {
-			return fmt.Errorf("sim: writing %s: %w", dir, err)
-		}
-		return (sink.OS{}).SyncDir(filepath.Dir(dir))
-	}
-	old := tmp + ".old"
-	if err := os.Rename(dir, old); err != nil {
-		return fmt.Errorf("sim: replacing %s: %w", dir, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		os.Rename(old, dir)
-		return fmt.Errorf("sim: replacing %s: %w", dir, err)
-	}
-	if err := (sink.OS{}).SyncDir(filepath.Dir(dir)); err != nil {
-		return fmt.Errorf("sim: replacing %s: %w", dir, err)
-	}
-	return os.RemoveAll(old)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/results"
 )
 
 // Issue 14 item 11: a sim re-run deleted files it had not written, a sim killed with
@@ -22,8 +24,8 @@ func TestSimDirectoryHonesty(t *testing.T) {
 		return code, errb.String()
 	}
 	// Debris of a killed sim (a process that is gone) and of a running one (alive).
-	dead := simTemp(dir, 1<<30)
-	alive := simTemp(dir, os.Getppid())
+	dead := results.SimTemp(dir, 1<<30)
+	alive := results.SimTemp(dir, os.Getppid())
 	for _, d := range []string{dead, dead + ".old", alive} {
 		os.MkdirAll(filepath.Join(d, "jobs"), 0o755)
 	}

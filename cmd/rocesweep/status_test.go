@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -24,13 +25,13 @@ import (
 const ciSpec = "../../configs/ci.yaml"
 
 // statusJSON runs `status DIR --json` in-process.
-func statusJSON(t *testing.T, dir string) statusReport {
+func statusJSON(t *testing.T, dir string) results.Status {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if code := mainWithArgs(context.Background(), []string{"status", dir, "--json"}, &out, &errb); code != 0 {
 		t.Fatalf("status exit %d: %s", code, errb.String())
 	}
-	var st statusReport
+	var st results.Status
 	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, out.String())
 	}
@@ -46,7 +47,7 @@ func statusText(t *testing.T, dir string) string {
 	return out.String()
 }
 
-func shardOf(t *testing.T, st statusReport, shard string) shardStatus {
+func shardOf(t *testing.T, st results.Status, shard string) results.ShardStatus {
 	t.Helper()
 	for _, s := range st.Shards {
 		if s.Shard == shard {
@@ -54,7 +55,7 @@ func shardOf(t *testing.T, st statusReport, shard string) shardStatus {
 		}
 	}
 	t.Fatalf("status has no shard %s: %+v", shard, st.Shards)
-	return shardStatus{}
+	return results.ShardStatus{}
 }
 
 // signalWriter collects what is written and closes seen once it contains want.
@@ -136,7 +137,7 @@ func TestStatusAcrossShards(t *testing.T) {
 	if st.Name != "ci" || st.PlanSize != len(p.Jobs) || !st.Started || len(st.Shards) != 3 || st.Complete || st.Duplicates != 0 {
 		t.Fatalf("status = %+v", st)
 	}
-	for _, want := range []shardStatus{
+	for _, want := range []results.ShardStatus{
 		{Shard: "1/3", Journal: "journal-1of3.jsonl", Planned: 2, OK: 2},
 		{Shard: "2/3", Journal: "journal-2of3.jsonl", Planned: 2, OK: 2},
 		{Shard: "3/3", Journal: "journal-3of3.jsonl", Planned: 2, OK: 1, Missing: 1},
@@ -145,7 +146,7 @@ func TestStatusAcrossShards(t *testing.T) {
 		if running := strings.HasPrefix(got.Writer, fmt.Sprintf("pid %d on ", os.Getpid())); running != (want.Shard == "3/3") {
 			t.Errorf("shard %s: writer %q", want.Shard, got.Writer)
 		}
-		got.Updated, got.age, got.Writer = "", 0, ""
+		got.Updated, got.Age, got.Writer = "", 0, ""
 		if got != want {
 			t.Errorf("shard %s: %+v, want %+v", want.Shard, got, want)
 		}
@@ -245,19 +246,5 @@ func TestStatusNotAResultsDir(t *testing.T) {
 	st := statusJSON(t, empty)
 	if st.Started || len(st.Shards) != 0 || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "no task has started") {
 		t.Errorf("status of a submitted, not started array = %+v", st)
-	}
-}
-
-func TestShardJobs(t *testing.T) {
-	for _, tc := range []struct{ jobs, k, n, want int }{
-		{6, 1, 3, 2}, {6, 3, 3, 2}, {7, 1, 3, 3}, {7, 2, 3, 2}, {2, 3, 3, 0}, {36, 4, 4, 9}, {5, 1, 1, 5}, {0, 1, 2, 0},
-	} {
-		p := &sweep.Plan{}
-		for i := 0; i < tc.jobs; i++ {
-			p.Jobs = append(p.Jobs, &sweep.Job{Index: i})
-		}
-		if got, sel := shardJobs(tc.jobs, tc.k, tc.n), len(sweep.Shard{K: tc.k, N: tc.n}.Select(p.Jobs)); got != tc.want || got != sel {
-			t.Errorf("shardJobs(%d, %d, %d) = %d, want %d (sweep.Shard selects %d)", tc.jobs, tc.k, tc.n, got, tc.want, sel)
-		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 )
 
 // Subdir is the folder of DIR that holds the CSV files.
-const Subdir = "csv"
+const Subdir = results.CSVDir
 
 // ErrNoParts is returned (wrapped) for a table folder with no committed Parquet parts:
 // there is nothing to export and no schema to write a header from.

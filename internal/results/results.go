@@ -1,7 +1,8 @@
-// Package results reads a results directory (design.md "Results directory"): the
-// manifest, the journal and any table's Parquet parts, as plain columns. It is the read
-// side that `report` and `compare` share; it knows the directory layout, not devices, and
-// it never writes.
+// Package results owns the results directory (design.md "Results directory"): its
+// manifest (the one type writers write and readers read), its layout and file names,
+// shard arithmetic, column names, the record tables, which files are not rocesweep's,
+// and reading its tables' Parquet parts as plain columns. sweep writes through it;
+// report, compare, status and ls read through it. It knows the layout, not devices.
 //
 // A table is read whole into memory (one float64 or string per cell): a jobs table of a
 // few thousand rows is small, and interval tables are read for a few chosen jobs only
@@ -9,7 +10,6 @@
 package results
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +21,6 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rocesweep/rocesweep/internal/selection"
-	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -80,10 +78,6 @@ func (t *Table) Col(name string) *Column {
 	}
 	return nil
 }
-
-// Tables lists the record tables of design.md "Results directory" besides `jobs`.
-var Tables = []string{"nd_stats", "ecn_pfc_stats", "roce_transport_stats", "buffer_stats", "port_buffer_stats",
-	"net_buff_stats", "lb_stats", "tier_hop", "messages", "classes", "topology", "collectives"}
 
 // Identity columns of `jobs`: neither swept parameters nor metrics.
 var Identity = []string{"job_id", "status", "error", "replicate", "seed"}
@@ -281,104 +275,6 @@ func sameColumns(t *Table, names, types []string) error {
 	}
 	return nil
 }
-
-// Manifest is DIR/manifest.json as far as readers need it. Unknown fields are kept in
-// Raw; Spec is the spec as given (a YAML text or a JSON object, as the writer chose).
-type Manifest struct {
-	Name     string   `json:"name"`
-	PlanSize int      `json:"plan_size"`
-	Version  string   `json:"version"`
-	Start    string   `json:"start"`
-	Axes     []string `json:"axes"`
-	// AxisZip is parallel to Axes: -1 for a grid axis, else the index of the zip group
-	// the axis moves with (its members are one dimension of the study). Nil in older
-	// manifests: every axis on the grid.
-	AxisZip []int           `json:"axis_zip,omitempty"`
-	Spec    json.RawMessage `json:"spec"`
-	// Objective is the study's question as run resolved it (nil in manifests written
-	// before objectives); Select the selection procedure's settings when the run was a
-	// sequential selection (run --select), else nil.
-	Objective *selection.Objective `json:"objective,omitempty"`
-	Select    *selection.Config    `json:"select,omitempty"`
-	Raw       map[string]any       `json:"-"`
-}
-
-// ReadManifest reads DIR/manifest.json. Field names vary between writers; a few aliases
-// are accepted (plan_size/jobs/plan, start/start_time/started, version/tool_version).
-func ReadManifest(dir string) (*Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		return nil, err
-	}
-	m := &Manifest{}
-	if err := json.Unmarshal(data, &m.Raw); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.json"), err)
-	}
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			if s, ok := m.Raw[k].(string); ok {
-				return s
-			}
-		}
-		return ""
-	}
-	m.Name = str("name", "sweep")
-	m.Version = str("version", "tool_version")
-	m.Start = str("start", "start_time", "started", "started_at")
-	for _, k := range []string{"plan_size", "jobs", "plan", "total_jobs"} {
-		if n, ok := m.Raw[k].(float64); ok {
-			m.PlanSize = int(n)
-			break
-		}
-	}
-	for _, k := range []string{"axes", "swept", "columns"} {
-		if list, ok := m.Raw[k].([]any); ok {
-			for _, a := range list {
-				switch a := a.(type) {
-				case string:
-					m.Axes = append(m.Axes, a)
-				case map[string]any:
-					if p, ok := a["path"].(string); ok {
-						m.Axes = append(m.Axes, p)
-					} else if p, ok := a["name"].(string); ok {
-						m.Axes = append(m.Axes, p)
-					}
-				}
-			}
-			break
-		}
-	}
-	// The typed fields of this tool's own manifests.
-	var typed struct {
-		AxisZip   []int                `json:"axis_zip"`
-		Objective *selection.Objective `json:"objective"`
-		Select    *selection.Config    `json:"select"`
-	}
-	if err := json.Unmarshal(data, &typed); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.json"), err)
-	}
-	m.Objective, m.Select = typed.Objective, typed.Select
-	if len(typed.AxisZip) == len(m.Axes) {
-		m.AxisZip = typed.AxisZip
-	}
-	for _, k := range []string{"spec", "spec_yaml", "spec_text"} {
-		if v, ok := m.Raw[k]; ok {
-			m.Spec, _ = json.Marshal(v)
-			if m.Name == "" {
-				if o, ok := v.(map[string]any); ok {
-					m.Name, _ = o["name"].(string)
-				}
-			}
-			break
-		}
-	}
-	return m, nil
-}
-
-// ColumnOf turns a parameter path, in any form a spec accepts, into its jobs column
-// name: the short canonical name with `.` → `_` (switch.SharedBufferManager.LossyAlpha
-// -> switch_LossyAlpha; config.ShortName).
-func ColumnOf(path string) string { return strings.ReplaceAll(config.ShortName(path), ".", "_") }
 
 // IsMetric reports whether name is a summary metric of the jobs table.
 func IsMetric(name string) bool {

@@ -29,7 +29,6 @@ package main
 
 import (
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -301,15 +300,9 @@ func compare(db *sql.DB, ref, dir string) bool {
 }
 
 func planSize(dir string) int64 {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	m, err := results.ReadManifest(dir)
 	if err != nil {
 		return -1
 	}
-	var m struct {
-		PlanSize int64 `json:"plan_size"`
-	}
-	if json.Unmarshal(data, &m) != nil {
-		return -1
-	}
-	return m.PlanSize
+	return int64(m.PlanSize)
 }

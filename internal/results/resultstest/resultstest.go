@@ -5,7 +5,6 @@
 package resultstest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,8 +38,8 @@ type Sweep struct {
 	Jobs []Job
 	// Intervals is the number of interval rows per job and table (0: none).
 	Intervals int
-	// Spec is stored as manifest.json's "spec".
-	Spec map[string]any
+	// Spec is stored as manifest.json's "spec" (the spec text).
+	Spec string
 }
 
 // JobsType returns the row type of a jobs table with these axes: job_id, status, error,
@@ -55,23 +54,13 @@ func JobsType(axes []string) reflect.Type {
 	}
 	for i, a := range axes {
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("Axis%d", i), Type: reflect.TypeFor[float64](),
-			Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, colOf(a)))})
+			Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, results.ColumnOf(a)))})
 	}
 	st := reflect.TypeFor[stats.Summary]()
 	for i := 0; i < st.NumField(); i++ {
 		fields = append(fields, st.Field(i))
 	}
 	return reflect.StructOf(fields)
-}
-
-func colOf(path string) string {
-	b := []byte(path)
-	for i := range b {
-		if b[i] == '.' {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
 
 // Write writes s into dir (which must be empty or missing): manifest.json, the journal,
@@ -102,13 +91,9 @@ func Write(dir string, s Sweep) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	man := map[string]any{"name": s.Name, "plan_size": len(s.Jobs), "version": "test",
-		"start": "2025-01-01T00:00:00Z", "axes": s.Axes, "spec": s.Spec}
-	data, err := json.MarshalIndent(man, "", "  ")
-	if err != nil {
-		return err
-	}
-	return sink.WriteFileAtomic(nil, filepath.Join(dir, "manifest.json"), "", data)
+	man := &results.Manifest{Name: s.Name, PlanSize: len(s.Jobs), Version: "test",
+		Start: "2025-01-01T00:00:00Z", Axes: s.Axes, Spec: s.Spec}
+	return sink.WriteFileAtomic(nil, filepath.Join(dir, results.ManifestFile), "", man.Marshal())
 }
 
 // WriteJob writes one jobs row of type jt (from JobsType) through w.
@@ -167,9 +152,7 @@ func writeIntervals(w *sink.Writer, j Job, n int) error {
 // parameters plus a small replicate offset. The last job fails when failLast is set.
 func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
 	s := Sweep{Name: "synthetic", Axes: []string{"switch.LossyAlpha", "switch.StaticPoolXoffThreshold"},
-		Intervals: 8, Spec: map[string]any{"name": "synthetic", "duration": "2ms",
-			"topology": map[string]any{"kind": "star", "hosts": 16},
-			"switch":   map[string]any{"LossyAlpha": 1.0}}}
+		Intervals: 8, Spec: "name: synthetic\nduration: 2ms\ntopology: {kind: star, hosts: 16}\nswitch: {LossyAlpha: 1.0}\n"}
 	n := 0
 	for _, a := range alphas {
 		for _, x := range xoffs {

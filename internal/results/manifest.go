@@ -1,0 +1,82 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// Manifest is DIR/manifest.json (design.md "Results directory"): what `run` and `sim`
+// write (sweep) and every reader reads. The field order is the file's: the writer
+// marshals this struct, so existing directories keep byte-identical manifests.
+type Manifest struct {
+	Name     string   `json:"name"`
+	SpecFile string   `json:"spec_file"`
+	Spec     string   `json:"spec"` // the spec text as given
+	Sets     []string `json:"sets,omitempty"`
+	PlanSize int      `json:"plan_size"`
+	PlanHash string   `json:"plan_hash"`
+	Axes     []string `json:"axes"` // swept parameter paths, as the spec wrote them
+	// AxisZip is parallel to Axes: -1 for a grid axis, else the index of the zip group
+	// the axis moves with (its members are one dimension of the study). Nil in older
+	// manifests: every axis on the grid.
+	AxisZip      []int    `json:"axis_zip"`
+	Replicates   int      `json:"replicates"`
+	ModelVersion string   `json:"model_version"`
+	Version      string   `json:"version"`
+	CommandLine  []string `json:"command_line"`
+	Start        string   `json:"start"` // RFC 3339, UTC
+	Format       string   `json:"format"`
+	Tables       []string `json:"tables"`
+	// Shards is the number of shards the plan is split into in this directory (1 for an
+	// unsharded run); every run into the directory must use it.
+	Shards int `json:"shards,omitempty"`
+	// Objective is the study's question, resolved (nil in manifests written before
+	// objectives); Select the settings of a sequential selection (run --select), nil for
+	// a fixed design.
+	Objective *selection.Objective `json:"objective,omitempty"`
+	Select    *selection.Config    `json:"select,omitempty"`
+}
+
+// ReadManifest reads DIR/manifest.json. A missing file is an error wrapping
+// fs.ErrNotExist.
+func ReadManifest(dir string) (*Manifest, error) { return ReadManifestFS(osRead{}, dir) }
+
+// ReadManifestFS is ReadManifest through fsys (the writer's file system; nil: sink.OS,
+// which refuses a link).
+func ReadManifestFS(fsys interface{ ReadFile(string) ([]byte, error) }, dir string) (*Manifest, error) {
+	if fsys == nil {
+		fsys = sink.OS{}
+	}
+	name := filepath.Join(dir, ManifestFile)
+	data, err := fsys.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(m.AxisZip) != len(m.Axes) {
+		m.AxisZip = nil // not parallel to Axes: read as every axis on the grid
+	}
+	return &m, nil
+}
+
+// Marshal returns the manifest as the writer writes it: indented JSON and a newline.
+func (m *Manifest) Marshal() []byte {
+	data, _ := json.MarshalIndent(m, "", "  ")
+	return append(data, '\n')
+}
+
+// IsSim reports whether the directory was written by `rocesweep sim` (one job, replaced
+// whole by a re-run) rather than by a sweep.
+func (m *Manifest) IsSim() bool { return len(m.CommandLine) >= 2 && m.CommandLine[1] == "sim" }
+
+type osRead struct{}
+
+func (osRead) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }

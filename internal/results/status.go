@@ -1,0 +1,366 @@
+package results
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// ShardStatus is one shard's progress (or the total) as its journal records it.
+type ShardStatus struct {
+	Shard   string `json:"shard"`   // "2/3"; "total" for the total
+	Journal string `json:"journal"` // file name in DIR; "" when the shard has not started
+	Planned int    `json:"planned"`
+	OK      int    `json:"ok"`
+	Failed  int    `json:"failed"`
+	Timeout int    `json:"timeout"`
+	Invalid int    `json:"invalid"`
+	Missing int    `json:"missing"` // planned, not in a complete commit of the journal
+	// Updated is the journal's modification time (RFC 3339, UTC): the last commit, or the
+	// shard's start. "" when the shard has not started.
+	Updated string `json:"updated,omitempty"`
+	// Writer is the process writing the shard now, in its own words ("pid 4711 on
+	// node7, since 2026-11-30T01:02:03Z"); "" when none is (sink.ShardWriter).
+	Writer string        `json:"writer,omitempty"`
+	Age    time.Duration `json:"-"` // since Updated
+	K, N   int           `json:"-"` // the shard, K of N
+}
+
+// Status is where a results directory stands: its shards' journals, the files they
+// name, and (StatusOptions) the study's decision and a full verification.
+type Status struct {
+	Dir      string `json:"dir"`
+	Name     string `json:"name"`
+	PlanSize int    `json:"plan_size"`
+	// Started is false for a directory that holds only the array script (`rocesweep
+	// slurm` wrote it, no task has run yet); Shards is then empty.
+	Started bool          `json:"started"`
+	Shards  []ShardStatus `json:"shards"`
+	Total   ShardStatus   `json:"total"` // jobs counted once, whichever shard recorded them
+	// Duplicates counts job ids recorded by more than one journal (shards of different
+	// counts in one directory); their rows are in the tables more than once.
+	Duplicates int `json:"duplicates"`
+	// Damaged lists committed files that are missing or do not match the journal (size;
+	// with verification, checksum), each with the jobs whose rows it held: those jobs
+	// count as missing, and `run --resume` runs them again.
+	Damaged []sink.FileProblem `json:"damaged,omitempty"`
+	// DamagedLines counts journal lines that did not parse (each costs its commit).
+	DamagedLines int      `json:"damaged_lines,omitempty"`
+	Complete     bool     `json:"complete"` // every planned job is recorded, every file sound
+	Notes        []string `json:"notes,omitempty"`
+	// Verify is what verification found beyond the files' checksums (verify.go); nil
+	// without it. Any problem in it makes Complete false.
+	Verify *VerifyReport `json:"verify,omitempty"`
+	// Objective is the study's question (manifest.json). Selection is where a sequential
+	// selection (run --select) stands, or, for a fixed design of 2 or more replicates,
+	// what its results decide; nil when there is nothing to decide.
+	Objective *selection.Objective `json:"objective,omitempty"`
+	Selection *SelectionStatus     `json:"selection,omitempty"`
+	// StuckPause lists the jobs whose stuck_pause_ports is above 0: a switch port stayed
+	// paused for more than half the run with its pool at or below Xon, the trap of
+	// switch.md §4.6 condition 3, not congestion.
+	StuckPause []string `json:"stuck_pause_jobs,omitempty"`
+
+	manifest *Manifest
+}
+
+// Manifest is the directory's manifest; nil when it has none yet.
+func (st *Status) Manifest() *Manifest { return st.manifest }
+
+// SelectionStatus is a decision (selection.Decision) with each point named by its swept
+// values.
+type SelectionStatus struct {
+	// Sequential is true for a selection (run --select), false for a fixed design's
+	// replicates read as a first stage.
+	Sequential bool   `json:"sequential"`
+	State      string `json:"state"` // running, decided, budget, infeasible
+	Why        string `json:"why"`
+	Round      int    `json:"round"` // rounds after the first stage
+	// Best is the selected point (decided), or the best so far; nil when none.
+	Best       *PointStatus   `json:"best"`
+	Survivors  []PointStatus  `json:"survivors"`
+	Eliminated []EliminatedPt `json:"eliminated"`
+	Jobs       int            `json:"jobs"`       // jobs the procedure used
+	NeedJobs   int            `json:"need_jobs"`  // jobs it waits for (state running)
+	FixedJobs  int            `json:"fixed_jobs"` // jobs a fixed design of equal confidence would run
+	Confidence float64        `json:"confidence"`
+	// Indifference is in the objective metric's unit (Unit); resolved from a percent
+	// when the objective states one.
+	Indifference float64 `json:"indifference"`
+	Unit         string  `json:"unit,omitempty"`
+}
+
+// PointStatus is one grid point of a decision.
+type PointStatus struct {
+	Label      string            `json:"label"`
+	Values     map[string]string `json:"values"` // jobs column → value as the spec writes it
+	Mean       *float64          `json:"mean"`   // the objective over the replicates used
+	Replicates int               `json:"replicates"`
+}
+
+// EliminatedPt is a point a decision eliminated.
+type EliminatedPt struct {
+	PointStatus
+	Round  int    `json:"round"` // 0: right after the first stage
+	Reason string `json:"reason"`
+}
+
+// Decided is a study's decision as ReadStatus needs it (the sweep package replays it).
+type Decided struct {
+	Selection *SelectionStatus
+	// Need are the plan indices of the jobs the decision waits for (a selection's next
+	// round); they are the shards' missing jobs.
+	Need []int
+	// Going is true while a selection goes on (state running): not complete.
+	Going bool
+}
+
+// StatusOptions are what ReadStatus needs from beyond the directory.
+type StatusOptions struct {
+	// ModelVersion is this binary's model version: results of another get a note.
+	ModelVersion string
+	// Decide replays the study's decision (sweep.DecideDir); nil: none. Called only for a
+	// manifest with an objective or a selection; a nil *Decided is no decision.
+	Decide func(dir string) (*Decided, error)
+	// Verify reads every committed file whole and checks its checksum, and every journal
+	// line (VerifyDir); Member says whether a job id is of the plan (nil: not checked,
+	// MemberNote says why).
+	Verify     bool
+	Member     func(id string) bool
+	MemberNote string
+	// SlurmScript is the array script's name in SlurmDir: a directory holding only it
+	// is an array not started yet.
+	SlurmScript string
+}
+
+// ReadStatus reads dir's manifest and journals. now dates the journals' ages. A path
+// that is not a results directory is an error.
+func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
+	}
+	st := &Status{Dir: dir, Shards: []ShardStatus{}}
+	type journal struct {
+		k, n int
+		name string
+	}
+	var journals []journal
+	counts := map[int]bool{}
+	for _, e := range entries {
+		if k, n, ok := sink.ParseJournalName(e.Name()); ok && !e.IsDir() {
+			journals = append(journals, journal{k, n, e.Name()})
+			counts[n] = true
+		}
+	}
+	m, err := ReadManifest(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && len(journals) == 0:
+		script := filepath.Join(dir, SlurmDir, o.SlurmScript)
+		if _, serr := os.Stat(script); serr == nil && o.SlurmScript != "" {
+			st.Notes = append(st.Notes, fmt.Sprintf("no task has started yet (the array script is %s; squeue lists its tasks)", script))
+			return st, nil
+		}
+		if hasResultsBelow(dir, entries) {
+			return nil, fmt.Errorf("%s is not a results directory: no manifest.json and no journal*.jsonl; it holds results directories (rocesweep ls %s lists them)", dir, dir)
+		}
+		return nil, fmt.Errorf("%s is not a results directory: no manifest.json and no journal*.jsonl", dir)
+	case errors.Is(err, fs.ErrNotExist):
+		// The first shard creates its journal just before it writes the manifest.
+		st.Notes = append(st.Notes, "manifest.json is not written yet: plan size unknown")
+		m = nil
+	case err != nil:
+		return nil, err
+	default:
+		st.Name, st.PlanSize = m.Name, m.PlanSize
+		if v := m.ModelVersion; v != "" && o.ModelVersion != "" && v != o.ModelVersion {
+			st.Notes = append(st.Notes, fmt.Sprintf("the results are of model %s; this binary runs %s (run --resume refuses to add to them)", v, o.ModelVersion))
+		}
+	}
+	st.manifest = m
+	st.Started = true
+	selecting := m != nil && m.Select != nil // a selection's rounds run beyond its first stage
+
+	// Every shard of every shard count found, started or not, in order.
+	var ns []int
+	for n := range counts {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	if len(ns) > 1 {
+		var s []string
+		for _, n := range ns {
+			s = append(s, fmt.Sprint(n))
+		}
+		st.Notes = append(st.Notes, fmt.Sprintf("journals of %s shard counts: the shards overlap, jobs may be run twice", strings.Join(s, " and ")))
+	}
+	byShard := map[[2]int]journal{}
+	for _, j := range journals {
+		byShard[[2]int{j.k, j.n}] = j
+	}
+	var checks []JournalCheck       // every journal read, for verification
+	recordedBy := map[string]int{}  // job id -> journals that hold it
+	statusOf := map[string]string{} // job id -> its status (any one journal's)
+	for _, n := range ns {
+		for k := 1; k <= n; k++ {
+			s := ShardStatus{Shard: fmt.Sprintf("%d/%d", k, n), Planned: ShardSize(st.PlanSize, k, n), K: k, N: n}
+			if j, ok := byShard[[2]int{k, n}]; ok {
+				path := filepath.Join(dir, j.name)
+				check, err := sink.VerifyJournal(nil, dir, path, o.Verify)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
+				}
+				checks = append(checks, JournalCheck{Name: j.name, Shard: ShardTag(k, n), Check: check})
+				st.Damaged = append(st.Damaged, check.Problems...)
+				st.DamagedLines += len(check.DamagedLines)
+				if fi, err := os.Stat(path); err == nil {
+					s.Updated = fi.ModTime().UTC().Format(time.RFC3339)
+					s.Age = now.Sub(fi.ModTime())
+				}
+				s.Journal = j.name
+				for id, status := range check.Done {
+					s.count(status)
+					recordedBy[id]++
+					statusOf[id] = status
+				}
+			}
+			if holder, running := sink.ShardWriter(dir, ShardTag(k, n)); running {
+				s.Writer = cmp.Or(holder, "a process")
+			}
+			if !selecting {
+				s.capAt(s.Planned)
+			}
+			st.Shards = append(st.Shards, s)
+		}
+	}
+	var dec *Decided
+	if m != nil {
+		st.Objective = m.Objective
+		if (m.Select != nil || m.Objective != nil) && o.Decide != nil {
+			d, err := o.Decide(dir)
+			switch {
+			case err != nil:
+				st.Notes = append(st.Notes, fmt.Sprintf("the study's decision cannot be replayed: %v", err))
+			case d != nil:
+				dec = d
+				st.Selection = d.Selection
+			}
+		}
+	}
+	if dec != nil && selecting {
+		// A selection's plan grows by rounds: planned = recorded + the jobs it needs next.
+		for i := range st.Shards {
+			s := &st.Shards[i]
+			s.Missing = 0
+			for _, idx := range dec.Need {
+				if InShard(idx, s.K, s.N) {
+					s.Missing++
+				}
+			}
+			s.Planned = s.OK + s.Failed + s.Timeout + s.Invalid + s.Missing
+		}
+		st.PlanSize = len(statusOf) + len(dec.Need)
+	}
+	st.Total = ShardStatus{Shard: "total", Planned: st.PlanSize}
+	for id, status := range statusOf {
+		st.Total.count(status)
+		if recordedBy[id] > 1 {
+			st.Duplicates++
+		}
+	}
+	if extra := len(statusOf) - st.PlanSize; extra > 0 && st.PlanSize > 0 && !selecting {
+		st.Notes = append(st.Notes, fmt.Sprintf("the journals hold %d jobs more than the plan's %d (lines not of this plan); counts are capped at the plan", extra, st.PlanSize))
+	}
+	st.Total.capAt(st.PlanSize)
+	if st.DamagedLines > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("%d journal lines are damaged; the jobs of their commits count as missing", st.DamagedLines))
+	}
+	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0
+	if dec != nil && selecting && dec.Going {
+		st.Complete = false // the selection goes on: run --resume
+	}
+	if o.Verify {
+		st.Verify = VerifyDir(dir, st, checks, o.Member, o.MemberNote)
+		st.Complete = st.Complete && st.Verify.Problems() == 0
+	}
+	st.StuckPause = stuckPauseJobs(dir)
+	return st, nil
+}
+
+// hasResultsBelow reports whether a folder of dir holds results (a parent of results
+// directories, such as results/).
+func hasResultsBelow(dir string, entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if sub, err := os.ReadDir(filepath.Join(dir, e.Name())); err == nil && HasResults(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// stuckPauseJobs returns the ids of the jobs whose stuck_pause_ports is above 0, read
+// from DIR/jobs; none when the table or the column is absent (older results).
+func stuckPauseJobs(dir string) []string {
+	if _, err := os.Stat(filepath.Join(dir, JobsTable)); err != nil {
+		return nil
+	}
+	jobs, err := ReadTable(dir, JobsTable, nil)
+	if err != nil {
+		return nil
+	}
+	ids, stuck := jobs.Col("job_id"), jobs.Col("stuck_pause_ports")
+	if ids == nil || stuck == nil || stuck.IsString() {
+		return nil
+	}
+	var out []string
+	for i := 0; i < jobs.Rows; i++ {
+		if stuck.Num[i] > 0 {
+			out = append(out, ids.Text(i))
+		}
+	}
+	return out
+}
+
+// capAt makes the counts fit a plan of planned jobs (a journal with foreign lines must
+// not report more jobs done than planned) and sets Missing.
+func (s *ShardStatus) capAt(planned int) {
+	for _, n := range []*int{&s.OK, &s.Failed, &s.Timeout, &s.Invalid} {
+		*n = min(*n, planned)
+		planned -= *n
+	}
+	s.Missing = planned
+}
+
+func (s *ShardStatus) count(status string) {
+	switch status {
+	case "ok":
+		s.OK++
+	case "failed":
+		s.Failed++
+	case "timeout":
+		s.Timeout++
+	case "invalid":
+		s.Invalid++
+	}
+}
+
+// unwrapPathError drops the path an *fs.PathError repeats (the message names it once).
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

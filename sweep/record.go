@@ -1,0 +1,158 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// Recording: the one goroutine that owns the sink writes each finished job's rows, its
+// jobs row and its journal line, and counts it in the report.
+
+// statusResource is the outcome of a job that could not write its rows because the
+// machine lacks a resource (resourceError); it is never recorded.
+const statusResource = "resource"
+
+// resourceError reports whether err is the machine lacking a resource a job's rows need:
+// disk space or quota, inodes (ENOSPC too), open files. Such a job did not fail: it is
+// run again once the resource is there.
+func resourceError(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
+
+// sinkLoop is the one goroutine that owns the sink: it writes each outcome's rows, then
+// its jobs row, then marks it done; a ticker commits jobs that waited.
+//
+// Once the sweep stops (a signal, --fail-fast) every finished job is committed at once
+// and each job that finishes later at its end, so a SIGKILL that follows a SIGTERM (a
+// grace period of `docker stop` or Slurm) loses no finished job.
+func (r *runner) sinkLoop(results <-chan outcome, done chan<- error) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var failed error
+	stop := r.stop
+	for {
+		select {
+		case <-stop:
+			stop = nil // once: from now on record commits after every job
+			if failed == nil {
+				if err := r.w.Commit(); err != nil {
+					failed = err
+				}
+			}
+		case o, ok := <-results:
+			if !ok {
+				err := r.w.Close()
+				if failed == nil {
+					failed = err
+				}
+				done <- failed
+				return
+			}
+			if failed != nil {
+				continue
+			}
+			if err := r.record(o); err != nil {
+				failed = err
+				r.halt("results")
+			}
+		case <-tick.C:
+			if failed == nil {
+				if err := r.w.Tick(); err != nil {
+					failed = err
+					r.halt("results")
+				}
+			}
+			r.prog.render(false)
+		}
+	}
+}
+
+func (r *runner) record(o outcome) error {
+	if o.status == statusResource {
+		// The machine, not the job: nothing is recorded, the sweep stops with the jobs
+		// finished so far committed, and --resume runs this one again.
+		r.mu.Lock()
+		r.rep.Lost++
+		if r.resource == nil {
+			r.resource = fmt.Errorf("%s: %s; the jobs finished before it are committed: free the resource and run again with --resume", r.plan.Label(o.job), firstLine(o.err))
+		}
+		r.mu.Unlock()
+		r.halt("results")
+		r.prog.render(true)
+		return nil
+	}
+	var sum *stats.Summary
+	if o.status == "ok" {
+		if o.spill != "" {
+			err := replaySpill(r.w, o.spill)
+			os.Remove(o.spill)
+			if err != nil {
+				return err
+			}
+		}
+		if o.res.Rec != nil {
+			if err := writeBatch(r.w, o.res.Rec.Batch); err != nil {
+				return err
+			}
+		}
+		sum = &o.res.Summary
+	}
+	// A failed or timed-out job is committed alone, so that --retry withdraws its commit
+	// and runs nothing else again.
+	alone := o.status == "failed" || o.status == "timeout"
+	if alone {
+		if err := r.w.Commit(); err != nil {
+			return err
+		}
+	}
+	if err := r.w.Write("jobs", r.jt.row(o.job, o.status, o.err, sum)); err != nil {
+		return err
+	}
+	if err := r.w.JobDone(sink.JobLine{ID: o.job.ID, Status: o.status}); err != nil {
+		return err
+	}
+	if alone || r.stopped() {
+		if err := r.w.Commit(); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	switch o.status {
+	case "ok":
+		r.rep.OK++
+		r.rep.Summaries[o.job] = sum
+		r.rep.Events += sum.Events
+		r.prog.events.Add(sum.Events)
+	case "failed":
+		r.rep.Failed++
+	case "timeout":
+		r.rep.Timeout++
+	case "invalid":
+		r.rep.Invalid++
+	}
+	if o.status == "failed" || o.status == "timeout" {
+		r.rep.Errors = append(r.rep.Errors, r.plan.Label(o.job)+": "+firstLine(o.err))
+		r.prog.failed.Add(1)
+		if r.o.FailFast {
+			r.mu.Unlock()
+			r.halt("fail-fast")
+			r.mu.Lock()
+		}
+	}
+	r.mu.Unlock()
+	r.prog.done.Add(1)
+	r.prog.render(true)
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
