@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/sim"
 	"github.com/rocesweep/rocesweep/model/topo"
@@ -64,7 +63,7 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 	if e.Hosts == 0 {
 		return e, nil
 	}
-	c, err := workload.CountMessages(cfg.Workload, e.Hosts, hostLineRate(cfg), cfg.Duration, sizecdf.FS)
+	c, err := workload.CountMessages(cfg.Workload, e.Hosts, hostLineRate(cfg), cfg.Duration, workload.SizeCDFs)
 	if err != nil {
 		return e, err
 	}
