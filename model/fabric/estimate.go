@@ -3,6 +3,7 @@ package fabric
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/sim"
@@ -153,10 +154,39 @@ func hasCollective(w *config.Workload) bool {
 	return false
 }
 
-// String is the estimate for people: "~96 MB, ~3.1 M events (1,024 hosts, 2,048 switch ports)".
+// String is the estimate for people: "~96 MB, ~3.1 M events (1,024 hosts, 2,048 switch
+// ports, 96,200 messages, 100,000 rows)": events to 2 significant digits, rows (and an
+// expected message count) to 3, never with an exponent.
 func (e Estimate) String() string {
-	return fmt.Sprintf("~%s, ~%.2g M events (%s hosts, %s switch ports, %.3g messages, %.3g rows)",
-		HumanBytes(e.MemBytes), e.Events/1e6, config.Commas(int64(e.Hosts)), config.Commas(int64(e.SwitchPorts)), e.Messages, e.Rows)
+	return fmt.Sprintf("~%s, ~%s M events (%s hosts, %s switch ports, %s messages, %s rows)",
+		HumanBytes(e.MemBytes), sigFigs(e.Events/1e6, 2), config.Commas(int64(e.Hosts)), config.Commas(int64(e.SwitchPorts)),
+		messages(e.Messages), sigFigs(e.Rows, 3))
+}
+
+// messages prints a message count: exact when whole (a fixed schedule), else (the
+// expectation of a load) to 3 significant digits.
+func messages(m float64) string {
+	if m == math.Trunc(m) && m < 9e18 {
+		return config.Commas(int64(m))
+	}
+	return sigFigs(m, 3)
+}
+
+// sigFigs prints x rounded to n significant digits, a whole number with thousands
+// separators: sigFigs(96_213, 3) = "96,200", sigFigs(1.63, 2) = "1.6", sigFigs(104, 2) = "100".
+func sigFigs(x float64, n int) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	scale := math.Pow(10, float64(n-1)-math.Floor(math.Log10(math.Abs(x))))
+	r := math.Round(x*scale) / scale
+	if math.Abs(r) >= 9e18 {
+		return strconv.FormatFloat(r, 'g', n, 64) // beyond an int64's commas
+	}
+	if r == math.Trunc(r) {
+		return config.Commas(int64(r))
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
 // HumanBytes formats a memory size for people: "97.1 MB", "2.4 GB" (decimal units).
