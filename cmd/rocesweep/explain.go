@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -211,38 +210,20 @@ func (ex *explanation) writeSheet(w io.Writer) {
 // are listed together. The JSON keeps one entry per tier.
 func explainSections(tiers []explain.Switch) []explain.Switch {
 	var out []explain.Switch
-	var names [][]string
-	var counts [][]string
-	keys := map[string]int{}
-	for _, s := range tiers {
-		pools, _ := json.Marshal(s.Pools)
-		key := fmt.Sprintf("%s|%d|%d|%d|%s|%v|%d|%d|%s", s.Config, s.ConnectedPorts, s.HeadroomPerPort, s.SizingTotal,
-			s.EgressLimitForm, s.UETPolicy, s.Xoff, s.Xon, pools)
-		i, ok := keys[key]
-		if !ok {
-			i = len(out)
-			keys[key] = i
-			out = append(out, s)
-			out[i].Links = slices.Clone(s.Links)
-			names, counts = append(names, nil), append(counts, nil)
-		} else {
-			out[i].Links = append(out[i].Links, s.Links...)
+	for _, group := range explain.Sections(tiers) {
+		s := tiers[group[0]]
+		s.Links = nil
+		var names, counts []string
+		for _, i := range group {
+			s.Links = append(s.Links, tiers[i].Links...)
+			names, counts = append(names, tiers[i].Tier), append(counts, fmt.Sprint(tiers[i].Count))
 		}
-		names[i] = append(names[i], s.Tier)
-		counts[i] = append(counts[i], fmt.Sprint(s.Count))
-	}
-	and := func(xs []string) string {
-		if len(xs) == 1 {
-			return xs[0]
-		}
-		return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
-	}
-	for i := range out {
 		noun := "switch"
-		if len(names[i]) > 1 || counts[i][0] != "1" {
+		if len(group) > 1 || counts[0] != "1" {
 			noun = "switches"
 		}
-		out[i].Tier = fmt.Sprintf("%s %s (%s of them)", and(names[i]), noun, and(counts[i]))
+		s.Tier = fmt.Sprintf("%s %s (%s of them)", explain.And(names), noun, explain.And(counts))
+		out = append(out, s)
 	}
 	return out
 }

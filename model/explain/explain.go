@@ -148,6 +148,8 @@ func Explain(cfg *config.Config) (Explanation, []Warning, error) {
 	ex.Topology = Topology{Kind: cfg.Topology.Kind, Hosts: g.Hosts(), Switches: len(g.Switches)}
 
 	// Switch tiers, lowest (rack) first.
+	var tiers []int
+	var bufs []switchdev.Buffer
 	for _, tier := range []int{topo.TierRack, topo.TierFabric, topo.TierSpine} {
 		var first *topo.Node
 		count := 0
@@ -166,8 +168,12 @@ func Explain(cfg *config.Config) (Explanation, []Warning, error) {
 		if err != nil {
 			return Explanation{}, nil, err
 		}
-		sizingWarnings(&ws, cfg, tier, &se, &b)
 		ex.Switches = append(ex.Switches, se)
+		tiers, bufs = append(tiers, tier), append(bufs, b)
+	}
+	// Tiers of one buffer set-up share their pools' warnings (conditions 2 and 3).
+	for _, group := range Sections(ex.Switches) {
+		sizingWarnings(&ws, cfg, ex.Switches, tiers, bufs, group)
 	}
 	ex.Switch = ex.Switches[0]
 	if len(ex.Switches) == 1 {
@@ -209,6 +215,50 @@ func LineRate(cfg *config.Config) float64 {
 // and at least 46 B (switch.md §5.1, nic.md §6).
 func largestPacket(cfg *config.Config) int64 {
 	return max(46, int64(cfg.NIC.RoceQpManager.MSS)+40)
+}
+
+// Sections groups tiers (indexes into tiers, in order) that run the same switch
+// configuration on the same port count, so the same buffer set-up: a fat tree's three
+// tiers are one section until a tier block sets its own.
+func Sections(tiers []Switch) [][]int {
+	var out [][]int
+	keys := map[string]int{}
+	for i, s := range tiers {
+		key := fmt.Sprintf("%s|%d|%d|%d|%s|%v|%d|%d|%v", s.Config, s.ConnectedPorts, s.HeadroomPerPort, s.SizingTotal,
+			s.EgressLimitForm, s.UETPolicy, s.Xoff, s.Xon, poolsKey(s.Pools))
+		j, ok := keys[key]
+		if !ok {
+			j = len(out)
+			keys[key] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
+	}
+	return out
+}
+
+func poolsKey(ps []Pool) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "%d %d %d %d %v %v %g %g %v %v %v %d;", p.Pool, p.Size, p.Nominal, p.StaticLimit, deref(p.PerPortLimit), deref(p.RetxLimit),
+			p.EcnMin, p.EcnMax, p.LosslessClasses, p.LossyClasses, p.LosslessFits != nil && *p.LosslessFits, p.LosslessNeeds)
+	}
+	return b.String()
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// And joins names as a sentence does: "edge", "edge and core", "edge, aggregation and core".
+func And(xs []string) string {
+	if len(xs) <= 1 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 // TierName names topo tier t as the topology kind does (rack, leaf, spine, edge,

@@ -376,3 +376,40 @@ func TestTCs(t *testing.T) {
 		}
 	}
 }
+
+// Tiers of one buffer set-up (one section of the sheet) give their pools' warnings once,
+// naming every tier; a tier with its own block gives its own.
+func TestSectionWarnings(t *testing.T) {
+	base := []string{"topology.kind=fat-tree", "topology.k=4", "workload.senders=15", "switch.TotalSharedBufferSize=2MB",
+		"switch.HeadRoomPerPortLimit=100KB", "switch.StaticPoolXoffThreshold=100KB", "switch.StaticPoolXonThreshold=50KB"}
+	cond2 := func(ws []string) (out []string) {
+		for _, w := range ws {
+			if strings.Contains(w, "fails sizing condition 2") {
+				out = append(out, w[:strings.Index(w, " (")])
+			}
+		}
+		return out
+	}
+	ex, ws := explainSets(t, base...)
+	if got := Sections(ex.Tiers()); len(got) != 1 || !slices.Equal(got[0], []int{0, 1, 2}) {
+		t.Errorf("sections %v, want [[0 1 2]]", got)
+	}
+	if got, want := cond2(ws), []string{"edge, aggregation and core switch pool 1"}; !slices.Equal(got, want) {
+		t.Errorf("condition 2 warnings %q, want %q", got, want)
+	}
+	ex, ws = explainSets(t, append(base, "tiers.spine.switch.LossyAlpha=0.5")...)
+	if got := Sections(ex.Tiers()); len(got) != 2 || !slices.Equal(got[0], []int{0, 1}) || !slices.Equal(got[1], []int{2}) {
+		t.Errorf("sections %v, want [[0 1] [2]]", got)
+	}
+	if got, want := cond2(ws), []string{"edge and aggregation switch pool 1", "core switch pool 1"}; !slices.Equal(got, want) {
+		t.Errorf("condition 2 warnings %q, want %q", got, want)
+	}
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{{nil, ""}, {[]string{"leaf"}, "leaf"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"}} {
+		if got := And(tc.in); got != tc.want {
+			t.Errorf("And(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -40,39 +40,51 @@ func (ws *warnings) add(path, rule, msg string) {
 	ws.list = append(ws.list, Warning{Path: path, Rule: rule, Message: msg})
 }
 
-// sizingWarnings checks the sizing conditions of switch.md §4.6 on one switch tier se
-// with buffer b: condition 2 (a lossless pool holds every port's pre-pause bytes) and 3
-// (a lossless class has a pool of its own) per pool, then condition 1 (headroom covers a
-// pause round trip) per link kind.
-func sizingWarnings(ws *warnings, cfg *config.Config, tier int, se *Switch, b *switchdev.Buffer) {
+// sizingWarnings checks the sizing conditions of switch.md §4.6 on the tiers of one
+// section (group, indexes into ses, tiers and bufs; Sections): condition 2 (a lossless
+// pool holds every port's pre-pause bytes) and 3 (a lossless class has a pool of its own)
+// once per pool of their one buffer set-up, named by all their tiers, then condition 1
+// (headroom covers a pause round trip) per tier and link kind.
+func sizingWarnings(ws *warnings, cfg *config.Config, ses []Switch, tiers []int, bufs []switchdev.Buffer, group []int) {
 	c := config.Commas
 	const sbm = "SharedBufferManager."
-	prefix := "switch."
-	if len(cfg.TierSettings(tier)) > 0 {
-		prefix = "tiers." + config.TierNames[tier] + ".switch."
+	prefix := func(i int) string {
+		if len(cfg.TierSettings(tiers[i])) > 0 {
+			return "tiers." + config.TierNames[tiers[i]] + ".switch."
+		}
+		return "switch."
 	}
+	var names []string
+	for _, i := range group {
+		names = append(names, ses[i].Tier)
+	}
+	name := And(names)
+	se, b := &ses[group[0]], &bufs[group[0]]
 	for _, ep := range se.Pools {
 		if len(ep.LosslessClasses) > 0 && !*ep.LosslessFits {
-			ws.add(prefix+sbm+"PoolAllocationMap", "switch.md §4.6", fmt.Sprintf("%s switch pool %d (%s B) fails sizing condition 2: %d ports × (Xoff %s + largest packet %s) = %s B; lossless %s can be dropped at ingress (switch.md §4.6)",
-				se.Tier, ep.Pool, c(ep.Size), se.ConnectedPorts, c(b.Xoff), c(se.LargestPacket), c(ep.LosslessNeeds), TCs(ep.LosslessClasses)))
+			ws.add(prefix(group[0])+sbm+"PoolAllocationMap", "switch.md §4.6", fmt.Sprintf("%s switch pool %d (%s B) fails sizing condition 2: %d ports × (Xoff %s + largest packet %s) = %s B; lossless %s can be dropped at ingress (switch.md §4.6)",
+				name, ep.Pool, c(ep.Size), se.ConnectedPorts, c(b.Xoff), c(se.LargestPacket), c(ep.LosslessNeeds), TCs(ep.LosslessClasses)))
 		}
 		if used := usedTCs(&cfg.Workload, ep.LossyClasses); len(ep.LosslessClasses) > 0 && len(used) > 0 {
-			ws.add(prefix+sbm+"TrafficClassPoolMapping", "switch.md §4.6", stickyPause(se, ep, used))
+			ws.add(prefix(group[0])+sbm+"TrafficClassPoolMapping", "switch.md §4.6", stickyPause(name, se, ep, used))
 		}
 	}
-	for _, l := range se.Links {
-		if b.HeadroomPerPort < l.HeadroomNeeded {
-			ws.add(prefix+sbm+"HeadRoomPerPortLimit", "switch.md §4.6", fmt.Sprintf("%s switch: HeadRoomPerPortLimit %s B is below the %s B a %s link needs (2 × rate × Delay / 8 + 2 × Mtu, switch.md §4.6 condition 1)",
-				se.Tier, c(b.HeadroomPerPort), c(l.HeadroomNeeded), l.Link))
+	for _, i := range group {
+		for _, l := range ses[i].Links {
+			if bufs[i].HeadroomPerPort < l.HeadroomNeeded {
+				ws.add(prefix(i)+sbm+"HeadRoomPerPortLimit", "switch.md §4.6", fmt.Sprintf("%s switch: HeadRoomPerPortLimit %s B is below the %s B a %s link needs (2 × rate × Delay / 8 + 2 × Mtu, switch.md §4.6 condition 1)",
+					ses[i].Tier, c(bufs[i].HeadroomPerPort), c(l.HeadroomNeeded), l.Link))
+			}
 		}
 	}
 }
 
 // stickyPause is the warning for sizing condition 3 (switch.md §4.6): a lossless class
-// shares pool ep with the used lossy classes lossy. Lossy bytes count in a port's ingress
+// shares pool ep of tier se (and the tiers name lists with it) with the used lossy classes
+// lossy. Lossy bytes count in a port's ingress
 // occupancy, but only a lossless departure can lift a pause (switch.md §5.5, DC-9), so a
 // port that lossy bytes pushed past Xoff stays paused once its lossless packets are gone.
-func stickyPause(se *Switch, ep Pool, lossy []int) string {
+func stickyPause(name string, se *Switch, ep Pool, lossy []int) string {
 	c := config.Commas
 	refresh := ""
 	if len(se.Links) > 0 {
@@ -82,7 +94,7 @@ func stickyPause(se *Switch, ep Pool, lossy []int) string {
 		"lossy bytes count toward a port's ingress occupancy, but a pause lifts only when a lossless packet leaves with the port's headroom empty and occupancy ≤ Xon %s B (switch.md §5.5, DC-9). "+
 		"A port whose lossy bytes push it past Xoff %s B after its lossless packets have left stays paused%s, even once the buffer is empty: "+
 		"a sticky pause, not congestion (status and report count such ports as stuck_pause_ports). Map the lossy class to a pool of its own (TrafficClassPoolMapping)",
-		se.Tier, ep.Pool, TCs(ep.LosslessClasses), TCs(lossy), c(se.Xon), c(se.Xoff), refresh)
+		name, ep.Pool, TCs(ep.LosslessClasses), TCs(lossy), c(se.Xon), c(se.Xoff), refresh)
 }
 
 // usedTCs returns the classes of tcs that the workload sends on (data_tc or control_tc of
