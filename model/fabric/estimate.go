@@ -12,7 +12,7 @@ import (
 )
 
 // Estimate is what a job will need, worked out from its config alone before it runs
-// (issue 14, "Estimate before running"): its peak memory and a rough event count. The
+// (validate and run refuse a job above a memory limit by it): its peak memory and a rough event count. The
 // memory model is a sum of the parts a job holds at once, each with a per-item cost
 // measured on configs/ and configs/bench/ (README "Reliability" gives the estimate's error
 // there); events are ~4 per data packet per hop plus the periodic reports. Every figure
@@ -69,7 +69,7 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 		return e, err
 	}
 	e.Messages, e.Bytes = c.Messages, c.Bytes
-	// Collectives (issue 17): their groups are checked here, before anything runs, and
+	// Collectives: their groups are checked here, before anything runs, and
 	// every step of every iteration counts as a message.
 	if hasCollective(&cfg.Workload) {
 		rackOf := make([]int, e.Hosts)
