@@ -273,3 +273,24 @@ func TestExplainRendersWarnings(t *testing.T) {
 		t.Errorf("warnings section\n%s\nwant\n%s", tail, want)
 	}
 }
+
+// sim warns of what explain warns (model/explain's list), not of a part of it.
+func TestSimWarnsAsExplain(t *testing.T) {
+	sets := []string{"--set", "switch.StaticPoolXonThreshold=700KB", "--set", "switch.HeadRoomPerPortLimit=8KB", "--set", "duration=20us"}
+	ex := runExplain(t, append([]string{"../../configs/bench/incast-8to1-1MiB.yaml"}, sets...)...)
+	if len(ex.Warnings) < 2 {
+		t.Fatalf("explain gives %d warnings, want the Xon and the condition 1 ones: %q", len(ex.Warnings), ex.Warnings)
+	}
+	var out, errb bytes.Buffer
+	args := append([]string{"sim", "../../configs/bench/incast-8to1-1MiB.yaml", "-o", filepath.Join(t.TempDir(), "out")}, sets...)
+	if code := mainWithArgs(context.Background(), args, &out, &errb); code != 0 {
+		t.Fatalf("sim: exit %d: %s", code, errb.String())
+	}
+	var want string
+	for _, w := range ex.Warnings {
+		want += "rocesweep: warning: " + w + "\n"
+	}
+	if !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("sim's stderr\n%s\nwant it to start with\n%s", errb.String(), want)
+	}
+}
