@@ -4,7 +4,7 @@
 // flowlet load balancing (§10) and the switch records (records.md §3, §4, §6, §7).
 //
 // buffer.go is the one implementation of the buffer set-up, used by the switch and by
-// `rocesweep explain`.
+// model/explain.
 package switchdev
 
 import (
