@@ -373,7 +373,7 @@ func explainSwitch(cfg *config.Config, g *topo.Graph, n *topo.Node, count int) (
 func explainNIC(cfg *config.Config, p *nic.Pools) NIC {
 	ne := NIC{
 		LineRateGbps: p.LineRateBps / 1e9, EgressPools: p.Egress, IngressPools: p.Ingress, Xoff: p.Xoff, Xon: p.Xon,
-		Headroom: p.Headroom, HeadroomGuidance: p.HeadroomGuidance, DataPacketBytes: p.DataPacketBytes,
+		Headroom: p.Headroom, HeadroomGuidance: nicGuidance(cfg, p), DataPacketBytes: p.DataPacketBytes,
 		PCIePayloadGbps: p.PCIePayloadGbps, NetworkPayloadGbps: p.NetworkPayloadGbps, PCIeRxPayloadGbps: p.PCIeRxPayloadGbps,
 	}
 	ib := &cfg.NIC.NetworkInterface.IngressBufferManager
@@ -388,6 +388,13 @@ func explainNIC(cfg *config.Config, p *nic.Pools) NIC {
 		ne.PauseTimeNs, ne.RefreshNs = p.PauseTime[pauseTC].Nanos(), p.Refresh[pauseTC].Nanos()
 	}
 	return ne
+}
+
+// nicGuidance is the NIC headroom guidance of nic.md §12.4, 2 × L × Delay / 8 + 2 × Mtu:
+// switch.md §4.6 condition 1 on the NIC's link, by the same integer function
+// (switchdev.HeadroomNeeded) as the switch's links.
+func nicGuidance(cfg *config.Config, p *nic.Pools) int64 {
+	return switchdev.HeadroomNeeded(p.LineRateBps, cfg.NIC.NetworkInterface.TransmissionMedium.Delay, int64(cfg.Global.Mtu))
 }
 
 // unjoin splits an errors.Join result.

@@ -210,6 +210,12 @@ func TestNIC(t *testing.T) {
 	if !near(ex.NIC.PCIePayloadGbps, 118.2, 0.05) || !slices.Contains(ws, "nic: PCIe payload rate 118.2 Gbps is below the network payload rate 394.4 Gbps: PCIe-bound, ingress pools fill and PFC engages (nic.md §17)") {
 		t.Errorf("pcie3: %v %v", ex.NIC.PCIePayloadGbps, ws)
 	}
+	// The guidance is condition 1 on the NIC's link, rounded up like the switch's: 0.1 B
+	// of wire at 400 Gbps and 1 ps is a byte. The warning compares with the same figure.
+	ex, ws = explainSets(t, "nic.Delay=1ps", "nic.PfcStaticXoffThreshold=[0.998, 0.8, 0, 0, 0, 0, 0, 0]")
+	if ex.NIC.HeadroomGuidance != 1+8368 || !hasWarning(ws, "nic TC 0: headroom 7,200 B is under the guidance 8,369 B") {
+		t.Errorf("guidance %d, warnings %q", ex.NIC.HeadroomGuidance, ws)
+	}
 	// L = min(NIC, switch downlink).
 	if ex, _ := explainSets(t, "switch.DownlinkNetworkInterface.DataRate=100Gbps"); ex.NIC.LineRateGbps != 100 {
 		t.Errorf("L = %v", ex.NIC.LineRateGbps)

@@ -286,7 +286,7 @@ func nicWarnings(ws *warnings, c *config.Config, p *nic.Pools) {
 		}
 		ws.add(off, "nic.md §16.5", fmt.Sprintf("%s is true but %s is false: net-buff-stats is written only with both, so no row is (nic.md §16.5)", on, off))
 	}
-	guide := switchdev.HeadroomNeeded(p.LineRateBps, n.NetworkInterface.TransmissionMedium.Delay, int64(c.Global.Mtu))
+	guide := nicGuidance(c, p)
 	for tc := 0; tc < 8; tc++ {
 		if ib.PoolAllocationVector[tc] == 0 || ib.PFCEnableVector[tc] != 1 {
 			continue
@@ -295,8 +295,7 @@ func nicWarnings(ws *warnings, c *config.Config, p *nic.Pools) {
 			ws.add(ing+"PfcXonResumeThreshold", "nic.md §12.2, §15", fmt.Sprintf("nic TC %d: PfcXonResumeThreshold %s ≥ PfcStaticXoffThreshold %s: pauses lift almost at once (nic.md §12.2, §15)",
 				tc, config.FormatDouble(ib.PfcXonResumeThreshold[tc]), config.FormatDouble(ib.PfcStaticXoffThreshold[tc])))
 		}
-		// nic.md §12.4: the class's headroom (pool − Xoff) should cover the guidance
-		// 2 × L × Delay / 8 + 2 × Mtu, switch.md §4.6 condition 1 on the NIC's link.
+		// nic.md §12.4: the class's headroom (pool − Xoff) should cover the guidance.
 		if p.Headroom[tc] < guide {
 			ws.add(ing+"PfcStaticXoffThreshold", "nic.md §12.4, §15", fmt.Sprintf("nic TC %d: headroom %s B is under the guidance %s B (2 × L × Delay / 8 + 2 × Mtu): expect rx_drops when pauses go out (nic.md §12.4, §15)",
 				tc, config.Commas(p.Headroom[tc]), config.Commas(guide)))
