@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
 	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/model/sim"
 	"github.com/rocesweep/rocesweep/model/stats"
@@ -132,7 +131,7 @@ func TestGridPointsShareWorkloads(t *testing.T) {
 `)
 	schedule := func(j *Job) []workload.Message {
 		// 8 hosts at the default 400 Gbps host link rate.
-		ms, err := workload.Generate(j.Config.Workload, 8, 400e9, j.Config.Duration, j.Config.Seed, sizecdf.FS)
+		ms, err := workload.Generate(j.Config.Workload, 8, 400e9, j.Config.Duration, j.Config.Seed, workload.SizeCDFs)
 		if err != nil {
 			t.Fatal(err)
 		}

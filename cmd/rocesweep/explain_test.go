@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/model/explain"
 )
 
 // runExplain runs `rocesweep explain ARGS... --json` and decodes its output.
@@ -25,179 +26,6 @@ func runExplain(t *testing.T, args ...string) explanation {
 		t.Fatalf("explain %v: %v\n%s", args, err, out.String())
 	}
 	return ex
-}
-
-func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
-
-// pool returns the explained pool p of s.
-func pool(t *testing.T, s switchExplain, p int) explainPool {
-	t.Helper()
-	for _, x := range s.Pools {
-		if x.Pool == p {
-			return x
-		}
-	}
-	t.Fatalf("no pool %d in %+v", p, s.Pools)
-	return explainPool{}
-}
-
-// TestExplainSwitch128 reproduces switch.md §12.1, §12.2 for the 128-port default switch in
-// all three egress-limit forms.
-func TestExplainSwitch128(t *testing.T) {
-	type poolWant struct {
-		size, static   int64
-		perPort        int64 // -1 = null (dynamic)
-		ecnMin, ecnMax float64
-		lossless       []int
-		lossy          []int
-		fits           bool
-	}
-	for _, tc := range []struct {
-		name  string
-		sets  []string
-		form  string
-		pools []poolWant
-	}{
-		{"12.2 alpha=1", nil, "dynamic", []poolWant{
-			{200_908_800, 200_908_800, -1, 40_181_760, 160_727_040, []int{0}, []int{2, 3, 4, 5, 6, 7}, true},
-			{22_323_200, 22_323_200, -1, 4_464_640, 17_858_560, []int{1}, []int{}, false},
-		}},
-		{"12.2 alpha=0 QDTE false", []string{"switch.LossyAlpha=0"}, "even_split", []poolWant{
-			{200_908_800, 1_569_600, 1_569_600, 313_920, 1_255_680, []int{0}, []int{2, 3, 4, 5, 6, 7}, true},
-			{22_323_200, 174_400, 174_400, 34_880, 139_520, []int{1}, []int{}, false},
-		}},
-		{"12.2 alpha=0 QDTE true", []string{"switch.LossyAlpha=0", "switch.QueueDropThresholdEnable=true"}, "fixed_cap", []poolWant{
-			{200_908_800, 1_500_000, 1_500_000, 300_000, 1_200_000, []int{0}, []int{2, 3, 4, 5, 6, 7}, true},
-			{22_323_200, 1_500_000, 1_500_000, 300_000, 1_200_000, []int{1}, []int{}, false},
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			args := []string{"--set", "topology.hosts=128"}
-			for _, s := range tc.sets {
-				args = append(args, "--set", s)
-			}
-			ex := runExplain(t, args...)
-			s := ex.Switch
-			if s.ConnectedPorts != 128 || s.HeadroomPerPort != 256_000 || s.HeadroomTotal != 32_768_000 || s.SizingTotal != 223_232_000 ||
-				s.Xoff != 700_000 || s.Xon != 300_000 || s.EgressLimitForm != tc.form {
-				t.Errorf("switch %+v", s)
-			}
-			if ex.Switches != nil {
-				t.Errorf("star has one tier, got switches %+v", ex.Switches)
-			}
-			if len(s.Pools) != 2 {
-				t.Fatalf("pools %+v", s.Pools)
-			}
-			for i, w := range tc.pools {
-				p := pool(t, s, i)
-				if p.Size != w.size || p.StaticLimit != w.static || !near(p.EcnMin, w.ecnMin, 1e-6) || !near(p.EcnMax, w.ecnMax, 1e-6) {
-					t.Errorf("pool %d: %+v, want %+v", i, p, w)
-				}
-				if (w.perPort < 0) != (p.PerPortLimit == nil) || (p.PerPortLimit != nil && *p.PerPortLimit != w.perPort) {
-					t.Errorf("pool %d per-port limit %v, want %d", i, p.PerPortLimit, w.perPort)
-				}
-				if !slices.Equal(p.LosslessClasses, w.lossless) || !slices.Equal(p.LossyClasses, w.lossy) {
-					t.Errorf("pool %d classes %v / %v", i, p.LosslessClasses, p.LossyClasses)
-				}
-				if p.LosslessFits == nil || *p.LosslessFits != w.fits {
-					t.Errorf("pool %d lossless_fits %v, want %v", i, p.LosslessFits, w.fits)
-				}
-			}
-			// Switch–NIC link: min(400, 400) Gbps, the NIC's 100 ns Delay (records.md §2).
-			if !near(s.PauseTimeNs, 83_984.8, 1e-6) || !near(s.RefreshNs, 41_992.4, 1e-6) || !strings.Contains(s.PauseLink, "rack-nic") {
-				t.Errorf("pause %v / %v on %q", s.PauseTimeNs, s.RefreshNs, s.PauseLink)
-			}
-		})
-	}
-}
-
-// TestExplainSwitchDerived covers switch.md §12.5 fix (a), §12.6 and §12.7.
-func TestExplainSwitchDerived(t *testing.T) {
-	// switch.md §12.7 unbalanced map: residue to the last pool; ECN band from the nominal.
-	ex := runExplain(t, "--set", "topology.hosts=128", "--set", "switch.PoolAllocationMap=[0.5, 0.3, 0, 0, 0, 0, 0, 0]")
-	p0, p1 := pool(t, ex.Switch, 0), pool(t, ex.Switch, 1)
-	if p0.Size != 111_616_000 || p1.Nominal != 66_969_600 || p1.Size != 111_616_000 || p1.EcnMin != 13_393_920 || p1.EcnMax != 53_575_680 {
-		t.Errorf("unbalanced map: %+v %+v", p0, p1)
-	}
-	if !strings.Contains(strings.Join(ex.Warnings, "\n"), "sums to 0.8, not 1") {
-		t.Errorf("no map-sum warning: %v", ex.Warnings)
-	}
-	// switch.md §12.5 fix (a): pool 1 = 91,525,120, pool 0 = 131,706,880; both lossless pools fit.
-	ex = runExplain(t, "--set", "topology.hosts=128", "--set", "switch.PoolAllocationMap=[0.59, 0.41, 0, 0, 0, 0, 0, 0]")
-	p0, p1 = pool(t, ex.Switch, 0), pool(t, ex.Switch, 1)
-	if p0.Size != 131_706_880 || p1.Size != 91_525_120 || !*p0.LosslessFits || !*p1.LosslessFits {
-		t.Errorf("fix (a): %+v %+v", p0, p1)
-	}
-	// switch.md §12.6: 400 Gbps, 500 ns on a switch–switch link = 84.3848 us, refresh 42.1924 us.
-	ex = runExplain(t, "--set", "topology.kind=leaf-spine", "--set", "topology.leaves=4", "--set", "topology.spines=2", "--set", "topology.hosts_per_leaf=16")
-	if len(ex.Switches) != 2 || ex.Switches[0].Tier != "leaf" || ex.Switches[1].Tier != "spine" || ex.Switch.Tier != "leaf" {
-		t.Fatalf("tiers %+v", ex.Switches)
-	}
-	leaf, spine := ex.Switches[0], ex.Switches[1]
-	if leaf.ConnectedPorts != 16+2*8 || spine.ConnectedPorts != 4*8 || leaf.Count != 4 || spine.Count != 2 {
-		t.Errorf("ports leaf %d spine %d", leaf.ConnectedPorts, spine.ConnectedPorts)
-	}
-	if len(leaf.Links) != 2 || leaf.Links[1].Link != "leaf-spine" || !near(leaf.Links[1].PauseTimeNs, 84_384.8, 1e-6) || !near(leaf.Links[1].RefreshNs, 42_192.4, 1e-6) {
-		t.Errorf("leaf links %+v", leaf.Links)
-	}
-	if !near(spine.PauseTimeNs, 84_384.8, 1e-6) {
-		t.Errorf("spine pause %v", spine.PauseTimeNs)
-	}
-}
-
-// TestExplainUET reproduces switch.md §12.7 UET policy numbers (trimming off and on). The
-// UET policy cannot run with this NIC (nic.md §15 rule 7): explain shows the numbers and
-// warns.
-func TestExplainUET(t *testing.T) {
-	ex := runExplain(t, "--set", "topology.hosts=128", "--set", "switch.UETPolicyEnabled=true")
-	s := ex.Switch
-	if len(s.Pools) != 3 || s.EgressLimitForm != "fixed_cap" || !s.UETPolicy {
-		t.Fatalf("uet %+v", s)
-	}
-	for p, want := range []int64{95_670_857, 63_780_571, 63_780_572} {
-		got := pool(t, s, p)
-		if got.Size != want || *got.PerPortLimit != 1_500_000 || *got.RetxLimit != 2_250_000 {
-			t.Errorf("pool %d: %+v, want size %d", p, got, want)
-		}
-	}
-	if !strings.Contains(strings.Join(ex.Warnings, "\n"), "nic.md §15 rule 7") {
-		t.Errorf("no UET warning: %v", ex.Warnings)
-	}
-	ex = runExplain(t, "--set", "topology.hosts=128", "--set", "switch.UETPolicyEnabled=true", "--set", "switch.TrimmingEnabled=true",
-		"--set", "switch.EnablePFC=[0, 0, 0, 0, 0, 0, 0, 0]")
-	got := pool(t, ex.Switch, 0)
-	if *got.PerPortLimit != 300_000 || *got.RetxLimit != 450_000 {
-		t.Errorf("trimming: %+v", got)
-	}
-}
-
-// TestExplainNIC reproduces nic.md §17 at defaults.
-func TestExplainNIC(t *testing.T) {
-	n := runExplain(t, "--set", "topology.hosts=128").NIC
-	if n.LineRateGbps != 400 || n.EgressPools[0] != 230_400 || n.EgressPools[1] != 25_600 || n.EgressPools[2] != 0 ||
-		n.IngressPools[0] != 3_600_000 || n.IngressPools[1] != 400_000 ||
-		n.Xoff[0] != 2_880_000 || n.Xoff[1] != 320_000 || n.Xon[0] != 1_440_000 || n.Xon[1] != 160_000 ||
-		n.Headroom[0] != 720_000 || n.Headroom[1] != 80_000 {
-		t.Errorf("pools %+v", n)
-	}
-	if !near(n.PauseTimeNs, 83_984.8, 1e-6) || !near(n.RefreshNs, 41_992.4, 1e-6) {
-		t.Errorf("pause %v refresh %v", n.PauseTimeNs, n.RefreshNs)
-	}
-	if n.HeadroomGuidance != 18_368 || n.DataPacketBytes != 4_154 {
-		t.Errorf("guidance %d data %d", n.HeadroomGuidance, n.DataPacketBytes)
-	}
-	if !near(n.PCIePayloadGbps, 472.9, 0.05) || !near(n.NetworkPayloadGbps, 394.4, 0.05) {
-		t.Errorf("rates %v %v", n.PCIePayloadGbps, n.NetworkPayloadGbps)
-	}
-	// PCIe 3.0 lanes: 118.2 Gbps payload, PCIe-bound → warning (nic.md §17).
-	ex := runExplain(t, "--set", "nic.HostSide.LaneBps=7.88Gbps", "--set", "nic.NICSide.LaneBps=7.88Gbps")
-	if !near(ex.NIC.PCIePayloadGbps, 118.2, 0.05) || !strings.Contains(strings.Join(ex.Warnings, "\n"), "PCIe-bound") {
-		t.Errorf("pcie3: %v %v", ex.NIC.PCIePayloadGbps, ex.Warnings)
-	}
-	// L = min(NIC, switch downlink).
-	if ex := runExplain(t, "--set", "switch.DownlinkNetworkInterface.DataRate=100Gbps"); ex.NIC.LineRateGbps != 100 {
-		t.Errorf("L = %v", ex.NIC.LineRateGbps)
-	}
 }
 
 // TestExplainBadInput: each bad input gives one clear error naming the attribute, the
@@ -351,84 +179,6 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-// A tier's uplink sets the rate and delay of the cables from it up; the pause time
-// (65,535 × 512 bit / rate + Delay, switch.md §7.1), its refresh (half, §7.2) and the
-// headroom a port needs (2 × rate × Delay / 8 + 2 × Mtu, §4.6 condition 1) follow, on both
-// ends of those cables, while host links keep the NIC's. 100 m of fibre is 500 ns, 2 km
-// is 10 us.
-func TestExplainTierUplinks(t *testing.T) {
-	base := []string{"--set", "topology.kind=leaf-spine", "--set", "topology.leaves=2", "--set", "topology.spines=2",
-		"--set", "topology.hosts_per_leaf=4", "--set", "topology.uplinks_per_spine=1", "--set", "workload.senders=7",
-		"--set", "tiers.rack.uplink.rate=800Gbps", "--set", "tiers.spine.switch.TotalSharedBufferSize=64MB"}
-	for _, tc := range []struct {
-		delay           string
-		pauseNs, needed float64
-	}{
-		{"500ns", 65535*512/800.0 + 500, 2*800e9*500e-9/8 + 2*4184},
-		{"10us", 65535*512/800.0 + 10_000, 2*800e9*10e-6/8 + 2*4184},
-	} {
-		ex := runExplain(t, append(base, "--set", "tiers.rack.uplink.delay="+tc.delay)...)
-		if len(ex.Switches) != 2 {
-			t.Fatalf("%d switch sections", len(ex.Switches))
-		}
-		found := 0
-		for _, s := range ex.Switches {
-			for _, l := range s.Links {
-				if l.Link == "leaf-nic" {
-					// Host links: NIC rate and Delay, untouched.
-					if l.RateGbps != 400 || l.DelayNs != 100 || !near(l.PauseTimeNs, 65535*512/400.0+100, 1e-6) {
-						t.Errorf("%s: leaf-nic %+v", tc.delay, l)
-					}
-					continue
-				}
-				found++
-				if l.RateGbps != 800 || !near(l.PauseTimeNs, tc.pauseNs, 1e-6) || !near(l.RefreshNs, tc.pauseNs/2, 1e-6) ||
-					float64(l.HeadroomNeeded) != tc.needed || l.DelayOf != "tiers.rack.uplink.delay" {
-					t.Errorf("%s: %s link %+v; want pause %g ns, refresh %g, headroom needed %g", tc.delay, l.Link, l, tc.pauseNs, tc.pauseNs/2, tc.needed)
-				}
-			}
-			if s.Tier == "spine" && s.Config != "switch + tiers.spine (TotalSharedBufferSize 64MB)" {
-				t.Errorf("spine config %q", s.Config)
-			}
-			if s.Tier == "leaf" && s.Config != "switch + tiers.rack (uplink.rate 800Gbps, uplink.delay "+tc.delay+")" {
-				t.Errorf("leaf config %q", s.Config)
-			}
-		}
-		if found != 2 {
-			t.Errorf("%s: %d leaf-spine link kinds, want 2 (one per end)", tc.delay, found)
-		}
-		// 2 km needs 2,008,368 B per port, over the default 256,000 B headroom: warned.
-		warned := slices.ContainsFunc(ex.Warnings, func(w string) bool { return strings.Contains(w, "2,008,368 B a leaf-spine link needs") })
-		if warned != (tc.delay == "10us") {
-			t.Errorf("%s: condition 1 warning %v in %q", tc.delay, warned, ex.Warnings)
-		}
-	}
-}
-
-// A lossy incast with every source of desynchronisation off is warned about (README
-// "Desynchronised senders"); a lossless incast, or either setting on, is not.
-func TestExplainPhaseLockWarning(t *testing.T) {
-	lossy := []string{"--set", "workload.data_tc=2", "--set", "nic.IngressBufferManager.PoolAllocationVector=[0.8, 0.1, 0.1, 0, 0, 0, 0, 0]",
-		"--set", "nic.EgressBufferManager.PoolAllocationVector=[0.8, 0.1, 0.1, 0, 0, 0, 0, 0]"}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want bool
-	}{
-		{"lossless incast", nil, false},
-		{"lossy incast", lossy, true},
-		{"lossy incast, clock tolerance", append(slices.Clone(lossy), "--set", "nic.ClockTolerancePpm=100"), false},
-		{"lossy incast, tx jitter", append(slices.Clone(lossy), "--set", "nic.TxJitter=5ns"), false},
-		{"lossy permutation", append(slices.Clone(lossy), "--set", "workload.kind=permutation"), false},
-	} {
-		ex := runExplain(t, tc.args...)
-		got := slices.ContainsFunc(ex.Warnings, func(w string) bool { return strings.Contains(w, "desynchronisation off") })
-		if got != tc.want {
-			t.Errorf("%s: phase-lock warning %v, want %v: %q", tc.name, got, tc.want, ex.Warnings)
-		}
-	}
-}
-
 // validate warns of what explain warns, for every distinct point: the quickstart's
 // lossless pools fail sizing condition 2 at some Xoff values (switch.md §4.6).
 func TestValidateWarnsAsExplain(t *testing.T) {
@@ -488,5 +238,59 @@ func TestExplainSectionsPerConfiguration(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%v: sections %q, want %q", tc.sets, got, tc.want)
 		}
+	}
+}
+
+// The sheet and --json print model/explain's warnings, each once, and the sheet ends
+// with a newline, so that stderr does not run onto its last line.
+func TestExplainRendersWarnings(t *testing.T) {
+	sets := []string{"--set", "topology.hosts=128", "--set", "switch.StaticPoolXonThreshold=700KB"}
+	cfg, err := explainLoad("explain", nil, []string{"topology.hosts=128", "switch.StaticPoolXonThreshold=700KB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ws, err := explain.Explain(&cfg)
+	if err != nil || len(ws) != 2 {
+		t.Fatalf("explain.Explain: %v, %d warnings, want 2: %+v", err, len(ws), ws)
+	}
+	if ex := runExplain(t, sets...); !slices.Equal(ex.Warnings, explain.Messages(ws)) {
+		t.Errorf("--json warnings %q, want %q", ex.Warnings, explain.Messages(ws))
+	}
+	var out, errb bytes.Buffer
+	if code := mainWithArgs(context.Background(), append([]string{"explain"}, sets...), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s := out.String()
+	if !strings.HasSuffix(s, "\n") || errb.Len() != 0 {
+		t.Errorf("sheet does not end with a newline, or stderr %q:\n%q", errb.String(), s[max(0, len(s)-80):])
+	}
+	_, tail, _ := strings.Cut(s, "\nwarnings:\n")
+	var want string
+	for _, w := range ws {
+		want += "  ! " + w.Message + "\n"
+	}
+	if tail != want {
+		t.Errorf("warnings section\n%s\nwant\n%s", tail, want)
+	}
+}
+
+// sim warns of what explain warns (model/explain's list), not of a part of it.
+func TestSimWarnsAsExplain(t *testing.T) {
+	sets := []string{"--set", "switch.StaticPoolXonThreshold=700KB", "--set", "switch.HeadRoomPerPortLimit=8KB", "--set", "duration=20us"}
+	ex := runExplain(t, append([]string{"../../configs/bench/incast-8to1-1MiB.yaml"}, sets...)...)
+	if len(ex.Warnings) < 2 {
+		t.Fatalf("explain gives %d warnings, want the Xon and the condition 1 ones: %q", len(ex.Warnings), ex.Warnings)
+	}
+	var out, errb bytes.Buffer
+	args := append([]string{"sim", "../../configs/bench/incast-8to1-1MiB.yaml", "-o", filepath.Join(t.TempDir(), "out")}, sets...)
+	if code := mainWithArgs(context.Background(), args, &out, &errb); code != 0 {
+		t.Fatalf("sim: exit %d: %s", code, errb.String())
+	}
+	var want string
+	for _, w := range ex.Warnings {
+		want += "rocesweep: warning: " + w + "\n"
+	}
+	if !strings.HasPrefix(errb.String(), want) {
+		t.Errorf("sim's stderr\n%s\nwant it to start with\n%s", errb.String(), want)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/explain"
 	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -73,7 +74,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if dir == "" {
 		dir = filepath.Join("results", plan.Jobs[0].Config.Name)
 	}
-	for _, w := range plan.Jobs[0].Config.Warnings() {
+	for _, w := range explain.Messages(explain.Warnings(&plan.Jobs[0].Config)) {
 		fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
 	}
 	runDir, err := results.SimTarget(dir, os.Getpid())

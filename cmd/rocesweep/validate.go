@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/explain"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -61,20 +61,8 @@ func countValid(p *sweep.Plan) int {
 	return n
 }
 
-// pointWarnings are explain's warnings for one configuration (explainConfig: the config's
-// own, switch and NIC sizing, desynchronisation), so that validate, run and slurm warn of
-// what explain does; the config's own when it cannot be explained.
-func pointWarnings(cfg *config.Config) []string {
-	c := *cfg
-	ex, err := explainConfig(&c)
-	if err != nil {
-		return cfg.Warnings()
-	}
-	return ex.Warnings
-}
-
-// printWarnings prints each distinct warning (pointWarnings) of the plan's valid points
-// once, with the number of points it concerns.
+// printWarnings prints the spec's warnings, then each distinct warning (explain.Warnings)
+// of the plan's valid points once, with the number of points it concerns.
 func printWarnings(w io.Writer, p *sweep.Plan) {
 	for _, m := range p.Spec.Warnings {
 		fmt.Fprintf(w, "rocesweep: warning: %s\n", m)
@@ -94,7 +82,7 @@ func printWarnings(w io.Writer, p *sweep.Plan) {
 		}
 		last = j.Point
 		seen := map[string]bool{}
-		for _, msg := range pointWarnings(&j.Config) {
+		for _, msg := range explain.Messages(explain.Warnings(&j.Config)) {
 			k := warningShape(msg)
 			g := groups[k]
 			if g == nil {

@@ -1,63 +1,37 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// Issue 14 item 10: validate finds what used to fail only in the job — distribution
-// files, sizes and counts the model cannot hold — and a job too large for the machine.
+// validate names each job that breaks a rule fabric.Validate checks (model/fabric tests
+// the rules), refuses a job too large for the machine, and prints the largest job's
+// estimate in plain numbers; exit 2 on a refusal.
 func TestValidateChecksWhatJobsNeed(t *testing.T) {
-	d := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(d, name)
-		os.WriteFile(p, []byte(text), 0o644)
-		return p
-	}
-	nonMonotone := write("down.txt", "1000 10\n500 50\n2000 100\n")
-	junk := write("junk.txt", "this is not a CDF\n")
-	good := write("good.txt", "1000 50\n4000 100\n")
 	spec := writeSpec(t, "name: t\nduration: 100us\ntopology: {kind: star, hosts: 8}\nworkload: {kind: incast, senders: 7, message_size: 64KB}\n")
-	load := []string{"--set", "workload.kind=load", "--set", "workload.load=0.5"}
 	for _, tc := range []struct {
 		name string
 		sets []string
 		want string // "" = valid
 	}{
-		{"message_size 1e18B", []string{"--set", "workload.message_size=1e18B"}, "workload.message_size: 1,000,000,000,000,000,000 B; at most 1,099,511,627,776 B"},
-		{"message_size 0B", []string{"--set", "workload.message_size=0B"}, "workload.message_size: 0 B, want >= 1"},
-		{"messages 1e9", []string{"--set", "workload.messages=1000000000"}, "7000000000 messages exceed the limit of 20000000"},
-		{"missing distribution file", append(load, "--set", "workload.distribution="+filepath.Join(d, "nope.txt")), "nope.txt: no such file"},
-		{"unknown distribution", append(load, "--set", "workload.distribution=nope"), `unknown distribution "nope" (known: alistorage2019`},
-		{"non-monotone distribution", append(load, "--set", "workload.distribution="+nonMonotone), "down.txt:2: size 500 after 1000: sizes must not decrease"},
-		{"junk distribution", append(load, "--set", "workload.distribution="+junk), "junk.txt:1: want"},
-		{"good distribution", append(load, "--set", "workload.distribution="+good), ""},
-		{"report every picosecond", []string{"--set", "global.NDStatsReportInterval=1ps"}, "need more memory than this machine's memory"},
-		// nic.md §15 rule 8: a data class without a NIC egress pool used to pass, and every
-		// job then failed "packet generation blocked for good".
+		{"valid", nil, ""},
 		{"data_tc without an egress pool", []string{"--set", "workload.data_tc=2"},
 			"job 0: workload.data_tc: data TC 2 has no NIC egress pool (nic.NetworkInterface.EgressBufferManager.PoolAllocationVector [0.9, 0.1, 0, 0, 0, 0, 0, 0]"},
-		// README "Limits": estimated in closed form; the largest fat tree passes, a larger
-		// one is refused by its size.
-		{"fat tree k = 64", []string{"--set", "topology.kind=fat-tree", "--set", "topology.k=64", "--set", "workload.kind=permutation"}, ""},
-		{"fat tree k = 100", []string{"--set", "topology.kind=fat-tree", "--set", "topology.k=100", "--set", "workload.kind=permutation"},
-			`job 0: topology.k: a fat tree of k = 100 has 250,000 hosts; at most 65,536 (README "Limits")`},
+		{"unknown distribution", []string{"--set", "workload.kind=load", "--set", "workload.load=0.5", "--set", "workload.distribution=nope"},
+			`job 0: workload.distribution: unknown distribution "nope" (known: alistorage2019`},
+		{"report every picosecond", []string{"--set", "global.NDStatsReportInterval=1ps"}, "need more memory than this machine's memory"},
 	} {
-		if tc.name == "fat tree k = 64" && machineMemory() > 0 && machineMemory() < 4<<30 {
-			continue // its ~3 GB estimate is refused on a smaller machine
+		if tc.name == "report every picosecond" && machineMemory() == 0 {
+			continue // no machine memory to compare with (not Linux)
 		}
-		args := append([]string{"validate", spec}, tc.sets...)
-		code, out, stderr := runCmd(t, args...)
+		code, out, stderr := runCmd(t, append([]string{"validate", spec}, tc.sets...)...)
 		if tc.want == "" {
-			if code != 0 || !strings.Contains(out, "largest job: job 0: ~") {
+			if code != 0 || !strings.Contains(out, "largest job: job 0: ~") || !strings.Contains(out, " 7 messages, ") || strings.Contains(out, "e+") {
 				t.Errorf("%s: exit %d\n%s%s", tc.name, code, out, stderr)
 			}
 			continue
-		}
-		if tc.name == "report every picosecond" && machineMemory() == 0 {
-			continue // no machine memory to compare with (not Linux)
 		}
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, want 2 and %q in:\n%s", tc.name, code, tc.want, stderr)

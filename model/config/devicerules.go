@@ -156,6 +156,10 @@ func eachDimension(v reflect.Value, device string, fn func(path string, k Kind, 
 	}
 }
 
+// RefUETWithRoCE is the Ref of the Rule that a UET-policy switch cannot run with this RoCE
+// NIC: a run stops, but the switch's set-up can still be derived (model/explain).
+const RefUETWithRoCE = "nic.md §15 rule 7, switch.md §11 rule 9"
+
 // ValidateNIC checks the rules of nic.md §15 that stop a run (1-5, 7; rule 6 holds by
 // construction: every rocesweep workload is an RDMA application; rule 8 needs the
 // workload and is Config.Validate's) against the globals g.
@@ -271,7 +275,7 @@ func ValidateNIC(n *NIC, g *Global, hasUETSwitch bool) error {
 	}
 	// Rule 7 = switch.md §11 rule 9.
 	if hasUETSwitch {
-		rs.add(sbm+"UETPolicyEnabled", "true", "nic.md §15 rule 7, switch.md §11 rule 9",
+		rs.add(sbm+"UETPolicyEnabled", "true", RefUETWithRoCE,
 			"a switch with the UET policy cannot run with this RoCE NIC: its class mapping relies on DSCP codepoints the NIC never sends")
 	}
 	if g.Mtu <= 0 {

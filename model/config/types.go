@@ -91,7 +91,7 @@ type Workload struct {
 	Rounds       int        `key:"rounds" json:",omitzero" doc:"incast: rounds of the incast, round r posting every sender's messages at start + r × period (+ jitter); rounds starting at or after duration post nothing (0 = 1)"`
 	Period       sim.Time   `key:"period" json:",omitzero" doc:"incast: time between the starts of two rounds; > 0 when rounds > 1"`
 	Load         float64    `key:"load" doc:"load: offered load as a fraction of the host link rate"`
-	Distribution string     `key:"distribution" doc:"load: size CDF name (configs/size-cdf/NAME.txt) or a file path"`
+	Distribution string     `key:"distribution" doc:"load: size CDF name (model/workload/sizecdf/NAME.txt) or a file path"`
 	DataTC       int        `key:"data_tc" doc:"traffic class of data packets"`
 	ControlTC    int        `key:"control_tc" doc:"traffic class of ACK/NAK/CNP"`
 	Start        sim.Time   `key:"start" doc:"time the workload posts its first message"`

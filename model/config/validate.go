@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 )
 
@@ -220,7 +219,7 @@ func (c *Config) egressPool(tc int) int64 {
 // validateDataPools is nic.md §15 rule 8: every data class a workload element sends on
 // has a NIC egress pool. Without one no packet fits (a 0-byte message is a 58 B frame),
 // so generation blocks for good and the job fails with nothing sent. A control class
-// without a pool is a warning (Warnings), as the rule's list has it.
+// without a pool is a warning (model/explain), as the rule's list has it.
 func (c *Config) validateDataPools() rules {
 	var rs rules
 	eb := &c.NIC.NetworkInterface.EgressBufferManager
@@ -368,130 +367,4 @@ func validateWorkload(prefix string, w *Workload, hosts int, mixOK bool) rules {
 		rs.add(prefix+".kind", w.Kind, "design.md", "needs at least 2 hosts (topology has %d)", hosts)
 	}
 	return rs
-}
-
-// Warnings lists settings the spec accepts but calls risky ("warn only"): switch.md §11.1
-// and DC-5/DC-21, nic.md §15. They never stop a run.
-func (c *Config) Warnings() []string {
-	var w []string
-	// records.md §2: a link takes the Delay of its lower end, so in a star (switch–NIC
-	// links only) the switch's own Delay is never used.
-	if c.Topology.Kind == "star" && c.Switch.NetworkInterface.TransmissionMedium.Delay != DefaultSwitch().NetworkInterface.TransmissionMedium.Delay {
-		w = append(w, "switch.TransmissionMedium.Delay has no effect in a star: switch–NIC links use the NIC's Delay (nic.TransmissionMedium.Delay, records.md §2)")
-	}
-	seenW := map[string]bool{}
-	for _, t := range SwitchTierNumbers(c.Topology) {
-		p, sw := "switch.", c.TierSwitch(t)
-		if len(c.TierSettings(t)) > 0 {
-			p = "tiers." + TierNames[t] + ".switch."
-		}
-		for _, s := range switchWarnings(p, &sw) {
-			if !seenW[s] {
-				seenW[s] = true
-				w = append(w, s)
-			}
-		}
-	}
-	present := SwitchTierNumbers(c.Topology)
-	for t := range c.Tiers {
-		if len(c.TierSettings(t)) > 0 && !slices.Contains(present, t) {
-			w = append(w, fmt.Sprintf("tiers.%s is set but a %s topology has no %s tier: it has no effect (records.md §2)", TierNames[t], c.Topology.Kind, TierNames[t]))
-		}
-	}
-	if r, _, ok := c.TierUplink(TierSpine); r > 0 || ok {
-		w = append(w, "tiers.spine.uplink has no effect: no cable goes up from the spine tier (records.md §2)")
-	}
-	// nic.md §15 warn-only list, for the classes of every element that sends (a data
-	// class with no pool at all is rule 8, an error: validateDataPools).
-	n := &c.NIC
-	ib, eb := &n.NetworkInterface.IngressBufferManager, &n.NetworkInterface.EgressBufferManager
-	data := int64(n.RoceQpManager.MSS) + 58
-	paths, elems := c.sendingElements()
-	seenTC := map[string]bool{}
-	for i, e := range elems {
-		if tc := e.DataTC; tc >= 0 && tc < 8 {
-			if pool := c.egressPool(tc); pool > 0 && pool < data {
-				w = append(w, fmt.Sprintf("%s.data_tc: nic egress pool of data TC %d is %s B, below MSS + 58 = %s B: generation blocks for every QP (nic.md §4, §15)",
-					paths[i], tc, Commas(pool), Commas(data)))
-			}
-		}
-		// An ACK or NAK is a 126 B frame (nic.md §6): a smaller pool never sends one.
-		if tc := e.ControlTC; tc >= 0 && tc < 8 && c.egressPool(tc) < 126 {
-			what := fmt.Sprintf("nic has no egress pool for control TC %d", tc)
-			if pool := c.egressPool(tc); pool > 0 {
-				what = fmt.Sprintf("nic egress pool of control TC %d is %s B, below one 126 B ACK", tc, Commas(pool))
-			}
-			w = append(w, fmt.Sprintf("%s.control_tc: %s (%sPoolAllocationVector %s): its receivers send no ACK or NAK, so its messages never complete: the senders resend every RetransmitTimeout until the job ends at its duration, with its records (nic.md §6, §15)",
-				paths[i], what, egr, FormatVec8(eb.PoolAllocationVector)))
-		}
-		if eb.QueueSchedulingType == "WeightedRoundRobin" {
-			for _, tc := range []int{e.DataTC, e.ControlTC} {
-				if key := fmt.Sprint(tc); tc >= 0 && tc < 8 && eb.WRRQueueWeights[tc] == 0 && !seenTC[key] {
-					seenTC[key] = true
-					w = append(w, fmt.Sprintf("nic egress WRRQueueWeights gives used TC %d weight 0 (nic.md §15)", tc))
-				}
-			}
-		}
-	}
-	// nic.md §16.5: net-buff-stats needs both settings; one alone writes nothing.
-	if n.EnableBufferStats != c.Global.EnableNetworkBufferStatsReporting {
-		on, off := "nic.EnableBufferStats", "global.EnableNetworkBufferStatsReporting"
-		if !n.EnableBufferStats {
-			on, off = off, on
-		}
-		w = append(w, fmt.Sprintf("%s is true but %s is false: net-buff-stats is written only with both, so no row is (nic.md §16.5)", on, off))
-	}
-	for tc := 0; tc < 8; tc++ {
-		if ib.PoolAllocationVector[tc] == 0 || ib.PFCEnableVector[tc] != 1 {
-			continue
-		}
-		if ib.PfcXonResumeThreshold[tc] >= ib.PfcStaticXoffThreshold[tc] {
-			w = append(w, fmt.Sprintf("nic TC %d: PfcXonResumeThreshold %s ≥ PfcStaticXoffThreshold %s: pauses lift almost at once (nic.md §12.2, §15)",
-				tc, FormatDouble(ib.PfcXonResumeThreshold[tc]), FormatDouble(ib.PfcStaticXoffThreshold[tc])))
-		}
-		// nic.md §12.4 headroom guidance: (1 − Xoff fraction) × pool ≥ 2 × L × Delay / 8 + 2 × Mtu.
-		rack := c.TierSwitch(TierRack)
-		L := math.Min(float64(n.NetworkInterface.UplinkNetworkInterface.DataRate), float64(rack.NetworkInterface.DownlinkNetworkInterface.DataRate))
-		guide := 2*L*n.NetworkInterface.TransmissionMedium.Delay.Seconds()/8 + 2*float64(c.Global.Mtu)
-		pool := math.Round(ib.PoolAllocationVector[tc] * float64(ib.TotalBufferSize))
-		if hr := math.Round((1 - ib.PfcStaticXoffThreshold[tc]) * pool); hr < guide {
-			w = append(w, fmt.Sprintf("nic TC %d: headroom %s B is under the guidance %s B (2 × L × Delay / 8 + 2 × Mtu): expect rx_drops when pauses go out (nic.md §12.4, §15)",
-				tc, Commas(int64(hr)), CommasF(guide)))
-		}
-		if ib.QuantaValue[tc] > 65535 {
-			w = append(w, fmt.Sprintf("nic TC %d: QuantaValue %s > 65535 (nic.md §15)", tc, FormatDouble(ib.QuantaValue[tc])))
-		}
-	}
-	return w
-}
-
-// switchWarnings lists the warn-only settings of one switch configuration; p prefixes
-// the attribute paths it names ("switch." or "tiers.<tier>.switch.").
-func switchWarnings(p string, sw *Switch) []string {
-	var w []string
-	b := &sw.SharedBufferManager
-	if b.StaticPoolXonThreshold >= b.StaticPoolXoffThreshold {
-		w = append(w, fmt.Sprintf(p+"StaticPoolXonThreshold %s B ≥ StaticPoolXoffThreshold %s B: no hysteresis, ports flap pause/resume per packet (switch.md §4.5, §11.1)",
-			Commas(int64(b.StaticPoolXonThreshold)), Commas(int64(b.StaticPoolXoffThreshold))))
-	}
-	sum := 0.0
-	for _, x := range b.PoolAllocationMap {
-		sum += x
-	}
-	if !b.UETPolicyEnabled && math.Abs(sum-1) > 1e-9 {
-		w = append(w, fmt.Sprintf(p+"PoolAllocationMap %s sums to %s, not 1: the residue goes to the last non-zero pool (switch.md §4.2, §11.1)",
-			FormatVec8(b.PoolAllocationMap), FormatDouble(round9(sum))))
-	}
-	if !b.UETPolicyEnabled {
-		for tc := 0; tc < 8; tc++ {
-			if b.EnablePFC[tc] == 1 && int(b.TrafficClassPoolMapping[tc]) != tc {
-				w = append(w, fmt.Sprintf(p+"TrafficClassPoolMapping maps lossless TC %d to pool %d, not pool %d: runs with the general rules (switch.md §4.3, DC-5)",
-					tc, int(b.TrafficClassPoolMapping[tc]), tc))
-			}
-		}
-	}
-	if sw.PacketTrimmer.TrimmingStatsEnabled && !sw.PacketTrimmer.TrimmingEnabled {
-		w = append(w, p+"TrimmingStatsEnabled without TrimmingEnabled is ignored (switch.md §11.1, DC-21)")
-	}
-	return w
 }

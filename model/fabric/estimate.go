@@ -3,8 +3,8 @@ package fabric
 import (
 	"fmt"
 	"math"
+	"strconv"
 
-	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/sim"
 	"github.com/rocesweep/rocesweep/model/topo"
@@ -12,7 +12,7 @@ import (
 )
 
 // Estimate is what a job will need, worked out from its config alone before it runs
-// (issue 14, "Estimate before running"): its peak memory and a rough event count. The
+// (validate and run refuse a job above a memory limit by it): its peak memory and a rough event count. The
 // memory model is a sum of the parts a job holds at once, each with a per-item cost
 // measured on configs/ and configs/bench/ (README "Reliability" gives the estimate's error
 // there); events are ~4 per data packet per hop plus the periodic reports. Every figure
@@ -64,12 +64,12 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 	if e.Hosts == 0 {
 		return e, nil
 	}
-	c, err := workload.CountMessages(cfg.Workload, e.Hosts, hostLineRate(cfg), cfg.Duration, sizecdf.FS)
+	c, err := workload.CountMessages(cfg.Workload, e.Hosts, hostLineRate(cfg), cfg.Duration, workload.SizeCDFs)
 	if err != nil {
 		return e, err
 	}
 	e.Messages, e.Bytes = c.Messages, c.Bytes
-	// Collectives (issue 17): their groups are checked here, before anything runs, and
+	// Collectives: their groups are checked here, before anything runs, and
 	// every step of every iteration counts as a message.
 	if hasCollective(&cfg.Workload) {
 		rackOf := make([]int, e.Hosts)
@@ -154,10 +154,39 @@ func hasCollective(w *config.Workload) bool {
 	return false
 }
 
-// String is the estimate for people: "~96 MB, ~3.1 M events (1,024 hosts, 2,048 switch ports)".
+// String is the estimate for people: "~96 MB, ~3.1 M events (1,024 hosts, 2,048 switch
+// ports, 96,200 messages, 100,000 rows)": events to 2 significant digits, rows (and an
+// expected message count) to 3, never with an exponent.
 func (e Estimate) String() string {
-	return fmt.Sprintf("~%s, ~%.2g M events (%s hosts, %s switch ports, %.3g messages, %.3g rows)",
-		HumanBytes(e.MemBytes), e.Events/1e6, config.Commas(int64(e.Hosts)), config.Commas(int64(e.SwitchPorts)), e.Messages, e.Rows)
+	return fmt.Sprintf("~%s, ~%s M events (%s hosts, %s switch ports, %s messages, %s rows)",
+		HumanBytes(e.MemBytes), sigFigs(e.Events/1e6, 2), config.Commas(int64(e.Hosts)), config.Commas(int64(e.SwitchPorts)),
+		messages(e.Messages), sigFigs(e.Rows, 3))
+}
+
+// messages prints a message count: exact when whole (a fixed schedule), else (the
+// expectation of a load) to 3 significant digits.
+func messages(m float64) string {
+	if m == math.Trunc(m) && m < 9e18 {
+		return config.Commas(int64(m))
+	}
+	return sigFigs(m, 3)
+}
+
+// sigFigs prints x rounded to n significant digits, a whole number with thousands
+// separators: sigFigs(96_213, 3) = "96,200", sigFigs(1.63, 2) = "1.6", sigFigs(104, 2) = "100".
+func sigFigs(x float64, n int) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	scale := math.Pow(10, float64(n-1)-math.Floor(math.Log10(math.Abs(x))))
+	r := math.Round(x*scale) / scale
+	if math.Abs(r) >= 9e18 {
+		return strconv.FormatFloat(r, 'g', n, 64) // beyond an int64's commas
+	}
+	if r == math.Trunc(r) {
+		return config.Commas(int64(r))
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
 // HumanBytes formats a memory size for people: "97.1 MB", "2.4 GB" (decimal units).

@@ -90,3 +90,25 @@ func TestEstimateMatchesGraph(t *testing.T) {
 		}
 	}
 }
+
+// An estimate prints plain numbers: no "1e+02 M events" or "9.62e+04 messages".
+func TestEstimateString(t *testing.T) {
+	e := Estimate{Hosts: 1024, SwitchPorts: 2048, Messages: 96_213.4, Rows: 100_000, Events: 104e6, MemBytes: 96_000_000}
+	if got, want := e.String(), "~96 MB, ~100 M events (1,024 hosts, 2,048 switch ports, 96,200 messages, 100,000 rows)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if e.Messages = 1024; !strings.Contains(e.String(), " 1,024 messages") {
+		t.Errorf("a whole message count is exact: %q", e.String())
+	}
+	for _, tc := range []struct {
+		x    float64
+		n    int
+		want string
+	}{
+		{1.63, 2, "1.6"}, {0.534, 2, "0.53"}, {104, 2, "100"}, {2672.4, 3, "2,670"}, {128, 3, "128"}, {0.5, 3, "0.5"}, {0, 3, "0"}, {1.2e20, 3, "1.2e+20"},
+	} {
+		if got := sigFigs(tc.x, tc.n); got != tc.want {
+			t.Errorf("sigFigs(%g, %d) = %q, want %q", tc.x, tc.n, got, tc.want)
+		}
+	}
+}

@@ -22,7 +22,6 @@ import (
 	"slices"
 	"time"
 
-	sizecdf "github.com/rocesweep/rocesweep/configs/size-cdf"
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/internal/invariants"
@@ -51,7 +50,7 @@ const (
 type Options struct {
 	JobID string           // stamped on every row
 	Clock func() time.Time // time_utc of rows; nil = time.Now (tests fix it)
-	CDFs  fs.FS            // size-CDF files for the load workload; nil = the shipped configs/size-cdf
+	CDFs  fs.FS            // size-CDF files for the load workload; nil = the shipped workload.SizeCDFs
 	// PCIeStepwise makes every NIC's PCIe transfers one event each, the reference path
 	// that the closed form must reproduce exactly (nic.SetPCIeStepwise). Tests only.
 	PCIeStepwise bool
@@ -243,7 +242,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
 	cdfs := opts.CDFs
 	if cdfs == nil {
-		cdfs = sizecdf.FS
+		cdfs = workload.SizeCDFs
 	}
 	f.msgs, err = workload.Generate(cfg.Workload, len(g.NICs), lineRate, cfg.Duration, cfg.Seed, cdfs)
 	if err != nil {

@@ -4,14 +4,16 @@
 // flowlet load balancing (§10) and the switch records (records.md §3, §4, §6, §7).
 //
 // buffer.go is the one implementation of the buffer set-up, used by the switch and by
-// `rocesweep explain`.
+// model/explain.
 package switchdev
 
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/sim"
 )
 
 // Egress limit forms of switch.md §4.4.
@@ -155,17 +157,6 @@ func InitBuffer(sw *config.Switch, n int) (Buffer, error) {
 	return b, nil
 }
 
-// EgressLimit is the lossy per-port egress limit L of pool p (switch.md §4.4) given the
-// pool's current egress total. Dynamic: LossyAlpha × (poolSize − egTotal) in float64,
-// re-evaluated per packet (a negative free space gives a limit ≤ 0). Fixed forms: the
-// per-port limit.
-func (b *Buffer) EgressLimit(p int, egTotal int64) float64 {
-	if b.LimitForm == LimitDynamic {
-		return b.Alpha * float64(b.PoolSize[p]-egTotal)
-	}
-	return float64(b.PerPortLimit[p])
-}
-
 // LosslessFits is sizing condition 2 of switch.md §4.6 for pool p: every port's pre-pause
 // holding fits, N × (Xoff + largestPacket) ≤ poolSize[p].
 func (b *Buffer) LosslessFits(p int, largestPacket int64) bool {
@@ -173,10 +164,32 @@ func (b *Buffer) LosslessFits(p int, largestPacket int64) bool {
 }
 
 // HeadroomNeeded is sizing condition 1 of switch.md §4.6: the headroom a port needs to
-// absorb the pause round trip on a link of rateBps with one-way delay delaySec seconds,
-// 2 × rate × delay / 8 + 2 × mtu bytes. Condition 1 holds when HeadroomPerPort ≥ it.
-func HeadroomNeeded(rateBps, delaySec float64, mtu int64) int64 {
-	return int64(math.Ceil(2*rateBps*delaySec/8)) + 2*mtu
+// absorb the pause round trip on a link of rateBps (rounded to a whole bit/s) with one-way
+// delay delay, 2 × rate × delay / 8 + 2 × mtu bytes, rounded up. The product is taken in
+// 128-bit integers over picoseconds, so it is exact: 800 Gbps and 10 µs give 2,000,000 B
+// plus 2 × mtu, where float seconds give 2,000,001. A figure beyond int64 is MaxInt64.
+// Condition 1 holds when HeadroomPerPort ≥ it.
+func HeadroomNeeded(rateBps float64, delay sim.Time, mtu int64) int64 {
+	if rateBps <= 0 || delay <= 0 {
+		return 2 * mtu
+	}
+	if rateBps >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	// bytes = rate [bit/s] × delay [ps] × 2 / 8 / 1e12 = rate × delay / 4e12.
+	const perByte = 4_000_000_000_000
+	hi, lo := bits.Mul64(uint64(math.Round(rateBps)), uint64(delay))
+	if hi >= perByte {
+		return math.MaxInt64
+	}
+	q, r := bits.Div64(hi, lo, perByte)
+	if r > 0 {
+		q++
+	}
+	if q > math.MaxInt64-uint64(2*mtu) {
+		return math.MaxInt64
+	}
+	return int64(q) + 2*mtu
 }
 
 // PoolHasLossy reports whether a lossy class maps to pool p; sizing condition 3 of

@@ -15,14 +15,14 @@ import (
 
 // CDF is a message-size distribution: points (Size[i], Pct[i]) of a cumulative
 // distribution, percent on a 0..100 scale, sampled by linear interpolation between
-// points (configs/size-cdf/README.md gives the text format and the sampling rule).
+// points (sizecdf/README.md gives the text format and the sampling rule).
 type CDF struct {
 	Name string    // file name it came from, for messages
 	Size []float64 // bytes, non-decreasing
 	Pct  []float64 // cumulative percent, non-decreasing, last = 100
 }
 
-// ParseCDF reads a CDF in the text format of configs/size-cdf/README.md. name labels
+// ParseCDF reads a CDF in the text format of sizecdf/README.md. name labels
 // errors: "websearch.txt:7: ...".
 func ParseCDF(name string, r io.Reader) (*CDF, error) {
 	c := &CDF{Name: name}
@@ -76,7 +76,7 @@ func ParseCDF(name string, r io.Reader) (*CDF, error) {
 }
 
 // LoadCDF finds the distribution called name: NAME.txt in dir when name has no '/' and no
-// ".txt" suffix (dir is configs/size-cdf, embedded by the integrator), otherwise the file
+// ".txt" suffix (dir is usually SizeCDFs, the shipped ones), otherwise the file
 // at path name. dir may be nil (paths only).
 func LoadCDF(dir fs.FS, name string) (*CDF, error) {
 	if name == "" {

@@ -39,7 +39,7 @@ const MaxMessages = 20_000_000
 
 // Generate builds the message schedule of w for a fabric of hosts hosts whose host links
 // run at lineRateBps, over [0, duration), sorted by (Start, ID). cdfDir holds the named
-// size distributions (configs/size-cdf, embedded by the integrator); it may be nil when
+// size distributions (usually SizeCDFs); it may be nil when
 // no `load` element names one. Errors name the key path: "workload.mix.1.senders: ...".
 //
 // Kinds (each element of a mix likewise, with its own data_tc, control_tc and start):

@@ -3,7 +3,6 @@ package workload
 import (
 	"cmp"
 	"math"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,7 +14,7 @@ import (
 )
 
 // cdfDir is the shipped distributions, read from the checkout.
-var cdfDir = os.DirFS("../../configs/size-cdf")
+var cdfDir = SizeCDFs
 
 const rate = 400e9
 
@@ -232,7 +231,7 @@ func TestLoad(t *testing.T) {
 	}
 }
 
-// TestCDFMeans pins the shipped distributions' means (configs/size-cdf/README.md) and
+// TestCDFMeans pins the shipped distributions' means (sizecdf/README.md) and
 // checks that sampling reproduces them.
 func TestCDFMeans(t *testing.T) {
 	for _, tc := range []struct {
@@ -320,7 +319,7 @@ func TestCDFErrors(t *testing.T) {
 		t.Errorf("bad CDF in a mix: %v", err)
 	}
 	// A path loads from disk.
-	w.Distribution = "../../configs/size-cdf/websearch.txt"
+	w.Distribution = "sizecdf/websearch.txt"
 	if _, err := Generate(w, 4, rate, sim.Millisecond, 1, nil); err != nil {
 		t.Errorf("CDF by path: %v", err)
 	}

@@ -1,9 +1,11 @@
-package config
+package explain
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/model/config"
 )
 
 // TestClassPools: nic.md §15 rule 8 refuses a data class of any workload element without
@@ -35,7 +37,7 @@ func TestClassPools(t *testing.T) {
 		{"small data pool", "workload: {kind: permutation}\nnic: {EgressBufferManager.TotalBufferSize: 4KB}\n", "", "workload.data_tc: nic egress pool of data TC 0 is 3,600 B, below MSS + 58 = 4,154 B"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Load("t.yaml", []byte(base+tc.spec))
+			c, err := config.Load("t.yaml", []byte(base+tc.spec))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,12 +48,12 @@ func TestClassPools(t *testing.T) {
 			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 				t.Fatalf("error\n  %v\nwant\n  %s", err, tc.err)
 			case tc.err != "":
-				var r *Rule
+				var r *config.Rule
 				if !errors.As(err, &r) || r.Ref != "nic.md §15 rule 8" {
 					t.Errorf("not a rule 8 Rule: %#v", err)
 				}
 			}
-			w := strings.Join(c.Warnings(), "\n")
+			w := strings.Join(Messages(Warnings(&c)), "\n")
 			if tc.warn != "" && !strings.Contains(w, tc.warn) {
 				t.Errorf("warnings\n  %s\nwant\n  %s", w, tc.warn)
 			}

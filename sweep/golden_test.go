@@ -1,4 +1,4 @@
-package main
+package sweep_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -19,7 +20,7 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata/golden-summary.j
 const goldenFile = "testdata/golden-summary.json"
 
 // regenerate is the one command that rewrites the golden file.
-const regenerate = "go test ./cmd/rocesweep -run TestGoldenSummary -update"
+const regenerate = "go test ./sweep -run TestGoldenSummary -update"
 
 // goldenSummary is testdata/golden-summary.json: the summary metrics of three fixed jobs
 // of configs/ci.yaml and the ModelVersion that produced them.
@@ -33,19 +34,28 @@ type goldenJob struct {
 	Metrics map[string]string `json:"metrics"`
 }
 
-// Version discipline (issue 14 item 5): the summary metrics of jobs 0, 3 and 5 of
-// configs/ci.yaml are pinned, with the ModelVersion that produced them. A change to
-// the model that moves any of them fails here until ModelVersion (sweep/plan.go) is
-// bumped and the file regenerated; wall-clock metrics are left out.
+// Version discipline: the summary metrics of jobs 0, 3 and 5 of configs/ci.yaml, run by
+// fabric.Run as a job of the runner is, are pinned with the ModelVersion that produced
+// them. A change to the model that moves any of them fails here until ModelVersion
+// (plan.go) is bumped and the file regenerated; wall-clock metrics are left out.
 func TestGoldenSummary(t *testing.T) {
-	p, err := loadPlan("run", []string{"../../configs/ci.yaml"}, nil, false)
+	const file = "../configs/ci.yaml"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := sweep.ParseSpec(file, data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sweep.Expand(spec, fabric.Validate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := goldenSummary{ModelVersion: sweep.ModelVersion}
 	for _, i := range []int{0, 3, 5} {
 		j := p.Jobs[i]
-		res, err := simulate(context.Background(), j.Config, j.ID)
+		res, err := fabric.Run(context.Background(), j.Config, fabric.Options{JobID: j.ID})
 		if err != nil {
 			t.Fatalf("%s: %v", p.Label(j), err)
 		}
@@ -70,7 +80,7 @@ func TestGoldenSummary(t *testing.T) {
 		t.Logf("wrote %s for %s", goldenFile, sweep.ModelVersion)
 		return
 	}
-	data, err := os.ReadFile(goldenFile)
+	data, err = os.ReadFile(goldenFile)
 	if err != nil {
 		t.Fatalf("%v; create it with: %s", err, regenerate)
 	}
