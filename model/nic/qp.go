@@ -3,6 +3,7 @@ package nic
 import (
 	"fmt"
 
+	"github.com/rocesweep/rocesweep/model/internal/ring"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
@@ -25,7 +26,7 @@ type qp struct {
 	sport          uint16 // UDP source port: ECMP entropy, fixed per QP (see sourcePort)
 
 	// Requester: WR FIFO and the one active message (§3 Rule 1).
-	wrq     ring[pendingWR]
+	wrq     ring.Ring[pendingWR]
 	active  bool
 	msg     pendingWR
 	msgBase int64 // PSN of the message's first segment

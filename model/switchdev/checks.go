@@ -12,9 +12,9 @@ func (s *Switch) HeldFrames() int {
 	n := 0
 	for i := range s.ports {
 		pt := &s.ports[i]
-		n += int(pt.pfcQ.n)
+		n += pt.pfcQ.Len()
 		for tc := range pt.fifo {
-			n += int(pt.fifo[tc].n)
+			n += pt.fifo[tc].Len()
 		}
 		if pt.busy {
 			n++
@@ -31,7 +31,7 @@ func (s *Switch) HeldDataFrames() int {
 	for i := range s.ports {
 		pt := &s.ports[i]
 		for tc := range pt.fifo {
-			n += int(pt.fifo[tc].n)
+			n += pt.fifo[tc].Len()
 		}
 		if pt.busy && !pt.busyPfc {
 			n++

@@ -74,7 +74,7 @@ func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 		s.transmit(e, q, tc, now)
 		return
 	}
-	pt.fifo[tc].push(q)
+	pt.fifo[tc].Push(q)
 	pt.queued |= 1 << tc
 	if !pt.busy {
 		s.startNext(e)

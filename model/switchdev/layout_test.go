@@ -3,6 +3,8 @@ package switchdev
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/rocesweep/rocesweep/model/internal/ring"
 )
 
 // TestPortHotLines pins the port layout of issue 15: what an egress touches per frame
@@ -19,7 +21,7 @@ func TestPortHotLines(t *testing.T) {
 		{"offset of pl", unsafe.Offsetof(pt.pl), 128},
 		{"size of poolState", unsafe.Sizeof(poolState{}), 32},
 		{"offset of fifo", unsafe.Offsetof(pt.fifo), 384},
-		{"size of ring", unsafe.Sizeof(ring[qent]{}), 32},
+		{"size of ring", unsafe.Sizeof(ring.Ring[qent]{}), 32},
 		{"size of qent", unsafe.Sizeof(qent{}), 8},
 		{"size of port mod 64", unsafe.Sizeof(pt) % 64, 0},
 	})

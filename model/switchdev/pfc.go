@@ -53,7 +53,7 @@ func (s *Switch) queuePFC(i, tc int, q uint16) {
 	f.Size = pfcL3
 	f.PfcVector = 1 << tc
 	f.PfcQuanta = q
-	pt.pfcQ.push(h)
+	pt.pfcQ.Push(h)
 	pt.pfcQueued = true
 	if q > 0 {
 		pt.pauseTx[tc]++

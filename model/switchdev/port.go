@@ -1,40 +1,11 @@
 package switchdev
 
 import (
+	"github.com/rocesweep/rocesweep/model/internal/ring"
 	"github.com/rocesweep/rocesweep/model/link"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
-
-// ring is a FIFO that grows by doubling and is reused: no allocation once it has reached
-// its working size.
-type ring[T any] struct {
-	buf     []T
-	head, n uint32
-}
-
-func (r *ring[T]) push(v T) {
-	if int(r.n) == len(r.buf) {
-		size := 2 * len(r.buf)
-		if size == 0 {
-			size = 64
-		}
-		nb := make([]T, size)
-		for i := uint32(0); i < r.n; i++ {
-			nb[i] = r.buf[int(r.head+i)&(len(r.buf)-1)]
-		}
-		r.buf, r.head = nb, 0
-	}
-	r.buf[int(r.head+r.n)&(len(r.buf)-1)] = v
-	r.n++
-}
-
-func (r *ring[T]) pop() T {
-	v := r.buf[r.head]
-	r.head = (r.head + 1) & uint32(len(r.buf)-1)
-	r.n--
-	return v
-}
 
 // qent is a queued data frame with its admission tag {ingressPort, bytes} (switch.md §2):
 // what scheduling, transmission and release need, so that a frame's 64-byte packet is read
@@ -98,8 +69,8 @@ type port struct {
 
 	pl [8]poolState // per pool (§2)
 
-	fifo [8]ring[qent]    // per TC, no length limit of its own
-	pfcQ ring[pkt.Handle] // §5.4 step 1: control frames, served first
+	fifo [8]ring.Ring[qent]    // per TC, no length limit of its own
+	pfcQ ring.Ring[pkt.Handle] // §5.4 step 1: control frames, served first
 
 	rxPausedUntil [8]sim.Time // per TC (§7.3)
 	refresh       [8]sim.TimerID

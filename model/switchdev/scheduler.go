@@ -14,8 +14,8 @@ func (s *Switch) startNext(e int) {
 	pt := &s.ports[e]
 	now := s.eng.Now()
 	if pt.pfcQueued {
-		h := pt.pfcQ.pop()
-		pt.pfcQueued = pt.pfcQ.n > 0
+		h := pt.pfcQ.Pop()
+		pt.pfcQueued = pt.pfcQ.Len() > 0
 		pt.busy, pt.busyPfc = true, true
 		// DC-1: serialization rounded up to a whole ps; 0 interframe gap.
 		s.eng.Schedule(now+sim.SerializationCeil(pkt.PfcWire, pt.out.RateBps), KindTxDone, s.dev, int16(e), int64(h))
@@ -29,8 +29,8 @@ func (s *Switch) startNext(e int) {
 		m &^= 1 << c
 		if !pt.pausedBy(c, now) {
 			tc = c
-			q = pt.fifo[c].pop()
-			if pt.fifo[c].n == 0 {
+			q = pt.fifo[c].Pop()
+			if pt.fifo[c].Len() == 0 {
 				pt.queued &^= 1 << c
 			}
 			break
