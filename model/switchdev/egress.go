@@ -1,6 +1,8 @@
 package switchdev
 
 import (
+	"fmt"
+
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
@@ -9,6 +11,29 @@ import (
 // header (switch.md §6.3, DC-12); charged at least 46 B like any frame.
 const trimmedL3 = 20 + 8 + 16
 
+// limitForm is Buffer.LimitForm (switch.md §4.4) resolved once in New, so that the lossy
+// test of §5.3 compares a byte per packet, not a string.
+type limitForm uint8
+
+const (
+	limitEvenSplit limitForm = iota // LimitEvenSplit: floor(poolNominal / N) per port
+	limitFixedCap                   // LimitFixedCap: QueueDropThreshold × PlaneBDP (UET: B)
+	limitDynamic                    // LimitDynamic: LossyAlpha × (poolSize − egTotal)
+)
+
+// parseLimitForm resolves a Buffer.LimitForm name.
+func parseLimitForm(name string) (limitForm, error) {
+	switch name {
+	case LimitEvenSplit:
+		return limitEvenSplit, nil
+	case LimitFixedCap:
+		return limitFixedCap, nil
+	case LimitDynamic:
+		return limitDynamic, nil
+	}
+	return 0, fmt.Errorf("switch: egress limit form %q is none of %q, %q, %q (switch.md §4.4)", name, LimitDynamic, LimitEvenSplit, LimitFixedCap)
+}
+
 // egressLimitExceeded is the lossy test of §5.3: over the port's limit L (§4.4) or over the
 // pool's egress capacity. "Exceeded" is strictly greater.
 func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
@@ -16,7 +41,7 @@ func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
 	if s.pools[pl].egTotal+b > s.buf.PoolSize[pl] {
 		return true
 	}
-	if s.buf.LimitForm == LimitDynamic {
+	if s.limit == limitDynamic {
 		// Dynamic: LossyAlpha × (poolSize − egTotal) in float64, per packet, before it is counted.
 		return float64(q+b) > s.buf.Alpha*float64(s.buf.PoolSize[pl]-s.pools[pl].egTotal)
 	}

@@ -83,6 +83,7 @@ type Switch struct {
 	id    Identity
 	g     *config.Global
 	buf   Buffer
+	limit limitForm  // buf.LimitForm resolved
 	lbRng *rand.Rand // flowlet tie draws: their own stream, so load balancing never shifts ECN draws
 	route func(dstHost int32) []int16
 
@@ -144,6 +145,10 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		s.ecmp.dst = make([]int32, id.Keys.Size)
 	} else {
 		s.ecmp.dst = make([]int32, id.Hosts)
+	}
+	s.limit, err = parseLimitForm(b.LimitForm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
 	s.hashFn, err = hashMethod(cfg.EcmpHashMethod)
 	if err != nil {
