@@ -202,7 +202,7 @@ func (n *NIC) egRelease(tc int, bytes int64) {
 // sentRing holds the serialization end of the latest transmission of each PSN from una
 // on, indexed by PSN modulo its power-of-two length, which grows with the window of PSNs
 // in flight: a QP's memory follows its window, not its message (8 B per segment of a
-// 400 MiB message was 800 KB a QP). Reads name a PSN >= una (an ACK retires from una),
+// whole 400 MiB message would be 800 KB a QP). Reads name a PSN >= una (an ACK retires from una),
 // so a transmission of a PSN below una is not kept.
 type sentRing struct{ t []sim.Time }
 

@@ -53,7 +53,7 @@ func (s *Switch) Port(i, pl int) PortState {
 	return PortState{IngOcc: pt.pl[pl].ingOcc, Hdrm: pt.pl[pl].hdrm, EgQ: pt.pl[pl].egQ, Xoff: pt.xoff[pl], AvgQ: pt.pl[pl].avgQ}
 }
 
-// StuckPauses counts the port × pool pairs whose pause nothing can lift (issue 17): xoff
+// StuckPauses counts the port × pool pairs whose pause nothing can lift: xoff
 // held since more than longer before now, headroom empty and ingress occupancy at or
 // below Xon. Only a lossless departure re-checks Xon (§5.5, DC-9), so such a pause, left
 // by lossy bytes in a pool shared with a lossless class (§4.6 condition 3), lasts until

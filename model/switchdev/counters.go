@@ -34,7 +34,7 @@ func (s *sampler) restart() {
 }
 
 // Counters are the switch totals the job summary and conservation checks read. The
-// eight that every frame updates come first: one cache line (issue 15).
+// eight that every frame updates come first: one cache line.
 type Counters struct {
 	RxFrames, RxBytes   int64 // every frame received, wire bytes, PFC included
 	TxFrames, TxBytes   int64 // every frame sent, wire bytes, PFC included

@@ -38,7 +38,7 @@ type Identity struct {
 	Tier   int   // 0 spine, 1 fabric, 2 rack
 	Hosts  int32 // hosts in the fabric: sizes the per-destination route cache (0: grown on demand)
 	// Keys, when set, number the destinations this switch tells apart (topo.RouteKeys):
-	// the route cache holds one entry per key instead of one per host (issue 15).
+	// the route cache holds one entry per key instead of one per host.
 	Keys *DestKeys
 }
 
@@ -63,7 +63,7 @@ type PortSpec struct {
 // Switch is one shared-buffer switch (switch.md). It is driven by the fabric: Receive for
 // frames the links deliver, Handle for its own events. Not safe for concurrent use.
 //
-// Layout (issue 15, TestSwitchHotLines): what every frame reads (line 0), the per-frame
+// Layout (TestSwitchHotLines): what every frame reads (line 0), the per-frame
 // counters (line 1), then each pool's totals and views in lines of their own.
 type Switch struct {
 	eng       *sim.Engine

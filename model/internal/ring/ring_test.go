@@ -11,7 +11,7 @@ func TestRingFIFO(t *testing.T) {
 	var r Ring[int32]
 	var want []int32
 	next := int32(0)
-	// Interleave: push 3, pop 2, so the head wraps and the ring grows from 16 to 128.
+	// Interleave: push 3, pop 2, so the head wraps and the ring grows from 16 to 64 slots.
 	for round := 0; round < 50; round++ {
 		for k := 0; k < 3; k++ {
 			r.Push(next)
