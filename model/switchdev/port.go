@@ -9,9 +9,9 @@ import (
 
 // qent is a queued data frame with its admission tag {ingressPort, bytes} (switch.md §2):
 // what scheduling, transmission and release need, so that a frame's 64-byte packet is read
-// only at Receive. Its class is the FIFO it waits in, its pool and losslessness
-// follow from the class (PoolOfTC, LosslessTC; a trimmed frame is TC1 in pool 1, and the
-// UET policy maps TC1 to pool 1, §6.1, §6.3). 8 bytes, eight to a cache line.
+// only at Receive. Its class is the FIFO it waits in, its pool and losslessness follow
+// from the class (PoolOfTC, LosslessTC; a trimmed frame is TC1 in pool 1, and the UET
+// policy maps TC1 to pool 1, §6.1, §6.3). 8 bytes, eight to a cache line.
 type qent struct {
 	h  pkt.Handle
 	in int16  // ingress port
@@ -36,12 +36,12 @@ type poolState struct {
 // port is one connected port: its transmit side (queues, scheduler, received pauses)
 // and its ingress ledger (ingOcc, hdrm, xoff) per pool (switch.md §2).
 //
-// Layout (TestPortHotLines): line 0 holds what the port touches as an egress
-// for every frame (flags, the frame on the wire, the link, transmit counters), line 1
-// what it touches as an ingress (xoff, receive counters), then the per-pool state (two
-// pools to a line), the queues of classes 0 and 1 in one line, and last what only PFC,
-// records and checks read. A hop touches two lines of its ingress port and three of its
-// egress port, besides the queue slot.
+// Layout (TestPortHotLines): line 0 holds what the port touches as an egress for every
+// frame (flags, the frame on the wire, the link, transmit counters), line 1 what it
+// touches as an ingress (xoff, receive counters), then the per-pool state (two pools to a
+// line), the queues of classes 0 and 1 in one line, and last what only PFC, records and
+// checks read. A hop touches two lines of its ingress port and three of its egress port,
+// besides the queue slot.
 type port struct {
 	busy      bool  // a frame is being serialised
 	busyPfc   bool  // ... and it is a PFC frame this switch made
@@ -93,6 +93,7 @@ type portViews struct {
 	eg, ing, hdrm [8]sampler
 }
 
+// dir is the index of a port's direction in the per-direction views: 0 = ul, 1 = dl.
 func dir(uplink bool) int {
 	if uplink {
 		return 0
