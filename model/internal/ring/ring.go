@@ -6,16 +6,14 @@ package ring
 // far, so steady-state pushes and pops are allocation-free (design.md "The engine"). The
 // zero Ring is empty and ready to use. Not safe for concurrent use.
 //
-// Its capacity is a power of two, so positions wrap with a mask. Growth lives out of line
-// (growSlow): Len, Peek, Pop, Drop and At inline into the per-packet paths and Push is a
-// short call. A Ring is 32 bytes (a slice and two uint32), two to a cache line.
+// Every method inlines into the per-packet paths of its callers: positions wrap with a
+// compare, and Push grows the ring with append (which rotates the values to the front of
+// the new array) rather than through a call, which would put Push over the inlining
+// budget. A Ring is 32 bytes (a slice and two uint32), two to a cache line.
 type Ring[T any] struct {
-	buf     []T
+	buf     []T // len(buf) == cap(buf): the capacity
 	head, n uint32
 }
-
-// minSize is the capacity of a ring's first allocation.
-const minSize = 16
 
 // Len is the number of queued values.
 func (r *Ring[T]) Len() int { return int(r.n) }
@@ -23,9 +21,17 @@ func (r *Ring[T]) Len() int { return int(r.n) }
 // Push appends v at the tail.
 func (r *Ring[T]) Push(v T) {
 	if int(r.n) == len(r.buf) {
-		r.growSlow()
+		r.buf = append(append(r.buf[r.head:], r.buf[:r.head]...), v)
+		r.buf = r.buf[:cap(r.buf)]
+		r.head = 0
+		r.n++
+		return
 	}
-	r.buf[(r.head+r.n)&uint32(len(r.buf)-1)] = v
+	i := int(r.head + r.n)
+	if i >= len(r.buf) {
+		i -= len(r.buf)
+	}
+	r.buf[i] = v
 	r.n++
 }
 
@@ -43,25 +49,18 @@ func (r *Ring[T]) Pop() T {
 
 // Drop removes the head value without copying it out; the ring must not be empty.
 func (r *Ring[T]) Drop() {
-	r.head = (r.head + 1) & uint32(len(r.buf)-1)
+	r.head++
+	if int(r.head) == len(r.buf) {
+		r.head = 0
+	}
 	r.n--
 }
 
 // At returns the i-th value from the head (0 = head); i must be below Len.
-func (r *Ring[T]) At(i int) T { return r.buf[(int(r.head)+i)&(len(r.buf)-1)] }
-
-// growSlow doubles the ring (minSize slots at first). It is kept out of line so that Push
-// stays small.
-//
-//go:noinline
-func (r *Ring[T]) growSlow() {
-	size := 2 * len(r.buf)
-	if size == 0 {
-		size = minSize
+func (r *Ring[T]) At(i int) T {
+	i += int(r.head)
+	if i >= len(r.buf) {
+		i -= len(r.buf)
 	}
-	b := make([]T, size)
-	for i := 0; i < int(r.n); i++ {
-		b[i] = r.At(i)
-	}
-	r.buf, r.head = b, 0
+	return r.buf[i]
 }

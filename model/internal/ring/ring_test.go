@@ -11,7 +11,7 @@ func TestRingFIFO(t *testing.T) {
 	var r Ring[int32]
 	var want []int32
 	next := int32(0)
-	// Interleave: push 3, pop 2, so the head wraps and the ring grows from 16 to 64 slots.
+	// Interleave: push 3, pop 2, so the ring fills (and grows) with its head anywhere.
 	for round := 0; round < 50; round++ {
 		for k := 0; k < 3; k++ {
 			r.Push(next)
@@ -36,8 +36,8 @@ func TestRingFIFO(t *testing.T) {
 			t.Fatalf("round %d: Len = %d, want %d", round, r.Len(), len(want))
 		}
 	}
-	if got := len(r.buf); got != 64 {
-		t.Errorf("capacity after a peak of %d values = %d, want 64", 50+2, got)
+	if got := len(r.buf); got < 52 || got != cap(r.buf) {
+		t.Errorf("capacity after a peak of 52 values: len %d, cap %d; want len = cap >= 52", got, cap(r.buf))
 	}
 	for len(want) > 0 {
 		r.Drop()
@@ -75,5 +75,30 @@ func TestRingSteadyStateAllocs(t *testing.T) {
 func TestRingSize(t *testing.T) {
 	if got := unsafe.Sizeof(Ring[int64]{}); got != 32 {
 		t.Errorf("Ring is %d bytes, want 32", got)
+	}
+}
+
+// BenchmarkPushPop queues and drains bursts of 8 switch queue entries on one of four
+// rings at their working size: one op is 8 pushes and 8 pops.
+func BenchmarkPushPop(b *testing.B) {
+	type qent struct {
+		h  int32
+		in int16
+		b  uint16
+	}
+	var r [4]Ring[qent]
+	s := int32(0)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		q := &r[i&3]
+		for k := 0; k < 8; k++ {
+			q.Push(qent{h: int32(k)})
+		}
+		for q.Len() > 0 {
+			s += q.Pop().h
+		}
+	}
+	if s != int32(b.N*28) {
+		b.Fatalf("popped sum %d, want %d", s, b.N*28)
 	}
 }
