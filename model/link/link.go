@@ -5,6 +5,7 @@
 package link
 
 import (
+	"github.com/rocesweep/rocesweep/model/internal/ring"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
@@ -35,12 +36,11 @@ type inFlight struct {
 // ring slot (TestLinkHotLine); From, read only when building records, follows, padded to
 // a second line so that in a slice of links every link's first line is a whole line.
 type Link struct {
-	ring    []inFlight // power-of-2 ring of the frames in flight, oldest at head
-	head, n uint32
-	Delay   sim.Time // propagation delay: the lower-tier (larger tier number) end's Delay
-	RateBps float64  // operating rate: the lower of the two ends' DataRate
-	ID      int32    // index in the fabric's link slice; the Dev of its events
-	To      Endpoint // receiving port
+	q       ring.Ring[inFlight] // the frames in flight, oldest at head
+	Delay   sim.Time            // propagation delay: the lower-tier (larger tier number) end's Delay
+	RateBps float64             // operating rate: the lower of the two ends' DataRate
+	ID      int32               // index in the fabric's link slice; the Dev of its events
+	To      Endpoint            // receiving port
 
 	From Endpoint // sending port
 	_    [56]byte // 128 bytes: a slice's links start on line boundaries
@@ -49,13 +49,9 @@ type Link struct {
 // Send puts frame h (already serialized by the sender) on the link at time now; it arrives
 // at now + Delay. Frames arrive in the order sent.
 func (l *Link) Send(eng *sim.Engine, now sim.Time, h pkt.Handle, wireBytes int64) {
-	if int(l.n) == len(l.ring) {
-		l.grow()
-	}
 	at := now + l.Delay
-	l.ring[int(l.head+l.n)&(len(l.ring)-1)] = inFlight{at: at, h: h, bytes: int32(wireBytes)} // power-of-2 ring
-	l.n++
-	if l.n == 1 {
+	l.q.Push(inFlight{at: at, h: h, bytes: int32(wireBytes)})
+	if l.q.Len() == 1 {
 		eng.Schedule(at, KindDeliver, l.ID, 0, 0)
 	}
 }
@@ -63,12 +59,9 @@ func (l *Link) Send(eng *sim.Engine, now sim.Time, h pkt.Handle, wireBytes int64
 // Deliver pops the head frame when its KindDeliver event fires and schedules the next.
 // The caller hands the frame to l.To.
 func (l *Link) Deliver(eng *sim.Engine) pkt.Handle {
-	mask := uint32(len(l.ring) - 1)
-	h := l.ring[l.head&mask].h
-	l.head = (l.head + 1) & mask
-	l.n--
-	if l.n > 0 {
-		eng.Schedule(l.ring[l.head&mask].at, KindDeliver, l.ID, 0, 0)
+	h := l.q.Pop().h
+	if l.q.Len() > 0 {
+		eng.Schedule(l.q.Peek().at, KindDeliver, l.ID, 0, 0)
 	}
 	return h
 }
@@ -76,20 +69,8 @@ func (l *Link) Deliver(eng *sim.Engine) pkt.Handle {
 // InFlight returns the frames and wire bytes on the link now (ledger checks: the bytes
 // are summed here rather than kept up to date on every frame).
 func (l *Link) InFlight() (frames int, bytes int64) {
-	for i := uint32(0); i < l.n; i++ {
-		bytes += int64(l.ring[int(l.head+i)&(len(l.ring)-1)].bytes)
+	for i := 0; i < l.q.Len(); i++ {
+		bytes += int64(l.q.At(i).bytes)
 	}
-	return int(l.n), bytes
-}
-
-func (l *Link) grow() {
-	size := 2 * len(l.ring) // stays a power of 2: indices wrap with a mask
-	if size == 0 {
-		size = 16
-	}
-	r := make([]inFlight, size)
-	for i := uint32(0); i < l.n; i++ {
-		r[i] = l.ring[int(l.head+i)&(len(l.ring)-1)]
-	}
-	l.ring, l.head = r, 0
+	return l.q.Len(), bytes
 }

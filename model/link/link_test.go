@@ -17,9 +17,7 @@ func TestLinkHotLine(t *testing.T) {
 		name      string
 		off, size uintptr
 	}{
-		{"ring", unsafe.Offsetof(l.ring), unsafe.Sizeof(l.ring)},
-		{"head", unsafe.Offsetof(l.head), unsafe.Sizeof(l.head)},
-		{"n", unsafe.Offsetof(l.n), unsafe.Sizeof(l.n)},
+		{"q", unsafe.Offsetof(l.q), unsafe.Sizeof(l.q)},
 		{"Delay", unsafe.Offsetof(l.Delay), unsafe.Sizeof(l.Delay)},
 		{"RateBps", unsafe.Offsetof(l.RateBps), unsafe.Sizeof(l.RateBps)},
 		{"ID", unsafe.Offsetof(l.ID), unsafe.Sizeof(l.ID)},

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/internal/ring"
 	"github.com/rocesweep/rocesweep/model/link"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
@@ -163,18 +164,18 @@ type NIC struct {
 	respIndex map[qpKey]int32 // (source host, source QPN) -> responder QP index; first packet only
 
 	// Packet generation (§3).
-	ready       ring[int32]
+	ready       ring.Ring[int32]
 	blockedPool int
 	blockedNeed int64
 	blockedQP   int32
 
 	// Egress (§4, §6, §7, §11).
-	txq       [8]ring[pkt.Handle] // per-TC egress queues
-	ackWait   [8]ring[pkt.Handle] // ACK/NAK waiting for control-pool room (§6 [DC])
-	dedicated ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
-	rrLast    int                 // §7 RoundRobin "last served"
-	wrrCur    int                 // §7 WRR turn holder
-	wrrUsed   int64               // §7 WRR frames sent in the current turn
+	txq       [8]ring.Ring[pkt.Handle] // per-TC egress queues
+	ackWait   [8]ring.Ring[pkt.Handle] // ACK/NAK waiting for control-pool room (§6 [DC])
+	dedicated ring.Ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
+	rrLast    int                      // §7 RoundRobin "last served"
+	wrrCur    int                      // §7 WRR turn holder
+	wrrUsed   int64                    // §7 WRR frames sent in the current turn
 
 	// Received PFC (§12.3).
 	pauseTimer [8]sim.TimerID

@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"github.com/rocesweep/rocesweep/model/internal/ring"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
 
@@ -76,14 +77,14 @@ type pcieDir struct {
 	fullSer             sim.Time // serialization of a full 512 B + 34 B transfer
 	txHdrCap, txDataCap int64
 	txHdr, txData       int64 // TX buffer occupancy: accepted transfers not yet ended
-	wait, acc           ring[xfer]
-	marks               ring[sim.Time] // ends of the accepted entries that end a segment or packet, in order
-	tail                sim.Time       // end of the last accepted transfer (the link is free after it)
-	timer               sim.TimerID    // KindPCIeDone at the next moment that needs an event
-	armedAt             sim.Time       // when timer is armed for (sim.Never: not armed); the engine knows too, but this is read on every step
-	stepwise            bool           // an event at every transfer end (reference path)
-	memoBytes           int64          // ser's last short transfer size (0: none yet)
-	memoSer             sim.Time       // and its serialization time
+	wait, acc           ring.Ring[xfer]
+	marks               ring.Ring[sim.Time] // ends of the accepted entries that end a segment or packet, in order
+	tail                sim.Time            // end of the last accepted transfer (the link is free after it)
+	timer               sim.TimerID         // KindPCIeDone at the next moment that needs an event
+	armedAt             sim.Time            // when timer is armed for (sim.Never: not armed); the engine knows too, but this is read on every step
+	stepwise            bool                // an event at every transfer end (reference path)
+	memoBytes           int64               // ser's last short transfer size (0: none yet)
+	memoSer             sim.Time            // and its serialization time
 }
 
 // size is transfer i of x: its header and payload parts (§5 [DC]).

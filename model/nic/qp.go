@@ -3,6 +3,7 @@ package nic
 import (
 	"fmt"
 
+	"github.com/rocesweep/rocesweep/model/internal/ring"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
@@ -25,7 +26,7 @@ type qp struct {
 	sport          uint16 // UDP source port: ECMP entropy, fixed per QP (see sourcePort)
 
 	// Requester: WR FIFO and the one active message (§3 Rule 1).
-	wrq     ring[pendingWR]
+	wrq     ring.Ring[pendingWR]
 	active  bool
 	msg     pendingWR
 	msgBase int64 // PSN of the message's first segment
@@ -201,7 +202,7 @@ func (n *NIC) egRelease(tc int, bytes int64) {
 // sentRing holds the serialization end of the latest transmission of each PSN from una
 // on, indexed by PSN modulo its power-of-two length, which grows with the window of PSNs
 // in flight: a QP's memory follows its window, not its message (8 B per segment of a
-// 400 MiB message was 800 KB a QP). Reads name a PSN >= una (an ACK retires from una),
+// whole 400 MiB message would be 800 KB a QP). Reads name a PSN >= una (an ACK retires from una),
 // so a transmission of a PSN below una is not kept.
 type sentRing struct{ t []sim.Time }
 

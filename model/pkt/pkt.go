@@ -80,7 +80,7 @@ type Packet struct {
 	Epoch            uint32
 	// FlowCRC is the CRC-32 (IEEE, zero initial value) of the frame's ECMP hash key
 	// (protocol ‖ sport ‖ dport ‖ src ‖ dst, switch.md §10.1), valid when FlowCRCSet: the
-	// first switch that hashes the frame computes it, the others reuse it (issue 15). A
+	// first switch that hashes the frame computes it, the others reuse it. A
 	// frame's header fields never change once it is built.
 	FlowCRC uint32
 
@@ -105,7 +105,7 @@ type Packet struct {
 	live bool
 
 	// Unused: keeps a packet one 64-byte cache line (the pool's chunks are line-aligned).
-	// A switch keeps a frame's admission tag in its queue entry, not here (issue 15).
+	// A switch keeps a frame's admission tag in its queue entry, not here.
 	_ [4]byte
 }
 

@@ -108,25 +108,17 @@ const (
 // and equal times always share a bucket), so equal times fire FIFO: the order is
 // exactly (time, insertion sequence), the same as any priority queue on that key gives.
 //
-// Measured against the binary radix heap this replaced (one bucket per bit, entries
-// copied into bucket 0), with cachegrind on model/fabric's test binary, one run of each
-// scenario job, the rest of the model the same, whole process: 128-host leaf-spine
-// 351.8 M -> 325.3 M instructions (-7.5%), fat tree k = 8 917 M -> 833 M (-9.3%). Peak
-// RSS of the k = 16 fat tree (rocesweep sim, medians of 3 and 5 runs) 91 -> 99 MB: the
-// digit buckets keep arrays sized for the bursts they saw. 64-way levels all the way up
-// (11 levels), with buckets trading arrays with cur, were 2-3% fewer instructions but
-// held 13 MB of arrays at the end of the k = 12 fat tree and cost the k = 16 fat tree
-// 125 MB; dropping big arrays when a bucket empties cost both instructions and RSS
-// (allocation churn).
+// The digit buckets keep arrays sized for the bursts they saw: fewer instructions than a
+// bucket per bit, for a little more peak memory; 64-way levels all the way up would hold
+// far larger arrays, and dropping big arrays when a bucket empties costs allocation
+// churn.
 //
 // BenchmarkHold (engine_test.go) compares it with a 4-ary heap of 16-byte keys with
 // payloads in a side table (heapEngine, heap_test.go), which TestRadixMatchesHeap uses as
 // the reference on random schedules, timer restarts, stops, peeks and stop times: both
-// must deliver identical sequences. (With the 4-ary heap as the engine, the 1 MiB incast
-// and the leaf-spine jobs take 16% and 27% more instructions.)
+// must deliver identical sequences.
 //
-// Payloads sit in a slot array, so moves copy 16 bytes (a variant with 32-byte entries
-// carrying the payload was within 2% either way on the incast and leaf-spine). A timer owns
+// Payloads sit in a slot array, so moves copy 16 bytes. A timer owns
 // a permanent slot; an arming is one entry whose tie matches the timer's current tie.
 // Reset and Stop make the previous entry stale; stale entries move like live ones, are
 // dropped when Next or PeekTime meets them, and are compacted away once they outnumber

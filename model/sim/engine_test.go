@@ -114,7 +114,7 @@ type queue interface {
 
 // BenchmarkHold is the classic hold model: a steady population of n pending events; each
 // step removes the earliest and schedules one a uniform random [0, 1us) later. It compares
-// the radix heap (Engine) with the 4-ary heap it replaced (heapEngine, heap_test.go).
+// the radix heap (Engine) with a 4-ary heap (heapEngine, heap_test.go).
 func BenchmarkHold(b *testing.B) {
 	impls := []struct {
 		name string

@@ -39,11 +39,8 @@ type Recorder struct {
 // DefaultBatchRows is the rows a recorder holds before it emits them, about 20 KB. A
 // batch is held several times over on its way to the part files (the recorder's slices,
 // the spill's gob encoder buffer, the gob message read back, the decoded rows), and the
-// decoded copies are garbage: at 1,024 rows that was ~2 MB, and the 400 MiB incast's
-// garbage made it collect during its simulation (collector metadata +0.9 MB). At 64 rows
-// its peak RSS went 28.6 -> 26.6 MiB against the 10 MiB incast's unchanged 24.7 MiB
-// (bench.sh part g: 1.160 -> 1.075; medians of 5), at no measurable CPU cost on a job
-// of 42,000 rows (cachegrind, whole process, within the ±5% between runs).
+// decoded copies are garbage: small batches keep that garbage from making a long job
+// collect during its simulation, and cost no measurable CPU.
 const DefaultBatchRows = 64
 
 // Batch is rows of every record table, in the order each device produced them.
@@ -201,7 +198,7 @@ type Summary struct {
 	MaxPoolBytes        int64   `parquet:"max_pool_bytes"`
 	// StuckPausePorts counts switch ports whose pause has held for more than half the run
 	// with their pool's occupancy at or below Xon at the end: a sticky pause of switch.md
-	// §4.6 condition 3, not congestion (issue 17).
+	// §4.6 condition 3, not congestion.
 	StuckPausePorts int64 `parquet:"stuck_pause_ports"`
 	// Collectives: the iterations finished, over every collective and group (0 when none),
 	// their completion time, and the mean bus bandwidth; NaN (null) when no collective

@@ -334,7 +334,7 @@ type TierHop struct {
 	RackInt    int64   `parquet:"rackInt"`
 }
 
-// Collective is one collectives row (issue 17): one iteration of a collective in one
+// Collective is one collectives row: one iteration of a collective in one
 // group. cct_usec runs from the iteration's first post to its last completion; algbw is
 // size / cct, busbw = algbw × NCCL's factor (2 (N − 1) / N for allreduce, (N − 1) / N for
 // allgather, reducescatter, alltoall).

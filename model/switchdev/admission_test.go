@@ -2,6 +2,7 @@ package switchdev
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/config"
@@ -261,5 +262,27 @@ func TestECNMarking(t *testing.T) {
 				t.Fatalf("counters %d / %d, delivered CE %d", sw.Counters().EcnMarked, sw.ports[1].ecnMarks[2], marked)
 			}
 		})
+	}
+}
+
+// TestParseLimitForm checks that New's one-time resolution of Buffer.LimitForm maps each
+// §4.4 form name to its own value and names an unknown form in the error.
+func TestParseLimitForm(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want limitForm
+	}{
+		{LimitEvenSplit, limitEvenSplit},
+		{LimitFixedCap, limitFixedCap},
+		{LimitDynamic, limitDynamic},
+	} {
+		got, err := parseLimitForm(c.name)
+		if err != nil || got != c.want {
+			t.Errorf("parseLimitForm(%q) = %d, %v; want %d", c.name, got, err, c.want)
+		}
+	}
+	_, err := parseLimitForm("dynamc")
+	if err == nil || !strings.Contains(err.Error(), `"dynamc"`) {
+		t.Errorf("parseLimitForm(\"dynamc\") error = %v, want one naming \"dynamc\"", err)
 	}
 }

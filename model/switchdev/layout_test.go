@@ -3,9 +3,11 @@ package switchdev
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/rocesweep/rocesweep/model/internal/ring"
 )
 
-// TestPortHotLines pins the port layout of issue 15: what an egress touches per frame
+// TestPortHotLines pins the port layout: what an egress touches per frame
 // fills line 0, what an ingress touches line 1, each pool's state is 32 bytes (pools 0
 // and 1, the usual data and control pools, share the third line), a queue is 32 bytes
 // and a queue entry 8 (the queues of classes 0 and 1 share a line), and the port is a
@@ -19,14 +21,14 @@ func TestPortHotLines(t *testing.T) {
 		{"offset of pl", unsafe.Offsetof(pt.pl), 128},
 		{"size of poolState", unsafe.Sizeof(poolState{}), 32},
 		{"offset of fifo", unsafe.Offsetof(pt.fifo), 384},
-		{"size of ring", unsafe.Sizeof(ring[qent]{}), 32},
+		{"size of ring", unsafe.Sizeof(ring.Ring[qent]{}), 32},
 		{"size of qent", unsafe.Sizeof(qent{}), 8},
 		{"size of port mod 64", unsafe.Sizeof(pt) % 64, 0},
 	})
 	t.Logf("port: %d B", unsafe.Sizeof(pt))
 }
 
-// TestSwitchHotLines pins the switch layout of issue 15: what every frame reads fills
+// TestSwitchHotLines pins the switch layout: what every frame reads fills
 // line 0, the per-frame counters line 1, and each pool's totals and views start a line,
 // one view to a line.
 func TestSwitchHotLines(t *testing.T) {

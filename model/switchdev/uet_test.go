@@ -32,7 +32,7 @@ func TestUETTrimming(t *testing.T) {
 		}
 		h := send(f, sw, DSCPTrimmable)
 		p := f.pool.Get(h)
-		if sw.c.Trimmed != 1 || p.Size != 44 || p.DSCP != DSCPTrimmedLastHop || sw.ports[1].fifo[1].n != 1 ||
+		if sw.c.Trimmed != 1 || p.Size != 44 || p.DSCP != DSCPTrimmedLastHop || sw.ports[1].fifo[1].Len() != 1 ||
 			sw.Port(1, 1).EgQ != 46 || sw.Port(0, 1).IngOcc != 46 || sw.Port(0, 0).IngOcc != 300_000 {
 			t.Fatalf("trim: %+v egQ1 %d ingOcc %d/%d", *p, sw.Port(1, 1).EgQ, sw.Port(0, 0).IngOcc, sw.Port(0, 1).IngOcc)
 		}

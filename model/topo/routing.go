@@ -2,8 +2,8 @@ package topo
 
 import "fmt"
 
-// Routing: shortest paths with equal-cost sets, computed once per topology (issue 5;
-// switch.md §10). Hop count is the cost: every cable costs 1. A member of the set of
+// Routing: shortest paths with equal-cost sets, computed once per topology
+// (switch.md §10). Hop count is the cost: every cable costs 1. A member of the set of
 // switch s toward host h is an egress port of s whose peer lies on a shortest path to h
 // (the port "where an equal-cost route begins"); members are in ascending port id
 // (DC-15). NICs never forward, so paths run switch to switch and end on the host's
@@ -131,7 +131,7 @@ func (g *Graph) Route(switchNode int, dstHost int32) []int16 {
 }
 
 // RouteKeys is a dense numbering of the destinations one switch tells apart, for its
-// next-hop table (issue 15): hosts behind the same attachment switch have the same
+// next-hop table: hosts behind the same attachment switch have the same
 // equal-cost set everywhere but at that switch (Route), so a switch needs one entry per
 // attachment switch plus one per host attached to itself, not one per host.
 type RouteKeys struct {

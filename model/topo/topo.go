@@ -146,7 +146,7 @@ func (g *Graph) ConnectedPorts(switchNode int) int { return len(g.Nodes[switchNo
 type builder struct {
 	g       *Graph
 	sw      [3]*config.Switch // per tier (records.md §2 number): the tier's switch attributes
-	up      [3]uplink         // per tier: the cables from that tier up (issue 17)
+	up      [3]uplink         // per tier: the cables from that tier up
 	nic     *config.NIC
 	pending []Cable // before sorting; port Cable fields are set in finish
 }
@@ -274,7 +274,7 @@ func Build(t config.Topology, sw *config.Switch, nic *config.NIC) (*Graph, error
 }
 
 // BuildConfig is Build with each tier's own switch attributes and uplinks (the `tiers:`
-// block, issue 17): config.Config.TierSwitch and TierUplink.
+// block): config.Config.TierSwitch and TierUplink.
 func BuildConfig(c *config.Config) (*Graph, error) { return buildConfig(c, true) }
 
 // WireConfig is BuildConfig without the routing tables: the nodes, ports, cables and

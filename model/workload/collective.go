@@ -7,7 +7,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/sim"
 )
 
-// Collective kinds (issue 17). A collective is not a schedule: each step is posted when
+// Collective kinds. A collective is not a schedule: each step is posted when
 // the step it depends on has completed, so the fabric runs it from NIC completions
 // (CollRun); Generate leaves these kinds out.
 //

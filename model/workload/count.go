@@ -11,7 +11,7 @@ import (
 
 // MaxMessageSize bounds one message: the sending NIC keeps a send time per segment of
 // its active message (8 B per MSS-sized segment, nic.md §4), so a 1 TiB message costs
-// 2 GiB of them. Larger sizes (1e18B) used to pass validation and panic in the job.
+// 2 GiB of them.
 const MaxMessageSize = 1 << 40
 
 // Count is the size of a schedule, known without generating it.
@@ -23,7 +23,7 @@ type Count struct {
 
 // CountMessages checks w as Generate would — sizes, counts, distribution files (parsed
 // and checked) — and returns the schedule's size without allocating it, so that
-// `validate` finds what would fail in the job (issue 14 item 10). hosts, lineRateBps and
+// `validate` finds what would fail in the job. hosts, lineRateBps and
 // duration are those Generate gets.
 func CountMessages(w config.Workload, hosts int, lineRateBps float64, duration sim.Time, cdfDir fs.FS) (Count, error) {
 	elems, paths := []config.Workload{w}, []string{"workload"}

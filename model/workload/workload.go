@@ -1,6 +1,6 @@
 // Package workload turns a job's config.Workload into a schedule of messages: which host
 // sends how many bytes to which host, on which queue pair and traffic classes, and when
-// the work request is posted (issue 5). It is pure data: it schedules no events and
+// the work request is posted. It is pure data: it schedules no events and
 // knows no device; the fabric posts each Message to the source NIC at Message.Start.
 //
 // Randomness comes only from sim.NewRand(seed, stream) with streams in the workload range

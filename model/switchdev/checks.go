@@ -1,0 +1,115 @@
+package switchdev
+
+import (
+	"fmt"
+
+	"github.com/rocesweep/rocesweep/model/sim"
+)
+
+// HeldFrames counts the frames the switch holds: queued (data and PFC) or being
+// serialised. With the links' in-flight frames it closes a fabric-wide frame ledger.
+func (s *Switch) HeldFrames() int {
+	n := 0
+	for i := range s.ports {
+		pt := &s.ports[i]
+		n += pt.pfcQ.Len()
+		for tc := range pt.fifo {
+			n += pt.fifo[tc].Len()
+		}
+		if pt.busy {
+			n++
+		}
+	}
+	return n
+}
+
+// HeldDataFrames is HeldFrames without the PFC frames this switch made: the received
+// frames it still holds, queued or on the wire (for the fabric's frame ledger:
+// received = forwarded + dropped + held).
+func (s *Switch) HeldDataFrames() int {
+	n := 0
+	for i := range s.ports {
+		pt := &s.ports[i]
+		for tc := range pt.fifo {
+			n += pt.fifo[tc].Len()
+		}
+		if pt.busy && !pt.busyPfc {
+			n++
+		}
+	}
+	return n
+}
+
+// PortState is a read-only view of one port × pool for tests and `explain`-style tracing.
+type PortState struct {
+	IngOcc, Hdrm, EgQ int64
+	Xoff              bool
+	AvgQ              float64
+}
+
+// Port returns port i's state in pool pl.
+func (s *Switch) Port(i, pl int) PortState {
+	pt := &s.ports[i]
+	return PortState{IngOcc: pt.pl[pl].ingOcc, Hdrm: pt.pl[pl].hdrm, EgQ: pt.pl[pl].egQ, Xoff: pt.xoff[pl], AvgQ: pt.pl[pl].avgQ}
+}
+
+// StuckPauses counts the port × pool pairs whose pause nothing can lift: xoff
+// held since more than longer before now, headroom empty and ingress occupancy at or
+// below Xon. Only a lossless departure re-checks Xon (§5.5, DC-9), so such a pause, left
+// by lossy bytes in a pool shared with a lossless class (§4.6 condition 3), lasts until
+// the port's next lossless packet.
+func (s *Switch) StuckPauses(now, longer sim.Time) int {
+	n := 0
+	for i := range s.ports {
+		pt := &s.ports[i]
+		for pl := 0; pl < 8; pl++ {
+			if pt.xoff[pl] && now-pt.xoffSince[pl] > longer && pt.pl[pl].hdrm == 0 && pt.pl[pl].ingOcc <= s.buf.Xon {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// PoolTotals returns ingTotal[p] and egTotal[p].
+func (s *Switch) PoolTotals(pl int) (ing, eg int64) { return s.pools[pl].ingTotal, s.pools[pl].egTotal }
+
+// CheckConservation verifies the byte ledgers, per port: charged bytes received on a port
+// = sent + dropped + trimmed off + still held (ingOcc + hdrm); bytes admitted to a port's
+// egress = sent from it + still queued; Σ ingress holdings = Σ egress queues; pool totals
+// equal the sums of their parts.
+func (s *Switch) CheckConservation() error {
+	var held, queued int64
+	var ing, eg [8]int64
+	for i := range s.ports {
+		pt := &s.ports[i]
+		var h, q int64
+		for p := 0; p < 8; p++ {
+			if pt.pl[p].ingOcc < 0 || pt.pl[p].hdrm < 0 || pt.pl[p].egQ < 0 {
+				return fmt.Errorf("%s port %d pool %d: negative ledger ingOcc %d hdrm %d egQ %d", s.id.Name, i, p, pt.pl[p].ingOcc, pt.pl[p].hdrm, pt.pl[p].egQ)
+			}
+			h += pt.pl[p].ingOcc + pt.pl[p].hdrm
+			q += pt.pl[p].egQ
+			ing[p] += pt.pl[p].ingOcc
+			eg[p] += pt.pl[p].egQ
+		}
+		if pt.rxCharged != pt.sentCharged+pt.dropCharged+pt.trimCharged+h {
+			return fmt.Errorf("%s port %d: received %d B ≠ sent %d + dropped %d + trimmed %d + held %d",
+				s.id.Name, i, pt.rxCharged, pt.sentCharged, pt.dropCharged, pt.trimCharged, h)
+		}
+		if pt.egAdmitted != pt.egSent+q {
+			return fmt.Errorf("%s port %d: egress admitted %d B ≠ sent %d + queued %d", s.id.Name, i, pt.egAdmitted, pt.egSent, q)
+		}
+		held += h
+		queued += q
+	}
+	if held != queued {
+		return fmt.Errorf("%s: ingress holdings %d B ≠ egress queues %d B", s.id.Name, held, queued)
+	}
+	for p := 0; p < 8; p++ {
+		if ing[p] != s.pools[p].ingTotal || eg[p] != s.pools[p].egTotal {
+			return fmt.Errorf("%s pool %d: ingTotal %d vs Σ %d, egTotal %d vs Σ %d", s.id.Name, p, s.pools[p].ingTotal, ing[p], s.pools[p].egTotal, eg[p])
+		}
+	}
+	return nil
+}
