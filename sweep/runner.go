@@ -114,6 +114,7 @@ type Manifest struct {
 	SpecFile string   `json:"spec_file"`
 	Spec     string   `json:"spec"` // as given
 	Sets     []string `json:"sets,omitempty"`
+	Grids    []string `json:"grids,omitempty"` // --grid overrides (Overrides)
 	PlanSize int      `json:"plan_size"`
 	PlanHash string   `json:"plan_hash"`
 	Axes     []string `json:"axes"`
@@ -567,7 +568,7 @@ func firstLine(s string) string {
 }
 
 func manifestOf(p *Plan, o Options, start time.Time, tables []sink.Table) Manifest {
-	m := Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets,
+	m := Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets, Grids: p.Spec.Grids,
 		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: ModelVersion,
 		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1),
 		Objective: p.Spec.Objective, Select: o.Selection}
@@ -650,7 +651,7 @@ func extendsPlan(m *Manifest, p *Plan) error {
 	if !sameColumns(m.Axes, p.Axes) {
 		return fmt.Errorf("swept columns %v, not this plan's %v (--extend adds points to the same axes)", columnsOf(m.Axes), axisColumns(p.Axes))
 	}
-	s, err := ParseSpec(m.SpecFile, []byte(m.Spec), m.Sets)
+	s, err := ParseSpecOverrides(m.SpecFile, []byte(m.Spec), Overrides{m.Sets, m.Grids})
 	if err != nil {
 		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
 	}

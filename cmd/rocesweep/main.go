@@ -32,7 +32,7 @@ type command struct {
 
 // commands is the ordered list of subcommands; each run function lives in its own file.
 var commands = []*command{
-	{name: "run", usage: "run [SPEC] [-o DIR] [-j N] [--resume] [--shard K/N] [--set path=value]... [--format parquet|arrow]", short: "run a sweep (the embedded quickstart without SPEC)", run: cmdRun,
+	{name: "run", usage: "run [SPEC] [-o DIR] [-j N] [--resume] [--shard K/N] [--set path=value]... [--grid path=v1,v2,...]... [--format parquet|arrow]", short: "run a sweep (the embedded quickstart without SPEC)", run: cmdRun,
 		long: `Run expands SPEC (a YAML sweep: a base configuration and axes) into jobs, runs them
 -j at a time and writes one results directory: the jobs table (one row per job with its
 swept values, status and summary metrics), the record tables and a journal. Without SPEC
@@ -42,12 +42,12 @@ status failed and makes the exit status 1; the others still run. Ctrl-C stops ta
 jobs, lets running ones finish and exits 130; --resume then runs only the missing jobs.
 At the end it prints a table of --metric over the first two swept axes.`,
 		example: "rocesweep run configs/ci.yaml -o results/ci -j 2\nrocesweep run configs/ci.yaml -o results/ci --resume"},
-	{name: "plan", usage: "plan SPEC [--set path=value]... [--json]", short: "list the jobs a sweep expands to; nothing runs", run: cmdPlan,
+	{name: "plan", usage: "plan SPEC [--set path=value]... [--grid path=v1,v2,...]... [--json]", short: "list the jobs a sweep expands to; nothing runs", run: cmdPlan,
 		long: `Plan expands SPEC into its jobs and lists each job's index, id and swept values;
 nothing runs and nothing is written. The job id is a hash of the job's full
 configuration, so the same point has the same id in every sweep that contains it.`,
-		example: "rocesweep plan configs/lossyalpha-xoff.yaml\nrocesweep plan configs/ci.yaml --set sweep.replicates=1 --json"},
-	{name: "validate", usage: "validate SPEC [--set path=value]...", short: "check every job against every rule; nothing runs", run: cmdValidate,
+		example: "rocesweep plan configs/lossyalpha-xoff.yaml\nrocesweep plan configs/ci.yaml --set replicates=1 --json\nrocesweep plan configs/ci.yaml --grid switch.LossyAlpha=0.5,1,2"},
+	{name: "validate", usage: "validate SPEC [--set path=value]... [--grid path=v1,v2,...]...", short: "check every job against every rule; nothing runs", run: cmdValidate,
 		long: `Validate checks every job of SPEC against every rule that would stop a simulation
 and names each invalid grid point with the rule it breaks; nothing runs. It exits 2 when
 a point is invalid, unless --skip-invalid (then run --skip-invalid records those points
@@ -98,7 +98,7 @@ null cells empty), so that pandas reads them with pd.read_csv where no Parquet e
 (pyarrow, fastparquet, DuckDB) is installed. Without --table it writes jobs and every
 record table that has rows. Each file appears only when complete.`,
 		example: "rocesweep export results/quickstart\nrocesweep export results/quickstart --table jobs"},
-	{name: "slurm", usage: "slurm SPEC -o DIR [--array-size N] [--partition P] [--time T] [--cpus-per-task C] [--set path=value]... [--format F] [--max-wall-per-job D] [--commit-interval D] [--submit]", short: "write (and with --submit, submit) a Slurm job array that runs the sweep in N shards", run: cmdSlurm,
+	{name: "slurm", usage: "slurm SPEC -o DIR [--array-size N] [--partition P] [--time T] [--cpus-per-task C] [--set path=value]... [--grid path=v1,v2,...]... [--format F] [--max-wall-per-job D] [--commit-interval D] [--submit]", short: "write (and with --submit, submit) a Slurm job array that runs the sweep in N shards", run: cmdSlurm,
 		long: `Slurm checks SPEC as validate does and writes DIR/slurm/, a job-array script whose task K
 of N runs 'rocesweep run SPEC -o DIR --shard K/N --resume', so a requeued or preempted
 task continues from its journal. With --submit it also submits the script with sbatch

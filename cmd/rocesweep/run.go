@@ -39,7 +39,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	retry := fl.StringSlice("retry", nil, "with --resume: run the jobs recorded as failed or timeout again (failed,timeout); implies --resume")
 	extend := fl.Bool("extend", false, "run the jobs of SPEC that DIR lacks, DIR holding an earlier plan of the same axes (more values, another range); implies --resume")
 	shard := fl.String("shard", "1/1", "run the deterministic K/N slice of the plan (jobs whose index mod N = K-1)")
-	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
+	ov := addOverrideFlags(fl, "")
 	rf := addRunFlags(fl)
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
@@ -65,7 +65,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usagef("run: --metric: %v", err)
 		}
 	}
-	spec, err := loadSpec("run", fl.Args(), *sets, true)
+	spec, err := loadSpec("run", fl.Args(), ov, true)
 	if err != nil {
 		return err
 	}

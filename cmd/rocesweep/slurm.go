@@ -53,7 +53,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpus := fl.Int("cpus-per-task", 0, "CPUs per task = parallel jobs per task (default: Slurm's, usually 1)")
 	submit := fl.Bool("submit", false, "submit the script with sbatch and print the array id")
 	sbatch := fl.String("sbatch", "sbatch", "the sbatch command (a path, or a name looked up in PATH)")
-	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable; passed to every task)")
+	ov := addOverrideFlags(fl, "; passed to every task")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection (default: true when the spec has a select: block): the tasks run each round's jobs in lock-step, each waiting for the others' jobs before the next round")
 	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task
@@ -79,7 +79,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	// The spec and every job, as `validate` checks them.
-	spec, err := loadSpec("slurm", fl.Args(), *sets, false)
+	spec, err := loadSpec("slurm", fl.Args(), ov, false)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	script := filepath.Join(slurmDir, slurmScriptName)
 	text := slurmScript(slurmParams{
 		Name: p.Spec.Base.Name, Jobs: len(p.Jobs), N: n, Exe: exe, Spec: specCopy, SpecFrom: p.Spec.File, Dir: dir, Cwd: cwd,
-		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: noSelect,
+		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: ov.Sets, Grids: ov.Grids, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: noSelect,
 		Written: time.Now().UTC(),
 	})
 	if err := sink.WriteFileAtomic(nil, script, "", []byte(text)); err != nil {
@@ -245,7 +245,7 @@ type slurmParams struct {
 	Partition   string // "" = not set
 	Time        string
 	CPUs        int // 0 = not set
-	Sets        []string
+	Sets, Grids []string
 	SkipInvalid bool
 	Select      bool     // a sequential selection: every task runs with --select --wait
 	NoSelect    bool     // the spec has a select: block that --select=false turned off
@@ -307,6 +307,9 @@ func slurmScript(sp slurmParams) string {
 		fmt.Sprintf(`--shard "$k/%d"`, sp.N), "--resume", `-j "$jobs"`}
 	for _, s := range sp.Sets {
 		line = append(line, "--set", shellQuote(s))
+	}
+	for _, g := range sp.Grids {
+		line = append(line, "--grid", shellQuote(g))
 	}
 	if sp.SkipInvalid {
 		line = append(line, "--skip-invalid")
