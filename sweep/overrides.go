@@ -130,6 +130,9 @@ func (s *Spec) applyGrid(g string, setPaths map[string]string) error {
 	}
 	zip := -1
 	if old >= 0 {
+		if prev := s.Axes[old].Pos; strings.HasPrefix(prev, "--grid ") {
+			return fmt.Errorf("%s: %s is already swept by %s; give one --grid per attribute", at, path, prev)
+		}
 		zip = s.Axes[old].Zip
 	}
 	// newAxis refuses an attribute already swept: look it up without the axis it replaces.
@@ -163,7 +166,7 @@ func (s *Spec) applyGrid(g string, setPaths map[string]string) error {
 		s.Axes = append(s.Axes, a)
 		return nil
 	}
-	s.Notices = append(s.Notices, fmt.Sprintf("--grid %s replaces the axis %s (%s, %s) by these %d values", g, s.Axes[old].Path, s.Axes[old].Pos, axisSize(s.Axes[old]), len(a.Values)))
+	s.Notices = append(s.Notices, fmt.Sprintf("--grid %s replaces the axis %s (%s, %s) by %s", g, s.Axes[old].Path, s.Axes[old].Pos, axisSize(s.Axes[old]), axisSize(a)))
 	s.Axes[old] = a
 	return nil
 }
