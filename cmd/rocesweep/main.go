@@ -41,7 +41,7 @@ before any runs: bad input exits 2 and nothing is written. A failed job is a row
 status failed and makes the exit status 1; the others still run. Ctrl-C stops taking
 jobs, lets running ones finish and exits 130; --resume then runs only the missing jobs.
 At the end it prints a table of --metric over the first two swept axes.`,
-		example: "rocesweep run configs/ci.yaml -o results/ci -j 2\nrocesweep run configs/ci.yaml -o results/ci --resume"},
+		example: "rocesweep run\nrocesweep run configs/ci.yaml -o results/ci -j 2\nrocesweep run configs/ci.yaml -o results/ci --resume"},
 	{name: "plan", usage: "plan SPEC [--set path=value]... [--grid path=v1,v2,...]... [--json]", short: "list the jobs a sweep expands to; nothing runs", run: cmdPlan,
 		long: `Plan expands SPEC into its jobs and lists each job's index, id and swept values;
 nothing runs and nothing is written. The job id is a hash of the job's full
@@ -58,7 +58,7 @@ as status invalid and runs the rest).`,
 16 hosts, an incast of 15 senders x 1 MiB for 1 ms), through the same runner and sink as
 run, and prints a short summary. Its results go to -o DIR (default results/<name>); run
 again with another --set, the new results replace the earlier sim's once complete.`,
-		example: "rocesweep sim --set switch.LossyAlpha=0.5 -o results/one\nrocesweep sim configs/bench/incast.yaml --json --cpuprofile cpu.out"},
+		example: "rocesweep sim --set switch.LossyAlpha=0.5 -o results/one\nrocesweep sim configs/bench/incast-8to1-1MiB.yaml --json --cpuprofile cpu.out"},
 	{name: "explain", usage: "explain [SPEC] [--job ID|INDEX] [--set path=value]... [--json]", short: "derived numbers: pools, thresholds, limits, pause times", run: cmdExplain,
 		long: `Explain prints the numbers the model derives from one configuration: the switch's
 buffer pools, thresholds and limits, the pause time of each link kind, and the NIC's
@@ -108,7 +108,7 @@ and prints the array id. Follow the array with 'rocesweep status DIR'.`,
 		long: `Status reads a results directory's journals and prints, per shard, the planned jobs
 and how many are ok, failed, timed out, invalid or missing. It only reads, so it is safe
 on the directory of a running sweep or array. It exits 0 for any results directory.`,
-		example: "rocesweep status results/lossyalpha-xoff"},
+		example: "rocesweep status results/ci"},
 	{name: "version", usage: "version", short: "the module version, VCS revision and time, Go version and model version", run: cmdVersion,
 		long: `Version prints the build of this binary: the module version, the VCS revision and
 time it was built from (when built with go build or go install in a clone), the Go
