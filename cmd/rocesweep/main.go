@@ -91,7 +91,7 @@ the defaults), per metric a heat map with a colour bar and line charts with inte
 bars, and a small table of simulator performance. --job adds time series of one job's
 queues, pause time and send rate.`,
 		example: "rocesweep report results/quickstart\nrocesweep report results/ci --png results/ci/png --width 800"},
-	{name: "export", usage: "export DIR [--format csv] [--table T]...", short: "write a results directory's tables as CSV (DIR/csv/<table>.csv) for readers without Parquet", run: cmdExport,
+	{name: "export", usage: "export DIR [-o OUTDIR] [--format csv] [--table T]...", short: "write a results directory's tables as CSV (DIR/csv/<table>.csv) for readers without Parquet", run: cmdExport,
 		long: `Export writes the tables of a results directory as CSV files next to the Parquet,
 DIR/csv/<table>.csv (all shards in one file, a header row of column names, values exact,
 null cells empty), so that pandas reads them with pd.read_csv where no Parquet engine
