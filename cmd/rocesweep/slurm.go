@@ -20,6 +20,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/internal/slurm"
+	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -77,6 +79,9 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("slurm: %s %q: no spaces or quotes allowed", f.flag, f.value)
 		}
 	}
+	if err := slurm.CheckTime(*timeLimit); *timeLimit != "" && err != nil {
+		return usagef("slurm: %v", err)
+	}
 
 	// The spec and every job, as `validate` checks them.
 	spec, err := loadSpec("slurm", fl.Args(), ov, false)
@@ -100,6 +105,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printWarnings(stderr, p)
+	_, largest := planEstimates(p)
 	if bad := p.Invalid(); len(bad) > 0 && !*skipInvalid {
 		return usageError{sweep.InvalidError(p, bad)}
 	}
@@ -144,7 +150,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	text := slurmScript(slurmParams{
 		Name: p.Spec.Base.Name, Jobs: len(p.Jobs), N: n, Exe: exe, Spec: specCopy, SpecFrom: p.Spec.File, Dir: dir, Cwd: cwd,
 		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: ov.Sets, Grids: ov.Grids, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: noSelect,
-		Written: time.Now().UTC(),
+		Written: time.Now().UTC(), MemJob: largest.mem(),
 	})
 	if err := sink.WriteFileAtomic(nil, script, "", []byte(text)); err != nil {
 		return fmt.Errorf("slurm: writing %s: %w", script, err)
@@ -250,6 +256,7 @@ type slurmParams struct {
 	Select      bool     // a sequential selection: every task runs with --select --wait
 	NoSelect    bool     // the spec has a select: block that --select=false turned off
 	RunArgs     []string // --format, --max-wall-per-job, --commit-interval as given
+	MemJob      int64    // the plan's largest job's estimated memory, for --mem (0: no --mem)
 	Written     time.Time
 }
 
@@ -298,6 +305,10 @@ func slurmScript(sp slurmParams) string {
 	}
 	if sp.CPUs > 0 {
 		fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", sp.CPUs)
+	}
+	if sp.MemJob > 0 {
+		fmt.Fprintf(&b, "# --mem: %d jobs at once (one a CPU) x %s (the largest job's estimate) + %s for the runner\n", max(sp.CPUs, 1), fabric.HumanBytes(sp.MemJob), fabric.HumanBytes(slurm.RunnerMem))
+		fmt.Fprintf(&b, "#SBATCH --mem=%dM\n", slurm.Mem(sp.MemJob, sp.CPUs))
 	}
 	fmt.Fprintf(&b, "set -eu\n")
 	fmt.Fprintf(&b, "k=${SLURM_ARRAY_TASK_ID:?this script is a Slurm job array: submit it with sbatch}\n")
