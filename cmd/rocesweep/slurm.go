@@ -3,20 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -260,25 +256,13 @@ type slurmParams struct {
 	Written     time.Time
 }
 
-// unsafeJobNameRE matches what is kept out of a Slurm job name.
-var unsafeJobNameRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// slurmJobName names the array after the sweep and its results directory, so that the
-// singleton dependency holds back a second array of the same directory (two tasks of
-// one shard must never write at once) but not arrays of other directories.
-func slurmJobName(name, dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	safe := unsafeJobNameRE.ReplaceAllString(name, "_")
-	return "rocesweep-" + safe + "-" + hex.EncodeToString(sum[:4])
-}
-
 // slurmScript renders the job-array script.
 func slurmScript(sp slurmParams) string {
 	var b bytes.Buffer
 	logs := filepath.Join(sp.Dir, slurmSubdir)
 	fmt.Fprintf(&b, "#!/bin/bash\n")
 	fmt.Fprintf(&b, "# Written by 'rocesweep slurm' at %s; run that command again rather than editing.\n", sp.Written.Format(time.RFC3339))
-	fmt.Fprintf(&b, "# Sweep %s (%d jobs, spec copied from %s) as a job array of %d tasks:\n", commentText(sp.Name), sp.Jobs, commentText(sp.SpecFrom), sp.N)
+	fmt.Fprintf(&b, "# Sweep %s (%d jobs, spec copied from %s) as a job array of %d tasks:\n", slurm.CommentText(sp.Name), sp.Jobs, slurm.CommentText(sp.SpecFrom), sp.N)
 	fmt.Fprintf(&b, "# task K runs shard K/%d of the plan (the jobs whose index mod %d = K-1) into\n", sp.N, sp.N)
 	fmt.Fprintf(&b, "#   %s\n", sp.Dir)
 	fmt.Fprintf(&b, "# with --resume, so a requeued, preempted or resubmitted task runs only the jobs missing\n")
@@ -290,7 +274,7 @@ func slurmScript(sp slurmParams) string {
 		fmt.Fprintf(&b, "# in lock-step (--select --wait): a task that has run its shard of a round waits for the\n")
 		fmt.Fprintf(&b, "# others' jobs, then every task computes the same next round from the committed results.\n")
 	}
-	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", slurmJobName(sp.Name, sp.Dir))
+	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", slurm.JobName(sp.Name, sp.Dir))
 	fmt.Fprintf(&b, "#SBATCH --array=1-%d\n", sp.N)
 	fmt.Fprintf(&b, "#SBATCH --dependency=singleton\n")
 	fmt.Fprintf(&b, "#SBATCH --requeue\n")
@@ -338,26 +322,8 @@ func slurmScript(sp slurmParams) string {
 	return b.String()
 }
 
-// commentText makes s safe in a one-line shell comment: a value holding a newline or
-// another control character (a spec file named "a\ntouch x") is written Go-quoted,
-// so nothing of it can start a line of the script (issue 14, item 2).
-func commentText(s string) string {
-	if strings.ContainsFunc(s, unicode.IsControl) {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it: inside single quotes, each
-// single quote in s closed, escaped with a backslash and reopened.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-=+:,@", r))
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a POSIX shell when it needs it (slurm.ShellQuote).
+var shellQuote = slurm.ShellQuote
 
 // runSbatch submits script with `sbatch --parsable` and returns the array's job id.
 func runSbatch(ctx context.Context, sbatch, script string) (string, error) {

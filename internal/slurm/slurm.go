@@ -1,11 +1,17 @@
-// Package slurm holds what rocesweep checks and computes for the directives of a Slurm
-// job array's script (rocesweep slurm).
+// Package slurm holds what rocesweep checks, computes and quotes for the script of a
+// Slurm job array (rocesweep slurm): sbatch's time forms, the task's memory, the array's
+// job name, shell quoting.
 package slurm
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode"
 )
 
 // TimeForms are the forms of sbatch's --time (sbatch(1)).
@@ -54,4 +60,37 @@ const RunnerMem = 256 << 20
 func Mem(jobMem int64, parallel int) int64 {
 	b := jobMem*int64(max(parallel, 1)) + RunnerMem
 	return (b + 1<<20 - 1) >> 20
+}
+
+// unsafeJobNameRE matches what is kept out of a Slurm job name, compiled at first use.
+var unsafeJobNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
+
+// JobName names the array after the sweep and its results directory, so that the
+// singleton dependency holds back a second array of the same directory (two tasks of
+// one shard must never write at once) but not arrays of other directories.
+func JobName(name, dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	safe := unsafeJobNameRE().ReplaceAllString(name, "_")
+	return "rocesweep-" + safe + "-" + hex.EncodeToString(sum[:4])
+}
+
+// CommentText makes s safe in a one-line shell comment: a value holding a newline or
+// another control character (a spec file named "a\ntouch x") is written Go-quoted,
+// so nothing of it can start a line of the script.
+func CommentText(s string) string {
+	if strings.ContainsFunc(s, unicode.IsControl) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it: inside single quotes, each
+// single quote in s closed, escaped with a backslash and reopened.
+func ShellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-=+:,@", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
