@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -44,7 +45,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	eff, effErr := effectiveConfig(dir)
 	dec, _, decErr := sweep.DecideDir(dir)
 	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height, Effective: eff, Decision: dec})
-	if err != nil {
+	if oe := (*report.OptionError)(nil); errors.As(err, &oe) {
+		return usagef("report: %v", err)
+	} else if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if effErr != nil {
