@@ -42,7 +42,8 @@ func helpExamples() []string {
 }
 
 // readmeExamples are the lines of README.md's fenced code blocks that start with
-// "rocesweep ", with their line numbers.
+// "rocesweep " or "go run ./cmd/rocesweep ", as rocesweep command lines, with their line
+// numbers.
 func readmeExamples(t *testing.T) (lines []string, at []int) {
 	f, err := os.Open("../../README.md")
 	if err != nil {
@@ -56,6 +57,9 @@ func readmeExamples(t *testing.T) (lines []string, at []int) {
 		if strings.HasPrefix(line, "```") {
 			fenced = !fenced
 			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "go run ./cmd/rocesweep "); ok {
+			line = "rocesweep " + rest
 		}
 		if fenced && strings.HasPrefix(line, "rocesweep ") {
 			lines, at = append(lines, line), append(at, n)
@@ -91,10 +95,10 @@ func exampleArgs(t *testing.T, line, root string) []string {
 	return args
 }
 
-// TestExamplesRun runs every example of every command's help and every rocesweep command
-// line of README.md's code blocks, as written, in one directory (the repository's configs
-// beside it): each must exit 0, or as exampleExit says. A fake sbatch takes the Slurm
-// examples' --submit.
+// TestExamplesRun runs every rocesweep command line of README.md's code blocks, in order
+// in one directory, then every example of every command's help in order in another, as
+// written (the repository's configs beside them): each must exit 0, or as exampleExit
+// says. A fake sbatch takes the Slurm examples' --submit.
 func TestExamplesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example (about half a minute)")
@@ -103,11 +107,7 @@ func TestExamplesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
-	if err := os.Symlink(configs, filepath.Join(root, "configs")); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(root, "bin")
+	bin := filepath.Join(t.TempDir(), "bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,14 @@ func TestExamplesRun(t *testing.T) {
 	if len(lines) < 5 {
 		t.Fatalf("README.md: %d rocesweep lines in code blocks; the extraction is broken", len(lines))
 	}
-	t.Chdir(root)
+	var root string
+	inRoot := func() {
+		root = t.TempDir()
+		if err := os.Symlink(configs, filepath.Join(root, "configs")); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(root)
+	}
 
 	var runLine func(t *testing.T, line string)
 	runLine = func(t *testing.T, line string) {
@@ -139,9 +146,11 @@ func TestExamplesRun(t *testing.T) {
 			t.Fatalf("%s\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", line, code, want, lastLines(stdout.String(), 10), lastLines(stderr.String(), 10))
 		}
 	}
+	inRoot()
 	for i, line := range lines {
 		t.Run("README.md:"+strconv.Itoa(at[i]), func(t *testing.T) { runLine(t, line) })
 	}
+	inRoot()
 	for _, line := range helpExamples() {
 		t.Run("help:"+line, func(t *testing.T) { runLine(t, line) })
 	}
