@@ -37,7 +37,7 @@ const (
 )
 
 // cmdSlurm writes a Slurm job-array script for a sweep and, with --submit, submits it
-// with sbatch (issue 9). Task K of N runs `rocesweep run SPEC -o DIR --shard K/N --resume`,
+// with sbatch. Task K of N runs `rocesweep run SPEC -o DIR --shard K/N --resume`,
 // so a requeued, preempted or resubmitted task continues from its journal. Everything
 // that can be checked here is checked before anything is written or submitted: the spec
 // and every job (as `validate`), the flags, an existing DIR's plan and shard count.
