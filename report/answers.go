@@ -516,13 +516,15 @@ func perfRows(jobs *results.Table, ok []bool) []PerfRow {
 	return out
 }
 
-// manifestSets returns the --set overrides manifest.json records.
+// manifestSets returns the --set and --grid overrides manifest.json records, as flags.
 func manifestSets(m *results.Manifest) []string {
-	list, _ := m.Raw["sets"].([]any)
 	var out []string
-	for _, v := range list {
-		if s, ok := v.(string); ok {
-			out = append(out, s)
+	for _, key := range []string{"sets", "grids"} {
+		list, _ := m.Raw[key].([]any)
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				out = append(out, "--"+strings.TrimSuffix(key, "s")+" "+s)
+			}
 		}
 	}
 	return out

@@ -103,7 +103,7 @@ type Report struct {
 	Uniform []Uniform
 
 	Effective []Setting // Options.Effective
-	Sets      []string  // the --set overrides of the run (manifest.json)
+	Sets      []string  // the --set and --grid overrides of the run (manifest.json), as flags
 
 	Metrics []MetricCharts // Focus ones first
 	Perf    []PerfRow      // simulator performance, one row per PerfMetrics column
