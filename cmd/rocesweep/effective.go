@@ -12,7 +12,7 @@ import (
 )
 
 // effectiveConfig resolves what a results directory ran: manifest.json's spec with its
-// --set overrides applied (sweep.ParseSpec, as `run` did), then every attribute whose
+// --set and --grid overrides applied (sweep.ParseSpecOverrides, as `run` did), then every attribute whose
 // value differs from the built-in default, in schema order; swept attributes show their
 // values instead; workload mix entries as workload.mix.N.key. An error means the spec
 // cannot be resolved by this tool (not recorded, or of another version).
@@ -25,11 +25,12 @@ func effectiveConfig(dir string) ([]report.Setting, error) {
 	if err := json.Unmarshal(m.Spec, &text); err != nil || text == "" {
 		return nil, fmt.Errorf("manifest.json records no spec text")
 	}
-	var sets []string
-	if list, ok := m.Raw["sets"].([]any); ok {
+	var ov sweep.Overrides
+	for key, dst := range map[string]*[]string{"sets": &ov.Sets, "grids": &ov.Grids} {
+		list, _ := m.Raw[key].([]any)
 		for _, s := range list {
 			if s, ok := s.(string); ok {
-				sets = append(sets, s)
+				*dst = append(*dst, s)
 			}
 		}
 	}
@@ -37,7 +38,7 @@ func effectiveConfig(dir string) ([]report.Setting, error) {
 	if file == "" {
 		file = "manifest.json spec"
 	}
-	spec, err := sweep.ParseSpec(file, []byte(text), sets)
+	spec, err := sweep.ParseSpecOverrides(file, []byte(text), ov)
 	if err != nil {
 		return nil, err
 	}
