@@ -142,7 +142,7 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{end}}</table>
 {{end}}
 <h2 id="config">Effective configuration</h2>
-{{if .Sets}}<p>Overrides on the command line: {{range .Sets}}<code>--set {{.}}</code> {{end}}</p>{{end}}
+{{if .Sets}}<p>Overrides on the command line: {{range .Sets}}<code>{{.}}</code> {{end}}</p>{{end}}
 {{if .Effective}}<p class="small">Every setting that ran with a value other than its built-in default (<code>rocesweep defaults</code>): the spec with the overrides applied. Swept settings show their values.</p>
 <table>
 <tr><th>setting</th><th>value</th></tr>

@@ -102,7 +102,7 @@ type Report struct {
 	Uniform []Uniform
 
 	Effective []Setting // Options.Effective
-	Sets      []string  // the --set overrides of the run (manifest.json)
+	Sets      []string  // the --set and --grid overrides of the run (manifest.json), as flags
 
 	Metrics []MetricCharts // Focus ones first
 	Perf    []PerfRow      // simulator performance, one row per PerfMetrics column
@@ -198,6 +198,16 @@ func (r *Report) UniformLine() string {
 	return strings.Join(parts, "; ") + "."
 }
 
+// OptionError is a Build error of an option that names what the results lack (a
+// --metric, a --job): the command line's mistake.
+type OptionError struct{ Msg string }
+
+func (e *OptionError) Error() string { return e.Msg }
+
+func optionErrorf(format string, args ...any) error {
+	return &OptionError{fmt.Sprintf(format, args...)}
+}
+
 // Build reads dir and renders the charts. A missing jobs table, an unknown metric or an
 // unknown --job id is an error; a missing interval table is noted on the page.
 func Build(dir string, opts Options) (*Report, error) {
@@ -265,11 +275,11 @@ func Build(dir string, opts Options) (*Report, error) {
 	}
 	for _, name := range opts.Metrics {
 		if c := jobs.Col(name); c == nil || c.IsString() {
-			return nil, fmt.Errorf("metric %s: not a numeric column of %s/jobs (metrics: %s)", name, dir, strings.Join(stats.MetricNames, ", "))
+			return nil, optionErrorf("metric %s: not a numeric column of %s/jobs (metrics: %s)", name, dir, strings.Join(stats.MetricNames, ", "))
 		}
 	}
 	r.Effective = opts.Effective
-	r.Sets = m.Sets
+	r.Sets = m.OverrideFlags()
 	st := newStudy(jobs, ok, axes)
 	r.Replicates = st.reps
 	r.Perf = perfRows(jobs, ok)
@@ -326,7 +336,7 @@ func Build(dir string, opts Options) (*Report, error) {
 		i := slices.Index(ids.Str, id)
 		if i < 0 {
 			n := min(5, len(ids.Str))
-			return nil, fmt.Errorf("--job %s: no such job in %s/jobs (first ids: %s)", id, dir, strings.Join(ids.Str[:n], ", "))
+			return nil, optionErrorf("--job %s: no such job in %s/jobs (first ids: %s)", id, dir, strings.Join(ids.Str[:n], ", "))
 		}
 		js, err := jobSeries(dir, id, params(jobs, axisCols, i), opts)
 		if err != nil {

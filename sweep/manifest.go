@@ -22,7 +22,7 @@ import (
 
 // manifestOf is the manifest a run of plan p with options o writes.
 func manifestOf(p *Plan, o Options, start time.Time, tables []sink.Table) *results.Manifest {
-	m := &results.Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets,
+	m := &results.Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets, Grids: p.Spec.Grids,
 		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: ModelVersion,
 		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1),
 		Objective: p.Spec.Objective, Select: o.Selection}
@@ -90,7 +90,7 @@ func extendsPlan(m *results.Manifest, p *Plan) error {
 	if !sameColumns(m.Axes, p.Axes) {
 		return fmt.Errorf("swept columns %v, not this plan's %v (--extend adds points to the same axes)", columnsOf(m.Axes), axisColumns(p.Axes))
 	}
-	s, err := ParseSpec(m.SpecFile, []byte(m.Spec), m.Sets)
+	s, err := ParseSpecOverrides(m.SpecFile, []byte(m.Spec), Overrides{m.Sets, m.Grids})
 	if err != nil {
 		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
 	}
@@ -178,7 +178,10 @@ func planDiff(m *results.Manifest, p *Plan) []string {
 	if !slices.Equal(m.Sets, p.Spec.Sets) {
 		d = append(d, fmt.Sprintf("--set %v, this run's %v", m.Sets, p.Spec.Sets))
 	}
-	s, err := ParseSpec(m.SpecFile, []byte(m.Spec), m.Sets)
+	if !slices.Equal(m.Grids, p.Spec.Grids) {
+		d = append(d, fmt.Sprintf("--grid %v, this run's %v", m.Grids, p.Spec.Grids))
+	}
+	s, err := ParseSpecOverrides(m.SpecFile, []byte(m.Spec), Overrides{m.Sets, m.Grids})
 	if err != nil {
 		return append(d, fmt.Sprintf("its spec does not parse now: %v", err))
 	}

@@ -319,7 +319,7 @@ func Replan(dir string) (*Plan, *results.Manifest, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := ParseSpec(m.SpecFile, []byte(m.Spec), m.Sets)
+	s, err := ParseSpecOverrides(m.SpecFile, []byte(m.Spec), Overrides{m.Sets, m.Grids})
 	if err != nil {
 		return nil, m, fmt.Errorf("%s: the spec in manifest.json does not parse: %v", dir, err)
 	}

@@ -3,10 +3,8 @@ package sweep
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -18,9 +16,10 @@ import (
 // Spec is a parsed sweep spec (design.md "Sweep spec"): the base job, the axes and the
 // sweep's own settings. ParseSpec builds it; Expand turns it into a Plan.
 type Spec struct {
-	File string // as named in errors
-	Text []byte // the spec as given, recorded in manifest.json
-	Sets []string
+	File  string // as named in errors
+	Text  []byte // the spec as given, recorded in manifest.json
+	Sets  []string
+	Grids []string // --grid overrides (Overrides), recorded in manifest.json as Sets are
 
 	Base        config.Config // the job keys of the spec and --set applied
 	Replicates  int           // each point runs this many times; default 1
@@ -30,6 +29,9 @@ type Spec struct {
 	// Warnings are problems the planner fixed and the user should hear of (equal values
 	// on an axis merged); the commands print them before anything runs.
 	Warnings []string
+	// Notices tell what an override did to the spec's sweep (an axis it replaced); the
+	// commands print them on stderr.
+	Notices []string
 
 	// Objective is the study's question (objective.go): as the spec states it, else the
 	// workload's default; never nil after ParseSpec. Select holds the spec's `select:`
@@ -87,10 +89,16 @@ const DefaultsFile = "(defaults)"
 // ParseSpec parses a sweep spec. Every problem is an error naming file:line:col; the
 // job keys go to config.ApplyNode. sets are --set path=value overrides, applied after
 // the file (an override of a swept path replaces that axis by the one value; `replicates`
-// may be set too). A file with no document (empty, comments only, /dev/null) is refused:
-// it would run the built-in defaults unnoticed; only DefaultsFile may be empty.
+// may be set too; overrides.go). A file with no document (empty, comments only,
+// /dev/null) is refused: it would run the built-in defaults unnoticed; only DefaultsFile
+// may be empty.
 func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
-	s := &Spec{File: file, Text: data, Sets: sets, Base: config.Default(), Replicates: 1}
+	return ParseSpecOverrides(file, data, Overrides{Sets: sets})
+}
+
+// ParseSpecOverrides is ParseSpec with --grid overrides too (Overrides).
+func ParseSpecOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
+	s := &Spec{File: file, Text: data, Sets: ov.Sets, Grids: ov.Grids, Base: config.Default(), Replicates: 1}
 	doc, err := config.DecodeOne(file, data)
 	if err != nil {
 		return nil, err
@@ -130,7 +138,7 @@ func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
 			}
 		}
 	}
-	if err := s.applySets(); err != nil {
+	if err := s.applyOverrides(); err != nil {
 		return nil, err
 	}
 	if err := s.resolveObjective(); err != nil {
@@ -436,58 +444,6 @@ func (s *Spec) rangeValue(a *Axis, u float64) (Value, error) {
 	}
 	text := a.Attr.Type.RangeText(x)
 	return s.value(a, text)
-}
-
-// setRE is the form of a --set value, compiled at its first use.
-var setRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^=\s]+)=(.*)$`) })
-
-// applySets applies --set overrides in order.
-func (s *Spec) applySets() error {
-	for _, set := range s.Sets {
-		m := setRE().FindStringSubmatch(set)
-		if m == nil {
-			return fmt.Errorf("--set %q: want path=value", set)
-		}
-		path, value := m[1], strings.TrimSpace(m[2])
-		if key, ok := strings.CutPrefix(path, "objective."); ok {
-			if err := s.setObjective(key, value); err != nil {
-				return fmt.Errorf("--set %s: %v", set, err)
-			}
-			continue
-		}
-		if key, ok := strings.CutPrefix(path, "select."); ok {
-			if s.Select == nil {
-				s.Select = &selection.Config{}
-			}
-			if err := setSelect(s.Select, key, value); err != nil {
-				return fmt.Errorf("--set %s: %v", set, err)
-			}
-			continue
-		}
-		if path == "replicates" {
-			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 || n > MaxJobs {
-				return fmt.Errorf("--set replicates=%s: want a whole number from 1 to %s", value, config.Commas(MaxJobs))
-			}
-			s.Replicates = n
-			continue
-		}
-		if err := s.Base.Set(path, value); err != nil {
-			return fmt.Errorf("--set %s: %v", set, err)
-		}
-		// An override of a swept attribute pins it: the axis goes.
-		canon, _ := config.Canonical(path)
-		for i, a := range s.Axes {
-			if a.Attr.Path == canon {
-				if a.Zip >= 0 {
-					return fmt.Errorf("--set %s: %s is zipped with other axes at %s; edit the spec instead", set, a.Path, a.Pos)
-				}
-				s.Axes = append(s.Axes[:i], s.Axes[i+1:]...)
-				break
-			}
-		}
-	}
-	return nil
 }
 
 func (s *Spec) parseSample(v *yaml.Node) error {

@@ -49,6 +49,7 @@ type workerRequest struct {
 	SpecFile  string
 	SpecText  []byte
 	Sets      []string
+	Grids     []string
 	Axes      []axisSetting
 	Seed      uint64
 	Replicate int
@@ -61,7 +62,7 @@ type workerRequest struct {
 type axisSetting struct{ Path, Text string }
 
 func newWorkerRequest(p *Plan, j *Job) *workerRequest {
-	req := &workerRequest{SpecFile: p.Spec.File, SpecText: p.Spec.Text, Sets: p.Spec.Sets,
+	req := &workerRequest{SpecFile: p.Spec.File, SpecText: p.Spec.Text, Sets: p.Spec.Sets, Grids: p.Spec.Grids,
 		Seed: j.Seed, Replicate: j.Replicate, JobID: j.ID}
 	for i, a := range p.Spec.Axes {
 		req.Axes = append(req.Axes, axisSetting{a.Attr.Path, j.Values[i].Text})
@@ -71,7 +72,7 @@ func newWorkerRequest(p *Plan, j *Job) *workerRequest {
 
 // config rebuilds the job's configuration the way Expand made it.
 func (req *workerRequest) config() (config.Config, error) {
-	s, err := ParseSpec(req.SpecFile, req.SpecText, req.Sets)
+	s, err := ParseSpecOverrides(req.SpecFile, req.SpecText, Overrides{req.Sets, req.Grids})
 	if err != nil {
 		return config.Config{}, err
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // effectiveConfig resolves what a results directory ran: manifest.json's spec with its
-// --set overrides applied (sweep.ParseSpec, as `run` did), then every attribute whose
+// --set and --grid overrides applied (sweep.ParseSpecOverrides, as `run` did), then every attribute whose
 // value differs from the built-in default, in schema order; swept attributes show their
 // values instead; workload mix entries as workload.mix.N.key. An error means the spec
 // cannot be resolved by this tool (not recorded, or of another version).
@@ -27,7 +27,7 @@ func effectiveConfig(dir string) ([]report.Setting, error) {
 	if file == "" {
 		file = "manifest.json spec"
 	}
-	spec, err := sweep.ParseSpec(file, []byte(m.Spec), m.Sets)
+	spec, err := sweep.ParseSpecOverrides(file, []byte(m.Spec), sweep.Overrides{Sets: m.Sets, Grids: m.Grids})
 	if err != nil {
 		return nil, err
 	}

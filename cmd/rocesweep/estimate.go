@@ -62,3 +62,11 @@ func overMemory(p *sweep.Plan, all []jobEstimate, limit int64, what string) erro
 	}
 	return fmt.Errorf("%s\nlower their cost: duration, report intervals (global.NDStatsReportInterval), messages, hosts", msg)
 }
+
+// mem is the estimated memory of e's job, 0 for no job.
+func (e *jobEstimate) mem() int64 {
+	if e == nil {
+		return 0
+	}
+	return e.MemBytes
+}

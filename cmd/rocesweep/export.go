@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -23,6 +24,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fl.SetOutput(io.Discard)
 	format := fl.String("format", "csv", "output format (csv is the only one)")
 	tables := fl.StringArray("table", nil, "table to export (repeatable; default: jobs and every record table that has rows)")
+	out := fl.StringP("output", "o", "", "directory to write <table>.csv into (default DIR/csv)")
 	if err := fl.Parse(args); err != nil {
 		return flagError("export", fl, err)
 	}
@@ -51,9 +53,12 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		all = *tables
 	}
+	if *out == "" {
+		*out = filepath.Join(dir, export.Subdir)
+	}
 	wrote := 0
 	for _, t := range all {
-		path, n, err := export.CSV(dir, t)
+		path, n, err := export.CSVTo(dir, *out, t)
 		if !explicit && (errors.Is(err, export.ErrNoParts) || errors.Is(err, fs.ErrNotExist)) {
 			continue // a table this sweep wrote no rows to
 		}

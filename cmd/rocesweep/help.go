@@ -1,16 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/internal/buildinfo"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -110,34 +111,14 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fl.NArg() > 0 {
 		return usagef("version: no arguments expected, got %q", fl.Args())
 	}
-	module, version, rev, when := "github.com/rocesweep/rocesweep", "unknown", "unknown (not stamped: built by go run, go test or with -buildvcs=false)", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if bi.Main.Path != "" {
-			module = bi.Main.Path
-		}
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		modified := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.time":
-				when = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-		if modified {
-			rev += " (with uncommitted changes)"
-		}
+	b := buildinfo.Read()
+	module, version, rev := cmp.Or(b.Module, "github.com/rocesweep/rocesweep"), cmp.Or(b.Version, "unknown"), cmp.Or(b.Revision, "unknown (not stamped: built by go run, go test or with -buildvcs=false)")
+	if b.Modified {
+		rev += " (with uncommitted changes)"
 	}
-	fmt.Fprintf(stdout, "rocesweep %s\n", version)
-	fmt.Fprintf(stdout, "  module    %s\n", module)
-	fmt.Fprintf(stdout, "  revision  %s\n", rev)
-	if when != "" {
-		fmt.Fprintf(stdout, "  time      %s\n", when)
+	fmt.Fprintf(stdout, "rocesweep %s\n  module    %s\n  revision  %s\n", version, module, rev)
+	if b.Time != "" {
+		fmt.Fprintf(stdout, "  time      %s\n", b.Time)
 	}
 	fmt.Fprintf(stdout, "  go        %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(stdout, "  model     %s\n", sweep.ModelVersion)

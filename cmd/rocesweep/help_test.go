@@ -84,6 +84,13 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--bogus"}, []string{"rocesweep: run: unknown flag: --bogus", "usage: rocesweep run [SPEC]", "run 'rocesweep help run' for details"}},
 		{[]string{"report"}, []string{"rocesweep: report: want one results DIR, got 0 arguments", "usage: rocesweep report DIR"}},
 		{[]string{"version", "x"}, []string{`rocesweep: version: no arguments expected, got ["x"]`, "usage: rocesweep version"}},
+		// A directory that is not a results directory is the command line's mistake for
+		// every command that reads one.
+		{[]string{"report", "../../configs"}, []string{"rocesweep: report: ../../configs is not a results directory", "usage: rocesweep report DIR"}},
+		{[]string{"export", "../../configs"}, []string{"rocesweep: export: ../../configs is not a results directory", "usage: rocesweep export DIR"}},
+		{[]string{"status", "../../configs"}, []string{"rocesweep: status: ../../configs is not a results directory", "usage: rocesweep status DIR"}},
+		{[]string{"plan", "../../configs/ci.yaml", "--grid", "switch.LossyAlpha=1,fast"}, []string{`rocesweep: --grid switch.LossyAlpha=1,fast: value "fast": switch.LossyAlpha: not a number`, "usage: rocesweep plan SPEC"}},
+		{[]string{"plan", "../../configs/ci.yaml", "--set", "sweep.replicates=1"}, []string{"rocesweep: --set sweep.replicates=1: replicates is a key of the spec's top level, not of sweep: --set replicates=1", "usage: rocesweep plan SPEC"}},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := mainWithArgs(context.Background(), tc.args, &stdout, &stderr)

@@ -32,7 +32,7 @@ type command struct {
 
 // commands is the ordered list of subcommands; each run function lives in its own file.
 var commands = []*command{
-	{name: "run", usage: "run [SPEC] [-o DIR] [-j N] [--resume] [--shard K/N] [--set path=value]... [--format parquet|arrow]", short: "run a sweep (the embedded quickstart without SPEC)", run: cmdRun,
+	{name: "run", usage: "run [SPEC] [-o DIR] [-j N] [--resume] [--shard K/N] [--set path=value]... [--grid path=v1,v2,...]... [--format parquet|arrow]", short: "run a sweep (the embedded quickstart without SPEC)", run: cmdRun,
 		long: `Run expands SPEC (a YAML sweep: a base configuration and axes) into jobs, runs them
 -j at a time and writes one results directory: the jobs table (one row per job with its
 swept values, status and summary metrics), the record tables and a journal. Without SPEC
@@ -41,13 +41,13 @@ before any runs: bad input exits 2 and nothing is written. A failed job is a row
 status failed and makes the exit status 1; the others still run. Ctrl-C stops taking
 jobs, lets running ones finish and exits 130; --resume then runs only the missing jobs.
 At the end it prints a table of --metric over the first two swept axes.`,
-		example: "rocesweep run configs/ci.yaml -o results/ci -j 2\nrocesweep run configs/ci.yaml -o results/ci --resume"},
-	{name: "plan", usage: "plan SPEC [--set path=value]... [--json]", short: "list the jobs a sweep expands to; nothing runs", run: cmdPlan,
+		example: "rocesweep run\nrocesweep run configs/ci.yaml -o results/ci -j 2\nrocesweep run configs/ci.yaml -o results/ci --resume"},
+	{name: "plan", usage: "plan SPEC [--set path=value]... [--grid path=v1,v2,...]... [--json]", short: "list the jobs a sweep expands to; nothing runs", run: cmdPlan,
 		long: `Plan expands SPEC into its jobs and lists each job's index, id and swept values;
 nothing runs and nothing is written. The job id is a hash of the job's full
 configuration, so the same point has the same id in every sweep that contains it.`,
-		example: "rocesweep plan configs/lossyalpha-xoff.yaml\nrocesweep plan configs/ci.yaml --set sweep.replicates=1 --json"},
-	{name: "validate", usage: "validate SPEC [--set path=value]...", short: "check every job against every rule; nothing runs", run: cmdValidate,
+		example: "rocesweep plan configs/lossyalpha-xoff.yaml\nrocesweep plan configs/ci.yaml --set replicates=1 --json\nrocesweep plan configs/ci.yaml --grid switch.LossyAlpha=0.5,1,2"},
+	{name: "validate", usage: "validate SPEC [--set path=value]... [--grid path=v1,v2,...]...", short: "check every job against every rule; nothing runs", run: cmdValidate,
 		long: `Validate checks every job of SPEC against every rule that would stop a simulation
 and names each invalid grid point with the rule it breaks; nothing runs. It exits 2 when
 a point is invalid, unless --skip-invalid (then run --skip-invalid records those points
@@ -58,7 +58,7 @@ as status invalid and runs the rest).`,
 16 hosts, an incast of 15 senders x 1 MiB for 1 ms), through the same runner and sink as
 run, and prints a short summary. Its results go to -o DIR (default results/<name>); run
 again with another --set, the new results replace the earlier sim's once complete.`,
-		example: "rocesweep sim --set switch.LossyAlpha=0.5 -o results/one\nrocesweep sim configs/bench/incast.yaml --json --cpuprofile cpu.out"},
+		example: "rocesweep sim --set switch.LossyAlpha=0.5 -o results/one\nrocesweep sim configs/bench/incast-8to1-1MiB.yaml --json --cpuprofile cpu.out"},
 	{name: "explain", usage: "explain [SPEC] [--job ID|INDEX] [--set path=value]... [--json]", short: "derived numbers: pools, thresholds, limits, pause times", run: cmdExplain,
 		long: `Explain prints the numbers the model derives from one configuration: the switch's
 buffer pools, thresholds and limits, the pause time of each link kind, and the NIC's
@@ -91,14 +91,14 @@ the defaults), per metric a heat map with a colour bar and line charts with inte
 bars, and a small table of simulator performance. --job adds time series of one job's
 queues, pause time and send rate.`,
 		example: "rocesweep report results/quickstart\nrocesweep report results/ci --png results/ci/png --width 800"},
-	{name: "export", usage: "export DIR [--format csv] [--table T]...", short: "write a results directory's tables as CSV (DIR/csv/<table>.csv) for readers without Parquet", run: cmdExport,
+	{name: "export", usage: "export DIR [-o OUTDIR] [--format csv] [--table T]...", short: "write a results directory's tables as CSV (DIR/csv/<table>.csv) for readers without Parquet", run: cmdExport,
 		long: `Export writes the tables of a results directory as CSV files next to the Parquet,
 DIR/csv/<table>.csv (all shards in one file, a header row of column names, values exact,
 null cells empty), so that pandas reads them with pd.read_csv where no Parquet engine
 (pyarrow, fastparquet, DuckDB) is installed. Without --table it writes jobs and every
 record table that has rows. Each file appears only when complete.`,
 		example: "rocesweep export results/quickstart\nrocesweep export results/quickstart --table jobs"},
-	{name: "slurm", usage: "slurm SPEC -o DIR [--array-size N] [--partition P] [--time T] [--cpus-per-task C] [--set path=value]... [--format F] [--max-wall-per-job D] [--commit-interval D] [--submit]", short: "write (and with --submit, submit) a Slurm job array that runs the sweep in N shards", run: cmdSlurm,
+	{name: "slurm", usage: "slurm SPEC -o DIR [--array-size N] [--partition P] [--time T] [--cpus-per-task C] [--set path=value]... [--grid path=v1,v2,...]... [--format F] [--max-wall-per-job D] [--commit-interval D] [--submit]", short: "write (and with --submit, submit) a Slurm job array that runs the sweep in N shards", run: cmdSlurm,
 		long: `Slurm checks SPEC as validate does and writes DIR/slurm/, a job-array script whose task K
 of N runs 'rocesweep run SPEC -o DIR --shard K/N --resume', so a requeued or preempted
 task continues from its journal. With --submit it also submits the script with sbatch
@@ -108,13 +108,13 @@ and prints the array id. Follow the array with 'rocesweep status DIR'.`,
 		long: `Status reads a results directory's journals and prints, per shard, the planned jobs
 and how many are ok, failed, timed out, invalid or missing. It only reads, so it is safe
 on the directory of a running sweep or array. It exits 0 for any results directory.`,
-		example: "rocesweep status results/lossyalpha-xoff"},
+		example: "rocesweep status results/ci"},
 	{name: "ls", usage: "ls [DIR] [--json]", short: "list the results directories under DIR (default results/) with their state", run: cmdLs,
 		long: `Ls lists the folders of DIR (default results/), or DIR alone when it is a results directory:
 each with its spec, jobs ok of planned, state (complete, partial, running, submitted, empty,
 not results, unreadable; a selection adds its decision), the study's question, the model
 version, when it started and its size. It only reads.`,
-		example: "rocesweep ls\nrocesweep ls /scratch --json"},
+		example: "rocesweep ls\nrocesweep ls results --json"},
 	{name: "version", usage: "version", short: "the module version, VCS revision and time, Go version and model version", run: cmdVersion,
 		long: `Version prints the build of this binary: the module version, the VCS revision and
 time it was built from (when built with go build or go install in a clone), the Go

@@ -16,11 +16,26 @@ import (
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
+// addOverrideFlags adds --set and --grid (sweep.Overrides) to a command that plans a sweep.
+func addOverrideFlags(fl *pflag.FlagSet, also string) *sweep.Overrides {
+	ov := &sweep.Overrides{}
+	fl.StringArrayVar(&ov.Sets, "set", nil, "override a spec key: path=value (repeatable"+also+")")
+	fl.StringArrayVar(&ov.Grids, "grid", nil, "sweep an attribute: path=v1,v2,... adds the axis or replaces the spec's (repeatable"+also+")")
+	return ov
+}
+
+// printNotices prints what the overrides did to the spec's axes (sweep.Spec.Notices).
+func printNotices(w io.Writer, s *sweep.Spec) {
+	for _, n := range s.Notices {
+		fmt.Fprintf(w, "rocesweep: notice: %s\n", n)
+	}
+}
+
 // loadPlan reads SPEC (or, when args is empty and quickstart is true, the embedded
-// configs/quickstart.yaml), applies --set and expands the plan. Every problem is a
-// usageError (exit 2).
-func loadPlan(cmd string, args []string, sets []string, quickstart bool) (*sweep.Plan, error) {
-	spec, err := loadSpec(cmd, args, sets, quickstart)
+// configs/quickstart.yaml), applies --set and --grid and expands the plan. Every problem
+// is a usageError (exit 2).
+func loadPlan(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (*sweep.Plan, error) {
+	spec, err := loadSpec(cmd, args, ov, quickstart)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +46,7 @@ func loadPlan(cmd string, args []string, sets []string, quickstart bool) (*sweep
 }
 
 // loadSpec reads and parses SPEC (see loadPlan) without expanding it.
-func loadSpec(cmd string, args []string, sets []string, quickstart bool) (*sweep.Spec, error) {
+func loadSpec(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (*sweep.Spec, error) {
 	var file string
 	var data []byte
 	switch {
@@ -49,7 +64,10 @@ func loadSpec(cmd string, args []string, sets []string, quickstart bool) (*sweep
 	default:
 		return nil, usagef("%s: one SPEC, got %d arguments (%s)", cmd, len(args), strings.Join(args, " "))
 	}
-	spec, err := sweep.ParseSpec(file, data, sets)
+	if ov == nil {
+		ov = &sweep.Overrides{}
+	}
+	spec, err := sweep.ParseSpecOverrides(file, data, *ov)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -69,15 +87,16 @@ func expandSpec(spec *sweep.Spec) (*sweep.Plan, error) {
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := pflag.NewFlagSet("plan", pflag.ContinueOnError)
 	fl.SetOutput(io.Discard)
-	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
+	ov := addOverrideFlags(fl, "")
 	asJSON := fl.Bool("json", false, "print the plan as JSON")
 	if err := fl.Parse(args); err != nil {
 		return flagError("plan", fl, err)
 	}
-	p, err := loadPlan("plan", fl.Args(), *sets, false)
+	p, err := loadPlan("plan", fl.Args(), ov, false)
 	if err != nil {
 		return err
 	}
+	printNotices(stderr, p.Spec)
 	if *asJSON {
 		return printPlanJSON(stdout, p)
 	}

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -35,10 +37,17 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("report: --width %d --height %d: each must be 100..4000 pixels", *width, *height)
 	}
 	dir := fs.Arg(0)
+	// A directory that is not one (no manifest) is a mistake in the command line, as in
+	// export and status: exit 2 with the usage line.
+	if _, err := results.ReadManifest(dir); err != nil {
+		return usagef("report: %s is not a results directory (%v); report reads the DIR of 'rocesweep run -o DIR'", dir, err)
+	}
 	eff, effErr := effectiveConfig(dir)
 	dec, _, decErr := sweep.DecideDir(dir)
 	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height, Effective: eff, Decision: dec})
-	if err != nil {
+	if oe := (*report.OptionError)(nil); errors.As(err, &oe) {
+		return usagef("report: %v", err)
+	} else if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if effErr != nil {

@@ -75,7 +75,7 @@ func TestReportCommand(t *testing.T) {
 		}
 	}
 	errb.Reset()
-	if code := mainWithArgs(context.Background(), []string{"report", dir, "--job", "zzz", "-o", html}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "zzz") {
+	if code := mainWithArgs(context.Background(), []string{"report", dir, "--job", "zzz", "-o", html}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "zzz") {
 		t.Errorf("unknown job: exit %d, stderr %s", code, errb.String())
 	}
 }

@@ -9,12 +9,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/internal/buildinfo"
 	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/report"
@@ -39,7 +39,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	retry := fl.StringSlice("retry", nil, "with --resume: run the jobs recorded as failed or timeout again (failed,timeout); implies --resume")
 	extend := fl.Bool("extend", false, "run the jobs of SPEC that DIR lacks, DIR holding an earlier plan of the same axes (more values, another range); implies --resume")
 	shard := fl.String("shard", "1/1", "run the deterministic K/N slice of the plan (jobs whose index mod N = K-1)")
-	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
+	ov := addOverrideFlags(fl, "")
 	rf := addRunFlags(fl)
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
@@ -65,7 +65,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usagef("run: --metric: %v", err)
 		}
 	}
-	spec, err := loadSpec("run", fl.Args(), *sets, true)
+	spec, err := loadSpec("run", fl.Args(), ov, true)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, Shard: sh,
 		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
-		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: toolVersion(),
+		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: buildinfo.Read().Short(),
 	}
 	var rep *sweep.Report
 	var dec *selection.Decision
@@ -304,22 +304,6 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// toolVersion is the module version of the binary ("(devel)" in a source build) and its
-// VCS revision when known.
-func toolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += " " + s.Value[:12]
-		}
-	}
-	return v
 }
 
 // overBudget makes the points whose estimate (fabric.EstimateJob) exceeds memLimit

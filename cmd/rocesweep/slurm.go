@@ -3,23 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rocesweep/rocesweep/internal/slurm"
+	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -39,7 +37,7 @@ const (
 )
 
 // cmdSlurm writes a Slurm job-array script for a sweep and, with --submit, submits it
-// with sbatch (issue 9). Task K of N runs `rocesweep run SPEC -o DIR --shard K/N --resume`,
+// with sbatch. Task K of N runs `rocesweep run SPEC -o DIR --shard K/N --resume`,
 // so a requeued, preempted or resubmitted task continues from its journal. Everything
 // that can be checked here is checked before anything is written or submitted: the spec
 // and every job (as `validate`), the flags, an existing DIR's plan and shard count.
@@ -53,7 +51,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpus := fl.Int("cpus-per-task", 0, "CPUs per task = parallel jobs per task (default: Slurm's, usually 1)")
 	submit := fl.Bool("submit", false, "submit the script with sbatch and print the array id")
 	sbatch := fl.String("sbatch", "sbatch", "the sbatch command (a path, or a name looked up in PATH)")
-	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable; passed to every task)")
+	ov := addOverrideFlags(fl, "; passed to every task")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection (default: true when the spec has a select: block): the tasks run each round's jobs in lock-step, each waiting for the others' jobs before the next round")
 	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task
@@ -77,9 +75,12 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("slurm: %s %q: no spaces or quotes allowed", f.flag, f.value)
 		}
 	}
+	if err := slurm.CheckTime(*timeLimit); *timeLimit != "" && err != nil {
+		return usagef("slurm: %v", err)
+	}
 
 	// The spec and every job, as `validate` checks them.
-	spec, err := loadSpec("slurm", fl.Args(), *sets, false)
+	spec, err := loadSpec("slurm", fl.Args(), ov, false)
 	if err != nil {
 		return err
 	}
@@ -100,6 +101,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printWarnings(stderr, p)
+	_, largest := planEstimates(p)
 	if bad := p.Invalid(); len(bad) > 0 && !*skipInvalid {
 		return usageError{sweep.InvalidError(p, bad)}
 	}
@@ -143,8 +145,8 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	script := filepath.Join(slurmDir, slurmScriptName)
 	text := slurmScript(slurmParams{
 		Name: p.Spec.Base.Name, Jobs: len(p.Jobs), N: n, Exe: exe, Spec: specCopy, SpecFrom: p.Spec.File, Dir: dir, Cwd: cwd,
-		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: *sets, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: noSelect,
-		Written: time.Now().UTC(),
+		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: ov.Sets, Grids: ov.Grids, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: noSelect,
+		Written: time.Now().UTC(), MemJob: largest.mem(),
 	})
 	if err := sink.WriteFileAtomic(nil, script, "", []byte(text)); err != nil {
 		return fmt.Errorf("slurm: writing %s: %w", script, err)
@@ -245,24 +247,13 @@ type slurmParams struct {
 	Partition   string // "" = not set
 	Time        string
 	CPUs        int // 0 = not set
-	Sets        []string
+	Sets, Grids []string
 	SkipInvalid bool
 	Select      bool     // a sequential selection: every task runs with --select --wait
 	NoSelect    bool     // the spec has a select: block that --select=false turned off
 	RunArgs     []string // --format, --max-wall-per-job, --commit-interval as given
+	MemJob      int64    // the plan's largest job's estimated memory, for --mem (0: no --mem)
 	Written     time.Time
-}
-
-// unsafeJobNameRE matches what is kept out of a Slurm job name.
-var unsafeJobNameRE = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// slurmJobName names the array after the sweep and its results directory, so that the
-// singleton dependency holds back a second array of the same directory (two tasks of
-// one shard must never write at once) but not arrays of other directories.
-func slurmJobName(name, dir string) string {
-	sum := sha256.Sum256([]byte(dir))
-	safe := unsafeJobNameRE.ReplaceAllString(name, "_")
-	return "rocesweep-" + safe + "-" + hex.EncodeToString(sum[:4])
 }
 
 // slurmScript renders the job-array script.
@@ -271,7 +262,7 @@ func slurmScript(sp slurmParams) string {
 	logs := filepath.Join(sp.Dir, slurmSubdir)
 	fmt.Fprintf(&b, "#!/bin/bash\n")
 	fmt.Fprintf(&b, "# Written by 'rocesweep slurm' at %s; run that command again rather than editing.\n", sp.Written.Format(time.RFC3339))
-	fmt.Fprintf(&b, "# Sweep %s (%d jobs, spec copied from %s) as a job array of %d tasks:\n", commentText(sp.Name), sp.Jobs, commentText(sp.SpecFrom), sp.N)
+	fmt.Fprintf(&b, "# Sweep %s (%d jobs, spec copied from %s) as a job array of %d tasks:\n", slurm.CommentText(sp.Name), sp.Jobs, slurm.CommentText(sp.SpecFrom), sp.N)
 	fmt.Fprintf(&b, "# task K runs shard K/%d of the plan (the jobs whose index mod %d = K-1) into\n", sp.N, sp.N)
 	fmt.Fprintf(&b, "#   %s\n", sp.Dir)
 	fmt.Fprintf(&b, "# with --resume, so a requeued, preempted or resubmitted task runs only the jobs missing\n")
@@ -283,7 +274,7 @@ func slurmScript(sp slurmParams) string {
 		fmt.Fprintf(&b, "# in lock-step (--select --wait): a task that has run its shard of a round waits for the\n")
 		fmt.Fprintf(&b, "# others' jobs, then every task computes the same next round from the committed results.\n")
 	}
-	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", slurmJobName(sp.Name, sp.Dir))
+	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", slurm.JobName(sp.Name, sp.Dir))
 	fmt.Fprintf(&b, "#SBATCH --array=1-%d\n", sp.N)
 	fmt.Fprintf(&b, "#SBATCH --dependency=singleton\n")
 	fmt.Fprintf(&b, "#SBATCH --requeue\n")
@@ -299,6 +290,10 @@ func slurmScript(sp slurmParams) string {
 	if sp.CPUs > 0 {
 		fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", sp.CPUs)
 	}
+	if sp.MemJob > 0 {
+		fmt.Fprintf(&b, "# --mem: %d jobs at once (one a CPU) x %s (the largest job's estimate) + %s for the runner\n", max(sp.CPUs, 1), fabric.HumanBytes(sp.MemJob), fabric.HumanBytes(slurm.RunnerMem))
+		fmt.Fprintf(&b, "#SBATCH --mem=%dM\n", slurm.Mem(sp.MemJob, sp.CPUs))
+	}
 	fmt.Fprintf(&b, "set -eu\n")
 	fmt.Fprintf(&b, "k=${SLURM_ARRAY_TASK_ID:?this script is a Slurm job array: submit it with sbatch}\n")
 	fmt.Fprintf(&b, "# one job per CPU Slurm gave the task\n")
@@ -307,6 +302,9 @@ func slurmScript(sp slurmParams) string {
 		fmt.Sprintf(`--shard "$k/%d"`, sp.N), "--resume", `-j "$jobs"`}
 	for _, s := range sp.Sets {
 		line = append(line, "--set", shellQuote(s))
+	}
+	for _, g := range sp.Grids {
+		line = append(line, "--grid", shellQuote(g))
 	}
 	if sp.SkipInvalid {
 		line = append(line, "--skip-invalid")
@@ -324,26 +322,8 @@ func slurmScript(sp slurmParams) string {
 	return b.String()
 }
 
-// commentText makes s safe in a one-line shell comment: a value holding a newline or
-// another control character (a spec file named "a\ntouch x") is written Go-quoted,
-// so nothing of it can start a line of the script (issue 14, item 2).
-func commentText(s string) string {
-	if strings.ContainsFunc(s, unicode.IsControl) {
-		return strconv.Quote(s)
-	}
-	return s
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it: inside single quotes, each
-// single quote in s closed, escaped with a backslash and reopened.
-func shellQuote(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-=+:,@", r))
-	}) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a POSIX shell when it needs it (slurm.ShellQuote).
+var shellQuote = slurm.ShellQuote
 
 // runSbatch submits script with `sbatch --parsable` and returns the array's job id.
 func runSbatch(ctx context.Context, sbatch, script string) (string, error) {

@@ -21,12 +21,12 @@ import (
 func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := pflag.NewFlagSet("validate", pflag.ContinueOnError)
 	fl.SetOutput(io.Discard)
-	sets := fl.StringArray("set", nil, "override a spec key: path=value (repeatable)")
+	ov := addOverrideFlags(fl, "")
 	skip := fl.Bool("skip-invalid", false, "report invalid grid points but exit 0")
 	if err := fl.Parse(args); err != nil {
 		return flagError("validate", fl, err)
 	}
-	p, err := loadPlan("validate", fl.Args(), *sets, false)
+	p, err := loadPlan("validate", fl.Args(), ov, false)
 	if err != nil {
 		return err
 	}
@@ -64,6 +64,7 @@ func countValid(p *sweep.Plan) int {
 // printWarnings prints the spec's warnings, then each distinct warning (explain.Warnings)
 // of the plan's valid points once, with the number of points it concerns.
 func printWarnings(w io.Writer, p *sweep.Plan) {
+	printNotices(w, p.Spec)
 	for _, m := range p.Spec.Warnings {
 		fmt.Fprintf(w, "rocesweep: warning: %s\n", m)
 	}

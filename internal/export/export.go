@@ -35,13 +35,17 @@ var ErrNoParts = results.ErrNoParts
 // the column names. It returns the file's path and its number of data rows. Parts whose
 // columns differ are refused, naming both files.
 func CSV(dir, table string) (path string, rows int, err error) {
+	return CSVTo(dir, filepath.Join(dir, Subdir), table)
+}
+
+// CSVTo is CSV writing outDir/<table>.csv instead (export -o: a reader's own directory).
+func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
 	parts, err := results.ParquetParts(dir, table, "export reads")
 	if err != nil {
 		return "", 0, err
 	}
 	// Nothing is written through a link (docs/results.md §9): not into a csv folder that
 	// is one, nor over a CSV file that is one.
-	outDir := filepath.Join(dir, Subdir)
 	path = filepath.Join(outDir, table+".csv")
 	for _, p := range []string{dir, outDir, path} {
 		if err := sink.CheckNotLink(p); err != nil {

@@ -18,6 +18,7 @@ type Manifest struct {
 	SpecFile string   `json:"spec_file"`
 	Spec     string   `json:"spec"` // the spec text as given
 	Sets     []string `json:"sets,omitempty"`
+	Grids    []string `json:"grids,omitempty"` // --grid overrides (sweep.Overrides)
 	PlanSize int      `json:"plan_size"`
 	PlanHash string   `json:"plan_hash"`
 	Axes     []string `json:"axes"` // swept parameter paths, as the spec wrote them
@@ -80,3 +81,16 @@ func (m *Manifest) IsSim() bool { return len(m.CommandLine) >= 2 && m.CommandLin
 type osRead struct{}
 
 func (osRead) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+
+// OverrideFlags returns the run's --set and --grid overrides as the flags that gave them
+// ("--set k=v", "--grid k=a,b"), in that order.
+func (m *Manifest) OverrideFlags() []string {
+	var out []string
+	for _, s := range m.Sets {
+		out = append(out, "--set "+s)
+	}
+	for _, g := range m.Grids {
+		out = append(out, "--grid "+g)
+	}
+	return out
+}

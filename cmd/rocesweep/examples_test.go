@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// exampleSetup makes a results directory that an example reads and no earlier example
+// writes (compare's baseline from main, the README's A/B pair), run before the first
+// example that names it.
+var exampleSetup = map[string]string{
+	"results/ci-main": "rocesweep run configs/ci.yaml -o results/ci-main",
+	"results/a":       "rocesweep run configs/quickstart.yaml -o results/a",
+	"results/b":       "rocesweep run configs/quickstart.yaml -o results/b --set switch.TotalSharedBufferSize=32MB",
+}
+
+// exampleExit is the exit status of the examples that do not exit 0, and why.
+var exampleExit = map[string]int{
+	// The doubled buffer removes lossy drops at three points: compare's exit 1 is the
+	// answer the README's A/B example shows.
+	"rocesweep compare results/a results/b --by params --metric fct_p99_usec_lossless,drops_lossy --rtol 0.02": 1,
+	"rocesweep compare results/a results/b --by params --metric fct_p99_usec --rtol 0.02":                      1,
+}
+
+// helpExamples are the example lines of every command's help.
+func helpExamples() []string {
+	var out []string
+	for _, c := range commands {
+		for _, line := range strings.Split(c.example, "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// readmeExamples are the lines of README.md's fenced code blocks that start with
+// "rocesweep " or "go run ./cmd/rocesweep ", as rocesweep command lines, with their line
+// numbers.
+func readmeExamples(t *testing.T) (lines []string, at []int) {
+	f, err := os.Open("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	fenced := false
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "go run ./cmd/rocesweep "); ok {
+			line = "rocesweep " + rest
+		}
+		if fenced && strings.HasPrefix(line, "rocesweep ") {
+			lines, at = append(lines, line), append(at, n)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines, at
+}
+
+// exampleArgs splits an example into rocesweep's arguments: a trailing "# comment" and a
+// pipe into another program ("| grep -i xoff") are left out, and an absolute path
+// (/scratch/alpha) moves under root so that nothing is written outside the test's
+// directory.
+func exampleArgs(t *testing.T, line, root string) []string {
+	t.Helper()
+	if i := strings.Index(line, " #"); i >= 0 {
+		line = line[:i]
+	}
+	if i := strings.Index(line, " | "); i >= 0 {
+		line = line[:i]
+	}
+	if strings.ContainsAny(line, `'"$;&><`) {
+		t.Fatalf("%q: an example is plain words (no quotes, variables or redirections), so that this test runs it as written", line)
+	}
+	args := strings.Fields(line)[1:]
+	for i, a := range args {
+		if filepath.IsAbs(a) {
+			args[i] = filepath.Join(root, a)
+		}
+	}
+	return args
+}
+
+// TestExamplesRun runs every rocesweep command line of README.md's code blocks, in order
+// in one directory, then every example of every command's help in order in another, as
+// written (the repository's configs beside them): each must exit 0, or as exampleExit
+// says. A fake sbatch takes the Slurm examples' --submit.
+func TestExamplesRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every example (about half a minute)")
+	}
+	configs, err := filepath.Abs("../../configs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho 4242\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	lines, at := readmeExamples(t)
+	if len(lines) < 5 {
+		t.Fatalf("README.md: %d rocesweep lines in code blocks; the extraction is broken", len(lines))
+	}
+	var root string
+	inRoot := func() {
+		root = t.TempDir()
+		if err := os.Symlink(configs, filepath.Join(root, "configs")); err != nil {
+			t.Fatal(err)
+		}
+		t.Chdir(root)
+	}
+
+	var runLine func(t *testing.T, line string)
+	runLine = func(t *testing.T, line string) {
+		t.Helper()
+		args := exampleArgs(t, line, root)
+		if len(args) > 0 && (args[0] == "compare" || args[0] == "report" || args[0] == "export" || args[0] == "status") {
+			for _, a := range args[1:] {
+				setup, ok := exampleSetup[a]
+				if _, err := os.Stat(a); ok && err != nil {
+					runLine(t, setup)
+				}
+			}
+		}
+		var stdout, stderr bytes.Buffer
+		code := mainWithArgs(context.Background(), args, &stdout, &stderr)
+		if want := exampleExit[line]; code != want {
+			t.Fatalf("%s\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", line, code, want, lastLines(stdout.String(), 10), lastLines(stderr.String(), 10))
+		}
+	}
+	inRoot()
+	for i, line := range lines {
+		t.Run("README.md:"+strconv.Itoa(at[i]), func(t *testing.T) { runLine(t, line) })
+	}
+	inRoot()
+	for _, line := range helpExamples() {
+		t.Run("help:"+line, func(t *testing.T) { runLine(t, line) })
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// Every example line is a rocesweep command line of a command that exists, so that the
+// run above covers each command's help.
+func TestHelpExamplesNameTheirCommand(t *testing.T) {
+	for _, c := range commands {
+		if c.example == "" {
+			t.Errorf("%s: no example in its help", c.name)
+		}
+		for _, line := range strings.Split(c.example, "\n") {
+			if f := strings.Fields(line); len(f) < 2 || f[0] != "rocesweep" || lookupCommand(f[1]) == nil {
+				t.Errorf("%s: example %q is not a rocesweep command line", c.name, line)
+			}
+		}
+	}
+}
