@@ -78,6 +78,11 @@ type Options struct {
 	// RowGroupRows is the number of rows per row group (Parquet) or record batch (Arrow).
 	// Default 65,536.
 	RowGroupRows int
+	// RowGroupBytes ends a table's row group (record batch) early once it holds this
+	// many bytes in memory (Parquet: parquet-go's estimate of its encoded pages and
+	// values not yet encoded; Arrow: the builders' values). So a writer's memory is at
+	// most one bounded row group per table, however many rows pass. Default 4 MiB.
+	RowGroupBytes int64
 	// CommitInterval commits jobs that have waited this long (checked at JobDone and
 	// Tick). Default 10 s; a negative value commits after every job.
 	CommitInterval time.Duration
@@ -216,6 +221,9 @@ func Open(opts Options, tables []Table) (*Writer, error) {
 	}
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = 1 << 16
+	}
+	if opts.RowGroupBytes <= 0 {
+		opts.RowGroupBytes = 4 << 20
 	}
 	if opts.CommitInterval == 0 {
 		opts.CommitInterval = 10 * time.Second
@@ -585,13 +593,21 @@ func (w *Writer) write(t *tableFile, rows any) error {
 		off += chunk
 		t.grp += chunk
 		t.rows += int64(chunk)
-		if t.grp >= w.opts.RowGroupRows {
+		if t.grp >= w.opts.RowGroupRows || t.groupBytes() >= w.opts.RowGroupBytes {
 			if err := t.flush(); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// groupBytes is the memory the open row group holds (Options.RowGroupBytes).
+func (t *tableFile) groupBytes() int64 {
+	if t.pq != nil {
+		return t.pq.Size() - t.cw.n // less what has reached the file
+	}
+	return t.ar.size()
 }
 
 func (t *tableFile) flush() error {
@@ -624,6 +640,7 @@ func (w *Writer) openFile(t *tableFile) error {
 		parquet.Compression(zstdCodec),
 		parquet.CreatedBy("rocesweep", "", ""),
 		parquet.PageBufferSize(pageBufferSize),
+		parquet.ColumnPageBuffers(pageBuffers{}),
 	})
 	return nil
 }

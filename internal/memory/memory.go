@@ -129,3 +129,20 @@ func CollectIfLarge() {
 		runtime.GC()
 	}
 }
+
+// CollectGarbage runs the collector when the heap holds more than max bytes beyond what
+// was live at the last collection: garbage, or new live data. A phase that allocates per
+// row and keeps little (the sink replaying a job's spilled rows) calls it as it goes, so
+// that its garbage stays under max whatever the number of rows, instead of piling up to
+// the collector's target, a multiple of the live heap (OneJobGCPercent in `sim`). It
+// costs a metrics read per call and a collection per max bytes allocated.
+func CollectGarbage(max uint64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	if s[0].Value.Uint64() > s[1].Value.Uint64()+max {
+		runtime.GC()
+	}
+}
