@@ -68,8 +68,12 @@ func isolation(maxMem int64) (*sweep.Isolation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("finding this executable to start worker processes: %w (use --isolate=false)", err)
 	}
-	return &sweep.Isolation{Command: []string{exe, workerCommand}, MaxMem: maxMem}, nil
+	return &sweep.Isolation{Command: []string{exe, workerCommand}, MaxMem: maxMem, MaxJobs: workerJobs}, nil
 }
+
+// workerJobs is the jobs a worker serves before a fresh one replaces it (0: the
+// sweep's default, sweep.DefaultWorkerJobs); tests lower it.
+var workerJobs int
 
 // parseMaxMem reads --max-mem-per-job: a size with units ("6GB", "512MiB"), "0" for no
 // limit, or "" for the default: the machine's memory (or the cgroup's limit, if lower),
