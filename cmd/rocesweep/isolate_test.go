@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -269,30 +270,36 @@ func TestRetryFailedRunsThemAgain(t *testing.T) {
 	}
 }
 
-// Jobs reuse worker processes (a process start costs as much as a small job): 12 jobs at
-// -j 2 run in at most 2 workers. A job that kills its worker fails alone and the jobs
-// after it run in a fresh one.
+// TestWorkersAreReused: a worker process serves job after job; a fresh one starts only
+// after a job that ended without a result (here the worker exits mid-job: the job fails,
+// no other) or after the worker has served its jobs per worker (-j 1, 5 a worker: 12
+// jobs in 3 processes).
 func TestWorkersAreReused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	for _, crash := range []bool{false, true} {
-		t.Run(fmt.Sprintf("crash=%v", crash), func(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		j          string
+		env        []string
+		ok, failed int
+		procs      int  // worker processes, at most
+		exactProcs bool // exactly procs
+	}{
+		{name: "reused", j: "2", ok: 12, procs: 2},
+		// -j 1: one worker until each of the 3 crashing jobs kills it.
+		{name: "crash", j: "1", env: []string{"ROCESWEEP_TEST_CRASH_ALPHA2=1"}, ok: 9, failed: 3, procs: 4},
+		{name: "jobs-per-worker", j: "1", env: []string{workerJobsEnv + "=5"}, ok: 12, procs: 3, exactProcs: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			spec := writeSpec(t, strings.Replace(sweeptestGrid, "    switch.LossyAlpha: [0.25, 0.5, 1, 2]",
 				"    switch.LossyAlpha: [0.25, 0.5, 1, 2]\n    switch.StaticPoolXoffThreshold: [100KB, 200KB, 300KB]", 1))
 			dir := filepath.Join(t.TempDir(), "out")
 			pids := t.TempDir()
-			j := "2"
-			if crash {
-				j = "1"
-			}
-			cmd := child(1000, "run", spec, "-o", dir, "-j", j)
-			cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_PIDS="+pids)
-			if crash {
-				cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_CRASH_ALPHA2=1")
-			}
+			cmd := child(1000, "run", spec, "-o", dir, "-j", tc.j)
+			cmd.Env = append(append(cmd.Env, "ROCESWEEP_TEST_PIDS="+pids), tc.env...)
 			out, err := cmd.CombinedOutput()
-			if crash != (err != nil) {
+			if (tc.failed > 0) != (err != nil) {
 				t.Fatalf("exit %v\n%s", err, out)
 			}
 			type row struct {
@@ -309,21 +316,27 @@ func TestWorkersAreReused(t *testing.T) {
 			for _, e := range entries {
 				procs[strings.SplitN(e.Name(), "-", 2)[0]]++
 			}
-			switch {
-			case !crash && (status["ok"] != 12 || len(entries) != 12 || len(procs) > 2):
-				t.Errorf("jobs %v, %d jobs ran in %d worker processes; want 12 ok in at most 2\n%s", status, len(entries), len(procs), out)
-			case crash && (status["ok"] != 9 || status["failed"] != 3 || len(procs) > 4):
-				// -j 1: one worker until each of the 3 crashing jobs kills it.
-				t.Errorf("jobs %v in %d worker processes; want 9 ok and 3 failed, in at most 4 workers\n%s", status, len(procs), out)
+			if status["ok"] != tc.ok || status["failed"] != tc.failed || len(entries) != tc.ok || // a crashing job exits before its file
+				len(procs) > tc.procs || (tc.exactProcs && len(procs) != tc.procs) {
+				t.Errorf("jobs %v, %d jobs ran in %d worker processes %v; want %d ok and %d failed in at most %d\n%s",
+					status, len(entries), len(procs), procs, tc.ok, tc.failed, tc.procs, out)
 			}
-			if crash {
-				for _, r := range rows {
-					if r.Status == "failed" && !strings.Contains(r.Error, "exit status 7") {
-						t.Errorf("failed job: %q, want the worker's exit status 7", r.Error)
-					}
+			for _, r := range rows {
+				if r.Status == "failed" && !strings.Contains(r.Error, "exit status 7") {
+					t.Errorf("failed job: %q, want the worker's exit status 7", r.Error)
 				}
 			}
 		})
+	}
+}
+
+// workerJobsEnv sets the jobs per worker of a child `run` (workerJobs), so that a test
+// sees workers replaced without running a thousand jobs.
+const workerJobsEnv = "ROCESWEEP_TEST_WORKER_JOBS"
+
+func init() {
+	if os.Getenv(childEnv) == "1" {
+		workerJobs, _ = strconv.Atoi(os.Getenv(workerJobsEnv))
 	}
 }
 
