@@ -122,14 +122,14 @@ func ParquetParts(dir, table, reader string) ([]string, error) {
 	return parts, nil
 }
 
-// ReadTable reads every committed DIR/<name>/part-*.parquet file (ParquetParts: the
+// ReadTable reads every committed DIR/<name>/part-* file (Parts: the
 // files DIR's journals' commits name, all shards, in name order; temp files and parts
 // of a running sweep not yet committed are skipped) into one table.
 // keep, if not nil, selects rows by their job_id (tables without job_id are kept whole).
 // A missing table folder is an error wrapping fs.ErrNotExist; files whose schemas differ
 // are refused, naming both files.
 func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
-	parts, err := ParquetParts(dir, name, "report and compare read")
+	parts, err := Parts(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -143,8 +143,11 @@ func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
 	return t, nil
 }
 
-// readPart appends the rows of one Parquet file to t.
+// readPart appends the rows of one Parquet file to t (an Arrow IPC file: readArrowPart).
 func readPart(t *Table, path string, keep func(string) bool, first *string) error {
+	if IsArrow(path) {
+		return readArrowPart(t, path, keep, first)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -448,7 +451,7 @@ type cachedPart struct {
 
 // ReadTable is ReadTable(dir, name, nil) through the cache.
 func (c *PartCache) ReadTable(dir, name string) (*Table, error) {
-	parts, err := ParquetParts(dir, name, "report and compare read")
+	parts, err := Parts(dir, name)
 	if err != nil {
 		return nil, err
 	}
