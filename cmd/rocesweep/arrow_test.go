@@ -26,6 +26,7 @@ func TestArrowResultsRead(t *testing.T) {
 		exported string
 	}
 	got := map[string]*outputs{}
+	dirs := map[string]string{}
 	for _, format := range []string{"parquet", "arrow"} {
 		root := filepath.Join(t.TempDir(), format)
 		a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
@@ -73,7 +74,12 @@ func TestArrowResultsRead(t *testing.T) {
 		for _, f := range files {
 			o.csv[filepath.Base(f)] = withoutWallClock(t, f)
 		}
-		got[format] = o
+		got[format], dirs[format] = o, a
+	}
+	// A Parquet directory compares with an Arrow one of the same sweep: every job paired,
+	// nothing moved.
+	if code, stdout, stderr, _ := runMain(t, "compare", dirs["parquet"], dirs["arrow"]); code != 0 || !strings.Contains(stdout, "compared 36 jobs") {
+		t.Errorf("compare parquet arrow: exit %d, want 0 with 36 jobs compared\n%s%s", code, stdout, stderr)
 	}
 	p, a := got["parquet"], got["arrow"]
 	if !bytes.Equal(a.report, p.report) {
