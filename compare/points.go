@@ -94,28 +94,24 @@ func (r *PointResult) MovedDeltas() []PointDelta {
 }
 
 // DirsByParams reads two results directories and compares them by point (ByParams).
+// Directories that sweep different axes, or whose points all differ, are an error (the
+// latter naming the pairing that would pair them).
 func DirsByParams(baseDir, newDir string, opts Options) (*PointResult, error) {
-	var sides [2]struct {
-		m    *results.Manifest
-		jobs *results.Table
+	s, err := readSides(baseDir, newDir, true)
+	if err != nil {
+		return nil, err
 	}
-	for i, dir := range []string{baseDir, newDir} {
-		m, err := results.ReadManifest(dir)
-		if err != nil {
-			return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
-		}
-		t, err := results.ReadTable(dir, "jobs", nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
-		}
-		sides[i].m, sides[i].jobs = m, t
+	if !slices.Equal(s.axes, s.newAxes) {
+		return nil, fmt.Errorf("--by params: %s sweeps %s but %s sweeps %s; points pair only over the same axes", baseDir, axesText(s.axes), newDir, axesText(s.newAxes))
 	}
-	bAxes := results.Axes(sides[0].m, sides[0].jobs)
-	nAxes := results.Axes(sides[1].m, sides[1].jobs)
-	if !slices.Equal(bAxes, nAxes) {
-		return nil, fmt.Errorf("--by params: %s sweeps %s but %s sweeps %s; points pair only over the same axes", baseDir, axesText(bAxes), newDir, axesText(nAxes))
+	r, err := ByParams(s.base, s.nw, s.axes, opts)
+	if err != nil {
+		return nil, err
 	}
-	return ByParams(sides[0].jobs, sides[1].jobs, bAxes, opts)
+	if r.Common == 0 {
+		return nil, noPairs(PairByParams, baseDir, newDir, s.base, s.nw, s.axes)
+	}
+	return r, nil
 }
 
 func axesText(cols []string) string {
@@ -147,79 +143,22 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 			}
 		}
 	}
-	r := &PointResult{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []PointDelta{},
-		FailOnWorse: opts.FailOnWorse}
+	p, _ := pair(base, nw, PairByParams, axes)
+	r := &PointResult{RTol: opts.RTol, ATol: opts.ATol, Common: p.common, Pairs: p.jobs, OnlyBase: p.onlyBase, OnlyNew: p.onlyNew, Status: p.status,
+		Deltas: []PointDelta{}, FailOnWorse: opts.FailOnWorse}
 	for _, a := range axes {
 		r.Axes = append(r.Axes, results.PathOf(a))
 	}
-	bp, np := results.Points(base, axes, nil), results.Points(nw, axes, nil)
-	nByKey := map[string]*results.Point{}
-	for _, p := range np {
-		nByKey[p.Key] = p
-	}
-	bByKey := map[string]*results.Point{}
-	for _, p := range bp {
-		bByKey[p.Key] = p
-	}
 	for _, m := range metrics {
-		s := PointSummary{Metric: m}
-		switch {
-		case base.Col(m) == nil:
-			s.Missing = "base"
-		case nw.Col(m) == nil:
-			s.Missing = "new"
-		}
-		r.Metrics = append(r.Metrics, s)
+		r.Metrics = append(r.Metrics, PointSummary{Metric: m, Missing: missing(m, base, nw)})
 	}
-	for _, p := range np {
-		if bByKey[p.Key] == nil {
-			for _, rep := range p.Reps {
-				r.OnlyNew = append(r.OnlyNew, fmt.Sprintf("%s replicate=%d", pointLabel(nw, axes, p), rep))
-			}
-		}
-	}
-	for _, b := range bp {
-		label := pointLabel(base, axes, b)
-		n := nByKey[b.Key]
-		if n == nil {
-			for _, rep := range b.Reps {
-				r.OnlyBase = append(r.OnlyBase, fmt.Sprintf("%s replicate=%d", label, rep))
-			}
-			continue
-		}
-		r.Common++
-		// Pair replicates present on both sides; both ok enter the deltas.
-		var bRows, nRows []int
-		for i, rep := range b.Reps {
-			k := slices.Index(n.Reps, rep)
-			if k < 0 {
-				r.OnlyBase = append(r.OnlyBase, fmt.Sprintf("%s replicate=%d", label, rep))
-				continue
-			}
-			r.Pairs++
-			bs, ns := status(base, b.Rows[i]), status(nw, n.Rows[k])
-			if bs != ns {
-				r.Status = append(r.Status, StatusChange{JobID: fmt.Sprintf("%s replicate=%d", label, rep), Base: bs, New: ns, Error: text(nw, "error", n.Rows[k])})
-				continue
-			}
-			if bs == "" || bs == "ok" {
-				bRows, nRows = append(bRows, b.Rows[i]), append(nRows, n.Rows[k])
-			}
-		}
-		for _, rep := range n.Reps {
-			if !slices.Contains(b.Reps, rep) {
-				r.OnlyNew = append(r.OnlyNew, fmt.Sprintf("%s replicate=%d", label, rep))
-			}
-		}
-		if len(bRows) == 0 {
-			continue
-		}
+	for _, u := range p.units {
 		for k, m := range metrics {
 			s := &r.Metrics[k]
 			if s.Missing != "" {
 				continue
 			}
-			d := pointDelta(label, m, base.Col(m), nw.Col(m), bRows, nRows, opts)
+			d := pointDelta(u.label, m, base.Col(m), nw.Col(m), u.bRows, u.nRows, opts)
 			if d.Pairs == 0 && !d.Beyond { // null on both sides: nothing to compare
 				continue
 			}
@@ -322,7 +261,7 @@ func (r *PointResult) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Moved, m.Better, m.Worse, ci.Num(m.MaxAbs), m.MaxRel)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Moved, m.Better, m.Worse, PairByParams.num(m.MaxAbs), m.MaxRel)
 	}
 	tw.Flush()
 	var changed []PointDelta
@@ -345,7 +284,7 @@ func (r *PointResult) WriteText(w io.Writer) error {
 			case d.Beyond:
 				verdict = "beyond tolerance, within noise (interval includes 0)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.Point, d.Metric, ci.Num(d.Base), ci.Num(d.New),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.Point, d.Metric, PairByParams.num(d.Base), PairByParams.num(d.New),
 				ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}.String(), d.Rel, verdict)
 		}
 		tw.Flush()
