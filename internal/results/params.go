@@ -42,7 +42,7 @@ func AttrOf(col string) (config.Attr, bool) {
 	if a, ok := schema()[c]; ok {
 		return a, ok
 	}
-	return config.Lookup(c) // tiers.<tier>.* (issue 17)
+	return config.Lookup(c) // per-tier attributes, tiers.<tier>.*
 }
 
 // FormatValue prints a typed jobs value in the attribute's units (sweep's typed values:
