@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
@@ -307,50 +306,35 @@ func text(t *results.Table, col string, i int) string {
 // tolerance and every change within it, then jobs on one side only and status changes.
 func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "compared %d jobs (tolerance |new-base| <= %g + %g*|base|)\n\n", r.Common, r.ATol, r.RTol)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tjobs\tchanged\tbeyond\tbetter\tworse\tmax |diff|\tmax |rel|\t")
+	num := PairByJob.num
+	var rows [][]string
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
+			rows = append(rows, missingRow(m.Metric, 5, m.Missing))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Jobs, m.Changed, m.Beyond, m.Better, m.Worse, PairByJob.num(m.MaxAbs), m.MaxRel)
+		rows = append(rows, []string{m.Metric, fmt.Sprint(m.Jobs), fmt.Sprint(m.Changed), fmt.Sprint(m.Beyond), fmt.Sprint(m.Better), fmt.Sprint(m.Worse), num(m.MaxAbs), rel(m.MaxRel)})
 	}
-	tw.Flush()
-	var changed []Delta
+	writeTable(w, []string{"metric", "jobs", "changed", "beyond", "better", "worse", "max |diff|", "max |rel|"}, rows)
+	rows = nil
 	for _, d := range r.Deltas {
-		if d.Diff != 0 || d.Beyond {
-			changed = append(changed, d)
+		if d.Diff == 0 && !d.Beyond {
+			continue
 		}
-	}
-	if len(changed) > 0 {
-		fmt.Fprintf(w, "\nchanged values:\n")
-		tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "job\tmetric\tbase\tnew\tdiff\trel\t\t")
-		for _, d := range changed {
-			verdict := "within tolerance"
-			if d.Beyond {
-				verdict = "BEYOND tolerance"
-				if d.Verdict != "" {
-					verdict += ": " + d.Verdict
-				}
+		verdict := "within tolerance"
+		if d.Beyond {
+			verdict = "BEYOND tolerance"
+			if d.Verdict != "" {
+				verdict += ": " + d.Verdict
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.JobID, d.Metric, PairByJob.num(d.Base),
-				PairByJob.num(d.New), PairByJob.num(d.Diff), d.Rel, verdict)
 		}
-		tw.Flush()
+		rows = append(rows, []string{d.JobID, d.Metric, num(d.Base), num(d.New), num(d.Diff), rel(d.Rel), verdict})
 	}
-	for _, s := range r.Status {
-		fmt.Fprintf(w, "job %s: status %s -> %s %s\n", s.JobID, s.Base, s.New, s.Error)
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "\nchanged values:\n")
+		writeTable(w, []string{"job", "metric", "base", "new", "diff", "rel", ""}, rows)
 	}
-	if len(r.OnlyBase) > 0 {
-		fmt.Fprintf(w, "\njobs only in base (%d): %s\n", len(r.OnlyBase), strings.Join(r.OnlyBase, " "))
-	}
-	if len(r.OnlyNew) > 0 {
-		fmt.Fprintf(w, "\njobs only in new (%d): %s\n", len(r.OnlyNew), strings.Join(r.OnlyNew, " "))
-	}
-	_, err := fmt.Fprintln(w)
-	return err
+	return writeTail(w, PairByJob, r.Status, r.OnlyBase, r.OnlyNew)
 }
 
 // WriteJSON prints r as one JSON object (Inf and NaN, which JSON lacks, as null).

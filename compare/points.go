@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
@@ -254,52 +253,37 @@ func (r *PointResult) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "compared %d points (%d jobs paired by %s and replicate); delta = new - base per replicate, mean ± 95%% CI\n",
 		r.Common, r.Pairs, strings.Join(r.Axes, ", "))
 	fmt.Fprintf(w, "moved: |delta| > %g + %g*|base| and the interval excludes 0 (fails the comparison)\n\n", r.ATol, r.RTol)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tpoints\tchanged\tbeyond tol\tmoved\tbetter\tworse\tmax |delta|\tmax |rel|\t")
+	num := PairByParams.num
+	var rows [][]string
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
+			rows = append(rows, missingRow(m.Metric, 6, m.Missing))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Moved, m.Better, m.Worse, PairByParams.num(m.MaxAbs), m.MaxRel)
+		rows = append(rows, []string{m.Metric, fmt.Sprint(m.Points), fmt.Sprint(m.Changed), fmt.Sprint(m.Beyond), fmt.Sprint(m.Moved), fmt.Sprint(m.Better), fmt.Sprint(m.Worse), num(m.MaxAbs), rel(m.MaxRel)})
 	}
-	tw.Flush()
-	var changed []PointDelta
+	writeTable(w, []string{"metric", "points", "changed", "beyond tol", "moved", "better", "worse", "max |delta|", "max |rel|"}, rows)
+	rows = nil
 	for _, d := range r.Deltas {
-		if d.Delta != 0 || d.Beyond {
-			changed = append(changed, d)
+		if d.Delta == 0 && !d.Beyond {
+			continue
 		}
+		verdict := "within tolerance"
+		switch {
+		case d.Moved() && d.Verdict != "":
+			verdict = "MOVED: " + d.Verdict
+		case d.Moved():
+			verdict = "MOVED"
+		case d.Beyond:
+			verdict = "beyond tolerance, within noise (interval includes 0)"
+		}
+		rows = append(rows, []string{d.Point, d.Metric, num(d.Base), num(d.New), ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}.String(), rel(d.Rel), verdict})
 	}
-	if len(changed) > 0 {
+	if len(rows) > 0 {
 		fmt.Fprintf(w, "\nchanged points:\n")
-		tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "point\tmetric\tbase\tnew\tdelta (95% CI)\trel\t\t")
-		for _, d := range changed {
-			verdict := "within tolerance"
-			switch {
-			case d.Moved() && d.Verdict != "":
-				verdict = "MOVED: " + d.Verdict
-			case d.Moved():
-				verdict = "MOVED"
-			case d.Beyond:
-				verdict = "beyond tolerance, within noise (interval includes 0)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.Point, d.Metric, PairByParams.num(d.Base), PairByParams.num(d.New),
-				ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}.String(), d.Rel, verdict)
-		}
-		tw.Flush()
+		writeTable(w, []string{"point", "metric", "base", "new", "delta (95% CI)", "rel", ""}, rows)
 	}
-	for _, s := range r.Status {
-		fmt.Fprintf(w, "%s: status %s -> %s %s\n", s.JobID, s.Base, s.New, s.Error)
-	}
-	if len(r.OnlyBase) > 0 {
-		fmt.Fprintf(w, "\nonly in base (%d): %s\n", len(r.OnlyBase), strings.Join(r.OnlyBase, "; "))
-	}
-	if len(r.OnlyNew) > 0 {
-		fmt.Fprintf(w, "\nonly in new (%d): %s\n", len(r.OnlyNew), strings.Join(r.OnlyNew, "; "))
-	}
-	_, err := fmt.Fprintln(w)
-	return err
+	return writeTail(w, PairByParams, r.Status, r.OnlyBase, r.OnlyNew)
 }
 
 // WriteJSON prints r as one JSON object (Inf and NaN as null).
