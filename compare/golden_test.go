@@ -15,7 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite compare/testdata/*.golden with this code's output")
 
-// The text and JSON of both pairings over one perturbed grid are exactly the golden
+// The text, JSON and failure line of both pairings over one perturbed grid are exactly the golden
 // files: a job whose metrics move (both replicates of one point, so the paired interval
 // exists), a small move within tolerance, a status change, a job on one side only and a
 // metric missing on one side.
@@ -74,6 +74,8 @@ func TestGoldenOutputs(t *testing.T) {
 		{"by-job.json", func(b *bytes.Buffer) error { return byJob.WriteJSON(b) }},
 		{"by-params.txt", func(b *bytes.Buffer) error { return byParams.WriteText(b) }},
 		{"by-params.json", func(b *bytes.Buffer) error { return byParams.WriteJSON(b) }},
+		{"by-job.failure", func(b *bytes.Buffer) error { _, err := b.WriteString(byJob.FailureLine() + "\n"); return err }},
+		{"by-params.failure", func(b *bytes.Buffer) error { _, err := b.WriteString(byParams.FailureLine() + "\n"); return err }},
 	} {
 		var b bytes.Buffer
 		if err := tt.write(&b); err != nil {
