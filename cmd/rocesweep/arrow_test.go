@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"os"
@@ -154,4 +155,28 @@ func firstDiff(a, b string) string {
 	}
 	lo := max(0, i-200)
 	return fmt.Sprintf("at byte %d:\n", i) + a[lo:min(len(a), i+200)] + "\n---- want\n" + b[lo:min(len(b), i+200)]
+}
+
+// A sequential selection reads the jobs table back between rounds in either format: run
+// --select --format arrow runs the same rounds and decides the same as with Parquet
+// (configs/ci.yaml, real jobs: the output but for the wall-clock line and the next: lines).
+func TestArrowSelect(t *testing.T) {
+	out := map[string]string{}
+	for _, format := range []string{"parquet", "arrow"} {
+		dir := filepath.Join(t.TempDir(), "ci")
+		var stdout, stderr bytes.Buffer
+		if code := mainWithArgs(context.Background(), []string{"run", "../../configs/ci.yaml", "-o", dir, "-j", "2", "--select", "--format", format}, &stdout, &stderr); code != 0 {
+			t.Fatalf("%s: run --select: exit %d\n%s", format, code, stderr.String())
+		}
+		var keep []string
+		for _, l := range strings.Split(strings.ReplaceAll(stdout.String(), dir, "DIR"), "\n") {
+			if !strings.Contains(l, " jobs: ") && !strings.HasPrefix(l, "next:") && !strings.HasPrefix(l, "      rocesweep") {
+				keep = append(keep, l)
+			}
+		}
+		out[format] = strings.Join(keep, "\n")
+	}
+	if out["arrow"] != out["parquet"] || !strings.Contains(out["parquet"], "selected") {
+		t.Errorf("run --select differs:\narrow:\n%s\nparquet:\n%s", out["arrow"], out["parquet"])
+	}
 }
