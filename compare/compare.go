@@ -1,7 +1,9 @@
-// Package compare checks whether two results directories give the same answers: it joins
-// their `jobs` tables on job_id and compares the chosen summary metrics within a
-// tolerance (the CI regression check of `rocesweep compare`). It reads through package
-// results and writes text, JSON or Go benchmark lines; it never runs anything.
+// Package compare checks whether two results directories give the same answers: it pairs
+// the rows of their `jobs` tables (Pairing: by job_id, the CI regression check of
+// `rocesweep compare`, or by swept values and replicate, an A/B of a change outside the
+// grid) and compares the chosen summary metrics within a tolerance, and by params beyond
+// the noise of the replicates. It reads through package results and writes text, JSON or
+// Go benchmark lines; it never runs anything.
 package compare
 
 import (
