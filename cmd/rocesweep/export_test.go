@@ -27,7 +27,7 @@ func TestExportCommand(t *testing.T) {
 	}{
 		{[]string{"export", dir}, 0, "wrote " + filepath.Join(dir, "csv", "jobs.csv") + " (2 rows)\n", ""},
 		{[]string{"export", dir, "--table", "jobs"}, 0, "(2 rows)\n", ""},
-		{[]string{"export", dir, "--table", "lb_stats"}, 1, "", "rocesweep: export: table lb_stats: no committed part-*.parquet files"},
+		{[]string{"export", dir, "--table", "lb_stats"}, 1, "", "rocesweep: export: table lb_stats: no committed part files"},
 		{[]string{"export", dir, "--table", "job"}, 2, "", `rocesweep: export: --table "job": unknown table (did you mean jobs?)`},
 		{[]string{"export", dir, "--format", "parquet"}, 2, "", `rocesweep: export: --format "parquet": want csv`},
 		{[]string{"export"}, 2, "", "rocesweep: export: want one results DIR, got 0 arguments"},
