@@ -25,7 +25,7 @@ func (w *Writer) recover() error {
 	w.commit = st.last + 1
 	complete := st.complete
 	if w.opts.Resume {
-		// Verified results (issue 14 item 7): a commit whose files are missing or
+		// Verified results: a commit whose files are missing or
 		// damaged is withdrawn; its files are debris, its jobs run again.
 		for _, c := range st.commits {
 			if probs := checkCommit(w.fs, w.opts.Dir, c, true); len(probs) > 0 {

@@ -21,7 +21,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// Isolation runs each job in a worker process (issue 14 "Isolate jobs"), the way
+// Isolation runs each job in a worker process, the way
 // Nextflow and Snakemake isolate tasks: a job that exhausts memory, panics, crashes the
 // Go runtime or overruns its wall time ends as a job (status failed or timeout, with the
 // reason) and the sweep goes on. The runner watches each worker's resident memory and
@@ -127,8 +127,8 @@ type workerResponse struct {
 // (the runner is gone). The caller should ignore stop signals: the
 // runner decides when a job stops.
 //
-// A worker serves many jobs because starting one costs ~10 ms, as much as a small job
-// (issue 15); the runner replaces it after any job that does not end with a result
+// A worker serves many jobs because starting one costs ~10 ms, as much as a small job;
+// the runner replaces it after any job that does not end with a result
 // (killed for memory or time, crashed, abandoned). Jobs share nothing that moves a row:
 // run --isolate=false runs every job in one process and writes the same rows
 // (TestIsolatedRowsEqualInProcess). Between jobs the worker hands a large heap back to

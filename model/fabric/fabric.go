@@ -1,7 +1,7 @@
 // Package fabric runs one simulation job: it turns a validated configuration into a
 // topology of switches, NICs and links (model/topo), posts the workload's messages
 // (model/workload), runs the event loop to the stop condition and returns the job's
-// records and summary (design.md "The engine", issue 5).
+// records and summary (docs/design.md "The engine").
 //
 // Run is the interface the sweep runner uses: a pure function of the configuration and
 // its seed. Nothing here is global; two jobs in one process share no state.
@@ -73,7 +73,7 @@ type Fabric struct {
 	rec  *stats.Recorder
 
 	links    []link.Link
-	tierSw   [3]config.Switch // each tier's switch attributes (config.TierSwitch, issue 17)
+	tierSw   [3]config.Switch // each tier's switch attributes (config.TierSwitch)
 	switches []*switchdev.Switch
 	nics     []*nic.NIC
 
@@ -97,7 +97,7 @@ type Fabric struct {
 	// a record setting changes no summary metric (README "Seeds and common random numbers").
 	reports int64
 
-	// Collectives (issue 17, collective.go): runs driven by completions. Their messages
+	// Collectives (collective.go): runs driven by completions. Their messages
 	// are dyn[i], NIC tag len(msgs)+i.
 	runs     []workload.CollRun
 	dyn      []workload.Message
@@ -164,7 +164,7 @@ func Validate(cfg *config.Config) error {
 		return err
 	}
 	// The topology, and what the job will need of the workload: sizes, counts,
-	// distribution files (issue 14 item 10).
+	// distribution files.
 	_, err := EstimateJob(cfg)
 	return err
 }
@@ -317,7 +317,7 @@ func (f *Fabric) Loop(ctx context.Context) error {
 			return nil
 		}
 		if invariants.Enabled && f.eng.Fired()&0x3FF == 0 {
-			// Every ledger balances after every 1,024th event (switch.md §5.6, issue 5).
+			// Every ledger balances after every 1,024th event (switch.md §5.6).
 			if err := f.CheckConservation(); err != nil {
 				panic(fmt.Sprintf("invariant broken at %v after %d events: %v", f.eng.Now(), f.eng.Fired(), err))
 			}
