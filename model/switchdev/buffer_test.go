@@ -186,3 +186,32 @@ func TestInitBufferErrors(t *testing.T) {
 		t.Errorf("all-zero map: err %v, want pool error", err)
 	}
 }
+
+// TestFrameParamsMatchBuffer: the per-frame copy of the buffer parameters holds what
+// InitBuffer computed, for every class and pool, under the default and the UET policy.
+func TestFrameParamsMatchBuffer(t *testing.T) {
+	for _, uet := range []bool{false, true} {
+		cfg := config.DefaultSwitch()
+		cfg.SharedBufferManager.UETPolicyEnabled = uet
+		b, err := InitBuffer(&cfg, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit, err := parseLimitForm(b.LimitForm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp := newFrameParams(&b, limit)
+		if fp.limit != limit || fp.xoff != b.Xoff || fp.xon != b.Xon || fp.hdrmPerPort != b.HeadroomPerPort || fp.alpha != b.Alpha {
+			t.Errorf("uet=%v: thresholds %+v, buffer %+v", uet, fp, b)
+		}
+		for i := 0; i < 8; i++ {
+			got := fp.pool[i]
+			if int(fp.poolOfTC[i]) != b.PoolOfTC[i] || fp.lossless[i] != b.LosslessTC[i] || got.size != b.PoolSize[i] ||
+				got.perPortLimit != b.PerPortLimit[i] || got.ecnMin != b.EcnMin[i] || got.ecnMax != b.EcnMax[i] {
+				t.Errorf("uet=%v, index %d: %+v, tc->pool %d lossless %v; buffer pool %d size %d limit %d ecn %v..%v",
+					uet, i, got, fp.poolOfTC[i], fp.lossless[i], b.PoolOfTC[i], b.PoolSize[i], b.PerPortLimit[i], b.EcnMin[i], b.EcnMax[i])
+			}
+		}
+	}
+}

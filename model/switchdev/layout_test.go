@@ -29,14 +29,19 @@ func TestPortHotLines(t *testing.T) {
 }
 
 // TestSwitchHotLines pins the switch layout: what every frame reads fills
-// line 0, the per-frame counters line 1, and each pool's totals and views start a line,
-// one view to a line.
+// line 0, the per-frame counters line 1, the frame's buffer parameters start a line and
+// each pool's 32 bytes follow (pools 0 and 1 in the next line), and each pool's totals and
+// views start a line, one view to a line.
 func TestSwitchHotLines(t *testing.T) {
 	var s Switch
 	var c Counters
+	var fp frameParams
 	checkLayout(t, []layoutCheck{
 		{"offset of c", unsafe.Offsetof(s.c), 64},
 		{"offset of MaxPoolBytes (last per-frame counter)", unsafe.Offsetof(c.MaxPoolBytes), 56},
+		{"offset of fp mod 64", unsafe.Offsetof(s.fp) % 64, 0},
+		{"offset of fp.pool", unsafe.Offsetof(fp.pool), 64},
+		{"size of poolParams", unsafe.Sizeof(poolParams{}), 32},
 		{"offset of pools mod 64", unsafe.Offsetof(s.pools) % 64, 0},
 		{"size of lineSampler", unsafe.Sizeof(lineSampler{}), 64},
 		{"offset of ing in swPool", unsafe.Offsetof(s.pools[0].ing), 64},
