@@ -162,7 +162,7 @@ func (s *Switch) releaseIngress(in int16, pl int, b int64, lossy bool) {
 	hr := min(pt.pl[pl].hdrm, b)
 	if hr > 0 {
 		pt.pl[pl].hdrm -= hr
-		if pt.views != nil {
+		if pt.rxViews {
 			pt.views.hdrm[pl].add(-hr)
 		}
 	}

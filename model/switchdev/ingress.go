@@ -75,7 +75,7 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 			return
 		}
 		pt.pl[pl].hdrm += b
-		if pt.views != nil {
+		if pt.rxViews {
 			pt.views.hdrm[pl].add(b)
 		}
 		inHdrm = true
@@ -107,7 +107,7 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 		// No route: undo the ingress charge and count an rx drop (integration bug).
 		if inHdrm {
 			pt.pl[pl].hdrm -= b
-			if pt.views != nil {
+			if pt.rxViews {
 				pt.views.hdrm[pl].add(-b)
 			}
 		} else {
@@ -124,9 +124,9 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 
 // chargeIngressViews samples the ingressUsage and sharedBuffer views after an ingOcc change.
 func (s *Switch) chargeIngressViews(pt *port, pl int, d int64) {
-	s.pools[pl].ing[dir(pt.uplink)].add(d)
+	s.pools[pl].ing[dir(pt.rxUplink)].add(d)
 	s.pools[pl].shared.add(d)
-	if pt.views != nil {
+	if pt.rxViews {
 		pt.views.ing[pl].add(d)
 	}
 	if pt.pl[pl].ingOcc > s.c.MaxIngressPortBytes {

@@ -8,7 +8,8 @@ import (
 )
 
 // TestPortHotLines pins the port layout: what an egress touches per frame
-// fills line 0, what an ingress touches line 1, each pool's state is 32 bytes (pools 0
+// fills line 0, what an ingress touches line 1 (with its own copies of uplink and views !=
+// nil), each pool's state is 32 bytes (pools 0
 // and 1, the usual data and control pools, share the third line), a queue is 32 bytes
 // and a queue entry 8 (the queues of classes 0 and 1 share a line), and the port is a
 // whole number of lines.
@@ -17,7 +18,9 @@ func TestPortHotLines(t *testing.T) {
 	checkLayout(t, []layoutCheck{
 		{"offset of egSent (last field of line 0)", unsafe.Offsetof(pt.egSent), 56},
 		{"offset of xoff (first field of line 1)", unsafe.Offsetof(pt.xoff), 64},
-		{"offset of dropCharged (last field of line 1)", unsafe.Offsetof(pt.dropCharged), 120},
+		{"offset of rxUplink (line 1)", unsafe.Offsetof(pt.rxUplink), 72},
+		{"offset of rxViews (line 1)", unsafe.Offsetof(pt.rxViews), 73},
+		{"offset of rxDrops (last field of line 1)", unsafe.Offsetof(pt.rxDrops), 120},
 		{"offset of pl", unsafe.Offsetof(pt.pl), 128},
 		{"size of poolState", unsafe.Sizeof(poolState{}), 32},
 		{"offset of fifo", unsafe.Offsetof(pt.fifo), 384},

@@ -196,6 +196,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		}
 		pt := &s.ports[i]
 		pt.out, pt.uplink, pt.peerTier = ports[i].Out, ports[i].Uplink, int8(ports[i].PeerTier)
+		pt.rxUplink = pt.uplink
 		for p := 0; p < 8; p++ {
 			if b.Group[p] != 0 {
 				pt.refresh[p] = eng.NewTimer(KindPfcRefresh, id.Dev, int16(i), int64(p))
@@ -206,6 +207,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		}
 		if cfg.SharedBufferManager.ReportPerPortBufferStats {
 			pt.views = &portViews{}
+			pt.rxViews = true
 			for p := 0; p < 8; p++ {
 				pt.views.eg[p].restart()
 				pt.views.ing[p].restart()
