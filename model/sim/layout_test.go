@@ -7,7 +7,7 @@ import (
 
 // TestEngineLayout pins the sizes the engine's cache behaviour rests on: a pending entry is
 // 16 bytes (four to a line in a bucket), an event payload 16, and a timer's slot (tie,
-// time and payload) 32, so that one timer never straddles two lines.
+// time and payload) 32, half a line: one line read arms, checks or delivers a timer.
 func TestEngineLayout(t *testing.T) {
 	for _, c := range []struct {
 		name      string
