@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -143,9 +143,12 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 	if text == string(qs) {
 		t.Fatal("the quickstart's grid has changed: update this test's edits")
 	}
+	t.Parallel()               // waits on child processes
 	spec := writeSpec(t, text) // 2 jobs (--select=false, one replicate)
 	tables := map[string][]string{}
-	for _, iso := range []string{"true", "false"} {
+	var mu sync.Mutex
+	// The isolated and the in-process run at once.
+	concurrently(t, []string{"true", "false"}, func(iso string) string { return "isolate=" + iso }, func(t *testing.T, iso string) {
 		dir := filepath.Join(t.TempDir(), "out")
 		// -j 1 isolated: one worker runs both jobs, the second after the first.
 		j := map[string]string{"true": "1", "false": "2"}[iso]
@@ -154,21 +157,18 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 			t.Fatalf("--isolate=%s: %v\n%s", iso, err, out)
 		}
 		for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
-			var lines []string
-			for _, r := range readGeneric(t, dir, table) {
-				delete(r, "wall_sec")
-				delete(r, "events_per_sec")
-				delete(r, "time_utc")
-				lines = append(lines, fmt.Sprint(r))
-			}
-			sort.Strings(lines)
-			key := table + " " + iso
-			tables[key] = lines
+			lines := genericLines(t, dir, table, "wall_sec", "events_per_sec", "time_utc")
+			mu.Lock()
+			tables[table+" "+iso] = lines
+			mu.Unlock()
 		}
+	})
+	if t.Failed() {
+		return
 	}
 	for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
 		a, b := tables[table+" true"], tables[table+" false"]
-		if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		if !slices.Equal(a, b) {
 			t.Errorf("%s: %d rows isolated, %d in-process, and they differ", table, len(a), len(b))
 		}
 		if table == "nd_stats" && len(a) < 2*stats.DefaultBatchRows {
