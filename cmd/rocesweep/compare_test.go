@@ -14,6 +14,7 @@ import (
 )
 
 func TestCompareCommand(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	base := filepath.Join(t.TempDir(), "base")
 	if err := resultstest.Write(base, resultstest.Grid([]float64{0.5, 1}, []float64{200e3, 700e3}, 2, false)); err != nil {
 		t.Fatal(err)

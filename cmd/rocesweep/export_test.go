@@ -12,6 +12,7 @@ import (
 )
 
 func TestExportCommand(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "res")
 	if err := resultstest.Write(dir, resultstest.Grid([]float64{1, 4}, []float64{200e3}, 1, false)); err != nil {
 		t.Fatal(err)

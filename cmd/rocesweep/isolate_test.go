@@ -52,6 +52,7 @@ func TestPoisonSweepRefusedByItsEstimate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	spec := writeSpec(t, poisonSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	out, err := realChild("run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB").CombinedOutput()
@@ -97,6 +98,7 @@ func TestJobOverMemoryLimitKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	spec := writeSpec(t, sweeptest.GridSpec("oom", 1, 1, "50us"))
 	dir := filepath.Join(t.TempDir(), "out")
 	cmd := child(1000, "run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB", "--isolate")
@@ -183,6 +185,7 @@ func TestWorkerPanicAndTimeoutAreJobs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	for _, c := range []struct {
 		name, status, err string
 		args              []string
@@ -278,6 +281,7 @@ func TestWorkersAreReused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	for _, tc := range []struct {
 		name       string
 		j          string
@@ -348,6 +352,7 @@ func TestPoisonReportInterval(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	spec := writeSpec(t, `name: poison
 seed: 1
 replicates: 2

@@ -26,6 +26,7 @@ func TestCIAcceptance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs configs/ci.yaml")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "ci")
 	var out, errb bytes.Buffer

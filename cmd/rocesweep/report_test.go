@@ -16,6 +16,7 @@ import (
 )
 
 func TestReportCommand(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "res")
 	if err := resultstest.Write(dir, resultstest.Grid([]float64{0.5, 1, 2}, []float64{200e3, 700e3}, 2, true)); err != nil {
 		t.Fatal(err)

@@ -550,6 +550,7 @@ func TestQuickstartRealSimulationDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 24 simulations")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	rows := map[string][]string{}
 	for _, j := range []string{"1", "8"} {
 		dir := filepath.Join(t.TempDir(), "qs")

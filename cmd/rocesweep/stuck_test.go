@@ -31,6 +31,7 @@ nic:
 // nothing of the kind for the quickstart sweep with its lossy class in a pool of its own,
 // whose pauses lift.
 func TestStuckPauseFlagged(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "sticky.yaml")
 	if err := os.WriteFile(spec, []byte(stuckSpec), 0o644); err != nil {
