@@ -30,7 +30,7 @@ func realChild(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// poisonSpec is issue 14's reproduction: a 48-job grid in which one value of one axis
+// poisonSpec is a 48-job grid in which one value of one axis
 // (2,000,000 messages per sender: 14 M messages) needs far more memory than the others.
 const poisonSpec = `name: poison
 seed: 1

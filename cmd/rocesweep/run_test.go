@@ -223,7 +223,7 @@ func TestCrashResume(t *testing.T) {
 	checkExactlyOnce(t, dir, p)
 
 	// The closing table covers the whole directory: a --resume with nothing left to run
-	// prints the table of an uninterrupted run, intervals and all (issue 13, Build 4).
+	// prints the table of an uninterrupted run, intervals and all.
 	ref := filepath.Join(t.TempDir(), "ref")
 	code, refOut, stderr, _ := runMain(t, "run", spec, "-o", ref, "-j", "2")
 	if code != 0 {
