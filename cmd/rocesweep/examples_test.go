@@ -3,8 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -96,13 +97,15 @@ func exampleArgs(t *testing.T, line, root string) []string {
 }
 
 // TestExamplesRun runs every rocesweep command line of README.md's code blocks, in order
-// in one directory, then every example of every command's help in order in another, as
-// written (the repository's configs beside them): each must exit 0, or as exampleExit
-// says. A fake sbatch takes the Slurm examples' --submit.
+// in one directory, and every example of every command's help in order in another, as
+// written (the repository's configs beside them), each as a real rocesweep process: each
+// must exit 0, or as exampleExit says. A fake sbatch takes the Slurm examples' --submit.
+// The two sequences run at once: each reads only what its own earlier lines wrote.
 func TestExamplesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example (about half a minute)")
 	}
+	t.Parallel()
 	configs, err := filepath.Abs("../../configs")
 	if err != nil {
 		t.Fatal(err)
@@ -114,46 +117,60 @@ func TestExamplesRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho 4242\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	env := append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_REAL=1",
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	lines, at := readmeExamples(t)
 	if len(lines) < 5 {
 		t.Fatalf("README.md: %d rocesweep lines in code blocks; the extraction is broken", len(lines))
 	}
-	var root string
-	inRoot := func() {
-		root = t.TempDir()
+	newRoot := func(t *testing.T) string {
+		root := t.TempDir()
 		if err := os.Symlink(configs, filepath.Join(root, "configs")); err != nil {
 			t.Fatal(err)
 		}
-		t.Chdir(root)
+		return root
 	}
-
-	var runLine func(t *testing.T, line string)
-	runLine = func(t *testing.T, line string) {
+	var runLine func(t *testing.T, root, line string)
+	runLine = func(t *testing.T, root, line string) {
 		t.Helper()
 		args := exampleArgs(t, line, root)
 		if len(args) > 0 && (args[0] == "compare" || args[0] == "report" || args[0] == "export" || args[0] == "status") {
 			for _, a := range args[1:] {
 				setup, ok := exampleSetup[a]
-				if _, err := os.Stat(a); ok && err != nil {
-					runLine(t, setup)
+				if _, err := os.Stat(filepath.Join(root, a)); ok && err != nil {
+					runLine(t, root, setup)
 				}
 			}
 		}
 		var stdout, stderr bytes.Buffer
-		code := mainWithArgs(context.Background(), args, &stdout, &stderr)
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, env, &stdout, &stderr
+		code := 0
+		if err := cmd.Run(); err != nil {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("%s: %v", line, err)
+			}
+			code = exit.ExitCode()
+		}
 		if want := exampleExit[line]; code != want {
 			t.Fatalf("%s\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", line, code, want, lastLines(stdout.String(), 10), lastLines(stderr.String(), 10))
 		}
 	}
-	inRoot()
-	for i, line := range lines {
-		t.Run("README.md:"+strconv.Itoa(at[i]), func(t *testing.T) { runLine(t, line) })
-	}
-	inRoot()
-	for _, line := range helpExamples() {
-		t.Run("help:"+line, func(t *testing.T) { runLine(t, line) })
-	}
+	t.Run("README", func(t *testing.T) {
+		t.Parallel()
+		root := newRoot(t)
+		for i, line := range lines {
+			t.Run("README.md:"+strconv.Itoa(at[i]), func(t *testing.T) { runLine(t, root, line) })
+		}
+	})
+	t.Run("help", func(t *testing.T) {
+		t.Parallel()
+		root := newRoot(t)
+		for _, line := range helpExamples() {
+			t.Run(line, func(t *testing.T) { runLine(t, root, line) })
+		}
+	})
 }
 
 func lastLines(s string, n int) string {
