@@ -202,3 +202,6 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// planEstimates estimates one job per valid grid point (sweep.Estimates).
+var planEstimates = sweep.Estimates

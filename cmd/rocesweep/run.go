@@ -16,7 +16,6 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
 	"github.com/rocesweep/rocesweep/internal/selection"
-	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -154,7 +153,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if iso != nil && iso.MaxMem > 0 {
 		memLimit, memWhat = iso.MaxMem, "the limit per job (--max-mem-per-job)"
 	}
-	overBudget(p, memLimit, memWhat, maxDisk)
+	sweep.MarkOverBudget(p, memLimit, memWhat, maxDisk)
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
 	}
@@ -304,21 +303,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// overBudget makes the points whose estimate (fabric.EstimateJob) exceeds memLimit
-// bytes of memory or maxDisk bytes of disk per job (0: no limit) invalid, with the
-// estimate and the budget in the reason.
-func overBudget(p *sweep.Plan, memLimit int64, memWhat string, maxDisk int64) {
-	all, _ := planEstimates(p)
-	for _, e := range all {
-		switch {
-		case memLimit > 0 && e.MemBytes > memLimit:
-			p.MarkInvalid(e.Job.Point, fmt.Errorf("estimated at %s of memory, above %s (%s): lower its cost (duration, report intervals, messages, hosts) or raise the limit",
-				fabric.HumanBytes(e.MemBytes), memWhat, fabric.HumanBytes(memLimit)))
-		case maxDisk > 0 && e.DiskBytes > maxDisk:
-			p.MarkInvalid(e.Job.Point, fmt.Errorf("its rows are estimated at %s on disk while it runs (%.3g rows), above the disk budget per job (--max-disk-per-job %s): lower its report intervals, duration or traffic, or raise the budget",
-				fabric.HumanBytes(e.DiskBytes), e.Rows, fabric.HumanBytes(maxDisk)))
-		}
-	}
 }

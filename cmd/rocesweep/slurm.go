@@ -124,7 +124,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	script, err := slurm.Write(slurm.Params{
 		Name: p.Spec.Base.Name, Jobs: len(p.Jobs), N: n, Exe: exe, Spec: slurm.SpecPath(dir), SpecFrom: p.Spec.File, Dir: dir, Cwd: cwd,
 		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: ov.Sets, Grids: ov.Grids, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: noSelect,
-		Written: time.Now().UTC(), MemJob: largest.mem(),
+		Written: time.Now().UTC(), MemJob: largest.Mem(),
 	}, p.Spec.Text)
 	if err != nil {
 		return fmt.Errorf("slurm: %w", err)

@@ -32,7 +32,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	printWarnings(stderr, p)
 	all, largest := planEstimates(p)
-	if err := overMemory(p, all, machineMemory(), "this machine's memory"); err != nil {
+	if err := sweep.OverMemory(p, all, machineMemory(), "this machine's memory"); err != nil {
 		return usageError{err}
 	}
 	bad := p.Invalid()
