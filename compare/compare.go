@@ -1,7 +1,9 @@
-// Package compare checks whether two results directories give the same answers: it joins
-// their `jobs` tables on job_id and compares the chosen summary metrics within a
-// tolerance (the CI regression check of `rocesweep compare`). It reads through package
-// results and writes text, JSON or Go benchmark lines; it never runs anything.
+// Package compare checks whether two results directories give the same answers: it pairs
+// the rows of their `jobs` tables (Pairing: by job_id, the CI regression check of
+// `rocesweep compare`, or by swept values and replicate, an A/B of a change outside the
+// grid) and compares the chosen summary metrics within a tolerance, and by params beyond
+// the noise of the replicates. It reads through package results and writes text, JSON or
+// Go benchmark lines; it never runs anything.
 package compare
 
 import (
@@ -11,7 +13,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
@@ -135,21 +136,53 @@ func ModelVersions(baseDir, newDir string) (base, nw string) {
 	return get(baseDir), get(newDir)
 }
 
-// Dirs reads the jobs tables of two results directories and compares them.
+// Dirs reads the jobs tables of two results directories and compares them job by job
+// (Tables). When no job pairs, it is an error naming the pairing that would pair them
+// (--by params when the points match).
 func Dirs(baseDir, newDir string, opts Options) (*Result, error) {
-	base, err := results.ReadTable(baseDir, "jobs", nil)
+	s, err := readSides(baseDir, newDir, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", baseDir, err)
+		return nil, err
 	}
-	nw, err := results.ReadTable(newDir, "jobs", nil)
+	r, err := Tables(s.base, s.nw, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", newDir, err)
+		return nil, err
 	}
-	return Tables(base, nw, opts)
+	if r.Common == 0 {
+		return nil, noPairs(PairByJob, baseDir, newDir, s.base, s.nw, s.axes)
+	}
+	return r, nil
 }
 
-// Tables compares two jobs tables. A metric not in stats.MetricNames nor in either table
-// is an error naming it and the known metrics.
+// sides are the two jobs tables and the swept columns of base.
+type sides struct {
+	base, nw *results.Table
+	axes     []string
+	newAxes  []string
+}
+
+// readSides reads the manifests and jobs tables of both directories. A manifest that
+// cannot be read is an error only when needManifest (a comparison by params); without
+// one the swept columns are found in the table (results.Axes).
+func readSides(baseDir, newDir string, needManifest bool) (*sides, error) {
+	var out [2]*results.Table
+	var axes [2][]string
+	for i, dir := range []string{baseDir, newDir} {
+		m, err := results.ReadManifest(dir)
+		if err != nil && needManifest {
+			return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
+		}
+		t, err := results.ReadTable(dir, "jobs", nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		out[i], axes[i] = t, results.Axes(m, t)
+	}
+	return &sides{base: out[0], nw: out[1], axes: axes[0], newAxes: axes[1]}, nil
+}
+
+// Tables compares two jobs tables job by job (paired by job_id). A metric not in
+// stats.MetricNames nor in either table is an error naming it and the known metrics.
 func Tables(base, nw *results.Table, opts Options) (*Result, error) {
 	metrics := opts.Metrics
 	if metrics == nil {
@@ -158,63 +191,22 @@ func Tables(base, nw *results.Table, opts Options) (*Result, error) {
 	if err := checkMetrics(metrics, base, nw); err != nil {
 		return nil, err
 	}
-	bIdx, err := index(base)
+	p, err := pair(base, nw, PairByJob, nil)
 	if err != nil {
-		return nil, fmt.Errorf("base: %w", err)
+		return nil, err
 	}
-	nIdx, err := index(nw)
-	if err != nil {
-		return nil, fmt.Errorf("new: %w", err)
-	}
-	r := &Result{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []Delta{},
-		FailOnWorse: opts.FailOnWorse}
-	ids := jobIDs(base)
-	for _, id := range ids {
-		if _, ok := nIdx[id]; !ok {
-			r.OnlyBase = append(r.OnlyBase, id)
-		}
-	}
-	for _, id := range jobIDs(nw) {
-		if _, ok := bIdx[id]; !ok {
-			r.OnlyNew = append(r.OnlyNew, id)
-		}
-	}
-	var common []string
-	for _, id := range ids {
-		if _, ok := nIdx[id]; ok {
-			common = append(common, id)
-		}
-	}
-	r.Common = len(common)
-	var cmp []string // common jobs whose metrics are compared: same status, ok
-	for _, id := range common {
-		bs, ns := status(base, bIdx[id]), status(nw, nIdx[id])
-		if bs != ns {
-			r.Status = append(r.Status, StatusChange{JobID: id, Base: bs, New: ns, Error: text(nw, "error", nIdx[id])})
-			continue
-		}
-		if bs == "" || bs == "ok" {
-			cmp = append(cmp, id)
-		}
-	}
+	r := &Result{RTol: opts.RTol, ATol: opts.ATol, Common: p.common, OnlyBase: p.onlyBase, OnlyNew: p.onlyNew, Status: p.status,
+		Deltas: []Delta{}, FailOnWorse: opts.FailOnWorse}
 	for _, m := range metrics {
-		s := MetricSummary{Metric: m, Jobs: len(cmp)}
-		bc, nc := base.Col(m), nw.Col(m)
-		switch {
-		case bc == nil:
-			s.Missing = "base"
-		case nc == nil:
-			s.Missing = "new"
-		}
-		r.Metrics = append(r.Metrics, s)
+		r.Metrics = append(r.Metrics, MetricSummary{Metric: m, Jobs: len(p.units), Missing: missing(m, base, nw)})
 	}
-	for _, id := range cmp {
+	for _, u := range p.units {
 		for k, m := range metrics {
 			s := &r.Metrics[k]
 			if s.Missing != "" {
 				continue
 			}
-			d := delta(id, m, value(base.Col(m), bIdx[id]), value(nw.Col(m), nIdx[id]), opts)
+			d := delta(u.label, m, value(base.Col(m), u.bRows[0]), value(nw.Col(m), u.nRows[0]), opts)
 			if d.Diff != 0 || math.IsNaN(d.Diff) {
 				s.Changed++
 			}
@@ -315,50 +307,35 @@ func text(t *results.Table, col string, i int) string {
 // tolerance and every change within it, then jobs on one side only and status changes.
 func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "compared %d jobs (tolerance |new-base| <= %g + %g*|base|)\n\n", r.Common, r.ATol, r.RTol)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tjobs\tchanged\tbeyond\tbetter\tworse\tmax |diff|\tmax |rel|\t")
+	num := PairByJob.num
+	var rows [][]string
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
+			rows = append(rows, missingRow(m.Metric, 5, m.Missing))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Jobs, m.Changed, m.Beyond, m.Better, m.Worse, results.FormatNum(m.MaxAbs), m.MaxRel)
+		rows = append(rows, []string{m.Metric, fmt.Sprint(m.Jobs), fmt.Sprint(m.Changed), fmt.Sprint(m.Beyond), fmt.Sprint(m.Better), fmt.Sprint(m.Worse), num(m.MaxAbs), rel(m.MaxRel)})
 	}
-	tw.Flush()
-	var changed []Delta
+	writeTable(w, []string{"metric", "jobs", "changed", "beyond", "better", "worse", "max |diff|", "max |rel|"}, rows)
+	rows = nil
 	for _, d := range r.Deltas {
-		if d.Diff != 0 || d.Beyond {
-			changed = append(changed, d)
+		if d.Diff == 0 && !d.Beyond {
+			continue
 		}
-	}
-	if len(changed) > 0 {
-		fmt.Fprintf(w, "\nchanged values:\n")
-		tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "job\tmetric\tbase\tnew\tdiff\trel\t\t")
-		for _, d := range changed {
-			verdict := "within tolerance"
-			if d.Beyond {
-				verdict = "BEYOND tolerance"
-				if d.Verdict != "" {
-					verdict += ": " + d.Verdict
-				}
+		verdict := "within tolerance"
+		if d.Beyond {
+			verdict = "BEYOND tolerance"
+			if d.Verdict != "" {
+				verdict += ": " + d.Verdict
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.JobID, d.Metric, results.FormatNum(d.Base),
-				results.FormatNum(d.New), results.FormatNum(d.Diff), d.Rel, verdict)
 		}
-		tw.Flush()
+		rows = append(rows, []string{d.JobID, d.Metric, num(d.Base), num(d.New), num(d.Diff), rel(d.Rel), verdict})
 	}
-	for _, s := range r.Status {
-		fmt.Fprintf(w, "job %s: status %s -> %s %s\n", s.JobID, s.Base, s.New, s.Error)
+	if len(rows) > 0 {
+		fmt.Fprintf(w, "\nchanged values:\n")
+		writeTable(w, []string{"job", "metric", "base", "new", "diff", "rel", ""}, rows)
 	}
-	if len(r.OnlyBase) > 0 {
-		fmt.Fprintf(w, "\njobs only in base (%d): %s\n", len(r.OnlyBase), strings.Join(r.OnlyBase, " "))
-	}
-	if len(r.OnlyNew) > 0 {
-		fmt.Fprintf(w, "\njobs only in new (%d): %s\n", len(r.OnlyNew), strings.Join(r.OnlyNew, " "))
-	}
-	_, err := fmt.Fprintln(w)
-	return err
+	return writeTail(w, PairByJob, r.Status, r.OnlyBase, r.OnlyNew)
 }
 
 // WriteJSON prints r as one JSON object (Inf and NaN, which JSON lacks, as null).

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
@@ -94,28 +93,24 @@ func (r *PointResult) MovedDeltas() []PointDelta {
 }
 
 // DirsByParams reads two results directories and compares them by point (ByParams).
+// Directories that sweep different axes, or whose points all differ, are an error (the
+// latter naming the pairing that would pair them).
 func DirsByParams(baseDir, newDir string, opts Options) (*PointResult, error) {
-	var sides [2]struct {
-		m    *results.Manifest
-		jobs *results.Table
+	s, err := readSides(baseDir, newDir, true)
+	if err != nil {
+		return nil, err
 	}
-	for i, dir := range []string{baseDir, newDir} {
-		m, err := results.ReadManifest(dir)
-		if err != nil {
-			return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
-		}
-		t, err := results.ReadTable(dir, "jobs", nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
-		}
-		sides[i].m, sides[i].jobs = m, t
+	if !slices.Equal(s.axes, s.newAxes) {
+		return nil, fmt.Errorf("--by params: %s sweeps %s but %s sweeps %s; points pair only over the same axes", baseDir, axesText(s.axes), newDir, axesText(s.newAxes))
 	}
-	bAxes := results.Axes(sides[0].m, sides[0].jobs)
-	nAxes := results.Axes(sides[1].m, sides[1].jobs)
-	if !slices.Equal(bAxes, nAxes) {
-		return nil, fmt.Errorf("--by params: %s sweeps %s but %s sweeps %s; points pair only over the same axes", baseDir, axesText(bAxes), newDir, axesText(nAxes))
+	r, err := ByParams(s.base, s.nw, s.axes, opts)
+	if err != nil {
+		return nil, err
 	}
-	return ByParams(sides[0].jobs, sides[1].jobs, bAxes, opts)
+	if r.Common == 0 {
+		return nil, noPairs(PairByParams, baseDir, newDir, s.base, s.nw, s.axes)
+	}
+	return r, nil
 }
 
 func axesText(cols []string) string {
@@ -147,79 +142,22 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 			}
 		}
 	}
-	r := &PointResult{RTol: opts.RTol, ATol: opts.ATol, OnlyBase: []string{}, OnlyNew: []string{}, Status: []StatusChange{}, Deltas: []PointDelta{},
-		FailOnWorse: opts.FailOnWorse}
+	p, _ := pair(base, nw, PairByParams, axes)
+	r := &PointResult{RTol: opts.RTol, ATol: opts.ATol, Common: p.common, Pairs: p.jobs, OnlyBase: p.onlyBase, OnlyNew: p.onlyNew, Status: p.status,
+		Deltas: []PointDelta{}, FailOnWorse: opts.FailOnWorse}
 	for _, a := range axes {
 		r.Axes = append(r.Axes, results.PathOf(a))
 	}
-	bp, np := results.Points(base, axes, nil), results.Points(nw, axes, nil)
-	nByKey := map[string]*results.Point{}
-	for _, p := range np {
-		nByKey[p.Key] = p
-	}
-	bByKey := map[string]*results.Point{}
-	for _, p := range bp {
-		bByKey[p.Key] = p
-	}
 	for _, m := range metrics {
-		s := PointSummary{Metric: m}
-		switch {
-		case base.Col(m) == nil:
-			s.Missing = "base"
-		case nw.Col(m) == nil:
-			s.Missing = "new"
-		}
-		r.Metrics = append(r.Metrics, s)
+		r.Metrics = append(r.Metrics, PointSummary{Metric: m, Missing: missing(m, base, nw)})
 	}
-	for _, p := range np {
-		if bByKey[p.Key] == nil {
-			for _, rep := range p.Reps {
-				r.OnlyNew = append(r.OnlyNew, fmt.Sprintf("%s replicate=%d", pointLabel(nw, axes, p), rep))
-			}
-		}
-	}
-	for _, b := range bp {
-		label := pointLabel(base, axes, b)
-		n := nByKey[b.Key]
-		if n == nil {
-			for _, rep := range b.Reps {
-				r.OnlyBase = append(r.OnlyBase, fmt.Sprintf("%s replicate=%d", label, rep))
-			}
-			continue
-		}
-		r.Common++
-		// Pair replicates present on both sides; both ok enter the deltas.
-		var bRows, nRows []int
-		for i, rep := range b.Reps {
-			k := slices.Index(n.Reps, rep)
-			if k < 0 {
-				r.OnlyBase = append(r.OnlyBase, fmt.Sprintf("%s replicate=%d", label, rep))
-				continue
-			}
-			r.Pairs++
-			bs, ns := status(base, b.Rows[i]), status(nw, n.Rows[k])
-			if bs != ns {
-				r.Status = append(r.Status, StatusChange{JobID: fmt.Sprintf("%s replicate=%d", label, rep), Base: bs, New: ns, Error: text(nw, "error", n.Rows[k])})
-				continue
-			}
-			if bs == "" || bs == "ok" {
-				bRows, nRows = append(bRows, b.Rows[i]), append(nRows, n.Rows[k])
-			}
-		}
-		for _, rep := range n.Reps {
-			if !slices.Contains(b.Reps, rep) {
-				r.OnlyNew = append(r.OnlyNew, fmt.Sprintf("%s replicate=%d", label, rep))
-			}
-		}
-		if len(bRows) == 0 {
-			continue
-		}
+	for _, u := range p.units {
 		for k, m := range metrics {
 			s := &r.Metrics[k]
 			if s.Missing != "" {
 				continue
 			}
-			d := pointDelta(label, m, base.Col(m), nw.Col(m), bRows, nRows, opts)
+			d := pointDelta(u.label, m, base.Col(m), nw.Col(m), u.bRows, u.nRows, opts)
 			if d.Pairs == 0 && !d.Beyond { // null on both sides: nothing to compare
 				continue
 			}
@@ -315,52 +253,37 @@ func (r *PointResult) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "compared %d points (%d jobs paired by %s and replicate); delta = new - base per replicate, mean ± 95%% CI\n",
 		r.Common, r.Pairs, strings.Join(r.Axes, ", "))
 	fmt.Fprintf(w, "moved: |delta| > %g + %g*|base| and the interval excludes 0 (fails the comparison)\n\n", r.ATol, r.RTol)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "metric\tpoints\tchanged\tbeyond tol\tmoved\tbetter\tworse\tmax |delta|\tmax |rel|\t")
+	num := PairByParams.num
+	var rows [][]string
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
-			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\tmissing in %s\t\t\n", m.Metric, m.Missing)
+			rows = append(rows, missingRow(m.Metric, 6, m.Missing))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.3g\t\n", m.Metric, m.Points, m.Changed, m.Beyond, m.Moved, m.Better, m.Worse, ci.Num(m.MaxAbs), m.MaxRel)
+		rows = append(rows, []string{m.Metric, fmt.Sprint(m.Points), fmt.Sprint(m.Changed), fmt.Sprint(m.Beyond), fmt.Sprint(m.Moved), fmt.Sprint(m.Better), fmt.Sprint(m.Worse), num(m.MaxAbs), rel(m.MaxRel)})
 	}
-	tw.Flush()
-	var changed []PointDelta
+	writeTable(w, []string{"metric", "points", "changed", "beyond tol", "moved", "better", "worse", "max |delta|", "max |rel|"}, rows)
+	rows = nil
 	for _, d := range r.Deltas {
-		if d.Delta != 0 || d.Beyond {
-			changed = append(changed, d)
+		if d.Delta == 0 && !d.Beyond {
+			continue
 		}
+		verdict := "within tolerance"
+		switch {
+		case d.Moved() && d.Verdict != "":
+			verdict = "MOVED: " + d.Verdict
+		case d.Moved():
+			verdict = "MOVED"
+		case d.Beyond:
+			verdict = "beyond tolerance, within noise (interval includes 0)"
+		}
+		rows = append(rows, []string{d.Point, d.Metric, num(d.Base), num(d.New), ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}.String(), rel(d.Rel), verdict})
 	}
-	if len(changed) > 0 {
+	if len(rows) > 0 {
 		fmt.Fprintf(w, "\nchanged points:\n")
-		tw = tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-		fmt.Fprintln(tw, "point\tmetric\tbase\tnew\tdelta (95% CI)\trel\t\t")
-		for _, d := range changed {
-			verdict := "within tolerance"
-			switch {
-			case d.Moved() && d.Verdict != "":
-				verdict = "MOVED: " + d.Verdict
-			case d.Moved():
-				verdict = "MOVED"
-			case d.Beyond:
-				verdict = "beyond tolerance, within noise (interval includes 0)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3g\t%s\t\n", d.Point, d.Metric, ci.Num(d.Base), ci.Num(d.New),
-				ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}.String(), d.Rel, verdict)
-		}
-		tw.Flush()
+		writeTable(w, []string{"point", "metric", "base", "new", "delta (95% CI)", "rel", ""}, rows)
 	}
-	for _, s := range r.Status {
-		fmt.Fprintf(w, "%s: status %s -> %s %s\n", s.JobID, s.Base, s.New, s.Error)
-	}
-	if len(r.OnlyBase) > 0 {
-		fmt.Fprintf(w, "\nonly in base (%d): %s\n", len(r.OnlyBase), strings.Join(r.OnlyBase, "; "))
-	}
-	if len(r.OnlyNew) > 0 {
-		fmt.Fprintf(w, "\nonly in new (%d): %s\n", len(r.OnlyNew), strings.Join(r.OnlyNew, "; "))
-	}
-	_, err := fmt.Fprintln(w)
-	return err
+	return writeTail(w, PairByParams, r.Status, r.OnlyBase, r.OnlyNew)
 }
 
 // WriteJSON prints r as one JSON object (Inf and NaN as null).

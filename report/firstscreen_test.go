@@ -61,6 +61,7 @@ func decision(state selection.State) *selection.Decision {
 // guarantee in words, what it cost against a fixed design, feasibility, the eliminated
 // points with their rounds; the closing table ends with the same decision.
 func TestFirstScreenDecided(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := selected(t, 480)
 	dec := decision(selection.Decided)
 	r, err := report.Build(dir, report.Options{Decision: dec, Width: 300, Height: 200})
@@ -147,6 +148,7 @@ func TestFirstScreenDecided(t *testing.T) {
 // Every state that is not a decision says why and what to run next, on the page and in
 // the closing table.
 func TestFirstScreenNotDecided(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := selected(t, 480)
 	budget := decision(selection.Budget)
 	budget.Why = "the next round would take 612 jobs, more than select.max_jobs (600)"
@@ -259,6 +261,7 @@ func TestFirstScreenFixedDesign(t *testing.T) {
 // Without a decision the headline answers the objective, in its direction, and the closing
 // table defaults to its metric.
 func TestObjectiveHeadline(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	for _, c := range []struct {
 		name     string
 		obj      selection.Objective
@@ -354,6 +357,7 @@ func TestOneReplicate(t *testing.T) {
 
 // Replicates that agree exactly (a deterministic study) get a note: one would do.
 func TestDeterministicReplicates(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	s := resultstest.Grid([]float64{0.5, 1}, []float64{200e3, 700e3}, 3, false)
 	for i := range s.Jobs {
 		s.Jobs[i].Summary = s.Jobs[i-int(s.Jobs[i].Replicate)].Summary // replicate 0's values
@@ -383,6 +387,7 @@ func TestDeterministicReplicates(t *testing.T) {
 // A p99 shows the count it is over when the results have the count column, and one over
 // fewer than 100 messages is marked with a dagger and the footnote.
 func TestPercentileCounts(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	for _, c := range []struct {
 		msgs            float64
 		value, pivotEnd string

@@ -58,6 +58,7 @@ func variance(img image.Image) float64 {
 }
 
 func TestReportGrid(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "res")
 	alphas, xoffs := []float64{0.25, 0.5, 1, 2}, []float64{200e3, 400e3, 700e3}
 	if err := resultstest.Write(dir, resultstest.Grid(alphas, xoffs, 2, true)); err != nil {
@@ -213,6 +214,7 @@ func TestReportGrid(t *testing.T) {
 }
 
 func TestReportOneAxisAndErrors(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "res")
 	s := resultstest.Grid([]float64{0.5, 1, 2}, []float64{700e3}, 3, false)
 	if err := resultstest.Write(dir, s); err != nil {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rowscheck.sh: the "rows identical" gate of a performance change (issue 15). It runs every
+# rowscheck.sh: the "rows identical" gate of a performance change. It runs every
 # study of configs/*.yaml and every job of configs/bench/*.yaml with two binaries and
 # requires every table of every results directory to hold the same rows
 # (internal/results/rowsdiff: machine columns such as wall_sec are ignored).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# slurm-selftest.sh: rocesweep on a real Slurm (issue 9 acceptance), on this machine alone.
+# slurm-selftest.sh: rocesweep on a real Slurm, on this machine alone.
 #
 # It installs Debian's Slurm and MUNGE packages when missing, starts a private single-node
 # cluster (munged, slurmctld, slurmd; its own key, ports, state and logs under a temp

@@ -20,6 +20,7 @@ type arrowRows struct {
 	b       *array.RecordBuilder
 	appends []func(array.Builder, reflect.Value)
 	n       int
+	rowSize int64 // bytes of a row in the builders, about (strings counted at 16)
 }
 
 func arrowSchema(t reflect.Type) *arrow.Schema {
@@ -61,6 +62,7 @@ func newArrowRows(t reflect.Type, w File) (*arrowRows, error) {
 			app = appendNaNNull
 		}
 		r.appends = append(r.appends, app)
+		r.rowSize += arrowValueSize(t.Field(i).Type)
 	}
 	return r, nil
 }
@@ -115,6 +117,28 @@ func (r *arrowRows) write(rows any) (int, error) {
 	r.n += v.Len()
 	return v.Len(), nil
 }
+
+// arrowValueSize is the bytes a value of a column of type ft takes in its builder: its
+// width, with an offset and 12 bytes of text for a string and a validity bit (a byte,
+// rounding up) for a nullable column.
+func arrowValueSize(ft reflect.Type) int64 {
+	var n int64
+	if ft.Kind() == reflect.Pointer {
+		ft, n = ft.Elem(), 1
+	}
+	switch ft.Kind() {
+	case reflect.String:
+		return n + 16
+	case reflect.Bool:
+		return n + 1
+	case reflect.Int32:
+		return n + 4
+	}
+	return n + 8
+}
+
+// size is the bytes of the buffered rows, about.
+func (r *arrowRows) size() int64 { return int64(r.n) * r.rowSize }
 
 // Flush writes the buffered rows as one record batch.
 func (r *arrowRows) Flush() error {

@@ -90,7 +90,7 @@ func DirLockName(dir string) string { return filepath.Join(dir, ".manifest.lock"
 // LockDir takes the lock of the results directory dir, waiting for it, and returns its
 // release. It is held only while a starting run decides whether the directory is its
 // own: reads the manifest, compares plan, model version and shard count, and writes
-// the manifest when absent (issue 14 item 8). Two runs started together therefore see
+// the manifest when absent. Two runs started together therefore see
 // each other's manifest whatever the timing: the second of two different plans is
 // refused. Like the shard lock it is an flock(2) that dies with its process.
 func LockDir(fsys FS, dir string) (unlock func() error, err error) {

@@ -48,6 +48,9 @@ type Table struct {
 // parquetRows writes row slices of the table's type into one Parquet file.
 type parquetRows interface {
 	write(rows any) (int, error)
+	// Size is the file's bytes so far: those written out and parquet-go's estimate of
+	// the open row group (encoded pages and values not yet encoded).
+	Size() int64
 	Flush() error
 	Close() error
 }
@@ -108,6 +111,7 @@ func (r typedRows[T]) write(rows any) (int, error) {
 	}
 	return r.w.Write(rs)
 }
+func (r typedRows[T]) Size() int64  { return r.w.Size() }
 func (r typedRows[T]) Flush() error { return r.w.Flush() }
 func (r typedRows[T]) Close() error { return r.w.Close() }
 
@@ -128,6 +132,7 @@ func (r dynamicRows) write(rows any) (int, error) {
 	}
 	return v.Len(), nil
 }
+func (r dynamicRows) Size() int64  { return r.w.Size() }
 func (r dynamicRows) Flush() error { return r.w.Flush() }
 func (r dynamicRows) Close() error { return r.w.Close() }
 
@@ -180,6 +185,7 @@ func (r *nullRows) write(rows any) (int, error) {
 	}
 	return v.Len(), nil
 }
+func (r *nullRows) Size() int64  { return r.w.Size() }
 func (r *nullRows) Flush() error { return r.w.Flush() }
 func (r *nullRows) Close() error { return r.w.Close() }
 

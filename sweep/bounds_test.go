@@ -205,7 +205,7 @@ func TestSecondDocumentRefused(t *testing.T) {
 	}
 }
 
-// The fuzz corpora hold the crashers of issue 14 item 6 (testdata/fuzz); make sure
+// The fuzz corpora hold the crashers the fuzzers found (testdata/fuzz); make sure
 // they are there, since `go test` runs them as seeds.
 func TestFuzzCorpusHoldsCrashers(t *testing.T) {
 	for _, f := range []string{"FuzzParseConstraint/nested-parens-20k", "FuzzParseConstraint/nested-not-20k", "FuzzParseSpec/grid-1e7", "FuzzParseSpec/replicates-1e9"} {

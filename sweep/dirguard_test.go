@@ -50,6 +50,7 @@ func TestShardCountIsTheDirectorys(t *testing.T) {
 // accepted in 19 of 20 trials. The check runs under the directory lock: exactly one
 // wins, every time.
 func TestTwoPlansStartedTogether(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	a, b := plan(t, spec), plan(t, spec, "seed=2")
 	for trial := 0; trial < 20; trial++ {
 		dir := filepath.Join(t.TempDir(), "out")

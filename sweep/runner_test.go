@@ -112,6 +112,7 @@ func exactlyOnce(t *testing.T, dir string, want []*sweep.Job) {
 // Same spec with -j 1 and -j 8: identical jobs rows (wall-clock columns aside) and
 // identical record rows.
 func TestWorkerCountDoesNotChangeResults(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	d1, d8 := t.TempDir(), t.TempDir()
 	if _, err := run(t, p, testJob, sweep.Options{Dir: d1, Workers: 1}); err != nil {
@@ -235,6 +236,7 @@ func TestFailuresAreRecorded(t *testing.T) {
 
 // A first interrupt stops taking jobs and flushes; --resume runs only the rest.
 func TestInterruptAndResume(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -382,6 +384,7 @@ func (f *fullFile) Write(p []byte) (int, error) {
 }
 
 func TestFullDiskDuringRun(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	dir := t.TempDir()
 	ffs := &fullFS{}
@@ -470,6 +473,7 @@ func BenchmarkRunner(b *testing.B) {
 // earlier plan and records the extended plan; a plan that changes a base setting (every
 // job id) or the swept columns is not an extension and is refused, naming why.
 func TestExtend(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "out")
 	small := plan(t, spec)
 	if _, err := run(t, small, testJob, sweep.Options{Dir: dir, Workers: 2}); err != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // A sequential selection (`run --select`, README "Selecting the best point") runs a
@@ -70,13 +69,10 @@ type SelectReport struct {
 
 // Select runs plan p as a sequential selection (see above). p must have been expanded
 // with Spec.Replicates = the first stage's replicates (SelectionConfig().Initial). It
-// reads the results directory back between rounds, so it needs Parquet output. The
+// reads the results directory back between rounds (either format: results.Parts). The
 // returned report adds up every round of this session; its error is the first round's
 // error that stopped it (an interrupt, --fail-fast, a results error).
 func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport, error) {
-	if o.Format != "" && o.Format != sink.Parquet {
-		return nil, &SetupError{fmt.Errorf("--select reads the jobs table back between rounds: it needs --format parquet")}
-	}
 	cfg := p.SelectionConfig()
 	if cfg.Initial != p.Spec.Replicates {
 		return nil, &SetupError{fmt.Errorf("sweep: a selection plan must have %d replicates (select.initial), has %d", cfg.Initial, p.Spec.Replicates)}

@@ -78,6 +78,7 @@ func jobsOf(t testing.TB, dir string) []string {
 // A selection decides, and the same spec reaches the same rounds, the same jobs and the
 // same decision whatever the worker count, after kills and resumes, and split in shards.
 func TestSelectDeterministic(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	run := func(dir string, o sweep.Options) *sweep.SelectReport {
 		t.Helper()
 		o.Dir = dir

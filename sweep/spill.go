@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
@@ -205,6 +206,10 @@ func replaySpill(w *sink.Writer, path string) error {
 	dec := gob.NewDecoder(bufio.NewReaderSize(f, spillBuffer))
 	var b stats.Batch // one batch's memory, reused for every batch of the file
 	for {
+		// Decoding allocates every batch anew (gob's message buffer, each row's
+		// strings): collect that garbage every replayGarbage bytes, so that a job's
+		// rows cost the process the same memory at any count.
+		memory.CollectGarbage(replayGarbage)
 		clearBatch(&b)
 		err := dec.Decode(&b)
 		if err == io.EOF {
@@ -218,6 +223,10 @@ func replaySpill(w *sink.Writer, path string) error {
 		}
 	}
 }
+
+// replayGarbage is the garbage replaySpill lets pile up before it collects: 4 MiB, the
+// decoding of ~20,000 rows (~100 spilled batches).
+const replayGarbage = 4 << 20
 
 // clearBatch empties every table of b and zeroes the rows its slices held. gob decodes a
 // batch into b's slices when they are large enough and leaves out zero fields and empty

@@ -38,6 +38,7 @@ func streamingJob(ctx context.Context, cfg config.Config, id string) (*stats.Res
 }
 
 func TestStreamedRowsReachTheTablesOnce(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	for _, format := range []sink.Format{sink.Parquet, sink.Arrow} {
 		dir := filepath.Join(t.TempDir(), "out")

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/gob"
 	"errors"
@@ -20,7 +21,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// Isolation runs each job in a worker process (issue 14 "Isolate jobs"), the way
+// Isolation runs each job in a worker process, the way
 // Nextflow and Snakemake isolate tasks: a job that exhausts memory, panics, crashes the
 // Go runtime or overruns its wall time ends as a job (status failed or timeout, with the
 // reason) and the sweep goes on. The runner watches each worker's resident memory and
@@ -35,7 +36,17 @@ type Isolation struct {
 	// fails with "out of memory"; 0 = no limit. The worker also sets it, less an eighth,
 	// as its Go memory limit (debug.SetMemoryLimit), so it collects harder before that.
 	MaxMem int64
+	// MaxJobs is how many jobs a worker serves before a fresh process replaces it; 0 =
+	// DefaultWorkerJobs. A worker is also replaced after any job that does not end with
+	// a result (a failure of the process, a memory kill, a timeout, an abandoned job).
+	MaxJobs int
 }
+
+// DefaultWorkerJobs is Isolation.MaxJobs when unset: a worker's start (~10 ms) is then
+// a thousandth of its jobs' at most, and whatever a process accumulates beyond its
+// jobs' rows (heap fragmentation, the collector's and huge-page state of earlier jobs)
+// is bounded by a fresh start.
+const DefaultWorkerJobs = 1000
 
 // rssPoll is how often the runner reads a worker's resident memory. At 10 ms a job that
 // allocates 1 GB/s overshoots its limit by ~10 MB before it is killed.
@@ -116,8 +127,8 @@ type workerResponse struct {
 // (the runner is gone). The caller should ignore stop signals: the
 // runner decides when a job stops.
 //
-// A worker serves many jobs because starting one costs ~10 ms, as much as a small job
-// (issue 15); the runner replaces it after any job that does not end with a result
+// A worker serves many jobs because starting one costs ~10 ms, as much as a small job;
+// the runner replaces it after any job that does not end with a result
 // (killed for memory or time, crashed, abandoned). Jobs share nothing that moves a row:
 // run --isolate=false runs every job in one process and writes the same rows
 // (TestIsolatedRowsEqualInProcess). Between jobs the worker hands a large heap back to
@@ -169,6 +180,11 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 	if req.MaxMem > 0 {
 		debug.SetMemoryLimit(req.MaxMem - req.MaxMem/8)
 	}
+	// The collector's target as the job found it: a job's own policy (a large fabric's
+	// tighter target, internal/memory) ends with the job, not with the process.
+	gc := debug.SetGCPercent(-1)
+	debug.SetGCPercent(gc)
+	defer debug.SetGCPercent(gc)
 	sp := &spill{path: req.Spill, maxBytes: req.MaxDisk}
 	ctx := withEmitter(context.Background(), sp.write)
 	begin := time.Now()
@@ -238,6 +254,7 @@ type worker struct {
 	rss     rssReader // its resident memory, polled while it runs a job
 	waitErr error     // after exit
 	done    bool      // exited (waitErr is set)
+	jobs    int       // jobs it has served with a result
 }
 
 type workerReply struct {
@@ -271,6 +288,21 @@ func (p *workerPool) put(w *worker) {
 	p.mu.Lock()
 	p.idle = append(p.idle, w)
 	p.mu.Unlock()
+}
+
+// retire ends w, a worker that has served its Isolation.MaxJobs: its stdin closes, it
+// returns from ServeWorker and exits (killed if it has not within 5 s).
+func (p *workerPool) retire(w *worker) {
+	w.stdin.Close()
+	go func() {
+		select {
+		case w.waitErr = <-w.exited:
+			w.done = true
+			w.rss.close()
+		case <-time.After(5 * time.Second):
+			w.kill()
+		}
+	}()
 }
 
 // close ends the idle workers: their stdin closes, they return from ServeWorker and exit
@@ -403,7 +435,12 @@ wait:
 		}
 	}
 	if got && r.abortCtx.Err() == nil && ctx.Err() == nil {
-		r.workers.put(w)
+		w.jobs++
+		if maxJobs := cmp.Or(iso.MaxJobs, DefaultWorkerJobs); w.jobs >= maxJobs {
+			r.workers.retire(w)
+		} else {
+			r.workers.put(w)
+		}
 	} else {
 		w.kill()
 		peak = max(peak, exitPeakRSS(w.cmd.ProcessState))

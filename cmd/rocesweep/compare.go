@@ -9,18 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/compare"
-	"github.com/rocesweep/rocesweep/internal/ci"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
 )
-
-// orEmpty is sep + s, or "" when s is.
-func orEmpty(sep, s string) string {
-	if s == "" {
-		return ""
-	}
-	return sep + s
-}
 
 // cmdCompare compares the jobs tables of two results directories (design.md "Commands
 // users type"): a delta table (or --json), jobs on one side only, and exit status 1 when
@@ -68,24 +59,9 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			dirs[0], orUnknown(b), dirs[1], orUnknown(n))
 	}
 	opts := compare.Options{Metrics: *metrics, RTol: *rtol, ATol: *atol, Objective: studyObjective(dirs[1], dirs[0]), FailOnWorse: *failOn == "worse"}
-	var res interface {
-		WriteText(io.Writer) error
-		WriteJSON(io.Writer) error
-		Failed() bool
-	}
-	var failure func() string
-	if *by == "params" {
-		r, err := compare.DirsByParams(dirs[0], dirs[1], opts)
-		if err != nil {
-			return usagef("compare: %v", err)
-		}
-		res, failure = r, func() string { return pointFailureLine(r) }
-	} else {
-		r, err := compare.Dirs(dirs[0], dirs[1], opts)
-		if err != nil {
-			return usagef("compare: %v", err)
-		}
-		res, failure = r, func() string { return failureLine(r) }
+	res, err := compare.DirsBy(dirs[0], dirs[1], compare.Pairing(*by), opts)
+	if err != nil {
+		return usagef("compare: %v", err)
 	}
 	switch {
 	case *bench:
@@ -102,7 +78,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	if res.Failed() {
-		return exitError{code: 1, err: fmt.Errorf("compare: %s differs from %s: %s", dirs[1], dirs[0], failure())}
+		return exitError{code: 1, err: fmt.Errorf("compare: %s differs from %s: %s", dirs[1], dirs[0], res.FailureLine())}
 	}
 	return nil
 }
@@ -121,58 +97,6 @@ func studyObjective(dirs ...string) *selection.Objective {
 func orUnknown(s string) string {
 	if s == "" {
 		return "(not recorded)"
-	}
-	return s
-}
-
-// pointFailureLine names the first few moves of a --by params comparison.
-func pointFailureLine(r *compare.PointResult) string {
-	b := r.MovedDeltas()
-	s := fmt.Sprintf("%d values moved beyond tolerance and noise", len(b))
-	for i, d := range b {
-		if i == 3 {
-			s += ", ..."
-			break
-		}
-		s += fmt.Sprintf("%s %s %s %s -> %s (delta %s%s)", map[bool]string{true: ":", false: ","}[i == 0], d.Point, d.Metric,
-			ci.Num(d.Base), ci.Num(d.New), ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}, orEmpty(", ", d.Verdict))
-	}
-	if n := len(r.Status); n > 0 {
-		s += fmt.Sprintf("; %d status changes (first: %s %s -> %s)", n, r.Status[0].JobID, r.Status[0].Base, r.Status[0].New)
-	}
-	for _, m := range r.Metrics {
-		if m.Missing != "" {
-			s += fmt.Sprintf("; metric %s missing in %s", m.Metric, m.Missing)
-		}
-	}
-	if n := len(r.OnlyBase) + len(r.OnlyNew); n > 0 {
-		s += fmt.Sprintf("; %d jobs on one side only", n)
-	}
-	return s
-}
-
-// failureLine names the first few jobs and metrics beyond tolerance.
-func failureLine(r *compare.Result) string {
-	b := r.Beyond()
-	s := fmt.Sprintf("%d values beyond tolerance", len(b))
-	for i, d := range b {
-		if i == 3 {
-			s += ", ..."
-			break
-		}
-		s += fmt.Sprintf("%s job %s %s %s -> %s%s", map[bool]string{true: ":", false: ","}[i == 0], d.JobID, d.Metric,
-			results.FormatNum(d.Base), results.FormatNum(d.New), orEmpty(" ", d.Verdict))
-	}
-	if n := len(r.Status); n > 0 {
-		s += fmt.Sprintf("; %d status changes (first: job %s %s -> %s)", n, r.Status[0].JobID, r.Status[0].Base, r.Status[0].New)
-	}
-	for _, m := range r.Metrics {
-		if m.Missing != "" {
-			s += fmt.Sprintf("; metric %s missing in %s", m.Metric, m.Missing)
-		}
-	}
-	if n := len(r.OnlyBase) + len(r.OnlyNew); n > 0 {
-		s += fmt.Sprintf("; %d jobs on one side only", n)
 	}
 	return s
 }

@@ -14,6 +14,7 @@ import (
 )
 
 func TestCompareCommand(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	base := filepath.Join(t.TempDir(), "base")
 	if err := resultstest.Write(base, resultstest.Grid([]float64{0.5, 1}, []float64{200e3, 700e3}, 2, false)); err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func setManifest(t *testing.T, dir, key string, v any) {
 }
 
 // Two runs of one spec that differ by a non-swept --set have different job ids, so by
-// job_id nothing pairs; --by params pairs all 36 jobs by point and replicate, and the
+// job_id nothing pairs (exit 2, naming --by params); --by params pairs all 36 jobs by point and replicate, and the
 // changed setting's effect moves, with an interval of zero width.
 func TestCompareByParamsNonSweptSet(t *testing.T) {
 	spec := writeSpec(t, crashSpec) // 4 x 3 points x 3 replicates, duration 100us
@@ -134,7 +135,7 @@ func TestCompareByParamsNonSweptSet(t *testing.T) {
 		code   int
 		stdout []string
 	}{
-		{[]string{"--metric", "sim_time_sec"}, 1, []string{"compared 0 jobs", "jobs only in base (36)"}},
+		{[]string{"--metric", "sim_time_sec"}, 2, []string{"rocesweep: compare: no job of " + b + " has a job_id of " + a + " (36 and 36 jobs): nothing to compare; their job ids differ (a job id names its whole configuration): --by params pairs 36 jobs of 12 points by switch.LossyAlpha × switch.StaticPoolXoffThreshold and replicate"}},
 		{[]string{"--by", "params", "--metric", "sim_time_sec"}, 1, []string{"compared 12 points (36 jobs paired by switch.LossyAlpha, switch.StaticPoolXoffThreshold and replicate)",
 			"switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=400KB  sim_time_sec  0.0001  0.0002  0.0001 ± 0      1    MOVED", "MOVED"}},
 		{[]string{"--by", "params", "--metric", "msgs_completed,sim_time_sec", "--atol", "0.001"}, 0, []string{"msgs_completed  12      0"}},
@@ -145,8 +146,8 @@ func TestCompareByParamsNonSweptSet(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d\n%s\n%s", tt.args, code, tt.code, out.String(), errb.String())
 		}
 		for _, s := range tt.stdout {
-			if !strings.Contains(out.String(), s) {
-				t.Errorf("%v: stdout lacks %q:\n%s", tt.args, s, out.String())
+			if !strings.Contains(out.String()+errb.String(), s) {
+				t.Errorf("%v: output lacks %q:\n%s%s", tt.args, s, out.String(), errb.String())
 			}
 		}
 	}

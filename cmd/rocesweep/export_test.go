@@ -12,6 +12,7 @@ import (
 )
 
 func TestExportCommand(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "res")
 	if err := resultstest.Write(dir, resultstest.Grid([]float64{1, 4}, []float64{200e3}, 1, false)); err != nil {
 		t.Fatal(err)
@@ -27,7 +28,7 @@ func TestExportCommand(t *testing.T) {
 	}{
 		{[]string{"export", dir}, 0, "wrote " + filepath.Join(dir, "csv", "jobs.csv") + " (2 rows)\n", ""},
 		{[]string{"export", dir, "--table", "jobs"}, 0, "(2 rows)\n", ""},
-		{[]string{"export", dir, "--table", "lb_stats"}, 1, "", "rocesweep: export: table lb_stats: no committed part-*.parquet files"},
+		{[]string{"export", dir, "--table", "lb_stats"}, 1, "", "rocesweep: export: table lb_stats: no committed part files"},
 		{[]string{"export", dir, "--table", "job"}, 2, "", `rocesweep: export: --table "job": unknown table (did you mean jobs?)`},
 		{[]string{"export", dir, "--format", "parquet"}, 2, "", `rocesweep: export: --format "parquet": want csv`},
 		{[]string{"export"}, 2, "", "rocesweep: export: want one results DIR, got 0 arguments"},

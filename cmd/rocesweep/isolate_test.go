@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -29,7 +30,7 @@ func realChild(args ...string) *exec.Cmd {
 	return cmd
 }
 
-// poisonSpec is issue 14's reproduction: a 48-job grid in which one value of one axis
+// poisonSpec is a 48-job grid in which one value of one axis
 // (2,000,000 messages per sender: 14 M messages) needs far more memory than the others.
 const poisonSpec = `name: poison
 seed: 1
@@ -51,6 +52,7 @@ func TestPoisonSweepRefusedByItsEstimate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	spec := writeSpec(t, poisonSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	out, err := realChild("run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB").CombinedOutput()
@@ -96,6 +98,7 @@ func TestJobOverMemoryLimitKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	spec := writeSpec(t, sweeptest.GridSpec("oom", 1, 1, "50us"))
 	dir := filepath.Join(t.TempDir(), "out")
 	cmd := child(1000, "run", spec, "-o", dir, "-j", "2", "--max-mem-per-job", "64MB", "--isolate")
@@ -142,9 +145,12 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 	if text == string(qs) {
 		t.Fatal("the quickstart's grid has changed: update this test's edits")
 	}
+	t.Parallel()               // waits on child processes
 	spec := writeSpec(t, text) // 2 jobs (--select=false, one replicate)
 	tables := map[string][]string{}
-	for _, iso := range []string{"true", "false"} {
+	var mu sync.Mutex
+	// The isolated and the in-process run at once.
+	concurrently(t, []string{"true", "false"}, func(iso string) string { return "isolate=" + iso }, func(t *testing.T, iso string) {
 		dir := filepath.Join(t.TempDir(), "out")
 		// -j 1 isolated: one worker runs both jobs, the second after the first.
 		j := map[string]string{"true": "1", "false": "2"}[iso]
@@ -153,21 +159,18 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 			t.Fatalf("--isolate=%s: %v\n%s", iso, err, out)
 		}
 		for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
-			var lines []string
-			for _, r := range readGeneric(t, dir, table) {
-				delete(r, "wall_sec")
-				delete(r, "events_per_sec")
-				delete(r, "time_utc")
-				lines = append(lines, fmt.Sprint(r))
-			}
-			sort.Strings(lines)
-			key := table + " " + iso
-			tables[key] = lines
+			lines := genericLines(t, dir, table, "wall_sec", "events_per_sec", "time_utc")
+			mu.Lock()
+			tables[table+" "+iso] = lines
+			mu.Unlock()
 		}
+	})
+	if t.Failed() {
+		return
 	}
 	for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
 		a, b := tables[table+" true"], tables[table+" false"]
-		if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		if !slices.Equal(a, b) {
 			t.Errorf("%s: %d rows isolated, %d in-process, and they differ", table, len(a), len(b))
 		}
 		if table == "nd_stats" && len(a) < 2*stats.DefaultBatchRows {
@@ -182,6 +185,7 @@ func TestWorkerPanicAndTimeoutAreJobs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	for _, c := range []struct {
 		name, status, err string
 		args              []string
@@ -269,30 +273,37 @@ func TestRetryFailedRunsThemAgain(t *testing.T) {
 	}
 }
 
-// Jobs reuse worker processes (a process start costs as much as a small job): 12 jobs at
-// -j 2 run in at most 2 workers. A job that kills its worker fails alone and the jobs
-// after it run in a fresh one.
+// TestWorkersAreReused: a worker process serves job after job; a fresh one starts only
+// after a job that ended without a result (here the worker exits mid-job: the job fails,
+// no other) or after the worker has served its jobs per worker (-j 1, 5 a worker: 12
+// jobs in 3 processes).
 func TestWorkersAreReused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
-	for _, crash := range []bool{false, true} {
-		t.Run(fmt.Sprintf("crash=%v", crash), func(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
+	for _, tc := range []struct {
+		name       string
+		j          string
+		env        []string
+		ok, failed int
+		procs      int  // worker processes, at most
+		exactProcs bool // exactly procs
+	}{
+		{name: "reused", j: "2", ok: 12, procs: 2},
+		// -j 1: one worker until each of the 3 crashing jobs kills it.
+		{name: "crash", j: "1", env: []string{"ROCESWEEP_TEST_CRASH_ALPHA2=1"}, ok: 9, failed: 3, procs: 4},
+		{name: "jobs-per-worker", j: "1", env: []string{workerJobsEnv + "=5"}, ok: 12, procs: 3, exactProcs: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			spec := writeSpec(t, strings.Replace(sweeptestGrid, "    switch.LossyAlpha: [0.25, 0.5, 1, 2]",
 				"    switch.LossyAlpha: [0.25, 0.5, 1, 2]\n    switch.StaticPoolXoffThreshold: [100KB, 200KB, 300KB]", 1))
 			dir := filepath.Join(t.TempDir(), "out")
 			pids := t.TempDir()
-			j := "2"
-			if crash {
-				j = "1"
-			}
-			cmd := child(1000, "run", spec, "-o", dir, "-j", j)
-			cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_PIDS="+pids)
-			if crash {
-				cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_CRASH_ALPHA2=1")
-			}
+			cmd := child(1000, "run", spec, "-o", dir, "-j", tc.j)
+			cmd.Env = append(append(cmd.Env, "ROCESWEEP_TEST_PIDS="+pids), tc.env...)
 			out, err := cmd.CombinedOutput()
-			if crash != (err != nil) {
+			if (tc.failed > 0) != (err != nil) {
 				t.Fatalf("exit %v\n%s", err, out)
 			}
 			type row struct {
@@ -309,21 +320,27 @@ func TestWorkersAreReused(t *testing.T) {
 			for _, e := range entries {
 				procs[strings.SplitN(e.Name(), "-", 2)[0]]++
 			}
-			switch {
-			case !crash && (status["ok"] != 12 || len(entries) != 12 || len(procs) > 2):
-				t.Errorf("jobs %v, %d jobs ran in %d worker processes; want 12 ok in at most 2\n%s", status, len(entries), len(procs), out)
-			case crash && (status["ok"] != 9 || status["failed"] != 3 || len(procs) > 4):
-				// -j 1: one worker until each of the 3 crashing jobs kills it.
-				t.Errorf("jobs %v in %d worker processes; want 9 ok and 3 failed, in at most 4 workers\n%s", status, len(procs), out)
+			if status["ok"] != tc.ok || status["failed"] != tc.failed || len(entries) != tc.ok || // a crashing job exits before its file
+				len(procs) > tc.procs || (tc.exactProcs && len(procs) != tc.procs) {
+				t.Errorf("jobs %v, %d jobs ran in %d worker processes %v; want %d ok and %d failed in at most %d\n%s",
+					status, len(entries), len(procs), procs, tc.ok, tc.failed, tc.procs, out)
 			}
-			if crash {
-				for _, r := range rows {
-					if r.Status == "failed" && !strings.Contains(r.Error, "exit status 7") {
-						t.Errorf("failed job: %q, want the worker's exit status 7", r.Error)
-					}
+			for _, r := range rows {
+				if r.Status == "failed" && !strings.Contains(r.Error, "exit status 7") {
+					t.Errorf("failed job: %q, want the worker's exit status 7", r.Error)
 				}
 			}
 		})
+	}
+}
+
+// workerJobsEnv sets the jobs per worker of a child `run` (workerJobs), so that a test
+// sees workers replaced without running a thousand jobs.
+const workerJobsEnv = "ROCESWEEP_TEST_WORKER_JOBS"
+
+func init() {
+	if os.Getenv(childEnv) == "1" {
+		workerJobs, _ = strconv.Atoi(os.Getenv(workerJobsEnv))
 	}
 }
 
@@ -335,6 +352,7 @@ func TestPoisonReportInterval(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	spec := writeSpec(t, `name: poison
 seed: 1
 replicates: 2

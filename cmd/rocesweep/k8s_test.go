@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +50,7 @@ func TestK8sIndexedJobRunsEveryShard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // waits on child processes
 	data, err := os.ReadFile("../../scripts/k8s-indexed-job.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +92,7 @@ func TestK8sIndexedJobRunsEveryShard(t *testing.T) {
 	os.WriteFile(filepath.Join(bin, "rocesweep"), []byte("#!/bin/sh\nexec "+shellQuote(os.Args[0])+" \"$@\"\n"), 0o755)
 	script := strings.ReplaceAll(c.Args[0], mounts["spec"]+"/spec.yaml", spec)
 	script = strings.ReplaceAll(script, mounts["results"], results)
-	for _, index := range append(seq(shards), 2) { // index 2 twice: a retried pod
+	pod := func(t *testing.T, index int) {
 		cmd := exec.Command(c.Command[0], c.Command[1], script)
 		cmd.Env = append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_WORK=1000",
 			"PATH="+bin+":"+os.Getenv("PATH"), "JOB_COMPLETION_INDEX="+strconv.Itoa(index), "SHARDS="+env["SHARDS"], "CPUS=1")
@@ -98,6 +100,13 @@ func TestK8sIndexedJobRunsEveryShard(t *testing.T) {
 			t.Fatalf("pod %d: %v\n%s", index, err, out)
 		}
 	}
+	// Every index at once, as the Job's parallelism starts them, then index 2 again: a
+	// retried pod.
+	concurrently(t, seq(shards), func(i int) string { return fmt.Sprintf("pod %d", i) }, pod)
+	if t.Failed() {
+		return
+	}
+	pod(t, 2)
 	dir := filepath.Join(results, "sweep")
 	checkExactlyOnce(t, dir, p)
 	if st := statusJSON(t, dir); !st.Complete || len(st.Shards) != shards || st.Duplicates != 0 {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Issue 14 items 2 and 3: a name that would inject a line into the sbatch script or
+// A name that would inject a line into the sbatch script or
 // lead results/<name> out of results/ is refused by every command, before anything is
 // written.
 func TestNameInjectionAndTraversalRefused(t *testing.T) {
@@ -42,7 +42,7 @@ func TestNameInjectionAndTraversalRefused(t *testing.T) {
 	}
 }
 
-// Issue 14 items 6 and 8 from the command line: -j is bounded, and run -o D, then
+// From the command line: -j is bounded, and run -o D, then
 // --shard 1/2, then --shard 2/3 into D are refused after the first (they exited 0 and
 // wrote 22 job rows for 12 jobs).
 func TestRunBoundsAndShardCounts(t *testing.T) {

@@ -2,7 +2,7 @@
 
 package main
 
-// Real readers over a fresh results directory (issue 6 and 7 acceptance): a real sweep
+// Real readers over a fresh results directory: a real sweep
 // of configs/ci.yaml is read by DuckDB (cgo, so only with -tags duckdb; the rocesweep
 // binary itself stays free of cgo), and every SQL query of notebooks/alpha_xoff.ipynb
 // runs against it:

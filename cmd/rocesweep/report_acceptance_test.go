@@ -17,7 +17,7 @@ import (
 	"github.com/rocesweep/rocesweep/report"
 )
 
-// TestCIAcceptance is issue 7's acceptance on a fresh results directory of
+// TestCIAcceptance is the report and compare acceptance on a fresh results directory of
 // configs/ci.yaml: report writes one heatmap per summary metric with as many cells as
 // the grid has points, its PNGs are non-blank images of the stated size; compare of the
 // directory with itself exits 0, and with one metric perturbed through the real writer
@@ -26,6 +26,7 @@ func TestCIAcceptance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs configs/ci.yaml")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "ci")
 	var out, errb bytes.Buffer

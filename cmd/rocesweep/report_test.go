@@ -16,6 +16,7 @@ import (
 )
 
 func TestReportCommand(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "res")
 	if err := resultstest.Write(dir, resultstest.Grid([]float64{0.5, 1, 2}, []float64{200e3, 700e3}, 2, true)); err != nil {
 		t.Fatal(err)
@@ -111,16 +112,16 @@ func TestEffectiveConfig(t *testing.T) {
 	}
 }
 
-// Arrow IPC results cannot be read back by the closing table: it falls back to this
-// session's jobs and says so, still with one cell per grid point.
-func TestClosingTableArrowFallback(t *testing.T) {
+// Arrow IPC results are read back by the closing table as Parquet ones are: the table of
+// the whole directory, one cell per grid point, with no fallback to this session's jobs.
+func TestClosingTableArrow(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	code, out, stderr, _ := runMain(t, "run", spec, "-o", dir, "--format", "arrow", "--set", "replicates=1")
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "closing table of this session's jobs only") || !strings.Contains(out, "switch.LossyAlpha \\ switch.StaticPoolXoffThreshold") {
+	if strings.Contains(stderr, "closing table of this session's jobs only") || !strings.Contains(out, "switch.LossyAlpha \\ switch.StaticPoolXoffThreshold") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out, stderr)
 	}
 }

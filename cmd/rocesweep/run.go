@@ -17,6 +17,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
 	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/report"
+	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -163,6 +164,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		printRunReport(stdout, stderr, p, rep, *metric, dec)
 		if rep.OK+rep.Skipped > 0 && err == nil {
 			fmt.Fprintf(stdout, "next: rocesweep report %s   (charts and answers in %s)\n", dir, filepath.Join(dir, "report.html"))
+			if rf.Format() == sink.Arrow { // DuckDB reads no Arrow IPC file without an extension (README "Arrow IPC results")
+				fmt.Fprintf(stdout, "      rocesweep export %s   (CSV in %s for DuckDB and pandas)\n", dir, filepath.Join(dir, "csv"))
+			}
 		}
 	}
 	switch {
@@ -201,7 +205,7 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, 
 
 // closingTable prints metric over the swept axes for the whole results directory (every
 // shard and every earlier session of a resumed sweep, with 95% intervals over the
-// replicates: report.Pivot). If the directory cannot be read back (Arrow IPC output), it
+// replicates: report.Pivot). If the directory cannot be read back (a damaged part), it
 // falls back to the means of this session's jobs and says so.
 func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision) {
 	var b strings.Builder

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -216,10 +217,13 @@ func TestCrashResume(t *testing.T) {
 	const work = 20_000_000 // ~20-40 ms per job: 36 jobs take ~0.5 s on 2 workers
 	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=" + strconv.Itoa(work)}, 8, "run", spec, "-o", dir, "-j", "2")
 	t.Logf("%d of 8 rounds killed mid-run", kills)
+	if kills == 0 {
+		t.Error("no round was killed mid-run: nothing was crashed")
+	}
 	checkExactlyOnce(t, dir, p)
 
 	// The closing table covers the whole directory: a --resume with nothing left to run
-	// prints the table of an uninterrupted run, intervals and all (issue 13, Build 4).
+	// prints the table of an uninterrupted run, intervals and all.
 	ref := filepath.Join(t.TempDir(), "ref")
 	code, refOut, stderr, _ := runMain(t, "run", spec, "-o", ref, "-j", "2")
 	if code != 0 {
@@ -236,6 +240,22 @@ func TestCrashResume(t *testing.T) {
 	if got != want {
 		t.Errorf("closing table after kills and --resume:\n%s\nuninterrupted run:\n%s", got, want)
 	}
+}
+
+// concurrently runs f as one subtest per case, all at once: the cases of a test that
+// waits on child processes (signals, grace periods) overlap their waits. t.Run from
+// several goroutines is allowed; the subtests do not take -parallel slots.
+func concurrently[T any](t *testing.T, cases []T, name func(T) string, f func(t *testing.T, c T)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, c := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.Run(name(c), func(t *testing.T) { f(t, c) })
+		}()
+	}
+	wg.Wait()
 }
 
 // closingOf returns the closing table of run's stdout: the lines before "N jobs: ...".
@@ -256,60 +276,59 @@ func TestInterruptExitsNonZeroJournalConsistent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // waits on child processes
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
-	for _, signals := range []int{1, 2} {
-		t.Run(fmt.Sprintf("%d signals", signals), func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			cmd := child(100_000_000, "run", spec, "-o", dir, "-j", "2") // ~0.2-0.5 s per job
-			stderr, _ := cmd.StderrPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+	concurrently(t, []int{1, 2}, func(n int) string { return fmt.Sprintf("%d signals", n) }, func(t *testing.T, signals int) {
+		dir := filepath.Join(t.TempDir(), "out")
+		cmd := child(100_000_000, "run", spec, "-o", dir, "-j", "2") // ~0.2-0.5 s per job
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stderr)
+		var log strings.Builder
+		for sc.Scan() { // wait for the run to start
+			log.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), "-> "+dir) {
+				break
 			}
-			sc := bufio.NewScanner(stderr)
-			var log strings.Builder
-			for sc.Scan() { // wait for the run to start
-				log.WriteString(sc.Text() + "\n")
-				if strings.Contains(sc.Text(), "-> "+dir) {
-					break
-				}
-			}
-			for i := 0; i < signals; i++ {
-				cmd.Process.Signal(os.Interrupt)
-				if i == 0 && signals == 2 {
-					for sc.Scan() { // the first one was seen
-						log.WriteString(sc.Text() + "\n")
-						if strings.Contains(sc.Text(), "stopping") {
-							break
-						}
+		}
+		for i := 0; i < signals; i++ {
+			cmd.Process.Signal(os.Interrupt)
+			if i == 0 && signals == 2 {
+				for sc.Scan() { // the first one was seen
+					log.WriteString(sc.Text() + "\n")
+					if strings.Contains(sc.Text(), "stopping") {
+						break
 					}
 				}
 			}
-			for sc.Scan() {
-				log.WriteString(sc.Text() + "\n")
-			}
-			err := cmd.Wait()
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-				t.Fatalf("exit %v, want 130\n%s", err, log.String())
-			}
-			if !strings.Contains(log.String(), "--resume") {
-				t.Errorf("the message does not say how to continue:\n%s", log.String())
-			}
-			done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(done) >= len(p.Jobs) {
-				t.Errorf("the interrupted run finished all %d jobs", len(done))
-			}
-			final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume")
-			if out, err := final.CombinedOutput(); err != nil {
-				t.Fatalf("resume: %v\n%s", err, out)
-			}
-			checkExactlyOnce(t, dir, p)
-		})
-	}
+		}
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+		}
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("exit %v, want 130\n%s", err, log.String())
+		}
+		if !strings.Contains(log.String(), "--resume") {
+			t.Errorf("the message does not say how to continue:\n%s", log.String())
+		}
+		done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(done) >= len(p.Jobs) {
+			t.Errorf("the interrupted run finished all %d jobs", len(done))
+		}
+		final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume")
+		if out, err := final.CombinedOutput(); err != nil {
+			t.Fatalf("resume: %v\n%s", err, out)
+		}
+		checkExactlyOnce(t, dir, p)
+	})
 }
 
 // runMain runs one command line in-process with a counting fake job.
@@ -455,11 +474,49 @@ func TestRunQuickstartDefault(t *testing.T) {
 // readGeneric reads every committed file of a table as rows of column → value text.
 func readGeneric(t *testing.T, dir, table string) []map[string]string {
 	t.Helper()
+	var out []map[string]string
+	scanGeneric(t, dir, table, func(cols [][]string, row parquet.Row) {
+		m := map[string]string{}
+		for _, v := range row {
+			m[cols[v.Column()][0]] = v.String()
+		}
+		out = append(out, m)
+	})
+	return out
+}
+
+// genericLines reads every committed file of a table as one line of text per row,
+// "column=value" in the schema's column order without the columns named in drop, sorted:
+// two directories hold the same rows when their lines are equal. (fmt.Sprint of
+// readGeneric's maps says the same, at ten times the cost on tables of 30,000 rows.)
+func genericLines(t *testing.T, dir, table string, drop ...string) []string {
+	t.Helper()
+	var lines []string
+	var b []byte
+	scanGeneric(t, dir, table, func(cols [][]string, row parquet.Row) {
+		b = b[:0]
+		for _, v := range row {
+			name := cols[v.Column()][0]
+			if contains(drop, name) {
+				continue
+			}
+			b = append(append(append(b, name...), '='), v.String()...)
+			b = append(b, ' ')
+		}
+		lines = append(lines, string(b))
+	})
+	sort.Strings(lines)
+	return lines
+}
+
+// scanGeneric calls row for every row of every committed file of a table, with the
+// file's column paths.
+func scanGeneric(t *testing.T, dir, table string, row func(cols [][]string, row parquet.Row)) {
+	t.Helper()
 	files, err := sink.Files(dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []map[string]string
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
@@ -475,12 +532,8 @@ func readGeneric(t *testing.T, dir, table string) []map[string]string {
 		buf := make([]parquet.Row, 64)
 		for {
 			n, err := r.ReadRows(buf)
-			for _, row := range buf[:n] {
-				m := map[string]string{}
-				for _, v := range row {
-					m[cols[v.Column()][0]] = v.String()
-				}
-				out = append(out, m)
+			for _, x := range buf[:n] {
+				row(cols, x)
 			}
 			if err != nil {
 				break
@@ -489,7 +542,6 @@ func readGeneric(t *testing.T, dir, table string) []map[string]string {
 		r.Close()
 		f.Close()
 	}
-	return out
 }
 
 // The shipped quickstart with the real simulation: a selection whose first stage (60 jobs)
@@ -498,6 +550,7 @@ func TestQuickstartRealSimulationDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 24 simulations")
 	}
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	rows := map[string][]string{}
 	for _, j := range []string{"1", "8"} {
 		dir := filepath.Join(t.TempDir(), "qs")
@@ -579,9 +632,12 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // waits on child processes
 	env := []string{childEnv + "=1", "ROCESWEEP_TEST_REAL=1"}
 	spec := filepath.Join("..", "..", "configs", "quickstart.yaml")
-	base := []string{"run", spec, "-j", "2", "--select=false", "--set", "replicates=15"} // 180 jobs
+	// 60 jobs: a run takes ~1 s on 2 workers, so the kills (10-260 ms after each start)
+	// land mid-run with jobs finished, running and not started.
+	base := []string{"run", spec, "-j", "2", "--select=false", "--set", "replicates=5"}
 	ref := filepath.Join(t.TempDir(), "ref")
 	cmd := exec.Command(os.Args[0], append(base, "-o", ref)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -591,27 +647,17 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "crash")
 	kills := killAndResume(t, env, 6, append(base, "-o", dir)...)
 	t.Logf("%d of 6 rounds killed mid-run", kills)
+	if kills == 0 {
+		t.Error("no round was killed mid-run: nothing was crashed")
+	}
 	for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
-		want, got := map[string]int{}, map[string]int{}
-		for _, r := range readGeneric(t, ref, table) {
-			want[r["job_id"]]++
-		}
-		for _, r := range readGeneric(t, dir, table) {
-			got[r["job_id"]]++
-		}
+		want, got := jobRowsPerID(t, ref, table), jobRowsPerID(t, dir, table)
 		if fmt.Sprint(want) != fmt.Sprint(got) {
 			t.Errorf("%s: rows per job differ from the uninterrupted run (%d vs %d jobs)", table, len(got), len(want))
 		}
 	}
 	jobsOf := func(d string) string {
-		var lines []string
-		for _, r := range readGeneric(t, d, "jobs") {
-			delete(r, "wall_sec")
-			delete(r, "events_per_sec")
-			lines = append(lines, fmt.Sprint(r))
-		}
-		sort.Strings(lines)
-		return strings.Join(lines, "\n")
+		return strings.Join(genericLines(t, d, "jobs", "wall_sec", "events_per_sec"), "\n")
 	}
 	if jobsOf(ref) != jobsOf(dir) {
 		t.Error("jobs rows differ from the uninterrupted run")
@@ -627,48 +673,47 @@ func TestStopSignalThenKillKeepsFinishedJobs(t *testing.T) {
 	}
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
+	t.Parallel() // waits on child processes
 	const finished = 5
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
-		t.Run(sig.String(), func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			cmd := child(1000, "run", spec, "-o", dir, "-j", "1", "--commit-interval", "1h", "--progress-every", "1ns", "--isolate=false")
-			cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
-			stderr, _ := cmd.StderrPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+	concurrently(t, []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, syscall.Signal.String, func(t *testing.T, sig syscall.Signal) {
+		dir := filepath.Join(t.TempDir(), "out")
+		cmd := child(1000, "run", spec, "-o", dir, "-j", "1", "--commit-interval", "1h", "--progress-every", "1ns", "--isolate=false")
+		cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		sc := bufio.NewScanner(stderr)
+		var log strings.Builder
+		want := fmt.Sprintf("%d/%d jobs done", finished, len(p.Jobs))
+		for sc.Scan() { // the first jobs finished, the next one hangs
+			log.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), want) {
+				break
 			}
-			defer cmd.Process.Kill()
-			sc := bufio.NewScanner(stderr)
-			var log strings.Builder
-			want := fmt.Sprintf("%d/%d jobs done", finished, len(p.Jobs))
-			for sc.Scan() { // the first jobs finished, the next one hangs
-				log.WriteString(sc.Text() + "\n")
-				if strings.Contains(sc.Text(), want) {
-					break
-				}
-			}
-			if !strings.Contains(log.String(), want) {
-				t.Fatalf("no %q line:\n%s", want, log.String())
-			}
-			cmd.Process.Signal(sig)
-			time.Sleep(time.Second) // the grace period is the scenario, not a synchronisation
-			cmd.Process.Signal(syscall.SIGKILL)
-			go io.Copy(io.Discard, stderr)
-			cmd.Wait()
-			done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(done) != finished {
-				t.Errorf("the journal holds %d jobs, want the %d that had finished\n%s", len(done), finished, log.String())
-			}
-			final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume", "--isolate=false")
-			if out, err := final.CombinedOutput(); err != nil {
-				t.Fatalf("resume: %v\n%s", err, out)
-			}
-			checkExactlyOnce(t, dir, p)
-		})
-	}
+		}
+		if !strings.Contains(log.String(), want) {
+			t.Fatalf("no %q line:\n%s", want, log.String())
+		}
+		cmd.Process.Signal(sig)
+		time.Sleep(time.Second) // the grace period is the scenario, not a synchronisation
+		cmd.Process.Signal(syscall.SIGKILL)
+		go io.Copy(io.Discard, stderr)
+		cmd.Wait()
+		done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(done) != finished {
+			t.Errorf("the journal holds %d jobs, want the %d that had finished\n%s", len(done), finished, log.String())
+		}
+		final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume", "--isolate=false")
+		if out, err := final.CombinedOutput(); err != nil {
+			t.Fatalf("resume: %v\n%s", err, out)
+		}
+		checkExactlyOnce(t, dir, p)
+	})
 }
 
 // A closed stdout and stderr (`rocesweep run ... | head -1`) never kill a sweep: the
@@ -677,6 +722,7 @@ func TestClosedOutputDoesNotKillTheSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel() // waits on a child process
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -738,56 +784,55 @@ func TestStopSignalGrace(t *testing.T) {
 	}
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
+	t.Parallel() // waits on child processes
 	const finished = 3
-	for _, grace := range []string{"300ms", "0s"} {
-		t.Run(grace, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			cmd := child(1000, "run", spec, "-o", dir, "-j", "2", "--grace", grace, "--progress-every", "1ns", "--isolate=false")
-			cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
-			stderr, _ := cmd.StderrPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+	concurrently(t, []string{"300ms", "0s"}, func(g string) string { return g }, func(t *testing.T, grace string) {
+		dir := filepath.Join(t.TempDir(), "out")
+		cmd := child(1000, "run", spec, "-o", dir, "-j", "2", "--grace", grace, "--progress-every", "1ns", "--isolate=false")
+		cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		sc := bufio.NewScanner(stderr)
+		var log strings.Builder
+		want := fmt.Sprintf("%d/%d jobs done", finished, len(p.Jobs))
+		for sc.Scan() { // the first jobs finished, the next ones hang until abandoned
+			log.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), want) {
+				break
 			}
-			defer cmd.Process.Kill()
-			sc := bufio.NewScanner(stderr)
-			var log strings.Builder
-			want := fmt.Sprintf("%d/%d jobs done", finished, len(p.Jobs))
-			for sc.Scan() { // the first jobs finished, the next ones hang until abandoned
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		go func() {
+			for sc.Scan() {
 				log.WriteString(sc.Text() + "\n")
-				if strings.Contains(sc.Text(), want) {
-					break
-				}
 			}
-			cmd.Process.Signal(syscall.SIGTERM)
-			go func() {
-				for sc.Scan() {
-					log.WriteString(sc.Text() + "\n")
-				}
-			}()
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			var err error
-			select {
-			case err = <-exited:
-			case <-time.After(30 * time.Second): // hanging jobs never end: only the grace can stop it
-				t.Fatalf("--grace %s: still running 30 s after SIGTERM\n%s", grace, log.String())
-			}
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
-				t.Errorf("exit %v, want 130\n%s", err, log.String())
-			}
-			done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(done) != finished {
-				t.Errorf("the journal holds %d jobs, want the %d that had finished", len(done), finished)
-			}
-			final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume", "--isolate=false")
-			if out, err := final.CombinedOutput(); err != nil {
-				t.Fatalf("resume: %v\n%s", err, out)
-			}
-			checkExactlyOnce(t, dir, p)
-		})
-	}
+		}()
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-exited:
+		case <-time.After(30 * time.Second): // hanging jobs never end: only the grace can stop it
+			t.Fatalf("--grace %s: still running 30 s after SIGTERM\n%s", grace, log.String())
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("exit %v, want 130\n%s", err, log.String())
+		}
+		done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(done) != finished {
+			t.Errorf("the journal holds %d jobs, want the %d that had finished", len(done), finished)
+		}
+		final := child(1000, "run", spec, "-o", dir, "-j", "2", "--resume", "--isolate=false")
+		if out, err := final.CombinedOutput(); err != nil {
+			t.Fatalf("resume: %v\n%s", err, out)
+		}
+		checkExactlyOnce(t, dir, p)
+	})
 }

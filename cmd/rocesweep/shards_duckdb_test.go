@@ -13,7 +13,7 @@ import (
 )
 
 // DuckDB reads a sweep run as 3 shards into one directory with the same one-glob
-// queries as a run of the whole plan (issue 9): every job once in jobs, and the same
+// queries as a run of the whole plan: every job once in jobs, and the same
 // rows in every record table (configs/ci.yaml, the real simulation).
 func TestDuckDBReadsShardsAsOneDataset(t *testing.T) {
 	whole := filepath.Join(t.TempDir(), "whole")

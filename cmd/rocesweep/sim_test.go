@@ -111,7 +111,7 @@ func names(t *testing.T, dir string) []string {
 // command per iteration (spec, plan, results directory, simulation, Parquet, commit):
 // what a one-job process does after Go's start-up and package initialisation.
 // Under cachegrind with -test.benchtime 1x it counts the instructions of one such run
-// (issue 15: a small job's cost beyond the simulation).
+// (a small job's cost beyond the simulation).
 func BenchmarkSimProcess(b *testing.B) {
 	for _, job := range []string{"incast-8to1-1MiB", "leaf-spine-128-permutation-1MiB"} {
 		b.Run(job, func(b *testing.B) {

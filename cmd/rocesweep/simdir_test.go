@@ -11,7 +11,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/results"
 )
 
-// Issue 14 item 11: a sim re-run deleted files it had not written, a sim killed with
+// A sim re-run deleted files it had not written, a sim killed with
 // SIGKILL left its hidden .NAME.sim-PID/ behind for good, and Ctrl-C suggested --resume,
 // which sim does not have.
 func TestSimDirectoryHonesty(t *testing.T) {

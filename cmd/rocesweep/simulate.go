@@ -12,7 +12,7 @@ import (
 // simulate is the real job of `run` and `sim`: one fabric simulation (model/fabric).
 func simulate(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
 	// Under the sweep runner the rows leave the job in batches as they are produced.
-	return fabric.Run(ctx, cfg, fabric.Options{JobID: jobID, Emit: sweep.Emitter(ctx)})
+	return runFabric(ctx, cfg, fabric.Options{JobID: jobID, Emit: sweep.Emitter(ctx)})
 }
 
 // validateJob adds the fabric's checks (topology, workload) to config.Validate for the

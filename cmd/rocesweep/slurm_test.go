@@ -151,6 +151,7 @@ func TestSlurmScriptRunsEveryShard(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
+	t.Parallel() // waits on child processes
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")

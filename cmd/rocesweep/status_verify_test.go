@@ -79,6 +79,14 @@ var jobIDRE = regexp.MustCompile(`"job_id":"([0-9a-f]+)"`)
 // every job is in the tables once.
 func TestStatusVerifyFindsTampering(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
+	// One fresh run; each case tampers with its own copy of it.
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	if code, _, stderr, _ := runMain(t, "run", spec, "-o", fresh, "-j", "2"); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	if text, complete := verifyStatus(t, fresh); !complete || !strings.Contains(text, "verify: every journal line's checksum") {
+		t.Fatalf("status --verify of a fresh run:\n%s", text)
+	}
 	for _, tc := range []struct {
 		name  string
 		edit  func(t *testing.T, dir string)
@@ -136,11 +144,8 @@ func TestStatusVerifyFindsTampering(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			if code, _, stderr, _ := runMain(t, "run", spec, "-o", dir, "-j", "2"); code != 0 {
-				t.Fatalf("run: exit %d\n%s", code, stderr)
-			}
-			if text, complete := verifyStatus(t, dir); !complete || !strings.Contains(text, "verify: every journal line's checksum") {
-				t.Fatalf("status --verify of a fresh run:\n%s", text)
+			if err := os.CopyFS(dir, os.DirFS(fresh)); err != nil {
+				t.Fatal(err)
 			}
 			tc.edit(t, dir)
 			text, complete := verifyStatus(t, dir)

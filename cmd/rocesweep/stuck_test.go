@@ -11,7 +11,7 @@ import (
 	"github.com/rocesweep/rocesweep/report"
 )
 
-// stuckSpec is issue 17's reproduction of a pause that never ends (model/fabric
+// stuckSpec reproduces a pause that never ends (model/fabric
 // stuck_test.go): host 0 sends lossless TC 0 to an idle host 1 and lossy TC 2 into host
 // 3, which two more lossy senders congest, all through pool 0.
 const stuckSpec = `name: sticky
@@ -31,6 +31,7 @@ nic:
 // nothing of the kind for the quickstart sweep with its lossy class in a pool of its own,
 // whose pauses lift.
 func TestStuckPauseFlagged(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "sticky.yaml")
 	if err := os.WriteFile(spec, []byte(stuckSpec), 0o644); err != nil {

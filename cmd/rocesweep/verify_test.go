@@ -10,7 +10,7 @@ import (
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// Issue 14 item 7: a deleted jobs part file is found by status (which used to say
+// A deleted jobs part file is found by status (which used to say
 // "complete") and repaired by --resume (which used to say "already done"): the jobs of
 // its commit run again and their rows in the other tables are not left twice.
 func TestDeletedPartDetectedAndRepaired(t *testing.T) {
@@ -80,7 +80,7 @@ func TestDeletedPartDetectedAndRepaired(t *testing.T) {
 	}
 }
 
-// Issue 14 item 7: a journal line with status "xk" or an extra line never makes status
+// A journal line with status "xk" or an extra line never makes status
 // report more jobs ok than planned.
 func TestStatusNeverMoreThanPlanned(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
@@ -110,7 +110,7 @@ func TestStatusNeverMoreThanPlanned(t *testing.T) {
 	}
 }
 
-// Issue 14 item 5: status names both versions when the results are of another model.
+// Status names both versions when the results are of another model.
 func TestStatusNamesOtherModelVersion(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,9 +12,28 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/fabric"
+	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sweep"
 )
+
+// runFabric runs one fabric job under the process's memory policy (internal/memory),
+// which the model leaves to its caller: a fabric estimated at memory.HugeHeap or more
+// gets huge pages, with room for its frames in flight (twice its devices), before it is
+// built; once built, a large one gets a tighter collector; once drained, a large heap is
+// collected before the rows are built. None of it changes a row: only where memory
+// comes from and when it is collected.
+func runFabric(ctx context.Context, cfg config.Config, opts fabric.Options) (*stats.Result, error) {
+	if est, err := fabric.EstimateJob(&cfg); err == nil { // an invalid job: Run says why
+		if devs := est.DeviceBytes(); devs >= memory.HugeHeap {
+			memory.HugePages(int(2 * devs))
+		}
+	}
+	opts.Built, opts.Drained = memory.TightenIfLarge, memory.CollectIfLarge
+	return fabric.Run(ctx, cfg, opts)
+}
 
 // workerCommand is the hidden command `run` starts for its jobs (sweep.Isolation): it
 // reads jobs from stdin one after another, runs each with jobFunc, writes the batches of
@@ -48,8 +68,12 @@ func isolation(maxMem int64) (*sweep.Isolation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("finding this executable to start worker processes: %w (use --isolate=false)", err)
 	}
-	return &sweep.Isolation{Command: []string{exe, workerCommand}, MaxMem: maxMem}, nil
+	return &sweep.Isolation{Command: []string{exe, workerCommand}, MaxMem: maxMem, MaxJobs: workerJobs}, nil
 }
+
+// workerJobs is the jobs a worker serves before a fresh one replaces it (0: the
+// sweep's default, sweep.DefaultWorkerJobs); tests lower it.
+var workerJobs int
 
 // parseMaxMem reads --max-mem-per-job: a size with units ("6GB", "512MiB"), "0" for no
 // limit, or "" for the default: the machine's memory (or the cgroup's limit, if lower),

@@ -1,6 +1,7 @@
 // Package export writes the tables of a results directory as CSV files next to the
-// Parquet (DIR/csv/<table>.csv), for readers that have no Parquet engine: pandas on a
-// machine with Debian's packages only reads them with pd.read_csv. Values are written
+// Parquet or Arrow IPC parts (DIR/csv/<table>.csv), for readers that have no Parquet
+// engine: pandas on a machine with Debian's packages only reads them with pd.read_csv,
+// and DuckDB reads no Arrow IPC file without an extension. Values are written
 // exactly (integers in full, floats in the shortest form that reads back to the same
 // value), a null cell is an empty field, and each file appears only when complete.
 package export
@@ -25,11 +26,11 @@ import (
 // Subdir is the folder of DIR that holds the CSV files.
 const Subdir = results.CSVDir
 
-// ErrNoParts is returned (wrapped) for a table folder with no committed Parquet parts:
+// ErrNoParts is returned (wrapped) for a table folder with no committed parts:
 // there is nothing to export and no schema to write a header from.
 var ErrNoParts = results.ErrNoParts
 
-// CSV writes every committed part of DIR/<table>/ (results.ParquetParts: the files the
+// CSV writes every committed part of DIR/<table>/ (results.Parts: the files the
 // journals' commits name, all shards, in name order; strays and files of a running sweep
 // not yet committed are skipped) as one CSV file, DIR/csv/<table>.csv, with a header row of
 // the column names. It returns the file's path and its number of data rows. Parts whose
@@ -40,7 +41,7 @@ func CSV(dir, table string) (path string, rows int, err error) {
 
 // CSVTo is CSV writing outDir/<table>.csv instead (export -o: a reader's own directory).
 func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
-	parts, err := results.ParquetParts(dir, table, "export reads")
+	parts, err := results.Parts(dir, table)
 	if err != nil {
 		return "", 0, err
 	}
@@ -75,7 +76,11 @@ func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
 	var header []string
 	first := ""
 	for _, p := range parts {
-		n, err := writePart(w, p, &header, &first)
+		write := writePart
+		if results.IsArrow(p) {
+			write = writeArrowPart
+		}
+		n, err := write(w, p, &header, &first)
 		if err != nil {
 			return "", 0, err
 		}
@@ -100,8 +105,9 @@ func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
 	return path, rows, nil
 }
 
-// writePart appends the rows of one Parquet file to w; the first file's columns are the
-// header, and every later file must have the same.
+// writePart appends the rows of one Parquet file to w (an Arrow IPC file:
+// writeArrowPart); the first file's columns are the header, and every later file must
+// have the same.
 func writePart(w *csv.Writer, path string, header *[]string, first *string) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -111,7 +111,7 @@ func TestCSVSkipsStrays(t *testing.T) {
 	if err := resultstest.Write(dir, resultstest.Grid([]float64{0.5, 1}, []float64{200e3}, 2, false)); err != nil {
 		t.Fatal(err)
 	}
-	parts, _ := results.ParquetParts(dir, "jobs", "export reads")
+	parts, _ := results.Parts(dir, "jobs")
 	data, _ := os.ReadFile(parts[0])
 	os.WriteFile(filepath.Join(dir, "jobs", "extra.parquet"), data, 0o644)
 	os.WriteFile(filepath.Join(dir, "jobs", "part-2of2-000001.parquet"), data, 0o644)

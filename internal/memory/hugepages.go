@@ -11,11 +11,9 @@ const hugePage = 2 << 20
 // HugeHeap is the fabric size (bytes of heap a job's devices will take, estimated) from
 // which a job asks for huge pages (HugePages): 2 MiB, about 64 hosts. A fabric that size
 // touches most of every 2 MiB it spans, so a huge page replaces ~500 first-touch faults
-// (~10 µs each in this VM) as well as TLB misses. Whole `rocesweep sim` processes,
-// medians of 5-8 interleaved runs, without -> with huge pages: leaf-spine of 64 hosts
-// 122 -> 97 ms, of 128 hosts 162 -> 141 ms, fat tree k = 8 279 -> 251 ms. Below it the
-// gain is inside the noise (48 hosts: 3% of simulation time) and smaller fabrics would
-// spend most of the 4 MiB that HugePages needs at least on nothing.
+// as well as TLB misses. Below it the gain is inside the noise and a smaller fabric would
+// spend most of the 4 MiB that HugePages needs at least on nothing (README
+// "Performance", huge pages).
 const HugeHeap = 2 << 20
 
 // HugePages gives the next n bytes the heap hands out huge pages where the kernel offers
@@ -25,15 +23,13 @@ const HugeHeap = 2 << 20
 // tables. It allocates n bytes that nothing touches (fresh heap memory is not written),
 // advises them and frees them; the page allocator takes the lowest free addresses first,
 // so the fabric built next lands there, and its pages are faulted in 2 MiB at a time.
-// Measured on the k = 12 fat tree (2 vCPUs, 105 MB L3): CPU time 2.32 -> 1.72 s (issue 15).
 // Call it before building a fabric, for fabrics of HugeHeap bytes or more; it costs one
 // garbage collection. It advises once per process and size: a later job of a worker
 // that asks for no more than an earlier one only collects, so that its fabric takes the
-// last one's memory, already on huge pages and faulted in. (Advising again for each of 20
-// leaf-spine replicates, 10 a worker, made that study 10% slower; not collecting either
-// made 6 replicates of the k = 12 fat tree 6% slower: the fabric went to fresh 4 KiB
-// pages while the last one's still held garbage.) It changes no result: only where
-// memory comes from.
+// last one's memory, already on huge pages and faulted in (advising again per job made a
+// study of many replicates slower; not collecting sent the fabric to fresh 4 KiB pages
+// while the last one's still held garbage). It changes no result: only where memory
+// comes from.
 func HugePages(n int) {
 	if n < 2*hugePage {
 		return

@@ -1,34 +1,34 @@
 // Package memory holds the memory policy rocesweep has beyond Go's defaults: collect
 // rarely in a short one-job process, and at once when a large job has just left a lot of
-// garbage behind; and put a large fabric on huge pages (HugePages, hugepages.go).
+// garbage behind; and put a large fabric on huge pages (HugePages, hugepages.go). The
+// model knows none of it: the worker that runs a job applies it around the job's phases
+// (cmd/rocesweep runFabric), from the fabric's own estimate of its size.
 //
 // A job's heap is mostly pointer-free arrays (packets, queues, counters): the collector
 // has little to scan, so collecting often is cheap, while the garbage it leaves between
-// collections is what a large job's peak RSS is made of. Two rules follow:
+// collections is what a large job's peak RSS is made of. The rules:
 //
 //   - TightenIfLarge runs the collector at GOGC=25 (Go's default is 100: collect when the
 //     heap has doubled) once a job has built a large fabric, unless the user set GOGC. In
 //     a long simulation the garbage is the old backing arrays of queues that grew; at 25%
 //     it stays small. Small processes keep Go's default: at 25% the collector's 4 MB
-//     minimum heap goal shrinks to 1 MB and a small `rocesweep sim` spent 25% longer
-//     (33 -> 41 ms) collecting while it encoded its Parquet files.
+//     minimum heap goal shrinks to 1 MB, and a small `sim` spends longer collecting while
+//     it encodes its Parquet files.
 //   - OneJob runs the collector at GOGC=400 in a process that runs one job (`sim`),
 //     unless the user set GOGC: its minimum heap goal is then 16 MB instead of 4 MB, so
-//     a small job, which allocates ~14 MB in all (its Parquet writers most of it), is
-//     not collected at all, where at Go's default it was collected three to five times
-//     while the heap climbed, each collection scanning every live object and the
-//     binary's globals. While the job simulates (from TightenIfLarge to JobDone) the
-//     collector runs at Go's 100% instead, so that the garbage a long simulation makes
-//     (its spilled batches, report rows) is collected as it would be at Go's default
-//     rather than piling up to 16 MB: a job's footprint must not grow with simulated
-//     time. A large fabric gets TightenIfLarge's 25% once it is built, to the end.
+//     a small job, most of whose allocation is its Parquet writers, is not collected at
+//     all. While the job simulates (from TightenIfLarge to JobDone) the collector runs at
+//     Go's 100% instead, so that the garbage a long simulation makes (its spilled
+//     batches, report rows) is collected as at Go's default rather than piling up to
+//     16 MB: a job's footprint must not grow with simulated time. A large fabric gets
+//     TightenIfLarge's 25% once it is built, to the end.
 //   - CollectIfLarge collects at once between a large job's phases: a drained packet
 //     pool before the job's rows are built, the whole fabric before the rows are encoded,
 //     so that each next phase reuses the last one's pages instead of taking new ones.
+//   - CollectGarbage bounds the garbage of a phase that allocates per row (the sink's
+//     replay of a job's spilled rows) in bytes, whatever the collector's target.
 //
-// Measured on the 1024-host fat tree of configs/bench/fat-tree-1024-permutation-2MB.yaml
-// (issue 8): peak RSS 116 MB with neither, 97 MB with CollectIfLarge, 91 MB with both;
-// the CPU time of the large job did not change measurably (README, "Performance").
+// README "Performance" gives the measurements behind each rule.
 package memory
 
 import (
@@ -69,9 +69,8 @@ func TightenIfLarge() {
 // JobDone is called when a job has ended, before its rows are encoded: in a one-job
 // process whose fabric was not large, the collector goes back to OneJobGCPercent, after
 // collecting once if the heap holds more than jobLeftovers (the ended job's fabric,
-// garbage now), so that encoding reuses the fabric's memory instead of taking more:
-// the 128-host leaf-spine's peak RSS 37.7 -> 34.1 MB; the small incasts, a few MB of
-// heap at their end, are not collected.
+// garbage now), so that encoding reuses the fabric's memory instead of taking more; a
+// small job, a few MB of heap at its end, is not collected.
 func JobDone() {
 	if simulating.CompareAndSwap(true, false) && oneJob.Load() {
 		if heapObjects() > jobLeftovers {
@@ -102,9 +101,7 @@ const OneJobGCPercent = 400
 
 // OneJob sets the collector's target to OneJobGCPercent for a process that runs a single
 // job, unless the GOGC environment variable is set. It returns a function that restores
-// the earlier target (tests run many commands in one process). Measured on `rocesweep
-// sim` of configs/bench/incast-8to1-1MiB.yaml: 83.5 M -> 65.8 M instructions (in-process,
-// cachegrind), peak RSS unchanged (27 MB); the 128-host leaf-spine peaks 1 MB higher.
+// the earlier target (tests run many commands in one process).
 func OneJob() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
@@ -126,6 +123,23 @@ const LargeHeap = 48 << 20
 // bytes of objects, live or garbage. It is safe for concurrent use.
 func CollectIfLarge() {
 	if heapObjects() > LargeHeap {
+		runtime.GC()
+	}
+}
+
+// CollectGarbage runs the collector when the heap holds more than max bytes beyond what
+// was live at the last collection: garbage, or new live data. A phase that allocates per
+// row and keeps little (the sink replaying a job's spilled rows) calls it as it goes, so
+// that its garbage stays under max whatever the number of rows, instead of piling up to
+// the collector's target, a multiple of the live heap (OneJobGCPercent in `sim`). It
+// costs a metrics read per call and a collection per max bytes allocated.
+func CollectGarbage(max uint64) {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	if s[0].Value.Uint64() > s[1].Value.Uint64()+max {
 		runtime.GC()
 	}
 }

@@ -96,3 +96,25 @@ func makeGarbage(mib int) {
 	}
 	runtime.KeepAlive(garbage)
 }
+
+// TestCollectGarbage: garbage beyond the bound is collected at once; below it, nothing.
+func TestCollectGarbage(t *testing.T) {
+	old := debug.SetGCPercent(-1) // no collection but ours during the test
+	defer debug.SetGCPercent(old)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.NumGC
+	makeGarbage(2)
+	CollectGarbage(16 << 20)
+	runtime.ReadMemStats(&ms)
+	if ms.NumGC != before {
+		t.Fatalf("2 MiB of garbage under a bound of 16 MiB: %d collections, want none", ms.NumGC-before)
+	}
+	makeGarbage(32)
+	CollectGarbage(16 << 20)
+	runtime.ReadMemStats(&ms)
+	if ms.NumGC != before+1 {
+		t.Fatalf("34 MiB of garbage over a bound of 16 MiB: %d collections, want 1", ms.NumGC-before)
+	}
+}

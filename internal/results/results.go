@@ -13,16 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Column is one column of a table. Numbers (ints, floats, bools as 0/1) are kept in Num,
@@ -82,48 +79,18 @@ func (t *Table) Col(name string) *Column {
 // Identity columns of `jobs`: neither swept parameters nor metrics.
 var Identity = []string{"job_id", "status", "error", "replicate", "seed"}
 
-// ErrNoParts is wrapped (beside fs.ErrNotExist) by ParquetParts's error for a table
-// with no committed Parquet parts: no rows, and no schema to read.
-var ErrNoParts = errors.New("no committed part-*.parquet files")
+// ErrNoParts is wrapped (beside fs.ErrNotExist) by Parts's error for a table with no
+// committed part files (Parquet or Arrow IPC): no rows, and no schema to read.
+var ErrNoParts = errors.New("no committed part files")
 
-// ParquetParts lists the committed Parquet part files of DIR/<table>/ (every shard, in
-// name order): the files that complete, not withdrawn commits of DIR's journals name
-// (sink.Files). A file in the folder that no commit names (a kill between rename and
-// journal append, a copied or foreign file) is not read, whatever its name. With none
-// it returns an error: one naming the Arrow IPC files that reader (the commands and
-// their verb, "export reads") cannot read, or ErrNoParts.
-func ParquetParts(dir, table, reader string) ([]string, error) {
-	files, err := sink.Files(dir, table)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", table, err)
-	}
-	var parts []string
-	arrow := 0
-	for _, p := range files {
-		switch filepath.Ext(p) {
-		case ".parquet":
-			parts = append(parts, p)
-		case ".arrow":
-			arrow++
-		}
-	}
-	if len(parts) == 0 {
-		if arrow > 0 {
-			return nil, fmt.Errorf("table %s: %d Arrow IPC files in %s; %s Parquet (run with --format parquet)", table, arrow, filepath.Join(dir, table), reader)
-		}
-		return nil, fmt.Errorf("table %s: %w in %s: %w", table, ErrNoParts, filepath.Join(dir, table), fs.ErrNotExist)
-	}
-	return parts, nil
-}
-
-// ReadTable reads every committed DIR/<name>/part-*.parquet file (ParquetParts: the
+// ReadTable reads every committed DIR/<name>/part-* file (Parts: the
 // files DIR's journals' commits name, all shards, in name order; temp files and parts
 // of a running sweep not yet committed are skipped) into one table.
 // keep, if not nil, selects rows by their job_id (tables without job_id are kept whole).
 // A missing table folder is an error wrapping fs.ErrNotExist; files whose schemas differ
 // are refused, naming both files.
 func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
-	parts, err := ParquetParts(dir, name, "report and compare read")
+	parts, err := Parts(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +104,11 @@ func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
 	return t, nil
 }
 
-// readPart appends the rows of one Parquet file to t.
+// readPart appends the rows of one Parquet file to t (an Arrow IPC file: readArrowPart).
 func readPart(t *Table, path string, keep func(string) bool, first *string) error {
+	if IsArrow(path) {
+		return readArrowPart(t, path, keep, first)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -344,7 +314,7 @@ type cachedPart struct {
 
 // ReadTable is ReadTable(dir, name, nil) through the cache.
 func (c *PartCache) ReadTable(dir, name string) (*Table, error) {
-	parts, err := ParquetParts(dir, name, "report and compare read")
+	parts, err := Parts(dir, name)
 	if err != nil {
 		return nil, err
 	}

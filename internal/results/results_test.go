@@ -133,7 +133,7 @@ func TestReadOnlyCommittedFiles(t *testing.T) {
 	if err := resultstest.Write(dir, resultstest.Grid([]float64{0.5, 1}, []float64{200e3}, 2, false)); err != nil {
 		t.Fatal(err)
 	}
-	parts, err := results.ParquetParts(dir, "jobs", "report reads")
+	parts, err := results.Parts(dir, "jobs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +146,9 @@ func TestReadOnlyCommittedFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	again, err := results.ParquetParts(dir, "jobs", "report reads")
+	again, err := results.Parts(dir, "jobs")
 	if err != nil || !slices.Equal(again, parts) {
-		t.Errorf("ParquetParts with strays = %v (%v), want %v", again, err, parts)
+		t.Errorf("Parts with strays = %v (%v), want %v", again, err, parts)
 	}
 	jobs, err := results.ReadTable(dir, "jobs", nil)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// htsimScenarios are the four reference jobs of issue 8, the same topology and bytes as
+// htsimScenarios are the four reference jobs of the README's Performance section, the same topology and bytes as
 // htsim's published runs (configs/bench/*.yaml are the same jobs as `rocesweep sim`
 // specs; scripts/bench.sh times those as whole processes).
 var htsimScenarios = []struct {
@@ -34,6 +34,21 @@ var fatTreeScaling = []struct {
 		"workload.message_size", "2MB", "stop", "drain", "duration", "20ms"}},
 	{"k=12", []string{"topology.kind", "fat-tree", "topology.k", "12", "workload.kind", "permutation",
 		"workload.message_size", "2MB", "stop", "drain", "duration", "20ms"}},
+	// Short jobs for cache simulation at every size: the same fabric and flows, so the
+	// same hot state per event, in a fraction of the events.
+	{"k=8-256KB", []string{"topology.kind", "fat-tree", "topology.k", "8", "workload.kind", "permutation",
+		"workload.message_size", "256KB", "stop", "drain", "duration", "20ms"}},
+	{"k=16-256KB", []string{"topology.kind", "fat-tree", "topology.k", "16", "workload.kind", "permutation",
+		"workload.message_size", "256KB", "stop", "drain", "duration", "20ms"}},
+	{"k=24-256KB", []string{"topology.kind", "fat-tree", "topology.k", "24", "workload.kind", "permutation",
+		"workload.message_size", "256KB", "stop", "drain", "duration", "20ms"}},
+	// Half the bytes: the difference from the 256KB job is the steady state alone.
+	{"k=8-128KB", []string{"topology.kind", "fat-tree", "topology.k", "8", "workload.kind", "permutation",
+		"workload.message_size", "128KB", "stop", "drain", "duration", "20ms"}},
+	{"k=16-128KB", []string{"topology.kind", "fat-tree", "topology.k", "16", "workload.kind", "permutation",
+		"workload.message_size", "128KB", "stop", "drain", "duration", "20ms"}},
+	{"k=24-128KB", []string{"topology.kind", "fat-tree", "topology.k", "24", "workload.kind", "permutation",
+		"workload.message_size", "128KB", "stop", "drain", "duration", "20ms"}},
 }
 
 // BenchmarkFatTree is BenchmarkScenario's fat tree job at smaller k.
@@ -93,4 +108,5 @@ func benchJob(b *testing.B, sets []string) {
 	b.ReportMetric(float64(packets)/b.Elapsed().Seconds(), "pkts/s")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(heapPerHost, "B/host")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }

@@ -12,7 +12,7 @@ import (
 
 // Rows that leave a job in batches (Options.Emit) are the rows a job that keeps them all
 // returns, in the same order, whatever the batch size: streaming changes where rows go,
-// never which rows there are (issue 15 "Stream records").
+// never which rows there are.
 func TestEmittedBatchesEqualKeptRows(t *testing.T) {
 	cfg := job(t, "topology.kind", "leaf-spine", "topology.leaves", "2", "topology.spines", "2",
 		"topology.hosts_per_leaf", "4", "workload.kind", "load", "workload.load", "0.5", "duration", "300us",

@@ -1,7 +1,7 @@
 // Package fabric runs one simulation job: it turns a validated configuration into a
 // topology of switches, NICs and links (model/topo), posts the workload's messages
 // (model/workload), runs the event loop to the stop condition and returns the job's
-// records and summary (design.md "The engine", issue 5).
+// records and summary (docs/design.md "The engine").
 //
 // Run is the interface the sweep runner uses: a pure function of the configuration and
 // its seed. Nothing here is global; two jobs in one process share no state.
@@ -22,7 +22,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/internal/invariants"
 	"github.com/rocesweep/rocesweep/model/link"
@@ -59,6 +58,10 @@ type Options struct {
 	// rows of the last batch stay in the Result. Nil keeps every row in the Result.
 	Emit      func(stats.Batch) error
 	BatchRows int
+	// Built and Drained, when set, are called once the fabric is built and once a drained
+	// job has released its packet pool, before its rows are built: where the caller (the
+	// sweep's worker) applies its memory policy. The model itself sets none.
+	Built, Drained func()
 }
 
 // Fabric is one job's devices, links and event loop.
@@ -70,7 +73,7 @@ type Fabric struct {
 	rec  *stats.Recorder
 
 	links    []link.Link
-	tierSw   [3]config.Switch // each tier's switch attributes (config.TierSwitch, issue 17)
+	tierSw   [3]config.Switch // each tier's switch attributes (config.TierSwitch)
 	switches []*switchdev.Switch
 	nics     []*nic.NIC
 
@@ -94,7 +97,7 @@ type Fabric struct {
 	// a record setting changes no summary metric (README "Seeds and common random numbers").
 	reports int64
 
-	// Collectives (issue 17, collective.go): runs driven by completions. Their messages
+	// Collectives (collective.go): runs driven by completions. Their messages
 	// are dyn[i], NIC tag len(msgs)+i.
 	runs     []workload.CollRun
 	dyn      []workload.Message
@@ -124,7 +127,9 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (*stats.Result, e
 	if err != nil {
 		return nil, err
 	}
-	memory.TightenIfLarge() // a large fabric: keep the garbage between collections small
+	if opts.Built != nil {
+		opts.Built()
+	}
 	if err := f.Loop(ctx); err != nil {
 		return nil, err
 	}
@@ -133,9 +138,11 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (*stats.Result, e
 	}
 	if f.pool.InUse() == 0 {
 		// Drained: the pool's packets are all free. Hand their memory back before the
-		// rows are built (internal/memory).
+		// rows are built.
 		f.pool.Release()
-		memory.CollectIfLarge()
+		if opts.Drained != nil {
+			opts.Drained()
+		}
 	}
 	res := f.Finish()
 	// A batch of rows that could not leave the job (Options.Emit failed) is lost: the job
@@ -157,7 +164,7 @@ func Validate(cfg *config.Config) error {
 		return err
 	}
 	// The topology, and what the job will need of the workload: sizes, counts,
-	// distribution files (issue 14 item 10).
+	// distribution files.
 	_, err := EstimateJob(cfg)
 	return err
 }
@@ -171,12 +178,6 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	g, err := topo.BuildConfig(&cfg)
 	if err != nil {
 		return nil, err
-	}
-	// A fabric of 64 hosts or more is bound by memory latency and first-touch page
-	// faults: its memory on huge pages (internal/memory.HugeHeap), with room for the
-	// frames in flight (twice its devices' estimate).
-	if devs := memPerHost*len(g.NICs) + memPerPort*2*len(g.Cables); devs >= memory.HugeHeap {
-		memory.HugePages(2 * devs)
 	}
 	f := &Fabric{cfg: &cfg, eng: sim.NewEngine(), g: g, rec: stats.NewRecorder(opts.JobID, opts.Clock), ideal: map[[2]int32]idealPath{}, pairs: map[uint64]*pairBytes{}}
 	f.rec.Topology = g.TopologyRows(opts.JobID)
@@ -316,7 +317,7 @@ func (f *Fabric) Loop(ctx context.Context) error {
 			return nil
 		}
 		if invariants.Enabled && f.eng.Fired()&0x3FF == 0 {
-			// Every ledger balances after every 1,024th event (switch.md §5.6, issue 5).
+			// Every ledger balances after every 1,024th event (switch.md §5.6).
 			if err := f.CheckConservation(); err != nil {
 				panic(fmt.Sprintf("invariant broken at %v after %d events: %v", f.eng.Now(), f.eng.Fired(), err))
 			}

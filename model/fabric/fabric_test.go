@@ -258,7 +258,7 @@ func TestNoControlPoolRunsToDuration(t *testing.T) {
 	}
 }
 
-// BenchmarkLeafSpinePermutation is the acceptance job of issue 5: a 2-leaf, 2-spine,
+// BenchmarkLeafSpinePermutation is the first acceptance job of the fabric: a 2-leaf, 2-spine,
 // 16-host permutation of 1 MiB messages, drained.
 func BenchmarkLeafSpinePermutation(b *testing.B) {
 	cfg := job(b, "topology.kind", "leaf-spine", "topology.leaves", "2", "topology.spines", "2",

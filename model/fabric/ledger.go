@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// CheckConservation checks the fabric-wide ledgers at the current time (issue 5:
-// "bytes injected = bytes delivered + dropped + in flight"):
+// CheckConservation checks the fabric-wide ledgers at the current time
+// ("bytes injected = bytes delivered + dropped + in flight"):
 //
 //   - links: every frame a device sent was received by its peer or is still on the link;
 //   - switches: frames received = frames forwarded + dropped + held (each switch also
@@ -56,7 +56,7 @@ func (f *Fabric) CheckConservation() error {
 }
 
 // CheckDrained checks, after a drained run, that every host pair's posted payload was
-// delivered exactly once: delivered == posted per pair (issue 5: "every completed
+// delivered exactly once: delivered == posted per pair ("every completed
 // message delivered exactly its bytes once").
 func (f *Fabric) CheckDrained() error {
 	if f.completed != len(f.msgs) {

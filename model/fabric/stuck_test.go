@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// stuckRepro is issue 17's reproduction of a pause that never ends: host 0 sends lossless
+// stuckRepro reproduces a pause that never ends: host 0 sends lossless
 // traffic (TC 0) to an idle receiver and lossy traffic (TC 2) into a congested port, both
 // through the default shared pool 0 (TC 2 maps to pool 0, switch.md §4.3). Its lossy
 // bytes push its ingress occupancy past Xoff, its lossless packets all leave while the

@@ -109,15 +109,16 @@ type NIC struct {
 	eng       *sim.Engine
 	pool      *pkt.Pool
 	out       *link.Link
-	qps       []*qp                                        // QPs (§3): qps[i] has QPN i+1
-	L         float64                                      // line rate (§0)
-	clk       float64                                      // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
+	qps       []*qp   // QPs (§3): qps[i] has QPN i+1
+	L         float64 // line rate (§0)
+	clk       float64 // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
+	egOcc     [8]int64
+	inOcc     [8]int64
+	lim       [8]tcLimits                                  // P's per-class pools and thresholds, 32 B a class
 	txJitter  int64                                        // config TxJitter in ps; 0 = frames leave at serialisation end
 	mss       int64                                        // MSS (§4)
 	rto       sim.Time                                     // RetransmitTimeout (§10)
 	trace     func(ev string, h pkt.Handle, p *pkt.Packet) // tests only
-	egOcc     [8]int64
-	inOcc     [8]int64
 	txCur     pkt.Handle
 	txBusy    bool
 	txqQueued uint8 // bit c set: txq[c] holds frames (strict priority scans only these)
@@ -193,6 +194,14 @@ type NIC struct {
 	last reportSnap
 }
 
+// tcLimits are the pools and PFC thresholds of one class (Pools.Egress, Ingress, Xoff,
+// Xon; nic.md §11, §12) that every frame of the class reads, copied from P in New: in P
+// they sit in four lines, here classes 0 and 1 (the data and control classes) share one.
+type tcLimits struct {
+	egress, ingress int64
+	xoff, xon       int64
+}
+
 type qpKey struct{ dst, qp int32 }
 
 // ClockStream is the random stream of a NIC's clock offset (its TxJitter draws use
@@ -257,6 +266,7 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 	in := &cfg.NetworkInterface.IngressBufferManager
 	eg := &cfg.NetworkInterface.EgressBufferManager
 	for c := 0; c < 8; c++ {
+		n.lim[c] = tcLimits{egress: n.P.Egress[c], ingress: n.P.Ingress[c], xoff: n.P.Xoff[c], xon: n.P.Xon[c]}
 		n.pfcEnable[c] = in.PFCEnableVector[c] == 1 // §12.1: any other value disables
 		n.quanta[c] = int64(in.QuantaValue[c])
 		n.wrrWeight[c] = int64(eg.WRRQueueWeights[c])

@@ -18,7 +18,7 @@ type pfcStat struct {
 // c, before admission: no pause outstanding and occupancy + charge >= Xoff -> send
 // QuantaValue[c], mark the pause outstanding, and refresh R[c] after its generation.
 func (n *NIC) pfcCheck(c int, charge int64) {
-	if !n.pauseOut[c] && n.inOcc[c]+charge >= n.P.Xoff[c] {
+	if !n.pauseOut[c] && n.inOcc[c]+charge >= n.lim[c].xoff {
 		n.queuePFC(c, n.quanta[c])
 		n.pauseOut[c] = true
 		n.eng.Reset(n.refreshTimer[c], n.eng.Now()+n.refresh(c))
@@ -34,7 +34,7 @@ func (n *NIC) pfcRefresh(c int) {
 	if !n.pauseOut[c] {
 		return
 	}
-	if n.inOcc[c] >= n.P.Xoff[c] {
+	if n.inOcc[c] >= n.lim[c].xoff {
 		n.queuePFC(c, n.quanta[c])
 		n.eng.Reset(n.refreshTimer[c], n.eng.Now()+n.refresh(c))
 		return

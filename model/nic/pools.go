@@ -24,7 +24,7 @@ type Pools struct {
 	Xoff, Xon          [8]int64    // per TC with an ingress pool: fraction × pool, nearest byte (§12)
 	Headroom           [8]int64    // pool − Xoff: what arrives after a pause goes out (§12.4)
 	PauseTime, Refresh [8]sim.Time // pauseTime(QuantaValue) with L and Delay; Refresh = half of it (§12)
-	HeadroomGuidance   int64       // 2×L×Delay/8 + 2×Mtu (§12.4)
+	HeadroomGuidance   int64       // 2×L×Delay/8 + 2×Mtu, rounded up (§12.4; switch.md §4.6 condition 1)
 	DataPacketBytes    int64       // MSS + 58: one full data frame on the wire (§6)
 	PCIePayloadGbps    float64     // host->NIC rate × MSS / (MSS + 34×ceil(MSS/512)) (§17)
 	NetworkPayloadGbps float64     // L × MSS / (MSS + 58) (§17)
@@ -63,7 +63,7 @@ func ComputePools(cfg *config.NIC, g *config.Global, lineRateBps float64) Pools 
 		}
 	}
 	// §12.4: headroom guidance 2×L×Delay/8 + 2×Mtu.
-	p.HeadroomGuidance = nearestByte(2*lineRateBps*delay.Seconds()/8) + 2*int64(g.Mtu)
+	p.HeadroomGuidance = sim.HeadroomNeeded(lineRateBps, delay, int64(g.Mtu))
 	mss := int64(cfg.RoceQpManager.MSS)
 	p.DataPacketBytes = mss + pkt.DataOverhead
 	hostRate := float64(cfg.HostInterface.HostSide.PhysicalLayer.LaneBps) * float64(cfg.HostInterface.HostSide.PhysicalLayer.LaneCount)

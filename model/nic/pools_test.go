@@ -121,3 +121,24 @@ func TestPoolsVectors(t *testing.T) {
 		t.Errorf("guidance at 200G: got %d", p.HeadroomGuidance)
 	}
 }
+
+// TestHeadroomGuidanceRoundsUp: the guidance is switch.md §4.6 condition 1 in integers,
+// rounded up, the same figure as the switch's links: 0.2 B of wire at 400 Gbps and 2 ps is
+// a byte, and 800 Gbps over 10 µs is exactly 2,000,000 B (float seconds give 2,000,001).
+func TestHeadroomGuidanceRoundsUp(t *testing.T) {
+	for _, tc := range []struct {
+		rate  float64
+		delay sim.Time
+		want  int64
+	}{
+		{400e9, 2, 1 + 8368},
+		{800e9, 10 * sim.Microsecond, 2_000_000 + 8368},
+		{400e9, 100 * sim.Nanosecond, 18_368},
+	} {
+		cfg, g := config.DefaultNIC(), config.DefaultGlobal()
+		cfg.NetworkInterface.TransmissionMedium.Delay = tc.delay
+		if got := ComputePools(&cfg, &g, tc.rate).HeadroomGuidance; got != tc.want {
+			t.Errorf("guidance at %g bit/s, delay %v: got %d, want %d", tc.rate, tc.delay, got, tc.want)
+		}
+	}
+}

@@ -157,7 +157,7 @@ func (n *NIC) genRun() {
 		wire := payload + pkt.DataOverhead
 		tc := int(q.dataTC)
 		// §4: reserve payload + 58 B; succeeds iff occupancy + size <= pool.
-		if n.egOcc[tc]+wire > n.P.Egress[tc] {
+		if n.egOcc[tc]+wire > n.lim[tc].egress {
 			n.gen = genBlocked
 			n.blockedPool, n.blockedNeed, n.blockedQP = tc, wire, i
 			if n.bs != nil {
@@ -189,7 +189,7 @@ func (n *NIC) egRelease(tc int, bytes int64) {
 		panic(fmt.Sprintf("nic.md §11: NIC %s egress pool %d occupancy %d < 0 at %v", n.id.Name, tc, n.egOcc[tc], n.eng.Now()))
 	}
 	n.sampleEg(tc, -bytes)
-	if n.gen == genBlocked && n.blockedPool == tc && 2*n.egOcc[tc] <= n.P.Egress[tc] {
+	if n.gen == genBlocked && n.blockedPool == tc && 2*n.egOcc[tc] <= n.lim[tc].egress {
 		if n.bs != nil {
 			n.bs.blocked[tc] += n.eng.Now() - n.bs.blockedSince
 		}

@@ -24,11 +24,11 @@ func (n *NIC) Receive(h pkt.Handle) {
 	tc := p.TC() & 7
 	charge := int64(p.Size) // wire - 18 (§6)
 	// 3. PFC emission check before admission (§12.1).
-	if n.pfcEnable[tc] && n.P.Ingress[tc] > 0 {
+	if n.pfcEnable[tc] && n.lim[tc].ingress > 0 {
 		n.pfcCheck(tc, charge)
 	}
 	// 4. Admission: occupancy + charge <= pool, else drop; no pool drops everything [DC].
-	if n.inOcc[tc]+charge > n.P.Ingress[tc] {
+	if n.inOcc[tc]+charge > n.lim[tc].ingress {
 		n.cnt.RxDrops++
 		if n.bs != nil {
 			n.bs.drops[tc]++
@@ -184,7 +184,7 @@ func (n *NIC) inRelease(tc int, bytes int64) {
 // refresh.
 func (n *NIC) inReleaseToHost(tc int, bytes int64) {
 	n.inRelease(tc, bytes)
-	if n.pauseOut[tc] && n.inOcc[tc] <= n.P.Xon[tc] {
+	if n.pauseOut[tc] && n.inOcc[tc] <= n.lim[tc].xon {
 		n.queuePFC(tc, 0)
 		n.eng.Stop(n.refreshTimer[tc])
 		n.pauseOut[tc] = false

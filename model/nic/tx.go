@@ -87,7 +87,7 @@ func (n *NIC) segmentFetched(q *qp, s, payload int64, epoch uint32) {
 // (§4, §6 [DC]): nothing is built, queued or counted, and the sender's retransmission
 // timer is what moves its QP on (§10).
 func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
-	if n.P.Egress[q.ctrlTC] < pkt.AckWire {
+	if n.lim[q.ctrlTC].egress < pkt.AckWire {
 		return
 	}
 	h, p := n.pool.New()
@@ -103,7 +103,7 @@ func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
 		n.roce.NacksSent++
 	}
 	tc := q.ctrlTC
-	if n.ackWait[tc].Len() == 0 && n.egOcc[tc]+pkt.AckWire <= n.P.Egress[tc] {
+	if n.ackWait[tc].Len() == 0 && n.egOcc[tc]+pkt.AckWire <= n.lim[tc].egress {
 		n.egOcc[tc] += pkt.AckWire
 		n.sampleEg(int(tc), pkt.AckWire)
 		n.pushTx(int(tc), h)
@@ -119,7 +119,7 @@ func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
 // retryAcks moves waiting ACK/NAK of control TC tc into its queue while the pool has room.
 func (n *NIC) retryAcks(tc int) {
 	moved := false
-	for n.ackWait[tc].Len() > 0 && n.egOcc[tc]+pkt.AckWire <= n.P.Egress[tc] {
+	for n.ackWait[tc].Len() > 0 && n.egOcc[tc]+pkt.AckWire <= n.lim[tc].egress {
 		h := n.ackWait[tc].Pop()
 		n.egOcc[tc] += pkt.AckWire
 		n.sampleEg(tc, pkt.AckWire)
@@ -171,14 +171,14 @@ func (n *NIC) queuePFC(c int, quanta int64) {
 
 // eligible: a TC with an egress pool, a frame queued and no received pause (§7).
 func (n *NIC) eligible(c int) bool {
-	return n.P.Egress[c] > 0 && n.txq[c].Len() > 0 && !n.paused[c]
+	return n.lim[c].egress > 0 && n.txq[c].Len() > 0 && !n.paused[c]
 }
 
 // nextPoolTC is the TC after c that has an egress pool, wrapping (§7 WRR turn order).
 func (n *NIC) nextPoolTC(c int) int {
 	for i := 1; i <= 8; i++ {
 		d := (c + i) & 7
-		if n.P.Egress[d] > 0 {
+		if n.lim[d].egress > 0 {
 			return d
 		}
 	}
@@ -220,7 +220,7 @@ func (n *NIC) pick() int {
 		for m := n.txqQueued; m != 0; {
 			c := bits.Len8(m) - 1
 			m &^= 1 << c
-			if n.P.Egress[c] > 0 && !n.paused[c] {
+			if n.lim[c].egress > 0 && !n.paused[c] {
 				return c
 			}
 		}

@@ -45,7 +45,7 @@ type Event struct {
 type TimerID int32
 
 // An entry's tie word packs the insertion sequence (high 39 bits), a timer flag and the
-// payload slot: tie = seq<<25 | isTimer<<24 | slot. Sequences are
+// slot of its payload: tie = seq<<25 | isTimer<<24 | slot (an event slot, or a timer's). Sequences are
 // unique, so (at, tie) orders events by time, then insertion order.
 const (
 	slotBits  = 24
@@ -62,10 +62,20 @@ type payload struct {
 	Arg  int64
 }
 
-// entry is one pending event's key (at, tie), 16 bytes; its payload sits in slots.
+// entry is one pending event's key (at, tie), 16 bytes; an event's payload sits in slots,
+// a timer's in its timerSlot.
 type entry struct {
 	at  Time
 	tie uint64
+}
+
+// timerSlot is one timer: its current arming's tie (0 when disarmed), when that fires, and
+// the payload it delivers, 32 bytes, so that arming, checking and delivering a timer read
+// one line of the slot array.
+type timerSlot struct {
+	tie uint64
+	at  Time
+	p   payload
 }
 
 // Bucket layout of the radix heap: an entry whose time differs from last first in bit h
@@ -118,8 +128,10 @@ const (
 // the reference on random schedules, timer restarts, stops, peeks and stop times: both
 // must deliver identical sequences.
 //
-// Payloads sit in a slot array, so moves copy 16 bytes. A timer owns
-// a permanent slot; an arming is one entry whose tie matches the timer's current tie.
+// Payloads sit in a slot array, so moves copy 16 bytes (entries of 32 bytes with the
+// payload inline take more cache misses on a large fabric than the slot read they save).
+// A timer owns a permanent timerSlot, its tie, time and payload in one line's half; an
+// arming is one entry whose tie matches the timer's current tie.
 // Reset and Stop make the previous entry stale; stale entries move like live ones, are
 // dropped when Next or PeekTime meets them, and are compacted away once they outnumber
 // the live ones, so restarting a timer costs O(1) and never grows memory without bound.
@@ -138,16 +150,15 @@ type Engine struct {
 	n       int            // entries held (live + stale)
 	stale   int
 	fired   uint64
-	slots   []payload // per slot: an event's or a timer's payload
-	free    []uint32  // free event slots
-	timer   []uint64  // per slot: current tie of an armed timer, 0 when disarmed (timers only)
-	timerAt []Time    // per slot: when an armed timer fires
+	slots   []payload   // per event slot: a pending event's payload
+	free    []uint32    // free event slots
+	timers  []timerSlot // per timer
 	buckets [levels][fanout][]entry
 }
 
 // NewEngine returns an engine at time 0 with no stop time.
 func NewEngine() *Engine {
-	return &Engine{stop: Never, cur: make([]entry, 0, 64), ol: spareLevel, slots: make([]payload, 0, 1024), timer: make([]uint64, 0, 1024)}
+	return &Engine{stop: Never, cur: make([]entry, 0, 64), ol: spareLevel, slots: make([]payload, 0, 1024), timers: make([]timerSlot, 0, 1024)}
 }
 
 func (e *Engine) newSlot(p payload) uint32 {
@@ -161,8 +172,6 @@ func (e *Engine) newSlot(p payload) uint32 {
 		panic("sim: more than 16M pending events")
 	}
 	e.slots = append(e.slots, p)
-	e.timer = append(e.timer, 0)
-	e.timerAt = append(e.timerAt, Never)
 	return uint32(len(e.slots) - 1)
 }
 
@@ -251,7 +260,11 @@ func (e *Engine) NewTimer(kind Kind, dev int32, port int16, arg int64) TimerID {
 	if kind == 0 {
 		panic("sim: timer with zero Kind")
 	}
-	return TimerID(e.newSlot(payload{Kind: kind, Port: port, Dev: dev, Arg: arg}) + 1)
+	if len(e.timers) >= maxSlots {
+		panic("sim: more than 16M timers")
+	}
+	e.timers = append(e.timers, timerSlot{at: Never, p: payload{Kind: kind, Port: port, Dev: dev, Arg: arg}})
+	return TimerID(len(e.timers))
 }
 
 // Reset arms timer id to fire at time at, replacing any earlier arming. The timer gets a
@@ -266,9 +279,9 @@ func (e *Engine) Reset(id TimerID, at Time) {
 	s := uint32(id - 1)
 	e.seq++
 	en := entry{at: at, tie: e.seq<<seqShift | timerFlag | uint64(s)}
-	old := e.timer[s]
-	e.timer[s] = en.tie
-	e.timerAt[s] = at
+	t := &e.timers[s]
+	old := t.tie
+	t.tie, t.at = en.tie, at
 	if old != 0 { // the old arming's entry is stale now
 		e.stale++
 		if e.stale >= 1024 {
@@ -284,11 +297,11 @@ func (e *Engine) badReset(id TimerID, at Time) {
 
 // Stop disarms timer id. It reports whether the timer was armed.
 func (e *Engine) Stop(id TimerID) bool {
-	s := uint32(id - 1)
-	if e.timer[s] == 0 {
+	t := &e.timers[id-1]
+	if t.tie == 0 {
 		return false
 	}
-	e.timer[s] = 0
+	t.tie = 0
 	e.stale++
 	if e.stale >= 1024 {
 		e.maybeCompact()
@@ -297,19 +310,19 @@ func (e *Engine) Stop(id TimerID) bool {
 }
 
 // Armed reports whether timer id is waiting to fire.
-func (e *Engine) Armed(id TimerID) bool { return e.timer[id-1] != 0 }
+func (e *Engine) Armed(id TimerID) bool { return e.timers[id-1].tie != 0 }
 
 // When returns the time timer id will fire, or Never when it is disarmed.
 func (e *Engine) When(id TimerID) Time {
-	if e.timer[id-1] == 0 {
-		return Never
+	if t := &e.timers[id-1]; t.tie != 0 {
+		return t.at
 	}
-	return e.timerAt[id-1]
+	return Never
 }
 
 // isStale reports whether en is an arming its timer no longer has.
 func (e *Engine) isStale(en *entry) bool {
-	return en.tie&timerFlag != 0 && e.timer[en.tie&slotMask] != en.tie
+	return en.tie&timerFlag != 0 && e.timers[en.tie&slotMask].tie != en.tie
 }
 
 // Next removes and returns the earliest event and advances Now to its time. It returns
@@ -355,16 +368,19 @@ func (e *Engine) Next() (Event, bool) {
 		}
 		e.n--
 		s := uint32(en.tie & slotMask)
+		var p payload
 		if en.tie&timerFlag != 0 {
-			if e.timer[s] != en.tie {
+			t := &e.timers[s]
+			if t.tie != en.tie {
 				e.stale--
 				continue
 			}
-			e.timer[s] = 0
+			t.tie = 0
+			p = t.p
 		} else {
+			p = e.slots[s]
 			e.free = append(e.free, s)
 		}
-		p := e.slots[s]
 		e.now = en.at
 		e.fired++
 		return Event{At: en.at, Kind: p.Kind, Port: p.Port, Dev: p.Dev, Arg: p.Arg}, true

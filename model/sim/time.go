@@ -8,6 +8,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Time is simulated time in integer picoseconds (switch.md §1, nic.md §0).
@@ -77,4 +78,33 @@ func SerializationNearest(bytes int64, rateBps float64) Time {
 // q × 512 / rate + delay, rounded to the nearest picosecond.
 func PauseTime(q int64, rateBps float64, delay Time) Time {
 	return Time(math.Round(float64(q)*512e12/rateBps)) + delay
+}
+
+// HeadroomNeeded is sizing condition 1 of switch.md §4.6 and the NIC's headroom guidance
+// of nic.md §12.4: the headroom a port needs to absorb the pause round trip on a link of
+// rateBps (rounded to a whole bit/s) with one-way delay delay, 2 × rate × delay / 8 + 2 ×
+// mtu bytes, rounded up. The product is taken in
+// 128-bit integers over picoseconds, so it is exact: 800 Gbps and 10 µs give 2,000,000 B
+// plus 2 × mtu, where float seconds give 2,000,001. A figure beyond int64 is MaxInt64.
+func HeadroomNeeded(rateBps float64, delay Time, mtu int64) int64 {
+	if rateBps <= 0 || delay <= 0 {
+		return 2 * mtu
+	}
+	if rateBps >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	// bytes = rate [bit/s] × delay [ps] × 2 / 8 / 1e12 = rate × delay / 4e12.
+	const perByte = 4_000_000_000_000
+	hi, lo := bits.Mul64(uint64(math.Round(rateBps)), uint64(delay))
+	if hi >= perByte {
+		return math.MaxInt64
+	}
+	q, r := bits.Div64(hi, lo, perByte)
+	if r > 0 {
+		q++
+	}
+	if q > math.MaxInt64-uint64(2*mtu) {
+		return math.MaxInt64
+	}
+	return int64(q) + 2*mtu
 }

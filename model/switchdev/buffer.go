@@ -10,7 +10,6 @@ package switchdev
 import (
 	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/sim"
@@ -163,33 +162,11 @@ func (b *Buffer) LosslessFits(p int, largestPacket int64) bool {
 	return int64(b.N)*(b.Xoff+largestPacket) <= b.PoolSize[p]
 }
 
-// HeadroomNeeded is sizing condition 1 of switch.md §4.6: the headroom a port needs to
-// absorb the pause round trip on a link of rateBps (rounded to a whole bit/s) with one-way
-// delay delay, 2 × rate × delay / 8 + 2 × mtu bytes, rounded up. The product is taken in
-// 128-bit integers over picoseconds, so it is exact: 800 Gbps and 10 µs give 2,000,000 B
-// plus 2 × mtu, where float seconds give 2,000,001. A figure beyond int64 is MaxInt64.
-// Condition 1 holds when HeadroomPerPort ≥ it.
+// HeadroomNeeded is sizing condition 1 of switch.md §4.6 (sim.HeadroomNeeded): the
+// headroom a port needs to absorb the pause round trip on a link of rateBps with one-way
+// delay delay. Condition 1 holds when HeadroomPerPort ≥ it.
 func HeadroomNeeded(rateBps float64, delay sim.Time, mtu int64) int64 {
-	if rateBps <= 0 || delay <= 0 {
-		return 2 * mtu
-	}
-	if rateBps >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	// bytes = rate [bit/s] × delay [ps] × 2 / 8 / 1e12 = rate × delay / 4e12.
-	const perByte = 4_000_000_000_000
-	hi, lo := bits.Mul64(uint64(math.Round(rateBps)), uint64(delay))
-	if hi >= perByte {
-		return math.MaxInt64
-	}
-	q, r := bits.Div64(hi, lo, perByte)
-	if r > 0 {
-		q++
-	}
-	if q > math.MaxInt64-uint64(2*mtu) {
-		return math.MaxInt64
-	}
-	return int64(q) + 2*mtu
+	return sim.HeadroomNeeded(rateBps, delay, mtu)
 }
 
 // PoolHasLossy reports whether a lossy class maps to pool p; sizing condition 3 of

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/model/sim"
 )
 
 func approx(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(1, math.Abs(b)) }
@@ -173,30 +172,6 @@ func TestInitBufferClasses(t *testing.T) {
 	}
 }
 
-// TestHeadroomNeeded: sizing condition 1 of switch.md §4.6, 2 × rate × Delay / 8 + 2 × Mtu,
-// exact in integers and rounded up.
-func TestHeadroomNeeded(t *testing.T) {
-	for _, tc := range []struct {
-		rate  float64
-		delay sim.Time
-		mtu   int64
-		want  int64
-	}{
-		{400e9, 500 * sim.Nanosecond, 4000, 58_000}, // §12.5: 50,000 + 8,000 ≤ 256,000
-		{800e9, 10 * sim.Microsecond, 0, 2_000_000}, // float seconds give 2,000,001
-		{800e9, 10 * sim.Microsecond, 4184, 2_008_368},
-		{400e9, 100 * sim.Nanosecond, 4184, 18_368},
-		{1, 1, 0, 1}, // 2.5e-13 B rounds up to one byte
-		{100e9, 0, 4184, 8_368},
-		{1e27, sim.Second, 0, math.MaxInt64}, // beyond int64: saturates, never negative
-		{7.88e9, 3 * sim.Nanosecond, 0, 6},   // 5.91 B
-	} {
-		if got := HeadroomNeeded(tc.rate, tc.delay, tc.mtu); got != tc.want {
-			t.Errorf("HeadroomNeeded(%g bit/s, %v, %d) = %d, want %d", tc.rate, tc.delay, tc.mtu, got, tc.want)
-		}
-	}
-}
-
 func TestInitBufferErrors(t *testing.T) {
 	sw := config.DefaultSwitch()
 	if _, err := InitBuffer(&sw, 1000); err != nil {
@@ -209,5 +184,34 @@ func TestInitBufferErrors(t *testing.T) {
 	sw.SharedBufferManager.PoolAllocationMap = config.Vec8{}
 	if _, err := InitBuffer(&sw, 128); err == nil || !strings.Contains(err.Error(), "PoolAllocationMap") {
 		t.Errorf("all-zero map: err %v, want pool error", err)
+	}
+}
+
+// TestFrameParamsMatchBuffer: the per-frame copy of the buffer parameters holds what
+// InitBuffer computed, for every class and pool, under the default and the UET policy.
+func TestFrameParamsMatchBuffer(t *testing.T) {
+	for _, uet := range []bool{false, true} {
+		cfg := config.DefaultSwitch()
+		cfg.SharedBufferManager.UETPolicyEnabled = uet
+		b, err := InitBuffer(&cfg, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit, err := parseLimitForm(b.LimitForm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fp := newFrameParams(&b, limit)
+		if fp.limit != limit || fp.xoff != b.Xoff || fp.xon != b.Xon || fp.hdrmPerPort != b.HeadroomPerPort || fp.alpha != b.Alpha {
+			t.Errorf("uet=%v: thresholds %+v, buffer %+v", uet, fp, b)
+		}
+		for i := 0; i < 8; i++ {
+			got := fp.pool[i]
+			if int(fp.poolOfTC[i]) != b.PoolOfTC[i] || fp.lossless[i] != b.LosslessTC[i] || got.size != b.PoolSize[i] ||
+				got.perPortLimit != b.PerPortLimit[i] || got.ecnMin != b.EcnMin[i] || got.ecnMax != b.EcnMax[i] {
+				t.Errorf("uet=%v, index %d: %+v, tc->pool %d lossless %v; buffer pool %d size %d limit %d ecn %v..%v",
+					uet, i, got, fp.poolOfTC[i], fp.lossless[i], b.PoolOfTC[i], b.PoolSize[i], b.PerPortLimit[i], b.EcnMin[i], b.EcnMax[i])
+			}
+		}
 	}
 }

@@ -38,14 +38,14 @@ func parseLimitForm(name string) (limitForm, error) {
 // pool's egress capacity. "Exceeded" is strictly greater.
 func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
 	q := s.ports[e].pl[pl].egQ
-	if s.pools[pl].egTotal+b > s.buf.PoolSize[pl] {
+	if s.pools[pl].egTotal+b > s.fp.pool[pl].size {
 		return true
 	}
-	if s.limit == limitDynamic {
+	if s.fp.limit == limitDynamic {
 		// Dynamic: LossyAlpha × (poolSize − egTotal) in float64, per packet, before it is counted.
-		return float64(q+b) > s.buf.Alpha*float64(s.buf.PoolSize[pl]-s.pools[pl].egTotal)
+		return float64(q+b) > s.fp.alpha*float64(s.fp.pool[pl].size-s.pools[pl].egTotal)
 	}
-	L := s.buf.PerPortLimit[pl]
+	L := s.fp.pool[pl].perPortLimit
 	if retx {
 		L = s.buf.RetxLimit[pl] // §6.1: trimmable-retransmit codepoint may use 1.5 × B
 	}
@@ -54,8 +54,8 @@ func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
 
 // egressAdmit is switch.md §5.3 for a packet already charged at ingress.
 func (s *Switch) egressAdmit(e int, q qent, p *pkt.Packet, tc int, dec lbDecision, now sim.Time) {
-	pl, b := s.buf.PoolOfTC[tc], q.bytes()
-	if !s.buf.LosslessTC[tc] {
+	pl, b := int(s.fp.poolOfTC[tc]), q.bytes()
+	if !s.fp.lossless[tc] {
 		retx := s.uet && p.DSCP == DSCPTrimmableRetx
 		if s.egressLimitExceeded(e, pl, b, retx) {
 			// §6.3: trim eligible packets instead of dropping them.
@@ -76,7 +76,7 @@ func (s *Switch) egressAdmit(e int, q qent, p *pkt.Packet, tc int, dec lbDecisio
 // commits the load-balancing decision and queues the packet in FIFO[e][tc] (§5.3).
 func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 	pt := &s.ports[e]
-	pl, b := s.buf.PoolOfTC[tc], q.bytes()
+	pl, b := int(s.fp.poolOfTC[tc]), q.bytes()
 	pt.pl[pl].egQ += b
 	s.pools[pl].egTotal += b
 	pt.egAdmitted += b
@@ -111,7 +111,7 @@ func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 func (s *Switch) trimAndReoffer(e int, q qent, p *pkt.Packet, tc int, dec lbDecision, now sim.Time) {
 	in := &s.ports[q.in]
 	old := q.bytes()
-	s.releaseIngress(q.in, s.buf.PoolOfTC[tc], old, true)
+	s.releaseIngress(q.in, int(s.fp.poolOfTC[tc]), old, true)
 	p.Size = trimmedL3
 	if s.ports[e].peerTier == 3 {
 		p.DSCP = DSCPTrimmedLastHop // DC-12: last hop toward a NIC
@@ -126,7 +126,7 @@ func (s *Switch) trimAndReoffer(e int, q qent, p *pkt.Packet, tc int, dec lbDeci
 	s.chargeIngressViews(in, tp, nb)
 	// The new tag: TC1, pool 1 (PoolOfTC[1] = 1 under the UET policy, §6.1), nb bytes.
 	q.b = uint16(nb) | q.b&qentECT
-	lossless := s.buf.LosslessTC[1]
+	lossless := s.fp.lossless[1]
 	s.c.Trimmed++
 	if !lossless && s.egressLimitExceeded(e, tp, nb, false) {
 		s.releaseIngress(q.in, tp, nb, true)
@@ -162,7 +162,7 @@ func (s *Switch) releaseIngress(in int16, pl int, b int64, lossy bool) {
 	hr := min(pt.pl[pl].hdrm, b)
 	if hr > 0 {
 		pt.pl[pl].hdrm -= hr
-		if pt.views != nil {
+		if pt.rxViews {
 			pt.views.hdrm[pl].add(-hr)
 		}
 	}
@@ -172,7 +172,7 @@ func (s *Switch) releaseIngress(in int16, pl int, b int64, lossy bool) {
 		s.chargeIngressViews(pt, pl, -r)
 	}
 	// §5.5 resume test, only on lossless departures (DC-9: lossy releases never resume).
-	if pt.xoff[pl] && pt.pl[pl].hdrm == 0 && pt.pl[pl].ingOcc <= s.buf.Xon {
+	if pt.xoff[pl] && pt.pl[pl].hdrm == 0 && pt.pl[pl].ingOcc <= s.fp.xon {
 		s.sendResume(i, pl)
 	}
 }

@@ -54,8 +54,8 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 
 	// §5.1 classification and charged size b = max(46, L3).
 	tc := s.classify(p)
-	pl := s.buf.PoolOfTC[tc]
-	lossless := s.buf.LosslessTC[tc]
+	pl := int(s.fp.poolOfTC[tc])
+	lossless := s.fp.lossless[tc]
 	b := p.Charge()
 	pt.rxCharged += b
 	if b >= qentECT {
@@ -70,18 +70,18 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 	if lossless && pt.xoff[pl] {
 		// §5.2: already paused → charge headroom (cap per port per lossless pool, DC-3);
 		// not pool-checked; drop when headroom would overflow.
-		if pt.pl[pl].hdrm+b > s.buf.HeadroomPerPort {
+		if pt.pl[pl].hdrm+b > s.fp.hdrmPerPort {
 			s.rxDrop(int(i), h, b, lossless)
 			return
 		}
 		pt.pl[pl].hdrm += b
-		if pt.views != nil {
+		if pt.rxViews {
 			pt.views.hdrm[pl].add(b)
 		}
 		inHdrm = true
 	} else {
 		// §5.2: Xoff test before the charge, strictly greater; the packet is still admitted.
-		if lossless && pt.pl[pl].ingOcc+b > s.buf.Xoff {
+		if lossless && pt.pl[pl].ingOcc+b > s.fp.xoff {
 			s.sendPause(int(i), pl)
 		}
 		// Charge (lossy: same, no PFC test).
@@ -89,7 +89,7 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 		s.pools[pl].ingTotal += b
 		// §5.2 pool overflow: roll back and drop, whatever the class. A pause already
 		// sent for this packet stands (DC-7).
-		if s.pools[pl].ingTotal > s.buf.PoolSize[pl] {
+		if s.pools[pl].ingTotal > s.fp.pool[pl].size {
 			pt.pl[pl].ingOcc -= b
 			s.pools[pl].ingTotal -= b
 			s.rxDrop(int(i), h, b, lossless)
@@ -107,7 +107,7 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 		// No route: undo the ingress charge and count an rx drop (integration bug).
 		if inHdrm {
 			pt.pl[pl].hdrm -= b
-			if pt.views != nil {
+			if pt.rxViews {
 				pt.views.hdrm[pl].add(-b)
 			}
 		} else {
@@ -124,9 +124,9 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 
 // chargeIngressViews samples the ingressUsage and sharedBuffer views after an ingOcc change.
 func (s *Switch) chargeIngressViews(pt *port, pl int, d int64) {
-	s.pools[pl].ing[dir(pt.uplink)].add(d)
+	s.pools[pl].ing[dir(pt.rxUplink)].add(d)
 	s.pools[pl].shared.add(d)
-	if pt.views != nil {
+	if pt.rxViews {
 		pt.views.ing[pl].add(d)
 	}
 	if pt.pl[pl].ingOcc > s.c.MaxIngressPortBytes {

@@ -8,7 +8,8 @@ import (
 )
 
 // TestPortHotLines pins the port layout: what an egress touches per frame
-// fills line 0, what an ingress touches line 1, each pool's state is 32 bytes (pools 0
+// fills line 0, what an ingress touches line 1 (with its own copies of uplink and views !=
+// nil), each pool's state is 32 bytes (pools 0
 // and 1, the usual data and control pools, share the third line), a queue is 32 bytes
 // and a queue entry 8 (the queues of classes 0 and 1 share a line), and the port is a
 // whole number of lines.
@@ -17,7 +18,9 @@ func TestPortHotLines(t *testing.T) {
 	checkLayout(t, []layoutCheck{
 		{"offset of egSent (last field of line 0)", unsafe.Offsetof(pt.egSent), 56},
 		{"offset of xoff (first field of line 1)", unsafe.Offsetof(pt.xoff), 64},
-		{"offset of dropCharged (last field of line 1)", unsafe.Offsetof(pt.dropCharged), 120},
+		{"offset of rxUplink (line 1)", unsafe.Offsetof(pt.rxUplink), 72},
+		{"offset of rxViews (line 1)", unsafe.Offsetof(pt.rxViews), 73},
+		{"offset of rxDrops (last field of line 1)", unsafe.Offsetof(pt.rxDrops), 120},
 		{"offset of pl", unsafe.Offsetof(pt.pl), 128},
 		{"size of poolState", unsafe.Sizeof(poolState{}), 32},
 		{"offset of fifo", unsafe.Offsetof(pt.fifo), 384},
@@ -29,14 +32,19 @@ func TestPortHotLines(t *testing.T) {
 }
 
 // TestSwitchHotLines pins the switch layout: what every frame reads fills
-// line 0, the per-frame counters line 1, and each pool's totals and views start a line,
-// one view to a line.
+// line 0, the per-frame counters line 1, the frame's buffer parameters start a line and
+// each pool's 32 bytes follow (pools 0 and 1 in the next line), and each pool's totals and
+// views start a line, one view to a line.
 func TestSwitchHotLines(t *testing.T) {
 	var s Switch
 	var c Counters
+	var fp frameParams
 	checkLayout(t, []layoutCheck{
 		{"offset of c", unsafe.Offsetof(s.c), 64},
 		{"offset of MaxPoolBytes (last per-frame counter)", unsafe.Offsetof(c.MaxPoolBytes), 56},
+		{"offset of fp mod 64", unsafe.Offsetof(s.fp) % 64, 0},
+		{"offset of fp.pool", unsafe.Offsetof(fp.pool), 64},
+		{"size of poolParams", unsafe.Sizeof(poolParams{}), 32},
 		{"offset of pools mod 64", unsafe.Offsetof(s.pools) % 64, 0},
 		{"size of lineSampler", unsafe.Sizeof(lineSampler{}), 64},
 		{"offset of ing in swPool", unsafe.Offsetof(s.pools[0].ing), 64},

@@ -38,7 +38,8 @@ type poolState struct {
 //
 // Layout (TestPortHotLines): line 0 holds what the port touches as an egress for every
 // frame (flags, the frame on the wire, the link, transmit counters), line 1 what it
-// touches as an ingress (xoff, receive counters), then the per-pool state (two pools to a
+// touches as an ingress (xoff, its own copies of uplink and views != nil, receive
+// counters), then the per-pool state (two pools to a
 // line), the queues of classes 0 and 1 in one line, and last what only PFC, records and
 // checks read. A hop touches two lines of its ingress port and three of its egress port,
 // besides the queue slot.
@@ -61,11 +62,14 @@ type port struct {
 	txFrames, txBytes  int64
 	egAdmitted, egSent int64
 
-	xoff                   [8]bool // per pool: a pause is out (§2)
+	xoff [8]bool // per pool: a pause is out (§2)
+	// uplink and views != nil again, for the ingress side, so that charging and releasing a
+	// frame's ingress views reads line 1 only.
+	rxUplink, rxViews      bool
+	_                      [6]byte
 	rxFrames, rxBytes      int64
 	rxCharged, sentCharged int64
 	txDrops, rxDrops       int64
-	dropCharged            int64
 
 	pl [8]poolState // per pool (§2)
 
@@ -85,7 +89,7 @@ type port struct {
 	ivlRxBytes         int64
 
 	trimCharged int64
-	_           int64 // a whole number of lines, so every port of a switch starts a line
+	dropCharged int64 // last, so that the port is a whole number of lines and every port of a switch starts a line
 }
 
 // portViews are one port's egressQueue, ingressUsage and hdrm samplers per pool (RC-17).

@@ -64,9 +64,9 @@ func (s *Switch) ecnDecide(e, tc int, h pkt.Handle) {
 	if !ec.EnableEcn {
 		return // Not-ECT and already-CE packets are left alone
 	}
-	pl := s.buf.PoolOfTC[tc]
+	pl := int(s.fp.poolOfTC[tc])
 	avg := s.ports[e].pl[pl].avgQ
-	minB, maxB := s.buf.EcnMin[pl], s.buf.EcnMax[pl]
+	minB, maxB := s.fp.pool[pl].ecnMin, s.fp.pool[pl].ecnMax
 	switch {
 	case avg < minB:
 		return
@@ -98,7 +98,7 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 		return
 	}
 	q, tc := pt.tx, int(pt.txTC)
-	pl, b := s.buf.PoolOfTC[tc], q.bytes()
+	pl, b := int(s.fp.poolOfTC[tc]), q.bytes()
 	wire := b + pkt.EthOverhead
 	pt.txFrames++
 	pt.txBytes += wire
@@ -113,7 +113,7 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 		pt.views.eg[pl].add(-b)
 	}
 	s.ports[q.in].sentCharged += b
-	s.releaseIngress(q.in, pl, b, !s.buf.LosslessTC[tc])
+	s.releaseIngress(q.in, pl, b, !s.fp.lossless[tc])
 	pt.out.Send(s.eng, now, h, wire)
 	s.startNext(e)
 }

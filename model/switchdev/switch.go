@@ -78,12 +78,13 @@ type Switch struct {
 
 	c Counters
 
+	fp frameParams
+
 	pools [8]swPool
 
 	id    Identity
 	g     *config.Global
 	buf   Buffer
-	limit limitForm  // buf.LimitForm resolved
 	lbRng *rand.Rand // flowlet tie draws: their own stream, so load balancing never shifts ECN draws
 	route func(dstHost int32) []int16
 
@@ -93,6 +94,38 @@ type Switch struct {
 	hashFn int
 
 	lastND, lastBuf, lastLB sim.Time
+}
+
+// frameParams are the buffer parameters (Buffer, switch.md §4) that admission, release and
+// marking read for every frame, copied from buf in New: one line holds the class maps and
+// port thresholds, then each pool's size, limit and ECN thresholds take 32 bytes (pools 0
+// and 1 share a line). In Buffer they sit in as many lines as there are
+// fields, and a hop would read five or six cold lines of them.
+type frameParams struct {
+	poolOfTC    [8]uint8 // Buffer.PoolOfTC
+	lossless    [8]bool  // Buffer.LosslessTC
+	limit       limitForm
+	xoff, xon   int64   // Buffer.Xoff, Xon
+	hdrmPerPort int64   // Buffer.HeadroomPerPort
+	alpha       float64 // Buffer.Alpha
+	_           [7]byte
+	pool        [8]poolParams
+}
+
+// poolParams are one pool's Buffer.PoolSize, PerPortLimit, EcnMin and EcnMax.
+type poolParams struct {
+	size           int64
+	perPortLimit   int64
+	ecnMin, ecnMax float64
+}
+
+func newFrameParams(b *Buffer, limit limitForm) frameParams {
+	fp := frameParams{lossless: b.LosslessTC, limit: limit, xoff: b.Xoff, xon: b.Xon, hdrmPerPort: b.HeadroomPerPort, alpha: b.Alpha}
+	for i := 0; i < 8; i++ {
+		fp.poolOfTC[i] = uint8(b.PoolOfTC[i])
+		fp.pool[i] = poolParams{size: b.PoolSize[i], perPortLimit: b.PerPortLimit[i], ecnMin: b.EcnMin[i], ecnMax: b.EcnMax[i]}
+	}
+	return fp
 }
 
 // swPool is one pool's switch-wide state: its totals (switch.md §2) and its buffer-stats
@@ -146,10 +179,11 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 	} else {
 		s.ecmp.dst = make([]int32, id.Hosts)
 	}
-	s.limit, err = parseLimitForm(b.LimitForm)
+	limit, err := parseLimitForm(b.LimitForm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
+	s.fp = newFrameParams(&b, limit)
 	s.hashFn, err = hashMethod(cfg.EcmpHashMethod)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
@@ -162,6 +196,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		}
 		pt := &s.ports[i]
 		pt.out, pt.uplink, pt.peerTier = ports[i].Out, ports[i].Uplink, int8(ports[i].PeerTier)
+		pt.rxUplink = pt.uplink
 		for p := 0; p < 8; p++ {
 			if b.Group[p] != 0 {
 				pt.refresh[p] = eng.NewTimer(KindPfcRefresh, id.Dev, int16(i), int64(p))
@@ -172,6 +207,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		}
 		if cfg.SharedBufferManager.ReportPerPortBufferStats {
 			pt.views = &portViews{}
+			pt.rxViews = true
 			for p := 0; p < 8; p++ {
 				pt.views.eg[p].restart()
 				pt.views.ing[p].restart()

@@ -65,7 +65,10 @@ func JobsType(axes []string) reflect.Type {
 
 // Write writes s into dir (which must be empty or missing): manifest.json, the journal,
 // jobs and, with Intervals > 0, buffer_stats, ecn_pfc_stats and nd_stats rows per job.
-func Write(dir string, s Sweep) error {
+func Write(dir string, s Sweep) error { return WriteFormat(dir, s, sink.Parquet) }
+
+// WriteFormat is Write with the parts in format f (run --format).
+func WriteFormat(dir string, s Sweep, f sink.Format) error {
 	jt := JobsType(s.Axes)
 	tables := []sink.Table{
 		sink.DynamicTable("jobs", jt),
@@ -73,7 +76,7 @@ func Write(dir string, s Sweep) error {
 		sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
 		sink.TableOf[stats.NdStats]("nd_stats"),
 	}
-	w, err := sink.Open(sink.Options{Dir: dir, CommitInterval: -1}, tables)
+	w, err := sink.Open(sink.Options{Dir: dir, Format: f, CommitInterval: -1}, tables)
 	if err != nil {
 		return err
 	}

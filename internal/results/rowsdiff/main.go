@@ -1,5 +1,5 @@
 // Command rowsdiff checks that two results directories hold the same rows in every table:
-// the check behind "the model must not change" of a performance change (issue 15). It
+// the check behind "the model must not change" of a performance change. It
 // ignores the columns that measure the machine, not the model (time_utc, wall_sec,
 // events_per_sec), compares every other cell exactly, and treats a table as a multiset of
 // rows so that the order in which jobs finished does not matter.

@@ -1,0 +1,128 @@
+package sink
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// JournalName is the journal file of a shard: "journal.jsonl" for "1of1", else
+// "journal-KofN.jsonl".
+func JournalName(shard string) string {
+	if shard == "" || shard == "1of1" {
+		return "journal.jsonl"
+	}
+	return "journal-" + shard + ".jsonl"
+}
+
+// journalRE matches the file names JournalName makes.
+var journalRE = regexp.MustCompile(`^journal(?:-([0-9]+)of([0-9]+))?\.jsonl$`)
+
+// ParseJournalName is the inverse of JournalName for a file name without directory:
+// "journal-2of3.jsonl" is shard 2 of 3, "journal.jsonl" shard 1 of 1. ok is false for
+// any other name, and for a shard outside 1 <= k <= n.
+func ParseJournalName(name string) (k, n int, ok bool) {
+	m := journalRE.FindStringSubmatch(name)
+	if m == nil {
+		return 0, 0, false
+	}
+	if m[1] == "" {
+		return 1, 1, true
+	}
+	k, err1 := strconv.Atoi(m[1])
+	n, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil || k < 1 || k > n {
+		return 0, 0, false
+	}
+	return k, n, true
+}
+
+// partRE matches this package's file names: part-SHARD-NNNNNN.EXT and the temp
+// .part-SHARD-NNNNNN.EXT.tmp.
+var partRE = regexp.MustCompile(`^(\.)?part-([0-9]+of[0-9]+)-([0-9]+)\.(parquet|arrow)(\.tmp)?$`)
+
+// Files lists the committed data files of table in dir (all shards), sorted: the files
+// of that table folder that a complete, not withdrawn commit of one of dir's journals
+// names (CommittedFiles) and that are there. A file no commit names is not listed,
+// whatever its name. A missing dir is an error; a table without rows has no files.
+func Files(dir, table string) ([]string, error) {
+	committed, err := CommittedFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for f := range committed {
+		t, _, _ := strings.Cut(f, "/")
+		if t != table {
+			continue
+		}
+		name := filepath.Join(dir, filepath.FromSlash(f))
+		if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// ParsePartName reads a file name of a table folder as the sink makes them:
+// "part-2of3-000004.parquet" is commit 4 of shard "2of3"; temp is true for the hidden
+// temp name ".part-2of3-000004.parquet.tmp". ok is false for any other name.
+func ParsePartName(name string) (shard string, commit int, temp, ok bool) {
+	m := partRE.FindStringSubmatch(name)
+	if m == nil || (m[1] == "") != (m[5] == "") {
+		return "", 0, false, false
+	}
+	n, err := strconv.Atoi(m[3])
+	if err != nil {
+		return "", 0, false, false
+	}
+	return m[2], n, m[1] == ".", true
+}
+
+// ReadJournal returns the jobs of the complete commits of a journal file.
+func ReadJournal(fsys FS, path string) (map[string]string, error) {
+	if fsys == nil {
+		fsys = OS{}
+	}
+	data, err := fsys.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseJournal(data, parseOpts{shard: journalShard(path)}).done(), nil
+}
+
+// ReadRows reads every committed Parquet file of table in dir into rows of type T
+// (columns matched by parquet tag). Tests and tools use it to check what a sweep wrote;
+// an error names the file that does not open.
+func ReadRows[T any](dir, table string) ([]T, error) {
+	files, err := Files(dir, table)
+	if err != nil {
+		return nil, err
+	}
+	var all []T
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		rows, err := parquet.Read[T](f, st.Size())
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s does not open: %w", name, err)
+		}
+		all = append(all, rows...)
+	}
+	return all, nil
+}

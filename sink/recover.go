@@ -1,0 +1,237 @@
+package sink
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// recover reads the journal and removes debris of this shard; without Resume it refuses
+// a directory with results of this shard.
+func (w *Writer) recover() error {
+	data, err := w.fs.ReadFile(w.jpath)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	st := parseJournal(data, parseOpts{shard: w.opts.Shard, strict: w.opts.Resume})
+	valid := st.valid
+	w.jsize = valid
+	w.commit = st.last + 1
+	complete := st.complete
+	if w.opts.Resume {
+		// Verified results: a commit whose files are missing or
+		// damaged is withdrawn; its files are debris, its jobs run again.
+		for _, c := range st.commits {
+			if probs := checkCommit(w.fs, w.opts.Dir, c, true); len(probs) > 0 {
+				w.recovery.Damaged = append(w.recovery.Damaged, probs...)
+				w.voids = append(w.voids, c.n)
+				delete(complete, c.n)
+			}
+		}
+		w.recovery.DamagedLines = st.damaged
+		for _, c := range st.commits {
+			retry := 0
+			for _, j := range c.jobs {
+				if slices.Contains(w.opts.Retry, j.Status) {
+					retry++
+				}
+			}
+			if retry > 0 && complete[c.n] != nil {
+				w.voids = append(w.voids, c.n)
+				delete(complete, c.n)
+				w.recovery.Retried += retry
+				w.recovery.Withdrawn += len(c.jobs)
+			}
+		}
+	}
+	// A file of this shard is committed only if a complete commit names it (a file of
+	// commit n in another table folder, or of the other format, is not). Files of other
+	// shards, and files of no shard, are strays (removeStrays).
+	named := map[string]bool{}
+	for _, c := range complete {
+		for _, f := range c.files {
+			named[f] = true
+		}
+	}
+	var debris []string
+	others := map[string][]string{} // shard → its files (relative, with /)
+	var foreign []string            // files of no shard (relative, with /)
+	for _, t := range w.tables {
+		entries, err := w.fs.ReadDir(t.dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // no rows yet
+		}
+		if err != nil {
+			return fmt.Errorf("output directory: %w", err)
+		}
+		for _, e := range entries {
+			rel := t.Name + "/" + e.Name()
+			m := partRE.FindStringSubmatch(e.Name())
+			switch {
+			case e.IsDir():
+				continue // a folder is not a part; status --verify names it
+			case m == nil && strings.HasPrefix(e.Name(), "."):
+				continue // hidden and not the sink's: no reader sees it
+			case m == nil:
+				foreign = append(foreign, rel)
+				continue
+			case m[2] != w.opts.Shard:
+				others[m[2]] = append(others[m[2]], rel)
+				continue
+			}
+			n, _ := strconv.Atoi(m[3])
+			w.commit = max(w.commit, n+1)
+			if m[1] == "" && m[5] == "" && named[rel] {
+				continue // a committed file
+			}
+			debris = append(debris, filepath.Join(t.dir, e.Name()))
+		}
+	}
+	if !w.opts.Resume {
+		if len(data) > 0 || len(debris) > 0 {
+			return fmt.Errorf("output directory %s %w of shard %s (%s); use --resume to continue it or choose another directory", w.opts.Dir, ErrExists, w.opts.Shard, JournalName(w.opts.Shard))
+		}
+		return nil
+	}
+	for _, name := range debris {
+		if err := w.fs.Remove(name); err != nil {
+			return fmt.Errorf("removing leftover %s: %w", name, err)
+		}
+		w.recovery.RemovedFiles++
+	}
+	if err := w.removeStrays(foreign, others); err != nil {
+		return err
+	}
+	if len(st.damaged) > 0 || len(st.broken) > 0 {
+		// Lines that can never count again (damaged lines, commits that cannot be
+		// complete) are dropped: the journal is written anew with exactly the commits
+		// that stand, under a temp name renamed over it, so that once their jobs have run
+		// again `status --verify` finds nothing left to report.
+		var buf bytes.Buffer
+		for _, c := range st.commits {
+			if complete[c.n] != nil {
+				appendCommit(&buf, c.n, c.jobs, c.files, c.sums)
+			}
+		}
+		if err := WriteFileAtomic(w.fs, w.jpath, "", buf.Bytes()); err != nil {
+			return fmt.Errorf("writing %s without its damaged lines: %w", w.jpath, err)
+		}
+		w.jsize, w.voids = int64(buf.Len()), nil
+	} else if valid < int64(len(data)) {
+		if err := w.fs.Truncate(w.jpath, valid); err != nil {
+			return fmt.Errorf("dropping the torn tail of %s: %w", w.jpath, err)
+		}
+		w.recovery.TruncatedBytes = int64(len(data)) - valid
+	}
+	for _, c := range st.commits {
+		if complete[c.n] == nil {
+			continue
+		}
+		for _, j := range c.jobs {
+			w.done[j.ID] = j.Status
+		}
+	}
+	w.recovery.Done = len(w.done)
+	return nil
+}
+
+// removeStrays removes the files of the table folders that no commit names: foreign
+// (files of no shard, e.g. "extra.parquet") and, per other shard, that shard's files
+// that no complete commit of its journal names. Another shard's files are judged and
+// removed only while holding that shard's lock (lock.go): a writer of it holds the
+// lock from before its first temp file until after its last journal append, so no file
+// between a rename and its commit line is removed; a shard being written now is left
+// alone (its own --resume cleans it).
+func (w *Writer) removeStrays(foreign []string, others map[string][]string) error {
+	remove := func(rel string) error {
+		name := filepath.Join(w.opts.Dir, filepath.FromSlash(rel))
+		err := w.fs.Remove(name)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // gone meanwhile (committed under another name, or cleaned)
+		}
+		if err != nil {
+			return fmt.Errorf("removing stray %s: %w", name, err)
+		}
+		w.recovery.RemovedFiles++
+		w.recovery.Strays = append(w.recovery.Strays, rel)
+		return nil
+	}
+	for _, rel := range foreign {
+		if err := remove(rel); err != nil {
+			return err
+		}
+	}
+	shards := make([]string, 0, len(others))
+	for sh := range others {
+		shards = append(shards, sh)
+	}
+	slices.Sort(shards)
+	for _, sh := range shards {
+		if err := w.removeStraysOf(sh, others[sh], remove); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeStraysOf removes the files (relative) of shard that its journal's complete
+// commits do not name, under shard's lock; nothing when a writer of shard holds it.
+//
+// The lock is held only for a moment: a writer of shard starting meanwhile waits for it
+// (OS.Lock retries for 200 ms) rather than failing. So the journal is parsed before, and
+// under the lock only read again and compared, parsed anew only if it changed.
+func (w *Writer) removeStraysOf(shard string, files []string, remove func(string) error) error {
+	jpath := filepath.Join(w.opts.Dir, JournalName(shard))
+	read := func() ([]byte, error) {
+		data, err := w.fs.ReadFile(jpath)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("output directory: %w", err)
+		}
+		return data, nil
+	}
+	namedBy := func(data []byte) map[string]bool {
+		named := map[string]bool{}
+		for _, c := range parseJournal(data, parseOpts{shard: shard}).commits {
+			for _, f := range c.files {
+				named[f] = true
+			}
+		}
+		return named
+	}
+	before, err := read()
+	if err != nil {
+		return err
+	}
+	named := namedBy(before)
+	unlock, err := w.fs.Lock(LockName(w.opts.Dir, shard))
+	var le *LockedError
+	if errors.As(err, &le) {
+		return nil // being written: its files may be about to be committed
+	}
+	if err != nil {
+		return fmt.Errorf("output directory: %w", err)
+	}
+	defer unlock()
+	data, err := read()
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(data, before) {
+		named = namedBy(data) // a writer of shard committed since
+	}
+	for _, rel := range files {
+		if m := partRE.FindStringSubmatch(path.Base(rel)); m[1] == "" && m[5] == "" && named[rel] {
+			continue
+		}
+		if err := remove(rel); err != nil {
+			return err
+		}
+	}
+	return nil
+}
