@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -81,9 +79,9 @@ func explainTarget(files, sets []string, sel string) (config.Config, *explainJob
 			if err != nil {
 				return config.Config{}, nil, usageError{err}
 			}
-			j, err := pickJob(p, sel)
+			j, err := p.Pick(sel)
 			if err != nil {
-				return config.Config{}, nil, err
+				return config.Config{}, nil, usagef("explain: %v", err)
 			}
 			return j.Config, &explainJob{Index: j.Index, ID: j.ID, Label: p.Label(j), Of: len(p.Jobs)}, nil
 		}
@@ -95,44 +93,20 @@ func explainTarget(files, sets []string, sel string) (config.Config, *explainJob
 	return cfg, nil, err
 }
 
-// pickJob finds a job of p by id or index; "" is job 0.
-func pickJob(p *sweep.Plan, sel string) (*sweep.Job, error) {
-	if sel == "" {
-		sel = "0"
-	}
-	for _, j := range p.Jobs {
-		if j.ID == sel {
-			return j, nil
-		}
-	}
-	if i, err := strconv.Atoi(sel); err == nil && i >= 0 && i < len(p.Jobs) {
-		return p.Jobs[i], nil
-	}
-	return nil, usagef("explain: --job %s: no job with that id, and not an index 0..%d (rocesweep plan SPEC lists them)", sel, len(p.Jobs)-1)
-}
-
-// explainLoad builds the configuration of a single-job command: the SPEC file (if any,
-// its sweep section ignored) or the defaults, then each --set in order. Errors are
-// usage errors (exit 2).
+// explainLoad builds the configuration of a single-job command (sweep.SingleConfig)
+// from the SPEC file, if any. Errors are usage errors (exit 2).
 func explainLoad(cmd string, files, sets []string) (config.Config, error) {
-	cfg := config.Default()
+	file, data := "", []byte(nil)
 	if len(files) == 1 {
-		data, err := os.ReadFile(files[0])
+		b, err := os.ReadFile(files[0])
 		if err != nil {
-			return cfg, usagef("%s: %v", cmd, err)
+			return config.Default(), usagef("%s: %v", cmd, err)
 		}
-		if cfg, err = config.Load(files[0], data); err != nil {
-			return cfg, usageError{err}
-		}
+		file, data = files[0], b
 	}
-	for _, s := range sets {
-		path, value, ok := strings.Cut(s, "=")
-		if !ok {
-			return cfg, usagef("--set %q: want path=value", s)
-		}
-		if err := cfg.Set(strings.TrimSpace(path), value); err != nil {
-			return cfg, usagef("--set %s: %v", s, err)
-		}
+	cfg, err := sweep.SingleConfig(file, data, sets)
+	if err != nil {
+		return cfg, usageError{err}
 	}
 	return cfg, nil
 }

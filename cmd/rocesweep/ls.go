@@ -32,7 +32,7 @@ func cmdLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fl.NArg() == 1 {
 		dir = fl.Arg(0)
 	}
-	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: sweep.ModelVersion, Decide: decide, SlurmScript: slurmScriptName})
+	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: sweep.ModelVersion, Decide: sweep.DecideStatus, SlurmScript: slurmScriptName})
 	if err != nil {
 		return usageError{fmt.Errorf("ls: %w", err)}
 	}

@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -98,7 +95,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	printNotices(stderr, p.Spec)
 	if *asJSON {
-		return printPlanJSON(stdout, p)
+		return sweep.WritePlanJSON(stdout, p)
 	}
 	printPlan(stdout, p)
 	if _, largest := planEstimates(p); largest != nil {
@@ -123,70 +120,7 @@ func planHeadline(p *sweep.Plan) string {
 
 func printPlan(w io.Writer, p *sweep.Plan) {
 	fmt.Fprintln(w, planHeadline(p))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := []string{"job", "id", "replicate", "seed"}
-	for _, a := range p.Axes {
-		head = append(head, a.Path)
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	for _, j := range p.Jobs {
-		line := []string{strconv.Itoa(j.Index), j.ID, strconv.Itoa(j.Replicate), strconv.FormatUint(j.Seed, 10)}
-		for _, v := range j.Values {
-			line = append(line, v.Text)
-		}
-		if j.Invalid != nil {
-			line = append(line, "INVALID")
-		}
-		fmt.Fprintln(tw, strings.Join(line, "\t")+"\t")
-	}
-	tw.Flush()
-}
-
-// planJSON is the --json form of a plan.
-type planJSON struct {
-	Name         string    `json:"name"`
-	PlanSize     int       `json:"plan_size"`
-	Points       int       `json:"points"`
-	Filtered     int       `json:"filtered"`
-	Replicates   int       `json:"replicates"`
-	Axes         []string  `json:"axes"`
-	ModelVersion string    `json:"model_version"`
-	PlanHash     string    `json:"plan_hash"`
-	Jobs         []jobJSON `json:"jobs"`
-}
-
-type jobJSON struct {
-	Index     int               `json:"index"`
-	ID        string            `json:"id"`
-	Point     int               `json:"point"`
-	Replicate int               `json:"replicate"`
-	Seed      uint64            `json:"seed"`
-	Params    map[string]string `json:"params"` // path → value as written
-	Values    map[string]any    `json:"values"` // jobs column → typed value
-	Invalid   string            `json:"invalid,omitempty"`
-}
-
-func printPlanJSON(w io.Writer, p *sweep.Plan) error {
-	out := planJSON{Name: p.Spec.Base.Name, PlanSize: len(p.Jobs), Points: p.Points, Filtered: p.Filtered,
-		Replicates: p.Spec.Replicates, Axes: []string{}, ModelVersion: sweep.ModelVersion, PlanHash: p.Hash()}
-	for _, a := range p.Axes {
-		out.Axes = append(out.Axes, a.Path)
-	}
-	for _, j := range p.Jobs {
-		jj := jobJSON{Index: j.Index, ID: j.ID, Point: j.Point, Replicate: j.Replicate, Seed: j.Seed,
-			Params: map[string]string{}, Values: map[string]any{}}
-		for i, a := range p.Axes {
-			jj.Params[a.Path] = j.Values[i].Text
-			jj.Values[a.Column] = j.Values[i].Typed
-		}
-		if j.Invalid != nil {
-			jj.Invalid = j.Invalid.Error()
-		}
-		out.Jobs = append(out.Jobs, jj)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	sweep.WriteJobTable(w, p)
 }
 
 // plural writes n and word, with an s (es after ch, sh, s, x) unless n is 1:
@@ -202,3 +136,9 @@ func plural(n int, word string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, word)
 }
+
+// planEstimates estimates one job per valid grid point (sweep.Estimates).
+var planEstimates = sweep.Estimates
+
+// planJSON is what plan --json prints (sweep.WritePlanJSON).
+type planJSON = sweep.PlanJSON

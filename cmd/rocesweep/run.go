@@ -16,7 +16,6 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
 	"github.com/rocesweep/rocesweep/internal/selection"
-	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -92,7 +91,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// The first command, typed again: the quickstart's directory holds this very plan, so
 	// show its table again and run only what is missing instead of refusing.
-	if fl.NArg() == 0 && !*resume && !*extend && holdsPlan(p, dir, rf.Format()) {
+	if fl.NArg() == 0 && !*resume && !*extend && sweep.HoldsPlan(p, dir, rf.Format()) {
 		*resume = true
 		fmt.Fprintf(stderr, "rocesweep: %s holds this quickstart's results: finished jobs are not run again (--resume)\n", dir)
 	}
@@ -100,38 +99,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 	// A first interrupt cancels ctx (main's signal.NotifyContext): no new jobs, running
 	// ones finish, results are flushed. A second one abandons the running jobs.
-	abort := make(chan struct{})
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
-	// The first signal stops the sweep taking jobs (ctx); the running ones then have
-	// --grace to finish before they are abandoned (they run again with --resume), so that
-	// `timeout`, Slurm's scancel and a service manager stop a sweep promptly. A second
-	// signal abandons them at once.
-	grace := *rf.grace
-	go func() {
-		n := 0
-		var timer <-chan time.Time
-		for {
-			select {
-			case <-sigs:
-				n++
-				if n == 1 && grace > 0 {
-					timer = time.After(grace)
-					continue
-				}
-				if n == 1 {
-					fmt.Fprintln(stderr, "\nrocesweep: stop signal with --grace 0: abandoning running jobs, flushing finished ones")
-				} else {
-					fmt.Fprintln(stderr, "\nrocesweep: second interrupt: abandoning running jobs, flushing finished ones")
-				}
-			case <-timer:
-				fmt.Fprintf(stderr, "\nrocesweep: --grace %v is over: abandoning running jobs, flushing finished ones\n", grace)
-			}
-			close(abort)
-			return
-		}
-	}()
+	abort := sweep.AbortAfter(sigs, *rf.grace, stderr)
 
 	for _, st := range *retry {
 		if st != "failed" && st != "timeout" {
@@ -154,7 +125,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if iso != nil && iso.MaxMem > 0 {
 		memLimit, memWhat = iso.MaxMem, "the limit per job (--max-mem-per-job)"
 	}
-	overBudget(p, memLimit, memWhat, maxDisk)
+	sweep.MarkOverBudget(p, memLimit, memWhat, maxDisk)
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
 	}
@@ -225,44 +196,11 @@ func selectHeadline(p *sweep.Plan, c selection.Config) string {
 }
 
 func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision) {
-	if rc := rep.Recovery; rc.Retried > 0 {
-		fmt.Fprintf(stderr, "rocesweep: resume: --retry: %d failed or timed-out jobs run again", rc.Retried)
-		if rc.Withdrawn > rc.Retried {
-			fmt.Fprintf(stderr, ", with %d others committed beside them", rc.Withdrawn-rc.Retried)
-		}
-		fmt.Fprintln(stderr)
-	}
-	for _, d := range rep.Recovery.Damaged {
-		fmt.Fprintf(stderr, "rocesweep: resume: %s: %s; its commit's %d jobs run again\n", d.File, d.Problem, len(d.Jobs))
-	}
-	if n := len(rep.Recovery.DamagedLines); n > 0 {
-		fmt.Fprintf(stderr, "rocesweep: resume: %d damaged journal lines skipped (lines %v); the jobs of their commits run again\n", n, rep.Recovery.DamagedLines)
-	}
-	if rep.Recovery.RemovedFiles > 0 || rep.Recovery.TruncatedBytes > 0 {
-		fmt.Fprintf(stderr, "rocesweep: resume: removed %d leftover files and %d bytes of torn journal\n", rep.Recovery.RemovedFiles, rep.Recovery.TruncatedBytes)
-	}
-	for _, e := range rep.Errors {
-		fmt.Fprintf(stderr, "rocesweep: %s\n", e)
+	for _, n := range rep.Notes() {
+		fmt.Fprintf(stderr, "rocesweep: %s\n", n)
 	}
 	closingTable(stdout, stderr, p, rep, metric, dec)
-	var parts []string
-	if rep.OK > 0 || rep.Skipped < rep.Selected {
-		parts = append(parts, fmt.Sprintf("%d ok", rep.OK))
-	}
-	for _, x := range []struct {
-		n    int
-		what string
-	}{{rep.Failed, "failed"}, {rep.Timeout, "timeout"}, {rep.Invalid, "invalid"}, {rep.Skipped, "already done"}, {rep.NotRun, "not run"}, {rep.Abandoned, "abandoned"}, {rep.Lost, "finished but not recorded"}} {
-		if x.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
-		}
-	}
-	rate := "" // nothing simulated (every job already done): no rate to state
-	if rep.Events > 0 && rep.Wall > 0 {
-		rate = fmt.Sprintf(" (%.3g M events/s)", float64(rep.Events)/rep.Wall.Seconds()/1e6)
-	}
-	fmt.Fprintf(stdout, "%d jobs: %s in %v%s; results in %s\n", rep.Selected, strings.Join(parts, ", "),
-		rep.Wall.Round(time.Millisecond), rate, rep.Dir)
+	fmt.Fprintln(stdout, rep.Summary())
 }
 
 // closingTable prints metric over the swept axes for the whole results directory (every
@@ -285,15 +223,6 @@ func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, me
 	}
 }
 
-// holdsPlan reports whether dir has results of plan p (its manifest's plan, model
-// version and format).
-func holdsPlan(p *sweep.Plan, dir string, f sink.Format) bool {
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
-		return false
-	}
-	return sweep.CheckDir(p, dir, f) == nil
-}
-
 func checkMetric(m string) error {
 	var b strings.Builder
 	return sweep.Pivot(&b, &sweep.Plan{}, nil, m)
@@ -307,21 +236,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// overBudget makes the points whose estimate (fabric.EstimateJob) exceeds memLimit
-// bytes of memory or maxDisk bytes of disk per job (0: no limit) invalid, with the
-// estimate and the budget in the reason.
-func overBudget(p *sweep.Plan, memLimit int64, memWhat string, maxDisk int64) {
-	all, _ := planEstimates(p)
-	for _, e := range all {
-		switch {
-		case memLimit > 0 && e.MemBytes > memLimit:
-			p.MarkInvalid(e.Job.Point, fmt.Errorf("estimated at %s of memory, above %s (%s): lower its cost (duration, report intervals, messages, hosts) or raise the limit",
-				fabric.HumanBytes(e.MemBytes), memWhat, fabric.HumanBytes(memLimit)))
-		case maxDisk > 0 && e.DiskBytes > maxDisk:
-			p.MarkInvalid(e.Job.Point, fmt.Errorf("its rows are estimated at %s on disk while it runs (%.3g rows), above the disk budget per job (--max-disk-per-job %s): lower its report intervals, duration or traffic, or raise the budget",
-				fabric.HumanBytes(e.DiskBytes), e.Rows, fabric.HumanBytes(maxDisk)))
-		}
-	}
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -67,7 +65,7 @@ func (f *runFlags) check(cmd string) error {
 	if _, err := parseMaxMem(*f.maxMem, 1); err != nil {
 		return usagef("%s: %v", cmd, err)
 	}
-	if _, err := parseMaxDisk(*f.maxDisk, ".", 1); err != nil {
+	if _, err := sweep.ParseMaxDisk(*f.maxDisk, ".", 1); err != nil {
 		return usagef("%s: %v", cmd, err)
 	}
 	if *f.grace < 0 {
@@ -98,37 +96,13 @@ func (f *runFlags) args() []string {
 }
 
 // MaxDisk is the disk budget per job these flags ask for, for results in dir and workers
-// jobs in parallel (parseMaxDisk).
+// jobs in parallel (sweep.ParseMaxDisk).
 func (f *runFlags) MaxDisk(dir string, workers int) (int64, error) {
-	b, err := parseMaxDisk(*f.maxDisk, dir, workers)
+	b, err := sweep.ParseMaxDisk(*f.maxDisk, dir, workers)
 	if err != nil {
 		return 0, usageError{err}
 	}
 	return b, nil
-}
-
-// parseMaxDisk reads --max-disk-per-job: a size, 0 (no bound), or "" for the default:
-// the free space of the file system dir is on (or will be, for a new dir) less a fifth,
-// over workers; 0 when that is unknown (not Linux).
-func parseMaxDisk(s, dir string, workers int) (int64, error) {
-	switch s {
-	case "":
-		free := freeDisk(dir)
-		if free <= 0 {
-			return 0, nil
-		}
-		return max((free-free/5)/int64(max(workers, 1)), 16<<20), nil
-	case "0":
-		return 0, nil
-	}
-	b, err := config.ParseBytes(s)
-	if err != nil {
-		return 0, fmt.Errorf("--max-disk-per-job %q: %v", s, err)
-	}
-	if b < 1<<20 {
-		return 0, fmt.Errorf("--max-disk-per-job %s: want 0 (no limit) or at least 1 MiB", s)
-	}
-	return int64(b), nil
 }
 
 // Isolation is the sweep.Isolation these flags ask for with workers jobs in parallel: nil

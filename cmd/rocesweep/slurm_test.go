@@ -195,19 +195,3 @@ func TestSlurmScriptRunsEveryShard(t *testing.T) {
 		t.Errorf("another format: exit %d, want 2\n%s", code, stderr)
 	}
 }
-
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"/usr/bin/rocesweep":        "/usr/bin/rocesweep",
-		"switch.LossyAlpha=2":       "switch.LossyAlpha=2",
-		"nic.DataRate=[1, 2]":       "'nic.DataRate=[1, 2]'",
-		"it's":                      `'it'\''s'`,
-		"":                          "''",
-		"$HOME":                     "'$HOME'",
-		"workload.distribution=a b": "'workload.distribution=a b'",
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,7 +34,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fl.NArg() != 1 {
 		return usagef("status: want one DIR, got %d arguments", fl.NArg())
 	}
-	st, err := readStatus(fl.Arg(0), time.Now(), *verify)
+	st, err := sweep.ReadStatus(fl.Arg(0), time.Now(), *verify, slurmScriptName)
 	if err != nil {
 		return usageError{fmt.Errorf("status: %w", err)}
 	}
@@ -45,62 +45,6 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	printStatus(stdout, st)
 	return nil
-}
-
-// readStatus is results.ReadStatus with what this binary adds: its model version, the
-// decision sweep replays, and with verify the plan's job ids (planMember).
-func readStatus(dir string, now time.Time, verify bool) (*results.Status, error) {
-	o := results.StatusOptions{ModelVersion: sweep.ModelVersion, Decide: decide, Verify: verify, SlurmScript: slurmScriptName}
-	if verify {
-		member, err := planMember(dir)
-		o.Member = member
-		if err != nil {
-			o.MemberNote = err.Error()
-		}
-	}
-	return results.ReadStatus(dir, now, o)
-}
-
-// decide replays the decision of the study in dir (sweep.DecideDir) for ReadStatus.
-func decide(dir string) (*results.Decided, error) {
-	d, p, err := sweep.DecideDir(dir)
-	if err != nil || d == nil {
-		return nil, err
-	}
-	m, _ := results.ReadManifest(dir)
-	sequential := m != nil && m.Select != nil
-	out := &results.Decided{Selection: newSelectionStatus(d, p, sequential), Going: d.State == selection.Running}
-	for _, nd := range d.Need {
-		out.Need = append(out.Need, p.JobFor(nd.Point, nd.Replicate).Index)
-	}
-	return out, nil
-}
-
-func newSelectionStatus(d *selection.Decision, p *sweep.Plan, sequential bool) *results.SelectionStatus {
-	point := func(i int) results.PointStatus {
-		ps := results.PointStatus{Label: d.Labels[i], Values: map[string]string{}, Replicates: d.Used[i]}
-		for k, v := range p.PointValues(i) {
-			ps.Values[p.Axes[k].Column] = v.Text
-		}
-		if m := d.Means[i]; !math.IsNaN(m) && !math.IsInf(m, 0) && d.Used[i] > 0 {
-			ps.Mean = &m
-		}
-		return ps
-	}
-	ss := &results.SelectionStatus{Sequential: sequential, State: string(d.State), Why: d.Why, Round: d.Round, Jobs: d.Jobs,
-		NeedJobs: len(d.Need), FixedJobs: d.FixedJobs, Confidence: d.Confidence, Indifference: d.Delta,
-		Unit: sweep.MetricUnit(p.Spec.Objective.Metric), Survivors: []results.PointStatus{}, Eliminated: []results.EliminatedPt{}}
-	if d.Best >= 0 {
-		b := point(d.Best)
-		ss.Best = &b
-	}
-	for _, i := range d.Survivors {
-		ss.Survivors = append(ss.Survivors, point(i))
-	}
-	for _, e := range d.Eliminated {
-		ss.Eliminated = append(ss.Eliminated, results.EliminatedPt{PointStatus: point(e.Point), Round: e.Round, Reason: e.Reason})
-	}
-	return ss
 }
 
 // stuckPauseWarning explains the jobs of stuckPauseJobs in one line.
@@ -206,4 +150,38 @@ func countRunning(shards []results.ShardStatus) int {
 		}
 	}
 	return n
+}
+
+// printVerify prints what verifyDir found, one problem a line, and what to do.
+func printVerify(w io.Writer, v *results.VerifyReport) {
+	for _, p := range v.Lines {
+		id := ""
+		if p.JobID != "" && !strings.Contains(p.Problem, p.JobID) {
+			id = " (job " + p.JobID + ")"
+		}
+		fmt.Fprintf(w, "verify: %s line %d%s: %s\n", p.Journal, p.Line, id, p.Problem)
+	}
+	journals := make([]string, 0, len(v.Unverifiable))
+	for j := range v.Unverifiable {
+		journals = append(journals, j)
+	}
+	sort.Strings(journals)
+	for _, j := range journals {
+		fmt.Fprintf(w, "verify: %s: %d lines have no checksum (written before journal lines had checksums): they are read as they are but cannot be verified; run --resume runs their jobs again\n", j, v.Unverifiable[j])
+	}
+	for _, s := range v.Strays {
+		fmt.Fprintf(w, "verify: stray %s: no complete commit names it; rocesweep's readers skip it, a glob reader does not (run --resume removes stray files)\n", s)
+	}
+	for _, l := range v.Links {
+		fmt.Fprintf(w, "verify: %s is a symbolic link; rocesweep never writes through links: remove it\n", l)
+	}
+	if v.PlanNote != "" {
+		fmt.Fprintf(w, "note: %s\n", v.PlanNote)
+	}
+	switch n := v.Problems(); {
+	case n > 0:
+		fmt.Fprintf(w, "verify: %s; run the sweep again with --resume: it withdraws damaged commits, runs their jobs again and removes stray files\n", plural(n, "problem"))
+	case len(v.Unverifiable) == 0:
+		fmt.Fprintln(w, "verify: every journal line's checksum, job id and commit, and every table folder, checked: no problem")
+	}
 }

@@ -4,13 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/model/explain"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -32,7 +28,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	printWarnings(stderr, p)
 	all, largest := planEstimates(p)
-	if err := overMemory(p, all, machineMemory(), "this machine's memory"); err != nil {
+	if err := sweep.OverMemory(p, all, machineMemory(), "this machine's memory"); err != nil {
 		return usageError{err}
 	}
 	bad := p.Invalid()
@@ -61,68 +57,21 @@ func countValid(p *sweep.Plan) int {
 	return n
 }
 
-// printWarnings prints the spec's warnings, then each distinct warning (explain.Warnings)
-// of the plan's valid points once, with the number of points it concerns.
+// printWarnings prints the spec's notices and warnings, then each distinct warning of
+// the plan's valid points once, with the number of points it concerns (sweep.PointWarnings).
 func printWarnings(w io.Writer, p *sweep.Plan) {
 	printNotices(w, p.Spec)
 	for _, m := range p.Spec.Warnings {
 		fmt.Fprintf(w, "rocesweep: warning: %s\n", m)
 	}
-	// A grid makes one message per value it sweeps ("Xoff 100,000", "Xoff 300,000"):
-	// messages alike but for their numbers are one warning, shown by its first example.
-	type group struct {
-		example  string
-		points   int
-		messages map[string]bool
-	}
-	groups := map[string]*group{}
-	last := -1
-	for _, j := range p.Jobs {
-		if j.Invalid != nil || j.Point == last {
-			continue
-		}
-		last = j.Point
-		seen := map[string]bool{}
-		for _, msg := range explain.Messages(explain.Warnings(&j.Config)) {
-			k := warningShape(msg)
-			g := groups[k]
-			if g == nil {
-				g = &group{example: msg, messages: map[string]bool{}}
-				groups[k] = g
-			}
-			if !seen[k] {
-				seen[k] = true
-				g.points++
-			}
-			g.messages[msg] = true
-			g.example = min(g.example, msg)
-		}
-	}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(a, b int) bool { return groups[keys[a]].example < groups[keys[b]].example })
-	for _, k := range keys {
-		g := groups[k]
+	for _, g := range sweep.PointWarnings(p) {
 		eg := ""
-		if len(g.messages) > 1 {
-			eg = fmt.Sprintf(", %d variants, e.g.", len(g.messages))
+		if g.Variants > 1 {
+			eg = fmt.Sprintf(", %d variants, e.g.", g.Variants)
 		}
-		fmt.Fprintf(w, "rocesweep: warning (%d of %d points%s): %s\n", g.points, p.Points, eg, g.example)
+		fmt.Fprintf(w, "rocesweep: warning (%d of %d points%s): %s\n", g.Points, p.Points, eg, g.Example)
 	}
 }
 
-// warningShape is a warning with its quantities blanked (numbers of 3 or more digits,
-// with a comma or a decimal point; not pool and TC numbers or § sections): the key that
-// groups the messages one warning gives at different points of a grid.
-func warningShape(msg string) string {
-	return numberRE.ReplaceAllStringFunc(msg, func(n string) string {
-		if strings.HasPrefix(n, "§") || len(strings.TrimRight(n, ".,")) < 3 {
-			return n
-		}
-		return "#"
-	})
-}
-
-var numberRE = regexp.MustCompile(`§?[0-9][0-9.,]*`)
+// warningShape groups the messages of one warning (sweep.WarningShape).
+var warningShape = sweep.WarningShape

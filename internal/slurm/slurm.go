@@ -1,6 +1,6 @@
-// Package slurm holds what rocesweep checks, computes and quotes for the script of a
-// Slurm job array (rocesweep slurm): sbatch's time forms, the task's memory, the array's
-// job name, shell quoting.
+// Package slurm holds the script of a Slurm job array (rocesweep slurm) and what
+// rocesweep checks, computes and quotes for it: the script text, the task count, sbatch's
+// time forms, the task's memory, the array's job name, shell quoting, submission.
 package slurm
 
 import (

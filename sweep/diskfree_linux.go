@@ -1,4 +1,4 @@
-package main
+package sweep
 
 import (
 	"path/filepath"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package sweep
 
 // freeDisk is unknown off Linux: no default disk budget.
 func freeDisk(string) int64 { return 0 }

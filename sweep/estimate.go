@@ -1,0 +1,89 @@
+package sweep
+
+import (
+	"fmt"
+
+	"github.com/rocesweep/rocesweep/model/fabric"
+)
+
+// JobEstimate is a job of a plan with its estimate (fabric.EstimateJob).
+type JobEstimate struct {
+	Job *Job
+	fabric.Estimate
+}
+
+// Estimates estimates one job per valid grid point (replicates differ only in their
+// seed) and returns them with the largest by memory. Invalid points are skipped: the
+// rules that make them invalid are reported on their own.
+func Estimates(p *Plan) (all []JobEstimate, largest *JobEstimate) {
+	last := -1
+	for _, j := range p.Jobs {
+		if j.Invalid != nil || j.Point == last {
+			continue
+		}
+		last = j.Point
+		e, err := fabric.EstimateJob(&j.Config)
+		if err != nil {
+			continue // Expand's validation names it
+		}
+		all = append(all, JobEstimate{j, e})
+	}
+	for i := range all {
+		if largest == nil || all[i].MemBytes > largest.MemBytes {
+			largest = &all[i]
+		}
+	}
+	return all, largest
+}
+
+// Mem is the estimated memory of e's job, 0 for no job.
+func (e *JobEstimate) Mem() int64 {
+	if e == nil {
+		return 0
+	}
+	return e.MemBytes
+}
+
+// OverMemory returns the error refusing the jobs whose estimate exceeds limit bytes
+// (0 = no limit; what names it), naming each point (at most 5) and the limit.
+func OverMemory(p *Plan, all []JobEstimate, limit int64, what string) error {
+	if limit <= 0 {
+		return nil
+	}
+	var over []JobEstimate
+	for _, e := range all {
+		if e.MemBytes > limit {
+			over = append(over, e)
+		}
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%d of %d points need more memory than %s (%s):", len(over), len(all), what, fabric.HumanBytes(limit))
+	for i, e := range over {
+		if i == 5 {
+			msg += fmt.Sprintf("\n  ... and %d more", len(over)-5)
+			break
+		}
+		msg += fmt.Sprintf("\n  %s: %s", p.Label(e.Job), e.Estimate)
+	}
+	return fmt.Errorf("%s\nlower their cost: duration, report intervals (global.NDStatsReportInterval), messages, hosts", msg)
+}
+
+// MarkOverBudget makes the points whose estimate exceeds memLimit bytes of memory
+// (what names the limit) or maxDisk bytes of disk per job (0: no limit) invalid, with
+// the estimate and the budget in the reason, so that they are refused (or recorded as
+// invalid) rather than started to exhaust the machine.
+func MarkOverBudget(p *Plan, memLimit int64, memWhat string, maxDisk int64) {
+	all, _ := Estimates(p)
+	for _, e := range all {
+		switch {
+		case memLimit > 0 && e.MemBytes > memLimit:
+			p.MarkInvalid(e.Job.Point, fmt.Errorf("estimated at %s of memory, above %s (%s): lower its cost (duration, report intervals, messages, hosts) or raise the limit",
+				fabric.HumanBytes(e.MemBytes), memWhat, fabric.HumanBytes(memLimit)))
+		case maxDisk > 0 && e.DiskBytes > maxDisk:
+			p.MarkInvalid(e.Job.Point, fmt.Errorf("its rows are estimated at %s on disk while it runs (%.3g rows), above the disk budget per job (--max-disk-per-job %s): lower its report intervals, duration or traffic, or raise the budget",
+				fabric.HumanBytes(e.DiskBytes), e.Rows, fabric.HumanBytes(maxDisk)))
+		}
+	}
+}
