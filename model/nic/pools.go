@@ -24,11 +24,11 @@ type Pools struct {
 	Xoff, Xon          [8]int64    // per TC with an ingress pool: fraction × pool, nearest byte (§12)
 	Headroom           [8]int64    // pool − Xoff: what arrives after a pause goes out (§12.4)
 	PauseTime, Refresh [8]sim.Time // pauseTime(QuantaValue) with L and Delay; Refresh = half of it (§12)
-	HeadroomGuidance   int64       // 2×L×Delay/8 + 2×Mtu, rounded up (§12.4; switch.md §4.6 condition 1)
+	HeadroomGuidance   int64       // 2×L×Delay/8 + 2×Mtu, rounded up (§12.4; condition 1 of switch.md §4.6)
 	DataPacketBytes    int64       // MSS + 58: one full data frame on the wire (§6)
-	PCIePayloadGbps    float64     // host->NIC rate × MSS / (MSS + 34×ceil(MSS/512)) (§17)
-	NetworkPayloadGbps float64     // L × MSS / (MSS + 58) (§17)
-	PCIeRxPayloadGbps  float64     // NIC->host while sending and receiving: rate × MSS / (MSS transfers + read request) (§17)
+	PCIePayloadGbps    float64     // host->NIC rate × MSS / (MSS + 34×ceil(MSS/512)) (nic.md §17)
+	NetworkPayloadGbps float64     // L × MSS / (MSS + 58) (nic.md §17)
+	PCIeRxPayloadGbps  float64     // NIC->host while sending and receiving: rate × MSS / (MSS transfers + read request) (nic.md §17)
 }
 
 // ComputePools derives the pools, thresholds, pause times and rate limits of one NIC

@@ -14,7 +14,7 @@ func TestHeadroomNeeded(t *testing.T) {
 		mtu   int64
 		want  int64
 	}{
-		{400e9, 500 * Nanosecond, 4000, 58_000}, // §12.5: 50,000 + 8,000 ≤ 256,000
+		{400e9, 500 * Nanosecond, 4000, 58_000}, // switch.md §12.5: 50,000 + 8,000 ≤ 256,000
 		{800e9, 10 * Microsecond, 0, 2_000_000}, // float seconds give 2,000,001
 		{800e9, 10 * Microsecond, 4184, 2_008_368},
 		{400e9, 100 * Nanosecond, 4184, 18_368},
