@@ -224,9 +224,11 @@ func replaySpill(w *sink.Writer, path string) error {
 	}
 }
 
-// replayGarbage is the garbage replaySpill lets pile up before it collects: 4 MiB, the
-// decoding of ~20,000 rows (~100 spilled batches).
-const replayGarbage = 4 << 20
+// replayGarbage is the garbage replaySpill lets pile up before it collects: 1 MiB, the
+// decoding of ~5,000 rows (~25 spilled batches). It is what a job of many rows holds
+// beyond a job of few (whose replay is never collected), so it is kept small; each
+// collection marks only the open writers.
+const replayGarbage = 1 << 20
 
 // clearBatch empties every table of b and zeroes the rows its slices held. gob decodes a
 // batch into b's slices when they are large enough and leaves out zero fields and empty
