@@ -51,7 +51,7 @@ func printRuns(w io.Writer, dir string, runs []results.Run) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "name\tspec\tjobs ok\tstate\tquestion\tmodel\tstarted\tsize\t")
+	fmt.Fprintln(tw, "name\tspec\tjobs ok\tstate\tquestion\tmodel\tstarted\tsize")
 	for _, r := range runs {
 		spec, jobs := r.Spec, ""
 		if r.Sim {
@@ -68,7 +68,7 @@ func printRuns(w io.Writer, dir string, runs []results.Run) {
 		if t, err := time.Parse(time.RFC3339, r.Started); err == nil {
 			started = t.UTC().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, dash(spec), dash(jobs), state, dash(question(r)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(spec), dash(jobs), state, dash(question(r)),
 			dash(r.ModelVersion), dash(started), sizeText(r.Bytes))
 	}
 	tw.Flush()

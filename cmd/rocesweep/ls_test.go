@@ -27,6 +27,11 @@ func TestLsAndStatusOfAParent(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "name ") || !strings.Contains(lines[0], "jobs ok") {
 		t.Fatalf("ls:\n%s", out.String())
 	}
+	for _, l := range lines {
+		if strings.TrimRight(l, " ") != l {
+			t.Errorf("ls line %q ends in spaces", l)
+		}
+	}
 	for i, want := range [][]string{{"grid ", " 2/2 ", " complete "}, {"mine ", " not results "}} {
 		for _, w := range want {
 			if !strings.Contains(lines[i+1], w) {
