@@ -31,13 +31,10 @@ func (r *Result) FailureLine() string {
 	b := r.Beyond()
 	s := fmt.Sprintf("%d values beyond tolerance", len(b))
 	num := PairByJob.num
-	for i, d := range b {
-		if i == 3 {
-			s += ", ..."
-			break
-		}
-		s += fmt.Sprintf("%s job %s %s %s -> %s%s", listSep(i), d.JobID, d.Metric, num(d.Base), num(d.New), orEmpty(" ", d.Verdict))
-	}
+	s += firstFew(len(b), func(i int) string {
+		d := b[i]
+		return fmt.Sprintf(" job %s %s %s -> %s%s", d.JobID, d.Metric, num(d.Base), num(d.New), orEmpty(" ", d.Verdict))
+	})
 	var missing []string
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
@@ -52,14 +49,11 @@ func (r *PointResult) FailureLine() string {
 	b := r.MovedDeltas()
 	s := fmt.Sprintf("%d values moved beyond tolerance and noise", len(b))
 	num := PairByParams.num
-	for i, d := range b {
-		if i == 3 {
-			s += ", ..."
-			break
-		}
-		s += fmt.Sprintf("%s %s %s %s -> %s (delta %s%s)", listSep(i), d.Point, d.Metric,
+	s += firstFew(len(b), func(i int) string {
+		d := b[i]
+		return fmt.Sprintf(" %s %s %s -> %s (delta %s%s)", d.Point, d.Metric,
 			num(d.Base), num(d.New), ci.Interval{N: d.Pairs, Mean: d.Delta, Half: d.Half}, orEmpty(", ", d.Verdict))
-	}
+	})
 	var missing []string
 	for _, m := range r.Metrics {
 		if m.Missing != "" {
@@ -90,6 +84,19 @@ func failureTail(p Pairing, status []StatusChange, missing []string, oneSided in
 }
 
 // listSep is what goes before item i of a list that follows a count: ":" then ",".
+// firstFew lists item(0), item(1), item(2) of n after ":" and ",", then ", ..." when
+// there are more: the head of a failure line.
+func firstFew(n int, item func(i int) string) string {
+	s := ""
+	for i := range n {
+		if i == 3 {
+			return s + ", ..."
+		}
+		s += listSep(i) + item(i)
+	}
+	return s
+}
+
 func listSep(i int) string {
 	if i == 0 {
 		return ":"
