@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/stats"
@@ -76,11 +77,14 @@ func WriteFormat(dir string, s Sweep, f sink.Format) error {
 		sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
 		sink.TableOf[stats.NdStats]("nd_stats"),
 	}
-	w, err := sink.Open(sink.Options{Dir: dir, Format: f, CommitInterval: -1}, tables)
+	// Two commits, the first after half the jobs (Close makes the second): each table
+	// has two parts, so every reader merges parts as it does a run's several commits,
+	// and a sweep of many jobs costs two fsync batches, not one per job.
+	w, err := sink.Open(sink.Options{Dir: dir, Format: f, CommitInterval: noTimedCommit}, tables)
 	if err != nil {
 		return err
 	}
-	for _, j := range s.Jobs {
+	for i, j := range s.Jobs {
 		if err := WriteJob(w, jt, j); err != nil {
 			return err
 		}
@@ -90,6 +94,11 @@ func WriteFormat(dir string, s Sweep, f sink.Format) error {
 		if err := w.JobDone(sink.JobLine{ID: j.ID, Status: j.Status}); err != nil {
 			return err
 		}
+		if i+1 == len(s.Jobs)/2 {
+			if err := w.Commit(); err != nil {
+				return err
+			}
+		}
 	}
 	if err := w.Close(); err != nil {
 		return err
@@ -98,6 +107,10 @@ func WriteFormat(dir string, s Sweep, f sink.Format) error {
 		Start: "2025-01-01T00:00:00Z", Axes: s.Axes, Spec: s.Spec}
 	return sink.WriteFileAtomic(nil, filepath.Join(dir, results.ManifestFile), "", man.Marshal())
 }
+
+// noTimedCommit is a CommitInterval no test outlasts: the writer commits when told to
+// and at Close, never because of the clock.
+const noTimedCommit = time.Duration(math.MaxInt64)
 
 // WriteJob writes one jobs row of type jt (from JobsType) through w.
 func WriteJob(w *sink.Writer, jt reflect.Type, j Job) error {
@@ -210,7 +223,7 @@ func Copy(src, dst string, edit func(t *results.Table)) error {
 		types[i] = rowType(t)
 		st = append(st, sink.DynamicTable(t.Name, types[i]))
 	}
-	w, err := sink.Open(sink.Options{Dir: dst, CommitInterval: -1}, st)
+	w, err := sink.Open(sink.Options{Dir: dst, CommitInterval: noTimedCommit}, st) // one commit, at Close
 	if err != nil {
 		return err
 	}
