@@ -72,10 +72,14 @@ func sortedJobs(t testing.TB, dir string) []jobRow {
 	return rows
 }
 
+// run runs p. Unless o sets a CommitInterval the sweep commits once, at its end: what most
+// of these tests check does not depend on when jobs become durable, and a commit after
+// every job costs ten files and an fsync batch per job. The tests of commits during a
+// run set CommitInterval -1 (a commit after every job).
 func run(t testing.TB, p *sweep.Plan, job sweep.JobFunc, o sweep.Options) (*sweep.Report, error) {
 	t.Helper()
 	if o.CommitInterval == 0 {
-		o.CommitInterval = -1
+		o.CommitInterval = time.Hour
 	}
 	return sweep.Run(context.Background(), p, job, o)
 }
@@ -110,12 +114,12 @@ func exactlyOnce(t *testing.T, dir string, want []*sweep.Job) {
 }
 
 // Same spec with -j 1 and -j 8: identical jobs rows (wall-clock columns aside) and
-// identical record rows.
+// identical record rows, whether each job is committed alone (-j 1) or all at the end.
 func TestWorkerCountDoesNotChangeResults(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	d1, d8 := t.TempDir(), t.TempDir()
-	if _, err := run(t, p, testJob, sweep.Options{Dir: d1, Workers: 1}); err != nil {
+	if _, err := run(t, p, testJob, sweep.Options{Dir: d1, Workers: 1, CommitInterval: -1}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := run(t, p, testJob, sweep.Options{Dir: d8, Workers: 8, CommitInterval: time.Hour})
@@ -389,7 +393,7 @@ func TestFullDiskDuringRun(t *testing.T) {
 	dir := t.TempDir()
 	ffs := &fullFS{}
 	ffs.budget.Store(200_000)
-	rep, err := run(t, p, testJob, sweep.Options{Dir: dir, Workers: 2, FS: ffs})
+	rep, err := run(t, p, testJob, sweep.Options{Dir: dir, Workers: 2, FS: ffs, CommitInterval: -1}) // the disk fills between commits
 	var serr *sink.Error
 	if !errors.As(err, &serr) || !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("err = %v, want a sink.Error with ENOSPC", err)
