@@ -262,6 +262,12 @@ func Build(dir string, opts Options) (*Report, error) {
 			return nil, optionErrorf("metric %s: not a numeric column of %s/jobs (metrics: %s)", name, dir, strings.Join(stats.MetricNames, ", "))
 		}
 	}
+	for _, id := range opts.Jobs {
+		if !slices.Contains(ids.Str, id) {
+			n := min(5, len(ids.Str))
+			return nil, optionErrorf("--job %s: no such job in %s/jobs (first ids: %s)", id, dir, strings.Join(ids.Str[:n], ", "))
+		}
+	}
 	r.Effective = opts.Effective
 	r.Sets = m.OverrideFlags()
 	st := newStudy(jobs, ok, axes)
@@ -317,12 +323,7 @@ func Build(dir string, opts Options) (*Report, error) {
 		}
 	}
 	for _, id := range opts.Jobs {
-		i := slices.Index(ids.Str, id)
-		if i < 0 {
-			n := min(5, len(ids.Str))
-			return nil, optionErrorf("--job %s: no such job in %s/jobs (first ids: %s)", id, dir, strings.Join(ids.Str[:n], ", "))
-		}
-		js, err := jobSeries(dir, id, params(jobs, axisCols, i), opts)
+		js, err := jobSeries(dir, id, params(jobs, axisCols, slices.Index(ids.Str, id)), opts)
 		if err != nil {
 			return nil, err
 		}
