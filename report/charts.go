@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot"
 	vgfont "gonum.org/v1/plot/font"
@@ -58,15 +59,28 @@ func render(p *plot.Plot, w, h int) ([]byte, error) {
 // encodePNG encodes the canvas as PNG at deflate's fastest level. The charts are mostly
 // flat colour, so the fastest level costs about 4% in size and saves about 40% of the
 // encoding, which is most of a chart's rendering time; the pixels are the same at every
-// level.
+// level. The encoders' buffers (a deflate writer is over half a megabyte to allocate and
+// clear, more than a small chart takes to compress) are reused from chart to chart.
 func encodePNG(c *vgimg.Canvas) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&buf, c.Image()); err != nil {
+	if err := pngEncoder.Encode(&buf, c.Image()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
+
+var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &pngBuffers{}}
+
+// pngBuffers is a png.EncoderBufferPool over a sync.Pool, as reports may be built
+// concurrently.
+type pngBuffers struct{ pool sync.Pool }
+
+func (b *pngBuffers) Get() *png.EncoderBuffer {
+	eb, _ := b.pool.Get().(*png.EncoderBuffer)
+	return eb
+}
+
+func (b *pngBuffers) Put(eb *png.EncoderBuffer) { b.pool.Put(eb) }
 
 // heatColors is ColorBrewer's 9-class sequential "YlOrRd" (Cynthia Brewer, colorbrewer2.org),
 // the heat map's scale. Spelled out rather than taken from gonum's palette/brewer, whose
