@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// Issue 14 items 2 and 3: a name reaches results/<name>, Slurm scripts and job names.
+// A name reaches results/<name>, Slurm scripts and job names: the name rule lets through
+// only names safe in all three, in the spec and in --set name=.
 func TestNameRule(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -36,7 +37,7 @@ func TestNameRule(t *testing.T) {
 	}
 }
 
-// Issue 14 item 6: the plan's size is known, and refused, before anything is allocated.
+// The plan's size is known, and refused, before anything is allocated.
 func TestPlanBoundsRefusedCheaply(t *testing.T) {
 	// 7 axes of 10 values: 10⁷ points.
 	var b strings.Builder
@@ -95,7 +96,8 @@ func TestPlanBoundsRefusedCheaply(t *testing.T) {
 	}
 }
 
-// Issue 14 item 6: 2 M nested parentheses or `!`s overflowed the parser's stack.
+// Deep nesting (up to 2 M parentheses or `!`s) is refused with an error before it can
+// overflow the parser's stack.
 func TestConstraintNestingBounded(t *testing.T) {
 	for _, tc := range []struct {
 		name, text, want string
@@ -129,7 +131,7 @@ func TestConstraintNestingBounded(t *testing.T) {
 	}
 }
 
-// Issue 14 item 4: equal values after unit parsing are one value, and no two jobs share an id.
+// Equal values after unit parsing are one value, and no two jobs share an id.
 func TestEqualValuesMerged(t *testing.T) {
 	s, err := ParseSpec("spec.yaml", []byte(`name: dup
 sweep:
@@ -190,7 +192,7 @@ sweep:
 	}
 }
 
-// Issue 14 item 11: a second YAML document was ignored without a word.
+// A second YAML document is refused, not ignored.
 func TestSecondDocumentRefused(t *testing.T) {
 	_, err := ParseSpec("spec.yaml", []byte("name: a\n---\nname: b\nduration: 1ms\n"), nil)
 	if err == nil || !strings.Contains(err.Error(), "spec.yaml:3: a second YAML document") {

@@ -15,8 +15,8 @@ import (
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// Issue 14 item 8: run -o D, then --shard 1/2, then --shard 2/3 into D all exited 0 (22
-// job rows for 12 jobs). The shard count is the directory's.
+// The shard count is the directory's: run -o D, then --shard 1/2 or --shard 2/3 into D
+// are refused (they would add job rows for jobs D already holds).
 func TestShardCountIsTheDirectorys(t *testing.T) {
 	p := plan(t, spec)
 	dir := t.TempDir()
@@ -46,9 +46,8 @@ func TestShardCountIsTheDirectorys(t *testing.T) {
 	}
 }
 
-// Issue 14 item 8: two different plans started together on a fresh directory were both
-// accepted in 19 of 20 trials. The check runs under the directory lock: exactly one
-// wins, every time.
+// Two different plans started together on a fresh directory: the check runs under the
+// directory lock, so exactly one wins, every time (20 trials, each a race).
 func TestTwoPlansStartedTogether(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	a, b := plan(t, spec), plan(t, spec, "seed=2")
@@ -78,7 +77,7 @@ func TestTwoPlansStartedTogether(t *testing.T) {
 	}
 }
 
-// Issue 14 item 11: run -o configs wrote results among the spec files.
+// A directory holding files that are not results (run -o configs) is refused.
 func TestForeignDirectoryRefused(t *testing.T) {
 	p := plan(t, spec)
 	dir := t.TempDir()
@@ -98,7 +97,7 @@ func TestForeignDirectoryRefused(t *testing.T) {
 	}
 }
 
-// Issue 14 item 5: a sweep started by a binary of another model version is not resumed
+// A sweep started by a binary of another model version is not resumed
 // (or added to by a shard) silently: the refusal names both versions.
 func TestResumeOtherModelVersionRefused(t *testing.T) {
 	p := plan(t, spec)
@@ -120,8 +119,8 @@ func TestResumeOtherModelVersionRefused(t *testing.T) {
 	}
 }
 
-// Issue 14 item 11: a disk-full summary said 59 ok when the journal held 58. The report's
-// counts are the journal's; the jobs of the failed commit are "lost", not ok.
+// After a full disk the report's counts are the journal's: the jobs of the failed commit
+// are "lost", not ok.
 func TestFullDiskReportMatchesJournal(t *testing.T) {
 	for _, budget := range []int64{30_000, 60_000} {
 		p := plan(t, spec)
