@@ -127,15 +127,20 @@ func TestProbabilityOfCorrectSelection(t *testing.T) {
 // S²_il (the variance of differences) is a tenth of what independent noise of the same
 // marginal variance gives, and the procedure needs far fewer jobs for the same
 // guarantee.
+//
+// The guarantee is checked over 200 macro-replications. Independent noise gives only the
+// baseline of jobs, 50 macro-replications: their mean (about 400 jobs, against about 100
+// with common random numbers) is within 5% over 50 of them, far from the factor of 2
+// asserted, and they cost four times a CRN macro-replication each.
 func TestCommonRandomNumbers(t *testing.T) {
-	const k, delta, reps = 10, 0.5, 200
+	const k, delta, reps, baseline = 10, 0.5, 200, 50
 	cfg := Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}
 	mu := make([]float64, k)
 	for i := range k {
 		mu[i] = delta
 	}
 	mu[4] = 0
-	ind := macro(t, mu, delta, 1, 0, cfg, reps, 3_000)
+	ind := macro(t, mu, delta, 1, 0, cfg, baseline, 3_000)
 	crn := macro(t, mu, delta, 1, 0.9, cfg, reps, 3_000)
 	t.Logf("independent: PCS %.4f, mean jobs %.1f; CRN (90%% shared): PCS %.4f, mean jobs %.1f", ind.pcs, ind.jobs, crn.pcs, crn.jobs)
 	if crn.pcs < 0.95 {
