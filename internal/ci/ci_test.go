@@ -25,14 +25,17 @@ func TestT975Known(t *testing.T) {
 	}
 }
 
-// tCDF integrates the t density from 0 to x (Simpson, 200,000 steps) and adds 1/2.
+// tCDF integrates the t density from 0 to x (Simpson, 2,000 steps) and adds 1/2.
+// Simpson's error falls as the fourth power of the step: at 2,000 steps every
+// probability TestT975IsTheQuantile computes is within 2e-14 of 200,000 steps', far
+// inside the 2e-7 it allows.
 func tCDF(x float64, df int) float64 {
 	v := float64(df)
 	lg1, _ := math.Lgamma((v + 1) / 2)
 	lg2, _ := math.Lgamma(v / 2)
 	c := math.Exp(lg1-lg2) / math.Sqrt(v*math.Pi)
 	f := func(u float64) float64 { return c * math.Pow(1+u*u/v, -(v+1)/2) }
-	const n = 200_000
+	const n = 2_000
 	h := x / n
 	s := f(0) + f(x)
 	for i := 1; i < n; i++ {
