@@ -214,9 +214,13 @@ func TestCrashResume(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
-	const work = 20_000_000 // ~20-40 ms per job: 36 jobs take ~0.5 s on 2 workers
-	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=" + strconv.Itoa(work)}, 8, "run", spec, "-o", dir, "-j", "2")
-	t.Logf("%d of 8 rounds killed mid-run", kills)
+	const work = 10_000_000 // ~10-20 ms per job: 36 jobs take ~0.3 s on 2 workers
+	// 5 rounds: each is killed mid-run (10-260 ms after its start), under the 1ms, 20ms
+	// and 200ms commit intervals in turn; a round's CPU is its workers spinning until the
+	// kill, so more rounds cost more and crash no other way.
+	const rounds = 5
+	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=" + strconv.Itoa(work)}, rounds, "run", spec, "-o", dir, "-j", "2")
+	t.Logf("%d of %d rounds killed mid-run", kills, rounds)
 	if kills == 0 {
 		t.Error("no round was killed mid-run: nothing was crashed")
 	}
@@ -635,9 +639,10 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 	t.Parallel() // waits on child processes
 	env := []string{childEnv + "=1", "ROCESWEEP_TEST_REAL=1"}
 	spec := filepath.Join("..", "..", "configs", "quickstart.yaml")
-	// 60 jobs: a run takes ~1 s on 2 workers, so the kills (10-260 ms after each start)
-	// land mid-run with jobs finished, running and not started.
-	base := []string{"run", spec, "-j", "2", "--select=false", "--set", "replicates=5"}
+	// 36 jobs: a run takes ~0.6 s on 2 workers, so the kills (10-260 ms after each start)
+	// land mid-run with jobs finished, running and not started; 4 rounds see each commit
+	// interval of killAndResume at least once.
+	base := []string{"run", spec, "-j", "2", "--select=false", "--set", "replicates=3"}
 	ref := filepath.Join(t.TempDir(), "ref")
 	cmd := exec.Command(os.Args[0], append(base, "-o", ref)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -645,8 +650,9 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 		t.Fatalf("reference run: %v\n%s", err, out)
 	}
 	dir := filepath.Join(t.TempDir(), "crash")
-	kills := killAndResume(t, env, 6, append(base, "-o", dir)...)
-	t.Logf("%d of 6 rounds killed mid-run", kills)
+	const rounds = 4
+	kills := killAndResume(t, env, rounds, append(base, "-o", dir)...)
+	t.Logf("%d of %d rounds killed mid-run", kills, rounds)
 	if kills == 0 {
 		t.Error("no round was killed mid-run: nothing was crashed")
 	}
