@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +51,11 @@ func TestMain(m *testing.M) {
 	}
 	// In-process tests swap jobFunc for fakes that a worker process would not see.
 	defaultIsolate = false
+	// The test process reads and writes many small results directories with a live heap
+	// of a few MB: at the default GOGC it collects every few MB it allocates (most of the
+	// CPU of an in-process compare or report test). Pacing only, no result changes; the
+	// child processes (the branch above) keep the binary's own setting.
+	debug.SetGCPercent(400)
 	os.Exit(m.Run())
 }
 
