@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -19,6 +22,25 @@ var exampleSetup = map[string]string{
 	"results/ci-main": "rocesweep run configs/ci.yaml -o results/ci-main",
 	"results/a":       "rocesweep run configs/quickstart.yaml -o results/a",
 	"results/b":       "rocesweep run configs/quickstart.yaml -o results/b --set switch.TotalSharedBufferSize=32MB",
+}
+
+// sharedRuns are the example command lines (exampleCommand) that both sequences run, each
+// into an output directory that does not exist yet, reading nothing but configs/ (the
+// quickstart, and the README's A/B pair that compare's help example reads too), with the
+// directory each writes. Such a line runs once, in a directory of its own and checked as
+// any example is; a sequence that reaches it with the directory still absent gets a copy
+// of that output (the same rows: the same spec and binary, and a sweep is deterministic).
+var sharedRuns = map[string]string{
+	"rocesweep run":           "results/quickstart",
+	exampleSetup["results/a"]: "results/a",
+	exampleSetup["results/b"]: "results/b",
+}
+
+// sharedRun is one line of sharedRuns: its directory once run, or why it failed.
+type sharedRun struct {
+	once sync.Once
+	root string
+	err  string
 }
 
 // exampleExit is the exit status of the examples that do not exit 0, and why.
@@ -78,12 +100,7 @@ func readmeExamples(t *testing.T) (lines []string, at []int) {
 // directory.
 func exampleArgs(t *testing.T, line, root string) []string {
 	t.Helper()
-	if i := strings.Index(line, " #"); i >= 0 {
-		line = line[:i]
-	}
-	if i := strings.Index(line, " | "); i >= 0 {
-		line = line[:i]
-	}
+	line = exampleCommand(line)
 	if strings.ContainsAny(line, `'"$;&><`) {
 		t.Fatalf("%q: an example is plain words (no quotes, variables or redirections), so that this test runs it as written", line)
 	}
@@ -100,7 +117,8 @@ func exampleArgs(t *testing.T, line, root string) []string {
 // in one directory, and every example of every command's help in order in another, as
 // written (the repository's configs beside them), each as a real rocesweep process: each
 // must exit 0, or as exampleExit says. A fake sbatch takes the Slurm examples' --submit.
-// The two sequences run at once: each reads only what its own earlier lines wrote.
+// The two sequences run at once: each reads only what its own earlier lines wrote (a line
+// of sharedRuns runs once for both).
 func TestExamplesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example (about half a minute)")
@@ -130,10 +148,55 @@ func TestExamplesRun(t *testing.T) {
 		}
 		return root
 	}
+	shared := map[string]*sharedRun{}
+	for line := range sharedRuns {
+		shared[line] = &sharedRun{}
+	}
+	sharedBase := t.TempDir() // outlives both sequences
 	var runLine func(t *testing.T, root, line string)
+	// runArgs runs one example in root: "" if it exits as exampleExit says, else why not.
+	runArgs := func(root, line string, args []string) string {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, env, &stdout, &stderr
+		code := 0
+		if err := cmd.Run(); err != nil {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				return fmt.Sprintf("%s: %v", line, err)
+			}
+			code = exit.ExitCode()
+		}
+		if want := exampleExit[line]; code != want {
+			return fmt.Sprintf("%s\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", line, code, want, lastLines(stdout.String(), 10), lastLines(stderr.String(), 10))
+		}
+		return ""
+	}
 	runLine = func(t *testing.T, root, line string) {
 		t.Helper()
 		args := exampleArgs(t, line, root)
+		if s, ok := shared[exampleCommand(line)]; ok {
+			out := sharedRuns[exampleCommand(line)]
+			if _, err := os.Stat(filepath.Join(root, out)); errors.Is(err, fs.ErrNotExist) {
+				s.once.Do(func() {
+					var err error
+					if s.root, err = os.MkdirTemp(sharedBase, "shared"); err != nil {
+						s.err = err.Error()
+					} else if err := os.Symlink(configs, filepath.Join(s.root, "configs")); err != nil {
+						s.err = err.Error()
+					} else {
+						s.err = runArgs(s.root, line, exampleArgs(t, line, s.root))
+					}
+				})
+				if s.err != "" {
+					t.Fatal(s.err)
+				}
+				if err := os.CopyFS(filepath.Join(root, out), os.DirFS(filepath.Join(s.root, out))); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
 		if len(args) > 0 && (args[0] == "compare" || args[0] == "report" || args[0] == "export" || args[0] == "status") {
 			for _, a := range args[1:] {
 				setup, ok := exampleSetup[a]
@@ -142,19 +205,8 @@ func TestExamplesRun(t *testing.T) {
 				}
 			}
 		}
-		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, env, &stdout, &stderr
-		code := 0
-		if err := cmd.Run(); err != nil {
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) {
-				t.Fatalf("%s: %v", line, err)
-			}
-			code = exit.ExitCode()
-		}
-		if want := exampleExit[line]; code != want {
-			t.Fatalf("%s\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", line, code, want, lastLines(stdout.String(), 10), lastLines(stderr.String(), 10))
+		if msg := runArgs(root, line, args); msg != "" {
+			t.Fatal(msg)
 		}
 	}
 	t.Run("README", func(t *testing.T) {
@@ -171,6 +223,18 @@ func TestExamplesRun(t *testing.T) {
 			t.Run(line, func(t *testing.T) { runLine(t, root, line) })
 		}
 	})
+}
+
+// exampleCommand is an example line without its trailing "# comment" and pipe, its words
+// one space apart: the rocesweep command line it runs.
+func exampleCommand(line string) string {
+	if i := strings.Index(line, " #"); i >= 0 {
+		line = line[:i]
+	}
+	if i := strings.Index(line, " | "); i >= 0 {
+		line = line[:i]
+	}
+	return strings.Join(strings.Fields(line), " ")
 }
 
 func lastLines(s string, n int) string {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +52,11 @@ func TestMain(m *testing.M) {
 	}
 	// In-process tests swap jobFunc for fakes that a worker process would not see.
 	defaultIsolate = false
+	// The test process reads and writes many small results directories with a live heap
+	// of a few MB: at the default GOGC it collects every few MB it allocates (most of the
+	// CPU of an in-process compare or report test). Pacing only, no result changes; the
+	// child processes (the branch above) keep the binary's own setting.
+	debug.SetGCPercent(400)
 	os.Exit(m.Run())
 }
 
@@ -214,9 +221,13 @@ func TestCrashResume(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
-	const work = 20_000_000 // ~20-40 ms per job: 36 jobs take ~0.5 s on 2 workers
-	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=" + strconv.Itoa(work)}, 8, "run", spec, "-o", dir, "-j", "2")
-	t.Logf("%d of 8 rounds killed mid-run", kills)
+	const work = 10_000_000 // ~10-20 ms per job: 36 jobs take ~0.3 s on 2 workers
+	// 5 rounds: each is killed mid-run (10-260 ms after its start), under the 1ms, 20ms
+	// and 200ms commit intervals in turn; a round's CPU is its workers spinning until the
+	// kill, so more rounds cost more and crash no other way.
+	const rounds = 5
+	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=" + strconv.Itoa(work)}, rounds, "run", spec, "-o", dir, "-j", "2")
+	t.Logf("%d of %d rounds killed mid-run", kills, rounds)
 	if kills == 0 {
 		t.Error("no round was killed mid-run: nothing was crashed")
 	}
@@ -485,14 +496,16 @@ func readGeneric(t *testing.T, dir, table string) []map[string]string {
 	return out
 }
 
-// genericLines reads every committed file of a table as one line of text per row,
-// "column=value" in the schema's column order without the columns named in drop, sorted:
-// two directories hold the same rows when their lines are equal. (fmt.Sprint of
-// readGeneric's maps says the same, at ten times the cost on tables of 30,000 rows.)
-func genericLines(t *testing.T, dir, table string, drop ...string) []string {
+// rowKeys reads every committed file of a table as one key per row, sorted: a 128-bit
+// FNV-1a hash of the row's "column=value " pairs in the schema's column order, without
+// the columns named in drop. Two directories hold the same rows when their keys are
+// equal (a hash collision aside). A key, not the text itself: the text of a row of a
+// wide table is kilobytes, and the tables compared hold tens of thousands of rows.
+func rowKeys(t *testing.T, dir, table string, drop ...string) []string {
 	t.Helper()
-	var lines []string
-	var b []byte
+	var keys []string
+	var b, sum []byte
+	h := fnv.New128a()
 	scanGeneric(t, dir, table, func(cols [][]string, row parquet.Row) {
 		b = b[:0]
 		for _, v := range row {
@@ -503,10 +516,13 @@ func genericLines(t *testing.T, dir, table string, drop ...string) []string {
 			b = append(append(append(b, name...), '='), v.String()...)
 			b = append(b, ' ')
 		}
-		lines = append(lines, string(b))
+		h.Reset()
+		h.Write(b)
+		sum = h.Sum(sum[:0])
+		keys = append(keys, string(sum))
 	})
-	sort.Strings(lines)
-	return lines
+	sort.Strings(keys)
+	return keys
 }
 
 // scanGeneric calls row for every row of every committed file of a table, with the
@@ -635,9 +651,10 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 	t.Parallel() // waits on child processes
 	env := []string{childEnv + "=1", "ROCESWEEP_TEST_REAL=1"}
 	spec := filepath.Join("..", "..", "configs", "quickstart.yaml")
-	// 60 jobs: a run takes ~1 s on 2 workers, so the kills (10-260 ms after each start)
-	// land mid-run with jobs finished, running and not started.
-	base := []string{"run", spec, "-j", "2", "--select=false", "--set", "replicates=5"}
+	// 36 jobs: a run takes ~0.6 s on 2 workers, so the kills (10-260 ms after each start)
+	// land mid-run with jobs finished, running and not started; 4 rounds see each commit
+	// interval of killAndResume at least once.
+	base := []string{"run", spec, "-j", "2", "--select=false", "--set", "replicates=3"}
 	ref := filepath.Join(t.TempDir(), "ref")
 	cmd := exec.Command(os.Args[0], append(base, "-o", ref)...)
 	cmd.Env = append(os.Environ(), env...)
@@ -645,8 +662,9 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 		t.Fatalf("reference run: %v\n%s", err, out)
 	}
 	dir := filepath.Join(t.TempDir(), "crash")
-	kills := killAndResume(t, env, 6, append(base, "-o", dir)...)
-	t.Logf("%d of 6 rounds killed mid-run", kills)
+	const rounds = 4
+	kills := killAndResume(t, env, rounds, append(base, "-o", dir)...)
+	t.Logf("%d of %d rounds killed mid-run", kills, rounds)
 	if kills == 0 {
 		t.Error("no round was killed mid-run: nothing was crashed")
 	}
@@ -657,7 +675,7 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 		}
 	}
 	jobsOf := func(d string) string {
-		return strings.Join(genericLines(t, d, "jobs", "wall_sec", "events_per_sec"), "\n")
+		return strings.Join(rowKeys(t, d, "jobs", "wall_sec", "events_per_sec"), "\n")
 	}
 	if jobsOf(ref) != jobsOf(dir) {
 		t.Error("jobs rows differ from the uninterrupted run")
