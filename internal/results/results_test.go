@@ -158,3 +158,32 @@ func TestReadOnlyCommittedFiles(t *testing.T) {
 		t.Errorf("jobs rows = %d, want 4 (strays not read)", jobs.Rows)
 	}
 }
+
+// BenchmarkReadTable reads a 60-job sweep's jobs table (41 columns) and an interval
+// table of 200 rows a job, whole and for one job.
+func BenchmarkReadTable(b *testing.B) {
+	dir := b.TempDir()
+	s := resultstest.Grid([]float64{0.25, 0.5, 1, 2}, []float64{200e3, 400e3, 700e3, 1e6, 2e6}, 3, false)
+	s.Intervals = 200
+	if err := resultstest.Write(dir, s); err != nil {
+		b.Fatal(err)
+	}
+	one := s.Jobs[7].ID
+	for _, c := range []struct {
+		name, table string
+		keep        func(string) bool
+	}{
+		{"jobs", "jobs", nil},
+		{"nd_stats", "nd_stats", nil},
+		{"nd_stats/one_job", "nd_stats", func(id string) bool { return id == one }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := results.ReadTable(dir, c.table, c.keep); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
