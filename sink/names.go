@@ -117,12 +117,14 @@ func ReadRows[T any](dir, table string) ([]T, error) {
 			f.Close()
 			return nil, err
 		}
-		rows, err := parquet.Read[T](f, st.Size())
+		pf, err := parquet.OpenFile(f, st.Size())
+		if err == nil {
+			all, err = readStructs(pf, all)
+		}
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s does not open: %w", name, err)
 		}
-		all = append(all, rows...)
 	}
 	return all, nil
 }

@@ -12,7 +12,6 @@ package results
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Column is one column of a table. Numbers (ints, floats, bools as 0/1) are kept in Num,
@@ -152,15 +152,13 @@ func readPart(t *Table, path string, keep func(string) bool, first *string) erro
 			idCol = i
 		}
 	}
-	// Column by column, page by page: parquet-go's row reader decodes every page header
-	// again for each batch of rows it assembles, ten times the cost of reading a column's
-	// pages once (BenchmarkReadTable).
+	// Column by column (sink.ReadColumn says why).
 	for _, rg := range pf.RowGroups() {
 		chunks := rg.ColumnChunks()
 		var kept []bool // by row of the row group; nil: every row
 		if keep != nil && idCol >= 0 {
 			kept = make([]bool, 0, rg.NumRows())
-			err := readColumn(chunks[idCol], func(v parquet.Value) {
+			err := sink.ReadColumn(chunks[idCol], func(v parquet.Value) {
 				kept = append(kept, keep(string(v.ByteArray())))
 			})
 			if err != nil {
@@ -189,7 +187,7 @@ func readPart(t *Table, path string, keep func(string) bool, first *string) erro
 				c.Num = slices.Grow(c.Num, want)
 			}
 			r := 0
-			err := readColumn(chunks[i], func(v parquet.Value) {
+			err := sink.ReadColumn(chunks[i], func(v parquet.Value) {
 				if kept == nil || (r < len(kept) && kept[r]) {
 					c.Null = append(c.Null, v.IsNull())
 					if c.Str != nil {
@@ -231,38 +229,6 @@ func (in *interner) get(b []byte) string {
 		(*in)[s] = s
 	}
 	return s
-}
-
-// readColumn calls f with each value of a column chunk, in row order (flat columns: one
-// value a row, a null one for a missing cell). A value's bytes are valid only during f.
-func readColumn(chunk parquet.ColumnChunk, f func(parquet.Value)) error {
-	pages := chunk.Pages()
-	defer pages.Close()
-	buf := make([]parquet.Value, 512)
-	for {
-		p, err := pages.ReadPage()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		vr := p.Values()
-		for {
-			n, err := vr.ReadValues(buf)
-			for _, v := range buf[:n] {
-				f(v)
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				parquet.Release(p)
-				return err
-			}
-		}
-		parquet.Release(p)
-	}
 }
 
 func number(v parquet.Value) float64 {
