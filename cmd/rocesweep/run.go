@@ -187,8 +187,8 @@ const selectPoll = 5 * time.Second
 // stage 210 jobs = 42 points x 5 replicates, at most 2100 jobs; 95% confidence".
 func selectHeadline(p *sweep.Plan, c selection.Config) string {
 	s := fmt.Sprintf("%s: selection of the best of %s for %s, first stage %s = %s x %s, at most %s; %g%% confidence",
-		p.Spec.Base.Name, plural(p.Points, "point"), report.ObjectiveText(p.Spec.Objective, nil), plural(len(p.Jobs), "job"), plural(p.Points, "point"),
-		plural(c.Initial, "replicate"), plural(c.MaxJobs, "job"), 100*c.Confidence)
+		p.Spec.Base.Name, report.Plural(p.Points, "point"), report.ObjectiveText(p.Spec.Objective, nil), report.Plural(len(p.Jobs), "job"), report.Plural(p.Points, "point"),
+		report.Plural(c.Initial, "replicate"), report.Plural(c.MaxJobs, "job"), 100*c.Confidence)
 	if bad := p.Invalid(); len(bad) > 0 {
 		s += fmt.Sprintf("; %d points INVALID (see 'rocesweep validate')", len(bad))
 	}

@@ -430,7 +430,7 @@ func TestPlanAndValidate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plan exit %d: %s", code, stderr)
 	}
-	var pj planJSON
+	var pj sweep.PlanJSON
 	if err := json.Unmarshal([]byte(out), &pj); err != nil {
 		t.Fatal(err)
 	}

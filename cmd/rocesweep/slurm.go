@@ -15,12 +15,6 @@ import (
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// The files `slurm` writes under DIR/slurm/ (status and ls look for the script).
-const (
-	slurmSubdir     = slurm.Subdir
-	slurmScriptName = slurm.ScriptName
-)
-
 // cmdSlurm writes a Slurm job-array script for a sweep and, with --submit, submits it
 // with sbatch. Task K of N runs `rocesweep run SPEC -o DIR --shard K/N --resume`,
 // so a requeued, preempted or resubmitted task continues from its journal. Everything
@@ -86,7 +80,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printWarnings(stderr, p)
-	_, largest := planEstimates(p)
+	_, largest := sweep.Estimates(p)
 	if bad := p.Invalid(); len(bad) > 0 && !*skipInvalid {
 		return usageError{sweep.InvalidError(p, bad)}
 	}
@@ -144,6 +138,3 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "task logs: %s/%s_K.log; after a cancelled or failed task, run this command again (it resumes)\n", slurmDir, id)
 	return nil
 }
-
-// shellQuote quotes s for a POSIX shell when it needs it (slurm.ShellQuote).
-var shellQuote = slurm.ShellQuote

@@ -15,6 +15,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/internal/slurm"
+	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -34,7 +36,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fl.NArg() != 1 {
 		return usagef("status: want one DIR, got %d arguments", fl.NArg())
 	}
-	st, err := sweep.ReadStatus(fl.Arg(0), time.Now(), *verify, slurmScriptName)
+	st, err := sweep.ReadStatus(fl.Arg(0), time.Now(), *verify, slurm.ScriptName)
 	if err != nil {
 		return usageError{fmt.Errorf("status: %w", err)}
 	}
@@ -68,7 +70,7 @@ func printStatus(w io.Writer, st *results.Status) {
 		fmt.Fprintf(w, "%s: %s\n", st.Dir, strings.Join(st.Notes, "; "))
 		return
 	}
-	fmt.Fprintf(w, "%s: %s in %s, %s\n", name, plural(st.PlanSize, "job"), plural(len(st.Shards), "shard"), st.Dir)
+	fmt.Fprintf(w, "%s: %s in %s, %s\n", name, report.Plural(st.PlanSize, "job"), report.Plural(len(st.Shards), "shard"), st.Dir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "shard\tplanned\tok\tfailed\ttimeout\tinvalid\tmissing\tjournal updated\t")
 	for _, s := range append(st.Shards, st.Total) {
@@ -88,7 +90,7 @@ func printStatus(w io.Writer, st *results.Status) {
 	tw.Flush()
 	if sel := st.Selection; sel != nil && sel.Sequential {
 		line := fmt.Sprintf("selection %s after round %d, %s used (a fixed design of equal confidence: %s): %s", sel.State, sel.Round,
-			plural(sel.Jobs, "job"), plural(sel.FixedJobs, "job"), sel.Why)
+			report.Plural(sel.Jobs, "job"), report.Plural(sel.FixedJobs, "job"), sel.Why)
 		if sel.Best != nil {
 			what := "best so far"
 			if sel.State == string(selection.Decided) {
@@ -134,7 +136,7 @@ func printStatus(w io.Writer, st *results.Status) {
 			}
 		}
 		if running > 0 {
-			fmt.Fprintf(w, "in progress: %d of %d jobs still to run in %s being written now\n", running, st.PlanSize, plural(countRunning(st.Shards), "shard"))
+			fmt.Fprintf(w, "in progress: %d of %d jobs still to run in %s being written now\n", running, st.PlanSize, report.Plural(countRunning(st.Shards), "shard"))
 		}
 		if idle > 0 {
 			fmt.Fprintf(w, "%d of %d jobs missing in shards not running now (stopped, or waiting in a queue): run them again with --resume (rocesweep slurm ... --submit resubmits an array)\n", idle, st.PlanSize)
@@ -180,7 +182,7 @@ func printVerify(w io.Writer, v *results.VerifyReport) {
 	}
 	switch n := v.Problems(); {
 	case n > 0:
-		fmt.Fprintf(w, "verify: %s; run the sweep again with --resume: it withdraws damaged commits, runs their jobs again and removes stray files\n", plural(n, "problem"))
+		fmt.Fprintf(w, "verify: %s; run the sweep again with --resume: it withdraws damaged commits, runs their jobs again and removes stray files\n", report.Plural(n, "problem"))
 	case len(v.Unverifiable) == 0:
 		fmt.Fprintln(w, "verify: every journal line's checksum, job id and commit, and every table folder, checked: no problem")
 	}

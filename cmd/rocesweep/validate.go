@@ -27,7 +27,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	printWarnings(stderr, p)
-	all, largest := planEstimates(p)
+	all, largest := sweep.Estimates(p)
 	if err := sweep.OverMemory(p, all, machineMemory(), "this machine's memory"); err != nil {
 		return usageError{err}
 	}
@@ -72,6 +72,3 @@ func printWarnings(w io.Writer, p *sweep.Plan) {
 		fmt.Fprintf(w, "rocesweep: warning (%d of %d points%s): %s\n", g.Points, p.Points, eg, g.Example)
 	}
 }
-
-// warningShape groups the messages of one warning (sweep.WarningShape).
-var warningShape = sweep.WarningShape
