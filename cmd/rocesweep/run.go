@@ -120,7 +120,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// Estimate before running, as validate does: a point estimated above the memory or
 	// disk budget per job is invalid (the run is refused, or with --skip-invalid its jobs
 	// are recorded as invalid), not started to exhaust the machine.
-	memLimit := machineMemory()
+	memLimit := sweep.MachineMemory()
 	memWhat := "this machine's memory"
 	if iso != nil && iso.MaxMem > 0 {
 		memLimit, memWhat = iso.MaxMem, "the limit per job (--max-mem-per-job)"

@@ -28,7 +28,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	printWarnings(stderr, p)
 	all, largest := sweep.Estimates(p)
-	if err := sweep.OverMemory(p, all, machineMemory(), "this machine's memory"); err != nil {
+	if err := sweep.OverMemory(p, all, sweep.MachineMemory(), "this machine's memory"); err != nil {
 		return usageError{err}
 	}
 	bad := p.Invalid()
