@@ -74,7 +74,7 @@ func loadSpec(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (
 
 // expandSpec expands a parsed spec into its plan, every job validated.
 func expandSpec(spec *sweep.Spec) (*sweep.Plan, error) {
-	p, err := sweep.Expand(spec, validateJob)
+	p, err := sweep.Expand(spec, sweep.ValidateJob)
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -23,7 +23,7 @@ import (
 
 // jobFunc is the job `run` runs: the fabric simulation. Tests replace it with a fake
 // (sweep/sweeptest) before calling mainWithArgs.
-var jobFunc sweep.JobFunc = simulate
+var jobFunc sweep.JobFunc = sweep.Simulate
 
 // cmdRun runs a sweep (design.md "Runner guarantees"). Bad input (spec, flags, invalid
 // grid points, an unusable output directory) exits 2 before any job runs; failed jobs

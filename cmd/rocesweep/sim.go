@@ -63,7 +63,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("sim: %s sweeps %d axes; sim runs one job — use 'rocesweep run %s' for a sweep", file, len(spec.Axes), file)
 	}
 	spec.Replicates = 1
-	plan, err := sweep.Expand(spec, validateJob)
+	plan, err := sweep.Expand(spec, sweep.ValidateJob)
 	if err != nil {
 		return usageError{err}
 	}
@@ -85,7 +85,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	rep, err := sweep.Run(ctx, plan, simulate, sweep.Options{Dir: runDir, Workers: 1, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...)})
+	rep, err := sweep.Run(ctx, plan, sweep.Simulate, sweep.Options{Dir: runDir, Workers: 1, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...)})
 	if perr := stopProfiles(); perr != nil && err == nil {
 		err = perr
 	}

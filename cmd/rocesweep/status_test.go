@@ -97,7 +97,7 @@ func runInterruptedAfterFirstJob(t *testing.T, args ...string) {
 	defer func() { jobFunc = saved }()
 	var first atomic.Bool
 	jobFunc = func(jctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		res, err := simulate(jctx, cfg, id)
+		res, err := sweep.Simulate(jctx, cfg, id)
 		if first.CompareAndSwap(false, true) {
 			cancel()
 			select {

@@ -2,34 +2,13 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 
-	"github.com/rocesweep/rocesweep/internal/memory"
-	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/model/fabric"
-	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sweep"
 )
-
-// runFabric runs one fabric job under the process's memory policy (internal/memory),
-// which the model leaves to its caller: a fabric estimated at memory.HugeHeap or more
-// gets huge pages, with room for its frames in flight (twice its devices), before it is
-// built; once built, a large one gets a tighter collector; once drained, a large heap is
-// collected before the rows are built. None of it changes a row: only where memory
-// comes from and when it is collected.
-func runFabric(ctx context.Context, cfg config.Config, opts fabric.Options) (*stats.Result, error) {
-	if est, err := fabric.EstimateJob(&cfg); err == nil { // an invalid job: Run says why
-		if devs := est.DeviceBytes(); devs >= memory.HugeHeap {
-			memory.HugePages(int(2 * devs))
-		}
-	}
-	opts.Built, opts.Drained = memory.TightenIfLarge, memory.CollectIfLarge
-	return fabric.Run(ctx, cfg, opts)
-}
 
 // workerCommand is the hidden command `run` starts for its jobs (sweep.Isolation): it
 // reads jobs from stdin one after another, runs each with jobFunc, writes the batches of
