@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/memory"
-	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/explain"
 	"github.com/rocesweep/rocesweep/model/fabric"
@@ -55,20 +54,9 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkFormat("sim", *format); err != nil {
 		return err
 	}
-	spec, err := sweep.ParseSpec(file, data, *sets)
+	plan, err := sweep.SimPlan(file, data, *sets)
 	if err != nil {
 		return usageError{err}
-	}
-	if len(spec.Axes) > 0 || spec.Sample != nil {
-		return usagef("sim: %s sweeps %d axes; sim runs one job — use 'rocesweep run %s' for a sweep", file, len(spec.Axes), file)
-	}
-	spec.Replicates = 1
-	plan, err := sweep.Expand(spec, sweep.ValidateJob)
-	if err != nil {
-		return usageError{err}
-	}
-	if bad := plan.Invalid(); len(bad) > 0 {
-		return usageError{bad[0].Invalid}
 	}
 	dir := *out
 	if dir == "" {
@@ -77,23 +65,9 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, w := range explain.Messages(explain.Warnings(&plan.Jobs[0].Config)) {
 		fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
 	}
-	runDir, err := results.SimTarget(dir, os.Getpid())
+	rep, err := sweep.Sim(ctx, plan, sweep.Simulate, sweep.SimOptions{Dir: dir, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...),
+		Profile: func() (func() error, error) { return startProfiles(*cpuProfile, *memProfile) }})
 	if err != nil {
-		return usageError{fmt.Errorf("sim: %w", err)}
-	}
-	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
-	if err != nil {
-		return err
-	}
-	rep, err := sweep.Run(ctx, plan, sweep.Simulate, sweep.Options{Dir: runDir, Workers: 1, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...)})
-	if perr := stopProfiles(); perr != nil && err == nil {
-		err = perr
-	}
-	if err == nil {
-		err = results.ReplaceDir(runDir, dir)
-	}
-	if err != nil {
-		os.RemoveAll(runDir) // nothing of this run is kept; earlier results stay as they were
 		var se *sweep.SetupError
 		switch {
 		case errors.As(err, &se):
