@@ -63,22 +63,21 @@ type explainJob struct {
 }
 
 // explainTarget returns the configuration to explain: for a SPEC that sweeps, the job
-// sel names (an id or an index; job 0 when empty) with its job; otherwise explainLoad's.
+// sel names (an id or an index; job 0 when empty) with its job; otherwise
+// sweep.SingleConfig's.
 func explainTarget(files, sets []string, sel string) (config.Config, *explainJob, error) {
+	file, data := "", []byte(nil)
 	if len(files) == 1 {
-		data, err := os.ReadFile(files[0])
+		b, err := os.ReadFile(files[0])
 		if err != nil {
 			return config.Config{}, nil, usagef("explain: %v", err)
 		}
-		spec, err := sweep.ParseSpec(files[0], data, sets)
+		file, data = files[0], b
+		p, err := sweep.SweepPlan(file, data, sets)
 		if err != nil {
 			return config.Config{}, nil, usageError{err}
 		}
-		if len(spec.Axes) > 0 || spec.Sample != nil {
-			p, err := sweep.Expand(spec, nil)
-			if err != nil {
-				return config.Config{}, nil, usageError{err}
-			}
+		if p != nil {
 			j, err := p.Pick(sel)
 			if err != nil {
 				return config.Config{}, nil, usagef("explain: %v", err)
@@ -89,26 +88,11 @@ func explainTarget(files, sets []string, sel string) (config.Config, *explainJob
 	if sel != "" {
 		return config.Config{}, nil, usagef("explain: --job %s: the configuration has no sweep, so one job", sel)
 	}
-	cfg, err := explainLoad("explain", files, sets)
-	return cfg, nil, err
-}
-
-// explainLoad builds the configuration of a single-job command (sweep.SingleConfig)
-// from the SPEC file, if any. Errors are usage errors (exit 2).
-func explainLoad(cmd string, files, sets []string) (config.Config, error) {
-	file, data := "", []byte(nil)
-	if len(files) == 1 {
-		b, err := os.ReadFile(files[0])
-		if err != nil {
-			return config.Default(), usagef("%s: %v", cmd, err)
-		}
-		file, data = files[0], b
-	}
 	cfg, err := sweep.SingleConfig(file, data, sets)
 	if err != nil {
-		return cfg, usageError{err}
+		return cfg, nil, usageError{err}
 	}
-	return cfg, nil
+	return cfg, nil, nil
 }
 
 // explanation is the JSON of `explain --json`: explain.Explanation's keys, then the

@@ -246,7 +246,7 @@ func TestExplainSectionsPerConfiguration(t *testing.T) {
 // with a newline, so that stderr does not run onto its last line.
 func TestExplainRendersWarnings(t *testing.T) {
 	sets := []string{"--set", "topology.hosts=128", "--set", "switch.StaticPoolXonThreshold=700KB"}
-	cfg, err := explainLoad("explain", nil, []string{"topology.hosts=128", "switch.StaticPoolXonThreshold=700KB"})
+	cfg, err := sweep.SingleConfig("", nil, []string{"topology.hosts=128", "switch.StaticPoolXonThreshold=700KB"})
 	if err != nil {
 		t.Fatal(err)
 	}
