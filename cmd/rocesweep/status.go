@@ -49,18 +49,6 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// stuckPauseWarning explains the jobs of stuckPauseJobs in one line.
-func stuckPauseWarning(ids []string) string {
-	shown := ids[:min(len(ids), 5)]
-	more := ""
-	if len(ids) > len(shown) {
-		more = fmt.Sprintf(" and %d more", len(ids)-len(shown))
-	}
-	return fmt.Sprintf("%d jobs have a stuck pause (%s%s): a switch port stayed paused for more than half the run while its pool sat at or below Xon. "+
-		"A lossless class shares its pool with a lossy one (switch.md §4.6 condition 3; rocesweep explain warns): their pause and FCT figures measure that trap, not congestion (column stuck_pause_ports of jobs)",
-		len(ids), strings.Join(shown, ", "), more)
-}
-
 func printStatus(w io.Writer, st *results.Status) {
 	name := st.Name
 	if name == "" {
@@ -112,8 +100,8 @@ func printStatus(w io.Writer, st *results.Status) {
 	if st.Verify != nil {
 		printVerify(w, st.Verify)
 	}
-	if len(st.StuckPause) > 0 {
-		fmt.Fprintf(w, "warning: %s\n", stuckPauseWarning(st.StuckPause))
+	if msg := st.StuckPauseWarning(); msg != "" {
+		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
 	if st.Duplicates > 0 {
 		fmt.Fprintf(w, "warning: %d jobs are recorded by more than one shard; their rows are in the tables more than once\n", st.Duplicates)
@@ -127,31 +115,14 @@ func printStatus(w io.Writer, st *results.Status) {
 	default:
 		// Jobs of a shard a process is writing are still to run, not lost: only the
 		// others need --resume.
-		running, idle := 0, 0
-		for _, s := range st.Shards {
-			if s.Writer != "" {
-				running += s.Missing
-			} else {
-				idle += s.Missing
-			}
-		}
+		running, idle, shards := st.MissingRunning()
 		if running > 0 {
-			fmt.Fprintf(w, "in progress: %d of %d jobs still to run in %s being written now\n", running, st.PlanSize, report.Plural(countRunning(st.Shards), "shard"))
+			fmt.Fprintf(w, "in progress: %d of %d jobs still to run in %s being written now\n", running, st.PlanSize, report.Plural(shards, "shard"))
 		}
 		if idle > 0 {
 			fmt.Fprintf(w, "%d of %d jobs missing in shards not running now (stopped, or waiting in a queue): run them again with --resume (rocesweep slurm ... --submit resubmits an array)\n", idle, st.PlanSize)
 		}
 	}
-}
-
-func countRunning(shards []results.ShardStatus) int {
-	n := 0
-	for _, s := range shards {
-		if s.Writer != "" {
-			n++
-		}
-	}
-	return n
 }
 
 // printVerify prints what verifyDir found, one problem a line, and what to do.
