@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -125,31 +124,11 @@ func printStatus(w io.Writer, st *results.Status) {
 	}
 }
 
-// printVerify prints what verifyDir found, one problem a line, and what to do.
+// printVerify prints what status --verify found (results.VerifyReport.Findings), one
+// problem a line, and what to do.
 func printVerify(w io.Writer, v *results.VerifyReport) {
-	for _, p := range v.Lines {
-		id := ""
-		if p.JobID != "" && !strings.Contains(p.Problem, p.JobID) {
-			id = " (job " + p.JobID + ")"
-		}
-		fmt.Fprintf(w, "verify: %s line %d%s: %s\n", p.Journal, p.Line, id, p.Problem)
-	}
-	journals := make([]string, 0, len(v.Unverifiable))
-	for j := range v.Unverifiable {
-		journals = append(journals, j)
-	}
-	sort.Strings(journals)
-	for _, j := range journals {
-		fmt.Fprintf(w, "verify: %s: %d lines have no checksum (written before journal lines had checksums): they are read as they are but cannot be verified; run --resume runs their jobs again\n", j, v.Unverifiable[j])
-	}
-	for _, s := range v.Strays {
-		fmt.Fprintf(w, "verify: stray %s: no complete commit names it; rocesweep's readers skip it, a glob reader does not (run --resume removes stray files)\n", s)
-	}
-	for _, l := range v.Links {
-		fmt.Fprintf(w, "verify: %s is a symbolic link; rocesweep never writes through links: remove it\n", l)
-	}
-	if v.PlanNote != "" {
-		fmt.Fprintf(w, "note: %s\n", v.PlanNote)
+	for _, f := range v.Findings() {
+		fmt.Fprintln(w, f)
 	}
 	switch n := v.Problems(); {
 	case n > 0:
