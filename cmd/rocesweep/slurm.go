@@ -49,12 +49,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := rf.check("slurm"); err != nil {
 		return err
 	}
-	for _, f := range []struct{ flag, value string }{{"--partition", *partition}, {"--time", *timeLimit}} {
-		if strings.ContainsFunc(f.value, slurm.IsSpaceOrQuote) {
-			return usagef("slurm: %s %q: no spaces or quotes allowed", f.flag, f.value)
-		}
-	}
-	if err := slurm.CheckTime(*timeLimit); *timeLimit != "" && err != nil {
+	if err := slurm.CheckOptions(*partition, *timeLimit); err != nil {
 		return usagef("slurm: %v", err)
 	}
 
