@@ -58,3 +58,12 @@ func MachineMemory() int64 {
 	}
 	return total
 }
+
+// MemBudget is the memory one job may use, with what names it in a refusal: iso's limit
+// per job when it has one, else this machine's memory (MachineMemory; 0 when unknown).
+func MemBudget(iso *Isolation) (int64, string) {
+	if iso != nil && iso.MaxMem > 0 {
+		return iso.MaxMem, "the limit per job (--max-mem-per-job)"
+	}
+	return MachineMemory(), "this machine's memory"
+}

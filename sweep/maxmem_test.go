@@ -39,3 +39,14 @@ func TestParseMaxMem(t *testing.T) {
 		}
 	}
 }
+
+func TestMemBudget(t *testing.T) {
+	if b, what := MemBudget(&Isolation{MaxMem: 1 << 30}); b != 1<<30 || what != "the limit per job (--max-mem-per-job)" {
+		t.Errorf("with a limit per job: %d, %q", b, what)
+	}
+	for _, iso := range []*Isolation{nil, {}} {
+		if b, what := MemBudget(iso); b != MachineMemory() || what != "this machine's memory" {
+			t.Errorf("%+v: %d, %q; want this machine's %d", iso, b, what, MachineMemory())
+		}
+	}
+}

@@ -60,7 +60,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("run: %v", err)
 	}
 	if *metric != "" {
-		if err := checkMetric(*metric); err != nil {
+		if err := sweep.CheckMetric(*metric); err != nil {
 			return usagef("run: --metric: %v", err)
 		}
 	}
@@ -120,11 +120,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// Estimate before running, as validate does: a point estimated above the memory or
 	// disk budget per job is invalid (the run is refused, or with --skip-invalid its jobs
 	// are recorded as invalid), not started to exhaust the machine.
-	memLimit := sweep.MachineMemory()
-	memWhat := "this machine's memory"
-	if iso != nil && iso.MaxMem > 0 {
-		memLimit, memWhat = iso.MaxMem, "the limit per job (--max-mem-per-job)"
-	}
+	memLimit, memWhat := sweep.MemBudget(iso)
 	sweep.MarkOverBudget(p, memLimit, memWhat, maxDisk)
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
@@ -221,11 +217,6 @@ func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, me
 		}
 		sweep.Pivot(stdout, p, rep.Summaries, metric)
 	}
-}
-
-func checkMetric(m string) error {
-	var b strings.Builder
-	return sweep.Pivot(&b, &sweep.Plan{}, nil, m)
 }
 
 // isTerminal reports whether w is a character device (a terminal).

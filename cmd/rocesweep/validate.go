@@ -28,7 +28,8 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	printWarnings(stderr, p)
 	all, largest := sweep.Estimates(p)
-	if err := sweep.OverMemory(p, all, sweep.MachineMemory(), "this machine's memory"); err != nil {
+	memLimit, memWhat := sweep.MemBudget(nil)
+	if err := sweep.OverMemory(p, all, memLimit, memWhat); err != nil {
 		return usageError{err}
 	}
 	bad := p.Invalid()
@@ -41,20 +42,10 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	err = sweep.InvalidError(p, bad)
 	if *skip {
-		fmt.Fprintf(stdout, "%v\nwith --skip-invalid, run records them as status invalid and runs the other %d jobs\n", err, countValid(p))
+		fmt.Fprintf(stdout, "%v\nwith --skip-invalid, run records them as status invalid and runs the other %d jobs\n", err, p.ValidJobs())
 		return nil
 	}
 	return usageError{err}
-}
-
-func countValid(p *sweep.Plan) int {
-	n := 0
-	for _, j := range p.Jobs {
-		if j.Invalid == nil {
-			n++
-		}
-	}
-	return n
 }
 
 // printWarnings prints the spec's notices and warnings, then each distinct warning of
