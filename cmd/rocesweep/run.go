@@ -68,18 +68,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	selecting := spec.Select != nil
-	if fl.Changed("select") {
-		selecting = *selectFlag
+	selecting, w := spec.ChooseSelection(fl.Changed("select"), *selectFlag)
+	if w != "" {
+		fmt.Fprintf(stderr, "rocesweep: %s\n", w)
 	}
-	if selecting {
-		if w := spec.UseSelection(); w != "" {
-			fmt.Fprintf(stderr, "rocesweep: %s\n", w)
-		}
-	} else if *wait {
+	if !selecting && *wait {
 		return usagef("run: --wait goes with --select")
-	} else {
-		spec.Select = nil // --select=false: the fixed design of replicates
 	}
 	p, err := expandSpec(spec)
 	if err != nil {

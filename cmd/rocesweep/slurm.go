@@ -58,18 +58,12 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	selecting := spec.Select != nil
-	if fl.Changed("select") {
-		selecting = *selectFlag
+	hasSelect := spec.Select != nil
+	selecting, w := spec.ChooseSelection(fl.Changed("select"), *selectFlag)
+	if w != "" {
+		fmt.Fprintf(stderr, "rocesweep: %s\n", w)
 	}
-	noSelect := !selecting && spec.Select != nil
-	if selecting {
-		if w := spec.UseSelection(); w != "" {
-			fmt.Fprintf(stderr, "rocesweep: %s\n", w)
-		}
-	} else {
-		spec.Select = nil
-	}
+	noSelect := hasSelect && !selecting // --select=false of a spec with a select: block
 	p, err := expandSpec(spec)
 	if err != nil {
 		return err
