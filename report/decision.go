@@ -54,14 +54,6 @@ func sentence(s string) string {
 	return s + "."
 }
 
-// plural is "1 replicate", "7 replicates".
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 // duration formats seconds of simulation time: "43.5 s", "3.5 min", "2.1 h".
 func duration(sec float64) string {
 	switch {
@@ -117,7 +109,7 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		s := amount(metric, dec.Means[i])
 		var paren []string
 		if i < len(dec.Used) {
-			paren = append(paren, "mean of "+plural(dec.Used[i], "replicate"))
+			paren = append(paren, "mean of "+Plural(dec.Used[i], "replicate"))
 		}
 		if c := countOf(st.jobs, metric, rowsOf(i)); c != nil {
 			paren = append(paren, c.String())
@@ -167,28 +159,28 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		c := m.Select.WithDefaults(k)
 		v.Procedure = fmt.Sprintf("Sequential selection (Kim and Nelson's fully sequential procedure, KN): %s confidence, %s per point first, "+
 			"then one more replicate per point still in contention each round; at most %s.",
-			conf, plural(c.Initial, "replicate"), plural(c.MaxJobs, "job"))
+			conf, Plural(c.Initial, "replicate"), Plural(c.MaxJobs, "job"))
 	} else {
 		v.Procedure = fmt.Sprintf("The selection procedure (KN) replayed over this fixed design, its %s per point as the first stage, at %s confidence.",
-			plural(st.reps, "replicate"), conf)
+			Plural(st.reps, "replicate"), conf)
 	}
 	v.Cost = costText(dec, st, rowsOf, conf, delta, v.Fixed)
 	switch dec.State {
 	case selection.Decided:
 		headline = fmt.Sprintf("Selected: %s — %s %s, %s.", v.Selected, goal, describeMetric(metric), v.Value)
-		v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s.", conf, delta, plural(k, "point"))
+		v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s.", conf, delta, Plural(k, "point"))
 		if subject != "" {
-			v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s, counting only those that satisfy %s.", conf, delta, plural(k, "point"), subject)
+			v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s, counting only those that satisfy %s.", conf, delta, Plural(k, "point"), subject)
 		}
 	case selection.Running:
 		if v.Fixed {
 			headline = fmt.Sprintf("This fixed design does not decide it: %s within reach of the best; a sequential selection would continue (`rocesweep run SPEC --select`).",
 				map[bool]string{true: "1 point remains", false: fmt.Sprintf("%d points remain", len(v.Contenders))}[len(v.Contenders) == 1])
 			v.Next = fmt.Sprintf("`rocesweep run SPEC --select -o DIR` runs %s per point first and then only the points still in contention, until one is within %s of the best with %s confidence.",
-				plural(selection.DefaultInitial, "replicate"), delta, conf)
+				Plural(selection.DefaultInitial, "replicate"), delta, conf)
 		} else {
 			headline = "Not decided yet: " + v.Why
-			v.Next = fmt.Sprintf("`%s` runs the %s it needs next and decides again.", continueCmd(dir), plural(len(dec.Need), "job"))
+			v.Next = fmt.Sprintf("`%s` runs the %s it needs next and decides again.", continueCmd(dir), Plural(len(dec.Need), "job"))
 		}
 	case selection.Budget:
 		headline = "Not decided: " + v.Why
@@ -267,7 +259,7 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 			}
 		}
 	}
-	spent := plural(dec.Jobs, "job")
+	spent := Plural(dec.Jobs, "job")
 	if !math.IsNaN(meanWall) {
 		if exact {
 			spent += ", " + duration(used) + " of simulation time"
@@ -278,7 +270,7 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 	if fixed {
 		s := fmt.Sprintf("This design ran %s", spent)
 		if dec.FixedJobs > 0 {
-			s += fmt.Sprintf("; a fixed design that decides at %s confidence to within %s would need %s", conf, delta, plural(dec.FixedJobs, "job"))
+			s += fmt.Sprintf("; a fixed design that decides at %s confidence to within %s would need %s", conf, delta, Plural(dec.FixedJobs, "job"))
 			if !math.IsNaN(meanWall) {
 				s += " (about " + duration(float64(dec.FixedJobs)*meanWall) + ")"
 			}
@@ -287,7 +279,7 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 	}
 	s := "Cost: " + spent
 	if dec.FixedJobs > 0 {
-		s += fmt.Sprintf(", against %s", plural(dec.FixedJobs, "job"))
+		s += fmt.Sprintf(", against %s", Plural(dec.FixedJobs, "job"))
 		if !math.IsNaN(meanWall) {
 			s += " (about " + duration(float64(dec.FixedJobs)*meanWall) + ")"
 		}

@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/compare"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
 )
 
 // cmdCompare compares the jobs tables of two results directories (design.md "Commands
@@ -54,11 +52,10 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(dirs) != 2 {
 		return usagef("compare: want BASE_DIR NEW_DIR, got %d arguments", len(dirs))
 	}
-	if b, n := compare.ModelVersions(dirs[0], dirs[1]); b != n {
-		fmt.Fprintf(stderr, "rocesweep: compare: warning: %s ran model_version %s, %s ran %s: differences may come from the model, not the change under test\n",
-			dirs[0], orUnknown(b), dirs[1], orUnknown(n))
+	if w := compare.ModelVersionWarning(dirs[0], dirs[1]); w != "" {
+		fmt.Fprintf(stderr, "rocesweep: compare: warning: %s\n", w)
 	}
-	opts := compare.Options{Metrics: *metrics, RTol: *rtol, ATol: *atol, Objective: studyObjective(dirs[1], dirs[0]), FailOnWorse: *failOn == "worse"}
+	opts := compare.Options{Metrics: *metrics, RTol: *rtol, ATol: *atol, Objective: compare.StudyObjective(dirs[1], dirs[0]), FailOnWorse: *failOn == "worse"}
 	res, err := compare.DirsBy(dirs[0], dirs[1], compare.Pairing(*by), opts)
 	if err != nil {
 		return usagef("compare: %v", err)
@@ -83,36 +80,12 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// studyObjective is the objective manifest.json records in the first of dirs that has
-// one (nil when none does): what makes a move better or worse.
-func studyObjective(dirs ...string) *selection.Objective {
-	for _, d := range dirs {
-		if m, err := results.ReadManifest(d); err == nil && m.Objective != nil {
-			return m.Objective
-		}
-	}
-	return nil
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(not recorded)"
-	}
-	return s
-}
-
+// writeBench prints dir's jobs as benchmark lines (compare.ReadBench); an unreadable
+// directory is a usage error.
 func writeBench(dir string, metrics []string, stdout io.Writer) error {
-	m, err := results.ReadManifest(dir)
+	b, err := compare.ReadBench(dir, metrics)
 	if err != nil {
-		return usagef("compare: %s is not a results directory: %v", dir, err)
+		return usagef("compare: %v", err)
 	}
-	jobs, err := results.ReadTable(dir, "jobs", nil)
-	if err != nil {
-		return usagef("compare: %s: %v", dir, err)
-	}
-	if metrics == nil && m.Objective != nil {
-		// The study's question: its metric and the ones it shows beside it.
-		metrics = append([]string{m.Objective.Metric}, m.Objective.Also...)
-	}
-	return compare.WriteBench(stdout, jobs, results.Axes(m, jobs), metrics)
+	return b.Write(stdout)
 }

@@ -44,7 +44,7 @@ func cmdDefaults(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if len(a.Enum) > 0 {
 			doc = strings.TrimSpace("one of " + strings.Join(a.Enum, ", ") + "; " + doc)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Path, a.Type, defaultsDash(a.Unit), a.Default, doc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.Path, a.Type, dash(a.Unit), a.Default, doc)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -52,12 +52,4 @@ func cmdDefaults(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintln(stdout, "\nUnits: bytes B, KB=1,000, KiB=1,024, MB, MiB, GB, GiB; datarate Gbps, Mbps; timeval ps, ns, us, ms, s.")
 	fmt.Fprintln(stdout, "Short names work when unique in a device: switch.LossyAlpha = switch.SharedBufferManager.LossyAlpha.")
 	return nil
-}
-
-// dash shows an empty cell as "-".
-func defaultsDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/explain"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // runExplain runs `rocesweep explain ARGS... --json` and decodes its output.
@@ -195,13 +196,13 @@ func TestValidateWarnsAsExplain(t *testing.T) {
 	printed := map[string]bool{}
 	for _, line := range strings.Split(errb.String(), "\n") {
 		if _, msg, ok := strings.Cut(line, " points): "); ok {
-			printed[warningShape(msg)] = true
+			printed[sweep.WarningShape(msg)] = true
 		} else if _, msg, ok := strings.Cut(line, " e.g.): "); ok {
-			printed[warningShape(msg)] = true
+			printed[sweep.WarningShape(msg)] = true
 		}
 	}
 	for _, w := range ex.Warnings {
-		if !printed[warningShape(w)] {
+		if !printed[sweep.WarningShape(w)] {
 			t.Errorf("validate lacks explain's warning %q:\n%s", w, errb.String())
 		}
 	}
@@ -245,7 +246,7 @@ func TestExplainSectionsPerConfiguration(t *testing.T) {
 // with a newline, so that stderr does not run onto its last line.
 func TestExplainRendersWarnings(t *testing.T) {
 	sets := []string{"--set", "topology.hosts=128", "--set", "switch.StaticPoolXonThreshold=700KB"}
-	cfg, err := explainLoad("explain", nil, []string{"topology.hosts=128", "switch.StaticPoolXonThreshold=700KB"})
+	cfg, err := sweep.SingleConfig("", nil, []string{"topology.hosts=128", "switch.StaticPoolXonThreshold=700KB"})
 	if err != nil {
 		t.Fatal(err)
 	}

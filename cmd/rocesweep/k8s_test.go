@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocesweep/rocesweep/internal/slurm"
 )
 
 // k8sJob is the part of scripts/k8s-indexed-job.yaml that makes it a sweep runner.
@@ -89,7 +91,7 @@ func TestK8sIndexedJobRunsEveryShard(t *testing.T) {
 	p := expand(t, spec)
 	results := t.TempDir()
 	bin := t.TempDir()
-	os.WriteFile(filepath.Join(bin, "rocesweep"), []byte("#!/bin/sh\nexec "+shellQuote(os.Args[0])+" \"$@\"\n"), 0o755)
+	os.WriteFile(filepath.Join(bin, "rocesweep"), []byte("#!/bin/sh\nexec "+slurm.ShellQuote(os.Args[0])+" \"$@\"\n"), 0o755)
 	script := strings.ReplaceAll(c.Args[0], mounts["spec"]+"/spec.yaml", spec)
 	script = strings.ReplaceAll(script, mounts["results"], results)
 	pod := func(t *testing.T, index int) {

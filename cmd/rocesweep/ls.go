@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/internal/slurm"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -32,7 +33,7 @@ func cmdLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fl.NArg() == 1 {
 		dir = fl.Arg(0)
 	}
-	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: sweep.ModelVersion, Decide: sweep.DecideStatus, SlurmScript: slurmScriptName})
+	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: sweep.ModelVersion, Decide: sweep.DecideStatus, SlurmScript: slurm.ScriptName})
 	if err != nil {
 		return usageError{fmt.Errorf("ls: %w", err)}
 	}
@@ -68,36 +69,14 @@ func printRuns(w io.Writer, dir string, runs []results.Run) {
 		if t, err := time.Parse(time.RFC3339, r.Started); err == nil {
 			started = t.UTC().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(spec), dash(jobs), state, dash(question(r)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, dash(spec), dash(jobs), state, dash(r.Question()),
 			dash(r.ModelVersion), dash(started), sizeText(r.Bytes))
 	}
 	tw.Flush()
 }
 
-// question is a study's question in a few words: "select min pfc_paused_usec".
-func question(r results.Run) string {
-	if r.Objective == nil || r.Sim {
-		return "" // a sim's one job answers no question
-	}
-	goal := "min"
-	if r.Objective.Goal == selection.Max {
-		goal = "max"
-	}
-	q := goal + " " + r.Objective.Metric
-	if r.Select != nil {
-		q = "select " + q
-	}
-	return q
-}
-
-func dash(s string) string { return cmpOr(strings.TrimSpace(s), "-") }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
+// dash shows an empty cell as "-".
+func dash(s string) string { return cmp.Or(strings.TrimSpace(s), "-") }
 
 // sizeText prints a byte count in B, KiB, MiB or GiB.
 func sizeText(n int64) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/configs"
+	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -73,7 +74,7 @@ func loadSpec(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (
 
 // expandSpec expands a parsed spec into its plan, every job validated.
 func expandSpec(spec *sweep.Spec) (*sweep.Plan, error) {
-	p, err := sweep.Expand(spec, validateJob)
+	p, err := sweep.Expand(spec, sweep.ValidateJob)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -98,7 +99,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return sweep.WritePlanJSON(stdout, p)
 	}
 	printPlan(stdout, p)
-	if _, largest := planEstimates(p); largest != nil {
+	if _, largest := sweep.Estimates(p); largest != nil {
 		fmt.Fprintf(stdout, "largest job: %s: %s\n", p.Label(largest.Job), largest.Estimate)
 	}
 	return nil
@@ -108,7 +109,7 @@ func planHeadline(p *sweep.Plan) string {
 	if p.Spec.Select != nil {
 		return selectHeadline(p, p.SelectionConfig())
 	}
-	s := fmt.Sprintf("%s: %s = %s x %s", p.Spec.Base.Name, plural(len(p.Jobs), "job"), plural(p.Points, "point"), plural(p.Spec.Replicates, "replicate"))
+	s := fmt.Sprintf("%s: %s = %s x %s", p.Spec.Base.Name, report.Plural(len(p.Jobs), "job"), report.Plural(p.Points, "point"), report.Plural(p.Spec.Replicates, "replicate"))
 	if p.Filtered > 0 {
 		s += fmt.Sprintf(" (%d points removed by constraints)", p.Filtered)
 	}
@@ -122,23 +123,3 @@ func printPlan(w io.Writer, p *sweep.Plan) {
 	fmt.Fprintln(w, planHeadline(p))
 	sweep.WriteJobTable(w, p)
 }
-
-// plural writes n and word, with an s (es after ch, sh, s, x) unless n is 1:
-// "1 replicate", "3 shards", "2 switches".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	for _, end := range []string{"ch", "sh", "s", "x"} {
-		if strings.HasSuffix(word, end) {
-			return fmt.Sprintf("%d %ses", n, word)
-		}
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-// planEstimates estimates one job per valid grid point (sweep.Estimates).
-var planEstimates = sweep.Estimates
-
-// planJSON is what plan --json prints (sweep.WritePlanJSON).
-type planJSON = sweep.PlanJSON

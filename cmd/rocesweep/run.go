@@ -23,7 +23,7 @@ import (
 
 // jobFunc is the job `run` runs: the fabric simulation. Tests replace it with a fake
 // (sweep/sweeptest) before calling mainWithArgs.
-var jobFunc sweep.JobFunc = simulate
+var jobFunc sweep.JobFunc = sweep.Simulate
 
 // cmdRun runs a sweep (design.md "Runner guarantees"). Bad input (spec, flags, invalid
 // grid points, an unusable output directory) exits 2 before any job runs; failed jobs
@@ -60,7 +60,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("run: %v", err)
 	}
 	if *metric != "" {
-		if err := checkMetric(*metric); err != nil {
+		if err := sweep.CheckMetric(*metric); err != nil {
 			return usagef("run: --metric: %v", err)
 		}
 	}
@@ -68,18 +68,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	selecting := spec.Select != nil
-	if fl.Changed("select") {
-		selecting = *selectFlag
+	selecting, w := spec.ChooseSelection(fl.Changed("select"), *selectFlag)
+	if w != "" {
+		fmt.Fprintf(stderr, "rocesweep: %s\n", w)
 	}
-	if selecting {
-		if w := spec.UseSelection(); w != "" {
-			fmt.Fprintf(stderr, "rocesweep: %s\n", w)
-		}
-	} else if *wait {
+	if !selecting && *wait {
 		return usagef("run: --wait goes with --select")
-	} else {
-		spec.Select = nil // --select=false: the fixed design of replicates
 	}
 	p, err := expandSpec(spec)
 	if err != nil {
@@ -120,11 +114,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// Estimate before running, as validate does: a point estimated above the memory or
 	// disk budget per job is invalid (the run is refused, or with --skip-invalid its jobs
 	// are recorded as invalid), not started to exhaust the machine.
-	memLimit := machineMemory()
-	memWhat := "this machine's memory"
-	if iso != nil && iso.MaxMem > 0 {
-		memLimit, memWhat = iso.MaxMem, "the limit per job (--max-mem-per-job)"
-	}
+	memLimit, memWhat := sweep.MemBudget(iso)
 	sweep.MarkOverBudget(p, memLimit, memWhat, maxDisk)
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
@@ -187,8 +177,8 @@ const selectPoll = 5 * time.Second
 // stage 210 jobs = 42 points x 5 replicates, at most 2100 jobs; 95% confidence".
 func selectHeadline(p *sweep.Plan, c selection.Config) string {
 	s := fmt.Sprintf("%s: selection of the best of %s for %s, first stage %s = %s x %s, at most %s; %g%% confidence",
-		p.Spec.Base.Name, plural(p.Points, "point"), report.ObjectiveText(p.Spec.Objective, nil), plural(len(p.Jobs), "job"), plural(p.Points, "point"),
-		plural(c.Initial, "replicate"), plural(c.MaxJobs, "job"), 100*c.Confidence)
+		p.Spec.Base.Name, report.Plural(p.Points, "point"), report.ObjectiveText(p.Spec.Objective, nil), report.Plural(len(p.Jobs), "job"), report.Plural(p.Points, "point"),
+		report.Plural(c.Initial, "replicate"), report.Plural(c.MaxJobs, "job"), 100*c.Confidence)
 	if bad := p.Invalid(); len(bad) > 0 {
 		s += fmt.Sprintf("; %d points INVALID (see 'rocesweep validate')", len(bad))
 	}
@@ -221,11 +211,6 @@ func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, me
 		}
 		sweep.Pivot(stdout, p, rep.Summaries, metric)
 	}
-}
-
-func checkMetric(m string) error {
-	var b strings.Builder
-	return sweep.Pivot(&b, &sweep.Plan{}, nil, m)
 }
 
 // isTerminal reports whether w is a character device (a terminal).

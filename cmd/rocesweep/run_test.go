@@ -41,7 +41,7 @@ const childEnv = "ROCESWEEP_TEST_CHILD"
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		// The job of the child process: the fake one, unless ROCESWEEP_TEST_REAL=1 keeps
-		// jobFunc = simulate (the real simulation).
+		// jobFunc = sweep.Simulate (the real simulation).
 		if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
 			jobFunc = childJob()
 		}
@@ -204,7 +204,7 @@ func expand(t *testing.T, specFile string) *sweep.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := sweep.Expand(s, validateJob)
+	p, err := sweep.Expand(s, sweep.ValidateJob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +441,7 @@ func TestPlanAndValidate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plan exit %d: %s", code, stderr)
 	}
-	var pj planJSON
+	var pj sweep.PlanJSON
 	if err := json.Unmarshal([]byte(out), &pj); err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func (f *runFlags) check(cmd string) error {
 	}
 	// The parse every task's `run` makes (Isolation), so that slurm refuses a value that
 	// would make every task exit 2. -j does not change whether it parses.
-	if _, err := parseMaxMem(*f.maxMem, 1); err != nil {
+	if _, err := sweep.ParseMaxMem(*f.maxMem, 1); err != nil {
 		return usagef("%s: %v", cmd, err)
 	}
 	if _, err := sweep.ParseMaxDisk(*f.maxDisk, ".", 1); err != nil {
@@ -108,7 +108,7 @@ func (f *runFlags) MaxDisk(dir string, workers int) (int64, error) {
 // Isolation is the sweep.Isolation these flags ask for with workers jobs in parallel: nil
 // with --isolate=false.
 func (f *runFlags) Isolation(workers int) (*sweep.Isolation, error) {
-	maxMem, err := parseMaxMem(*f.maxMem, workers)
+	maxMem, err := sweep.ParseMaxMem(*f.maxMem, workers)
 	if err != nil {
 		return nil, usageError{err}
 	}

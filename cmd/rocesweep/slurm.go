@@ -15,12 +15,6 @@ import (
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// The files `slurm` writes under DIR/slurm/ (status and ls look for the script).
-const (
-	slurmSubdir     = slurm.Subdir
-	slurmScriptName = slurm.ScriptName
-)
-
 // cmdSlurm writes a Slurm job-array script for a sweep and, with --submit, submits it
 // with sbatch. Task K of N runs `rocesweep run SPEC -o DIR --shard K/N --resume`,
 // so a requeued, preempted or resubmitted task continues from its journal. Everything
@@ -55,12 +49,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := rf.check("slurm"); err != nil {
 		return err
 	}
-	for _, f := range []struct{ flag, value string }{{"--partition", *partition}, {"--time", *timeLimit}} {
-		if strings.ContainsFunc(f.value, slurm.IsSpaceOrQuote) {
-			return usagef("slurm: %s %q: no spaces or quotes allowed", f.flag, f.value)
-		}
-	}
-	if err := slurm.CheckTime(*timeLimit); *timeLimit != "" && err != nil {
+	if err := slurm.CheckOptions(*partition, *timeLimit); err != nil {
 		return usagef("slurm: %v", err)
 	}
 
@@ -69,24 +58,18 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	selecting := spec.Select != nil
-	if fl.Changed("select") {
-		selecting = *selectFlag
+	hasSelect := spec.Select != nil
+	selecting, w := spec.ChooseSelection(fl.Changed("select"), *selectFlag)
+	if w != "" {
+		fmt.Fprintf(stderr, "rocesweep: %s\n", w)
 	}
-	noSelect := !selecting && spec.Select != nil
-	if selecting {
-		if w := spec.UseSelection(); w != "" {
-			fmt.Fprintf(stderr, "rocesweep: %s\n", w)
-		}
-	} else {
-		spec.Select = nil
-	}
+	noSelect := hasSelect && !selecting // --select=false of a spec with a select: block
 	p, err := expandSpec(spec)
 	if err != nil {
 		return err
 	}
 	printWarnings(stderr, p)
-	_, largest := planEstimates(p)
+	_, largest := sweep.Estimates(p)
 	if bad := p.Invalid(); len(bad) > 0 && !*skipInvalid {
 		return usageError{sweep.InvalidError(p, bad)}
 	}
@@ -144,6 +127,3 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "task logs: %s/%s_K.log; after a cancelled or failed task, run this command again (it resumes)\n", slurmDir, id)
 	return nil
 }
-
-// shellQuote quotes s for a POSIX shell when it needs it (slurm.ShellQuote).
-var shellQuote = slurm.ShellQuote

@@ -38,7 +38,7 @@ func TestSlurmGridTimeMem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, largest := planEstimates(p)
+	_, largest := sweep.Estimates(p)
 	mem := (3*largest.MemBytes + slurm.RunnerMem + 1<<20 - 1) >> 20
 	for _, want := range []string{"#SBATCH --time=1-12\n", "#SBATCH --mem=" + strconv.FormatInt(mem, 10) + "M\n", " --grid " + grid} {
 		if !strings.Contains(string(data), want) {

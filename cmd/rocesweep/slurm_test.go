@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/slurm"
 )
 
 // fakeSbatch writes an sbatch stand-in that appends its arguments to DIR/sbatch.log and
@@ -61,7 +63,7 @@ func TestSlurmWritesScriptAndSubmits(t *testing.T) {
 		"#SBATCH --output=" + dir + "/slurm/%A_%a.log\n", "#SBATCH --chdir=" + cwd + "\n",
 		"#SBATCH --partition=short\n", "#SBATCH --time=1:00:00\n", "#SBATCH --cpus-per-task=4\n",
 		"#SBATCH --job-name=rocesweep-crash-",
-		"exec " + shellQuote(exe) + " run " + dir + "/slurm/spec.yaml -o " + dir + ` --shard "$k/3" --resume -j "$jobs" --set seed=9 --set workload.message_size=64KB` +
+		"exec " + slurm.ShellQuote(exe) + " run " + dir + "/slurm/spec.yaml -o " + dir + ` --shard "$k/3" --resume -j "$jobs" --set seed=9 --set workload.message_size=64KB` +
 			" --format arrow --max-wall-per-job 1h30m0s --commit-interval 30s\n",
 	} {
 		if !strings.Contains(text, want) {

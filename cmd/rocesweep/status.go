@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/internal/slurm"
+	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -34,7 +35,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fl.NArg() != 1 {
 		return usagef("status: want one DIR, got %d arguments", fl.NArg())
 	}
-	st, err := sweep.ReadStatus(fl.Arg(0), time.Now(), *verify, slurmScriptName)
+	st, err := sweep.ReadStatus(fl.Arg(0), time.Now(), *verify, slurm.ScriptName)
 	if err != nil {
 		return usageError{fmt.Errorf("status: %w", err)}
 	}
@@ -47,18 +48,6 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// stuckPauseWarning explains the jobs of stuckPauseJobs in one line.
-func stuckPauseWarning(ids []string) string {
-	shown := ids[:min(len(ids), 5)]
-	more := ""
-	if len(ids) > len(shown) {
-		more = fmt.Sprintf(" and %d more", len(ids)-len(shown))
-	}
-	return fmt.Sprintf("%d jobs have a stuck pause (%s%s): a switch port stayed paused for more than half the run while its pool sat at or below Xon. "+
-		"A lossless class shares its pool with a lossy one (switch.md §4.6 condition 3; rocesweep explain warns): their pause and FCT figures measure that trap, not congestion (column stuck_pause_ports of jobs)",
-		len(ids), strings.Join(shown, ", "), more)
-}
-
 func printStatus(w io.Writer, st *results.Status) {
 	name := st.Name
 	if name == "" {
@@ -68,7 +57,7 @@ func printStatus(w io.Writer, st *results.Status) {
 		fmt.Fprintf(w, "%s: %s\n", st.Dir, strings.Join(st.Notes, "; "))
 		return
 	}
-	fmt.Fprintf(w, "%s: %s in %s, %s\n", name, plural(st.PlanSize, "job"), plural(len(st.Shards), "shard"), st.Dir)
+	fmt.Fprintf(w, "%s: %s in %s, %s\n", name, report.Plural(st.PlanSize, "job"), report.Plural(len(st.Shards), "shard"), st.Dir)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "shard\tplanned\tok\tfailed\ttimeout\tinvalid\tmissing\tjournal updated\t")
 	for _, s := range append(st.Shards, st.Total) {
@@ -88,7 +77,7 @@ func printStatus(w io.Writer, st *results.Status) {
 	tw.Flush()
 	if sel := st.Selection; sel != nil && sel.Sequential {
 		line := fmt.Sprintf("selection %s after round %d, %s used (a fixed design of equal confidence: %s): %s", sel.State, sel.Round,
-			plural(sel.Jobs, "job"), plural(sel.FixedJobs, "job"), sel.Why)
+			report.Plural(sel.Jobs, "job"), report.Plural(sel.FixedJobs, "job"), sel.Why)
 		if sel.Best != nil {
 			what := "best so far"
 			if sel.State == string(selection.Decided) {
@@ -110,8 +99,8 @@ func printStatus(w io.Writer, st *results.Status) {
 	if st.Verify != nil {
 		printVerify(w, st.Verify)
 	}
-	if len(st.StuckPause) > 0 {
-		fmt.Fprintf(w, "warning: %s\n", stuckPauseWarning(st.StuckPause))
+	if msg := st.StuckPauseWarning(); msg != "" {
+		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
 	if st.Duplicates > 0 {
 		fmt.Fprintf(w, "warning: %d jobs are recorded by more than one shard; their rows are in the tables more than once\n", st.Duplicates)
@@ -125,16 +114,9 @@ func printStatus(w io.Writer, st *results.Status) {
 	default:
 		// Jobs of a shard a process is writing are still to run, not lost: only the
 		// others need --resume.
-		running, idle := 0, 0
-		for _, s := range st.Shards {
-			if s.Writer != "" {
-				running += s.Missing
-			} else {
-				idle += s.Missing
-			}
-		}
+		running, idle, shards := st.MissingRunning()
 		if running > 0 {
-			fmt.Fprintf(w, "in progress: %d of %d jobs still to run in %s being written now\n", running, st.PlanSize, plural(countRunning(st.Shards), "shard"))
+			fmt.Fprintf(w, "in progress: %d of %d jobs still to run in %s being written now\n", running, st.PlanSize, report.Plural(shards, "shard"))
 		}
 		if idle > 0 {
 			fmt.Fprintf(w, "%d of %d jobs missing in shards not running now (stopped, or waiting in a queue): run them again with --resume (rocesweep slurm ... --submit resubmits an array)\n", idle, st.PlanSize)
@@ -142,45 +124,15 @@ func printStatus(w io.Writer, st *results.Status) {
 	}
 }
 
-func countRunning(shards []results.ShardStatus) int {
-	n := 0
-	for _, s := range shards {
-		if s.Writer != "" {
-			n++
-		}
-	}
-	return n
-}
-
-// printVerify prints what verifyDir found, one problem a line, and what to do.
+// printVerify prints what status --verify found (results.VerifyReport.Findings), one
+// problem a line, and what to do.
 func printVerify(w io.Writer, v *results.VerifyReport) {
-	for _, p := range v.Lines {
-		id := ""
-		if p.JobID != "" && !strings.Contains(p.Problem, p.JobID) {
-			id = " (job " + p.JobID + ")"
-		}
-		fmt.Fprintf(w, "verify: %s line %d%s: %s\n", p.Journal, p.Line, id, p.Problem)
-	}
-	journals := make([]string, 0, len(v.Unverifiable))
-	for j := range v.Unverifiable {
-		journals = append(journals, j)
-	}
-	sort.Strings(journals)
-	for _, j := range journals {
-		fmt.Fprintf(w, "verify: %s: %d lines have no checksum (written before journal lines had checksums): they are read as they are but cannot be verified; run --resume runs their jobs again\n", j, v.Unverifiable[j])
-	}
-	for _, s := range v.Strays {
-		fmt.Fprintf(w, "verify: stray %s: no complete commit names it; rocesweep's readers skip it, a glob reader does not (run --resume removes stray files)\n", s)
-	}
-	for _, l := range v.Links {
-		fmt.Fprintf(w, "verify: %s is a symbolic link; rocesweep never writes through links: remove it\n", l)
-	}
-	if v.PlanNote != "" {
-		fmt.Fprintf(w, "note: %s\n", v.PlanNote)
+	for _, f := range v.Findings() {
+		fmt.Fprintln(w, f)
 	}
 	switch n := v.Problems(); {
 	case n > 0:
-		fmt.Fprintf(w, "verify: %s; run the sweep again with --resume: it withdraws damaged commits, runs their jobs again and removes stray files\n", plural(n, "problem"))
+		fmt.Fprintf(w, "verify: %s; run the sweep again with --resume: it withdraws damaged commits, runs their jobs again and removes stray files\n", report.Plural(n, "problem"))
 	case len(v.Unverifiable) == 0:
 		fmt.Fprintln(w, "verify: every journal line's checksum, job id and commit, and every table folder, checked: no problem")
 	}

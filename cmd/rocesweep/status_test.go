@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/slurm"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -96,7 +97,7 @@ func runInterruptedAfterFirstJob(t *testing.T, args ...string) {
 	defer func() { jobFunc = saved }()
 	var first atomic.Bool
 	jobFunc = func(jctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		res, err := simulate(jctx, cfg, id)
+		res, err := sweep.Simulate(jctx, cfg, id)
 		if first.CompareAndSwap(false, true) {
 			cancel()
 			select {
@@ -241,8 +242,8 @@ func TestStatusNotAResultsDir(t *testing.T) {
 			t.Errorf("status %s: exit %d, want 2 naming the path:\n%s", dir, code, errb.String())
 		}
 	}
-	os.MkdirAll(filepath.Join(empty, slurmSubdir), 0o755)
-	os.WriteFile(filepath.Join(empty, slurmSubdir, slurmScriptName), []byte("#!/bin/bash\n"), 0o755)
+	os.MkdirAll(filepath.Join(empty, slurm.Subdir), 0o755)
+	os.WriteFile(filepath.Join(empty, slurm.Subdir, slurm.ScriptName), []byte("#!/bin/bash\n"), 0o755)
 	st := statusJSON(t, empty)
 	if st.Started || len(st.Shards) != 0 || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "no task has started") {
 		t.Errorf("status of a submitted, not started array = %+v", st)

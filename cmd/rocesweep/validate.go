@@ -27,8 +27,9 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	printWarnings(stderr, p)
-	all, largest := planEstimates(p)
-	if err := sweep.OverMemory(p, all, machineMemory(), "this machine's memory"); err != nil {
+	all, largest := sweep.Estimates(p)
+	memLimit, memWhat := sweep.MemBudget(nil)
+	if err := sweep.OverMemory(p, all, memLimit, memWhat); err != nil {
 		return usageError{err}
 	}
 	bad := p.Invalid()
@@ -41,20 +42,10 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	err = sweep.InvalidError(p, bad)
 	if *skip {
-		fmt.Fprintf(stdout, "%v\nwith --skip-invalid, run records them as status invalid and runs the other %d jobs\n", err, countValid(p))
+		fmt.Fprintf(stdout, "%v\nwith --skip-invalid, run records them as status invalid and runs the other %d jobs\n", err, p.ValidJobs())
 		return nil
 	}
 	return usageError{err}
-}
-
-func countValid(p *sweep.Plan) int {
-	n := 0
-	for _, j := range p.Jobs {
-		if j.Invalid == nil {
-			n++
-		}
-	}
-	return n
 }
 
 // printWarnings prints the spec's notices and warnings, then each distinct warning of
@@ -72,6 +63,3 @@ func printWarnings(w io.Writer, p *sweep.Plan) {
 		fmt.Fprintf(w, "rocesweep: warning (%d of %d points%s): %s\n", g.Points, p.Points, eg, g.Example)
 	}
 }
-
-// warningShape groups the messages of one warning (sweep.WarningShape).
-var warningShape = sweep.WarningShape

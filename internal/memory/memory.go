@@ -2,7 +2,7 @@
 // rarely in a short one-job process, and at once when a large job has just left a lot of
 // garbage behind; and put a large fabric on huge pages (HugePages, hugepages.go). The
 // model knows none of it: the worker that runs a job applies it around the job's phases
-// (cmd/rocesweep runFabric), from the fabric's own estimate of its size.
+// (sweep.Simulate), from the fabric's own estimate of its size.
 //
 // A job's heap is mostly pointer-free arrays (packets, queues, counters): the collector
 // has little to scan, so collecting often is cheap, while the garbage it leaves between

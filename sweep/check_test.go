@@ -1,0 +1,33 @@
+package sweep_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/sweeptest"
+)
+
+func TestCheckMetric(t *testing.T) {
+	if err := sweep.CheckMetric("drops_total"); err != nil {
+		t.Errorf("drops_total: %v", err)
+	}
+	if err := sweep.CheckMetric("drops"); err == nil || !strings.Contains(err.Error(), `unknown metric "drops"`) {
+		t.Errorf("drops: %v, want unknown metric", err)
+	}
+}
+
+func TestValidJobs(t *testing.T) {
+	p, err := sweep.Expand(mustSpec(t, sweeptest.GridSpec("g", 1, 3, "10us")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := p.ValidJobs(); n != len(p.Jobs) {
+		t.Errorf("all valid: %d of %d", n, len(p.Jobs))
+	}
+	p.MarkInvalid(0, errors.New("too big"))
+	if n := p.ValidJobs(); n != len(p.Jobs)-3 {
+		t.Errorf("point 0 invalid: %d valid of %d, want 3 fewer", n, len(p.Jobs))
+	}
+}

@@ -1,0 +1,70 @@
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// SimPlan is the plan of `sim`: the one job of a spec without axes (file and data, or
+// DefaultsFile and no data for the built-in defaults) with sets applied, one replicate,
+// checked by ValidateJob. A spec that sweeps, or a job that breaks a rule, is an error.
+func SimPlan(file string, data []byte, sets []string) (*Plan, error) {
+	spec, err := ParseSpec(file, data, sets)
+	if err != nil {
+		return nil, err
+	}
+	if len(spec.Axes) > 0 || spec.Sample != nil {
+		return nil, fmt.Errorf("sim: %s sweeps %d axes; sim runs one job — use 'rocesweep run %s' for a sweep", file, len(spec.Axes), file)
+	}
+	spec.Replicates = 1
+	p, err := Expand(spec, ValidateJob)
+	if err != nil {
+		return nil, err
+	}
+	if bad := p.Invalid(); len(bad) > 0 {
+		return nil, bad[0].Invalid
+	}
+	return p, nil
+}
+
+// SimOptions are how Sim runs its job.
+type SimOptions struct {
+	Dir         string // the results directory; an earlier sim's results there are replaced
+	Format      sink.Format
+	CommandLine []string
+	// Profile, when set, starts what measures the run (sim's pprof profiles); the stop
+	// it returns runs when the job has ended, and its error fails the run.
+	Profile func() (stop func() error, err error)
+}
+
+// Sim runs the one job of p (SimPlan) with one worker into a hidden sibling of o.Dir
+// (results.SimTarget) and puts it in o.Dir's place once complete (results.ReplaceDir), so
+// a failed or interrupted sim leaves o.Dir as it was and its own files are removed. A
+// directory sim may not write is a *SetupError; the Report is Run's, also on error.
+func Sim(ctx context.Context, p *Plan, job JobFunc, o SimOptions) (*Report, error) {
+	runDir, err := results.SimTarget(o.Dir, os.Getpid())
+	if err != nil {
+		return nil, &SetupError{fmt.Errorf("sim: %w", err)}
+	}
+	stop := func() error { return nil }
+	if o.Profile != nil {
+		if stop, err = o.Profile(); err != nil {
+			return nil, err
+		}
+	}
+	rep, err := Run(ctx, p, job, Options{Dir: runDir, Workers: 1, Format: o.Format, CommandLine: o.CommandLine})
+	if perr := stop(); perr != nil && err == nil {
+		err = perr
+	}
+	if err == nil {
+		err = results.ReplaceDir(runDir, o.Dir)
+	}
+	if err != nil {
+		os.RemoveAll(runDir) // nothing of this run is kept; earlier results stay as they were
+	}
+	return rep, err
+}
