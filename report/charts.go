@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"git.sr.ht/~sbinet/gg"
 	"gonum.org/v1/plot"
 	vgfont "gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette"
@@ -48,10 +50,21 @@ type Chart struct {
 	W, H  int // pixels
 }
 
+// newCanvas is a white W x H pixel canvas. vgimg.NewWith would make its image, then have
+// gg copy it into another (gg.NewContextForImage): two images to allocate and clear and
+// one to copy per chart, a third of a small chart's drawing; gg.NewContextForRGBA draws
+// on the one image, as vgimg's own set-up does after its copy.
+func newCanvas(w, h int) *vgimg.Canvas {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	ctx := gg.NewContextForRGBA(img)
+	ctx.SetLineCapButt()
+	ctx.InvertY()
+	return vgimg.NewWith(vgimg.UseImageWithContext(img, ctx), vgimg.UseDPI(dpi))
+}
+
 // render draws p into a W x H pixel PNG.
 func render(p *plot.Plot, w, h int) ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/dpi, vg.Length(h)*vg.Inch/dpi), vgimg.UseDPI(dpi),
-		vgimg.UseBackgroundColor(color.White))
+	c := newCanvas(w, h)
 	p.Draw(draw.New(c))
 	return encodePNG(c)
 }
@@ -261,8 +274,7 @@ func heatmapChart(metric string, g *grid, w, h int) (*Chart, error) {
 
 // renderWithBar draws p and, in a strip on its right, the colour bar plot.
 func renderWithBar(p, bar *plot.Plot, w, h int) ([]byte, error) {
-	c := vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/dpi, vg.Length(h)*vg.Inch/dpi), vgimg.UseDPI(dpi),
-		vgimg.UseBackgroundColor(color.White))
+	c := newCanvas(w, h)
 	dc := draw.New(c)
 	width := dc.Max.X - dc.Min.X
 	barW := vg.Length(math.Min(float64(width)*0.18, 80))
@@ -535,8 +547,7 @@ func renderLegendBelow(p *plot.Plot, items []legendItem, w, h int) ([]byte, erro
 	if len(items) == 0 {
 		return render(p, w, h)
 	}
-	c := vgimg.NewWith(vgimg.UseWH(vg.Length(w)*vg.Inch/dpi, vg.Length(h)*vg.Inch/dpi), vgimg.UseDPI(dpi),
-		vgimg.UseBackgroundColor(color.White))
+	c := newCanvas(w, h)
 	dc := draw.New(c)
 	sty := text.Style{Color: color.Black, Font: plotFont(8), Handler: plot.DefaultTextHandler}
 	thumb, gap, pad := vg.Points(16), vg.Points(12), vg.Points(4)
