@@ -97,7 +97,7 @@ func printStatus(w io.Writer, st *results.Status) {
 		fmt.Fprintf(w, "run the sweep again with --resume: it removes the rest of those commits and runs their jobs again\n")
 	}
 	if st.Verify != nil {
-		printVerify(w, st.Verify)
+		printVerify(w, st.Verify, len(st.Damaged)+st.DamagedLines)
 	}
 	if msg := st.StuckPauseWarning(); msg != "" {
 		fmt.Fprintf(w, "warning: %s\n", msg)
@@ -125,14 +125,17 @@ func printStatus(w io.Writer, st *results.Status) {
 }
 
 // printVerify prints what status --verify found (results.VerifyReport.Findings), one
-// problem a line, and what to do.
-func printVerify(w io.Writer, v *results.VerifyReport) {
+// problem a line, and what to do. damaged is what status's own file checks found (printed
+// above it): the verdict then says that it adds nothing to them, not "no problem".
+func printVerify(w io.Writer, v *results.VerifyReport, damaged int) {
 	for _, f := range v.Findings() {
 		fmt.Fprintln(w, f)
 	}
 	switch n := v.Problems(); {
 	case n > 0:
 		fmt.Fprintf(w, "verify: %s; run the sweep again with --resume: it withdraws damaged commits, runs their jobs again and removes stray files\n", report.Plural(n, "problem"))
+	case len(v.Unverifiable) == 0 && damaged > 0:
+		fmt.Fprintln(w, "verify: every journal line's checksum, job id and commit, and every table folder, checked: no problem beyond the damage above")
 	case len(v.Unverifiable) == 0:
 		fmt.Fprintln(w, "verify: every journal line's checksum, job id and commit, and every table folder, checked: no problem")
 	}

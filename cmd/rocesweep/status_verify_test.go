@@ -133,6 +133,14 @@ func TestStatusVerifyFindsTampering(t *testing.T) {
 			f.WriteString(sealed(`{"job_id":"`+id+`","status":"ok","commit":900}`) + sealed(`{"commit":900,"jobs":1,"files":[],"sums":[]}`))
 			f.Close()
 		}, []string{"is committed 2 times (journal.jsonl line 1, journal.jsonl line "}, false},
+		{"a damaged part file", func(t *testing.T, dir string) {
+			files, _ := sink.Files(dir, "jobs")
+			data, _ := os.ReadFile(files[0])
+			for i := 200; i < 260 && i < len(data); i++ {
+				data[i] ^= 0xff
+			}
+			os.WriteFile(files[0], data, 0o644)
+		}, []string{"damaged: jobs/", "the file is damaged", "checked: no problem beyond the damage above"}, true},
 		{"strays in a table folder", func(t *testing.T, dir string) {
 			files, _ := sink.Files(dir, "jobs")
 			data, _ := os.ReadFile(files[0])
