@@ -107,6 +107,33 @@ func childJob() sweep.JobFunc {
 // crashSpec: 4 x 3 points x 3 replicates = 36 jobs.
 var crashSpec = sweeptest.GridSpec("crash", 5, 3, "100us")
 
+// startUntilDone starts a rocesweep child whose jobs after the first finished hang until
+// their context ends (ROCESWEEP_TEST_HANG_AFTER), and reads its stderr until the progress
+// line "finished/total jobs done": the sweep then has finished jobs and running ones. It
+// returns the child, the scanner and pipe of its stderr (to read on), and the lines read.
+func startUntilDone(t *testing.T, finished, total int, args ...string) (*exec.Cmd, *bufio.Scanner, io.ReadCloser, *strings.Builder) {
+	t.Helper()
+	cmd := child(1000, args...)
+	cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	log := &strings.Builder{}
+	want := fmt.Sprintf("%d/%d jobs done", finished, total)
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), want) {
+			return cmd, sc, stderr, log
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	t.Fatalf("no %q line:\n%s", want, log.String())
+	return nil, nil, nil, nil
+}
+
 func writeSpec(t *testing.T, text string) string {
 	t.Helper()
 	name := filepath.Join(t.TempDir(), "spec.yaml")
@@ -695,25 +722,9 @@ func TestStopSignalThenKillKeepsFinishedJobs(t *testing.T) {
 	const finished = 5
 	concurrently(t, []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}, syscall.Signal.String, func(t *testing.T, sig syscall.Signal) {
 		dir := filepath.Join(t.TempDir(), "out")
-		cmd := child(1000, "run", spec, "-o", dir, "-j", "1", "--commit-interval", "1h", "--progress-every", "1ns", "--isolate=false")
-		cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
-		stderr, _ := cmd.StderrPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		// The first jobs finished, the next one hangs.
+		cmd, _, stderr, log := startUntilDone(t, finished, len(p.Jobs), "run", spec, "-o", dir, "-j", "1", "--commit-interval", "1h", "--progress-every", "1ns", "--isolate=false")
 		defer cmd.Process.Kill()
-		sc := bufio.NewScanner(stderr)
-		var log strings.Builder
-		want := fmt.Sprintf("%d/%d jobs done", finished, len(p.Jobs))
-		for sc.Scan() { // the first jobs finished, the next one hangs
-			log.WriteString(sc.Text() + "\n")
-			if strings.Contains(sc.Text(), want) {
-				break
-			}
-		}
-		if !strings.Contains(log.String(), want) {
-			t.Fatalf("no %q line:\n%s", want, log.String())
-		}
 		cmd.Process.Signal(sig)
 		time.Sleep(time.Second) // the grace period is the scenario, not a synchronisation
 		cmd.Process.Signal(syscall.SIGKILL)
@@ -806,22 +817,9 @@ func TestStopSignalGrace(t *testing.T) {
 	const finished = 3
 	concurrently(t, []string{"300ms", "0s"}, func(g string) string { return g }, func(t *testing.T, grace string) {
 		dir := filepath.Join(t.TempDir(), "out")
-		cmd := child(1000, "run", spec, "-o", dir, "-j", "2", "--grace", grace, "--progress-every", "1ns", "--isolate=false")
-		cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_HANG_AFTER="+strconv.Itoa(finished))
-		stderr, _ := cmd.StderrPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		// The first jobs finished, the next ones hang until abandoned.
+		cmd, sc, _, log := startUntilDone(t, finished, len(p.Jobs), "run", spec, "-o", dir, "-j", "2", "--grace", grace, "--progress-every", "1ns", "--isolate=false")
 		defer cmd.Process.Kill()
-		sc := bufio.NewScanner(stderr)
-		var log strings.Builder
-		want := fmt.Sprintf("%d/%d jobs done", finished, len(p.Jobs))
-		for sc.Scan() { // the first jobs finished, the next ones hang until abandoned
-			log.WriteString(sc.Text() + "\n")
-			if strings.Contains(sc.Text(), want) {
-				break
-			}
-		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		go func() {
 			for sc.Scan() {
