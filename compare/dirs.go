@@ -47,13 +47,9 @@ type Bench struct {
 // ReadBench reads dir's jobs table for WriteBench. Without metrics, the study's
 // objective names them: its metric and the ones it shows beside it.
 func ReadBench(dir string, metrics []string) (*Bench, error) {
-	m, err := results.ReadManifest(dir)
+	m, jobs, err := results.ReadJobs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a results directory: %v", dir, err)
-	}
-	jobs, err := results.ReadTable(dir, "jobs", nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", dir, err)
+		return nil, err
 	}
 	if metrics == nil && m.Objective != nil {
 		metrics = append([]string{m.Objective.Metric}, m.Objective.Also...)

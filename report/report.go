@@ -204,13 +204,9 @@ func Build(dir string, opts Options) (*Report, error) {
 	if opts.Width < 100 || opts.Height < 100 {
 		return nil, fmt.Errorf("chart size %dx%d: want at least 100x100 pixels", opts.Width, opts.Height)
 	}
-	m, err := results.ReadManifest(dir)
+	m, jobs, err := results.ReadJobs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
-	}
-	jobs, err := results.ReadTable(dir, "jobs", nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, err
 	}
 	ids, status := jobs.Col("job_id"), jobs.Col("status")
 	if ids == nil || status == nil {

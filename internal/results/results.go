@@ -105,6 +105,21 @@ func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
 	return t, nil
 }
 
+// ReadJobs reads a results directory's manifest and its jobs table, what every reader of
+// a whole study starts with. A directory without a readable manifest "is not a results
+// directory"; a jobs table that does not read is an error naming dir.
+func ReadJobs(dir string) (*Manifest, *Table, error) {
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
+	}
+	jobs, err := ReadTable(dir, JobsTable, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return m, jobs, nil
+}
+
 // readPart appends the rows of one Parquet file to t (an Arrow IPC file: readArrowPart).
 func readPart(t *Table, path string, keep func(string) bool, first *string) error {
 	if IsArrow(path) {
