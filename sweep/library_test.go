@@ -1,8 +1,11 @@
-// Package configs_test checks the study library: every spec in configs/ and
-// configs/bench/ parses, states its objective, plans to the size its comment states (a
-// selection's plan is its first stage), and every job passes the rules that stop a
-// simulation before it starts (config.Validate and fabric.Validate).
-package configs_test
+package sweep_test
+
+// The study library: every spec in configs/ and configs/bench/ parses, states its
+// objective, plans to the size its comment states (a selection's plan is its first
+// stage), and every job passes the rules that stop a simulation before it starts
+// (config.Validate and fabric.Validate). The tests live here, beside the planner they
+// run the specs through, so that configs (the embedded specs) has no test binary of its
+// own to link the sink and Parquet for.
 
 import (
 	"context"
@@ -16,6 +19,9 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sweep"
 )
+
+// libraryDir is the folder of the study library, configs/.
+const libraryDir = "../configs"
 
 // planSize is the number of jobs each library spec is documented to expand to (a
 // selection: its first stage); a spec not listed here only has to parse and validate.
@@ -34,14 +40,16 @@ var planSize = map[string]int{
 }
 
 func TestLibrarySpecsPlan(t *testing.T) {
-	files, _ := filepath.Glob("*.yaml")
-	bench, _ := filepath.Glob("bench/*.yaml")
+	files, _ := filepath.Glob(filepath.Join(libraryDir, "*.yaml"))
+	bench, _ := filepath.Glob(filepath.Join(libraryDir, "bench", "*.yaml"))
 	files = append(files, bench...)
 	seen := map[string]bool{}
-	for _, f := range files {
+	for _, path := range files {
+		f, _ := filepath.Rel(libraryDir, path)
+		f = filepath.ToSlash(f)
 		seen[f] = true
 		t.Run(f, func(t *testing.T) {
-			data, err := os.ReadFile(f)
+			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +87,7 @@ func TestLibrarySpecsPlan(t *testing.T) {
 // (stuck_pause_ports), so not every lossless message completes; the selection rules them
 // out by its subject_to, and the point it selects has no stuck pause.
 func TestQuickstartDecidesAroundTheTrap(t *testing.T) {
-	data, err := os.ReadFile("quickstart.yaml")
+	data, err := os.ReadFile(filepath.Join(libraryDir, "quickstart.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
