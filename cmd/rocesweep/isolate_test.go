@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -324,6 +325,17 @@ func TestWorkersAreReused(t *testing.T) {
 				len(procs) > tc.procs || (tc.exactProcs && len(procs) != tc.procs) {
 				t.Errorf("jobs %v, %d jobs ran in %d worker processes %v; want %d ok and %d failed in at most %d\n%s",
 					status, len(entries), len(procs), procs, tc.ok, tc.failed, tc.procs, out)
+			}
+			// Each worker runs with its share of the processors, the runner with the rest.
+			j, _ := strconv.Atoi(tc.j)
+			_, want := sweep.Procs(runtime.GOMAXPROCS(0), j)
+			if env := os.Getenv("GOMAXPROCS"); env != "" {
+				want, _ = strconv.Atoi(env) // the environment's setting, for both
+			}
+			for _, e := range entries {
+				if b, _ := os.ReadFile(filepath.Join(pids, e.Name())); string(b) != strconv.Itoa(want) {
+					t.Errorf("job %s ran with GOMAXPROCS %s, want %d (sweep.Procs)", e.Name(), b, want)
+				}
 			}
 			for _, r := range rows {
 				if r.Status == "failed" && !strings.Contains(r.Error, "exit status 7") {

@@ -107,6 +107,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if iso != nil && splitProcs && os.Getenv("GOMAXPROCS") == "" {
+		// The machine's processors split between this runner and its workers
+		// (sweep.Procs); GOMAXPROCS in the environment sets both instead.
+		runner, worker := sweep.Procs(runtime.GOMAXPROCS(0), *workers)
+		iso.Env = append(iso.Env, fmt.Sprintf("GOMAXPROCS=%d", worker))
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runner))
+	}
 	maxDisk, err := rf.MaxDisk(dir, *workers)
 	if err != nil {
 		return err

@@ -52,6 +52,7 @@ func TestMain(m *testing.M) {
 	}
 	// In-process tests swap jobFunc for fakes that a worker process would not see.
 	defaultIsolate = false
+	splitProcs = false
 	// The test process reads and writes many small results directories with a live heap
 	// of a few MB: at the default GOGC it collects every few MB it allocates (most of the
 	// CPU of an in-process compare or report test). Pacing only, no result changes; the
@@ -70,7 +71,8 @@ func childJob() sweep.JobFunc {
 			if cfg.Switch.SharedBufferManager.LossyAlpha == 2 && os.Getenv("ROCESWEEP_TEST_CRASH_ALPHA2") == "1" {
 				os.Exit(7) // the worker dies mid-job
 			}
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s", os.Getpid(), id)), nil, 0o644)
+			// Its content is the worker's GOMAXPROCS (sweep.Procs).
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s", os.Getpid(), id)), []byte(strconv.Itoa(runtime.GOMAXPROCS(0))), 0o644)
 			return inner(ctx, cfg, id)
 		}
 	}

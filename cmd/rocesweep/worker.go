@@ -46,6 +46,11 @@ func isolation(maxMem int64) (*sweep.Isolation, error) {
 	return &sweep.Isolation{Command: []string{exe, workerCommand}, MaxMem: maxMem, MaxJobs: workerJobs}, nil
 }
 
+// splitProcs says that run splits the processors between itself and its workers
+// (sweep.Procs); in-process tests, which run many sweeps in one process at once, keep
+// theirs.
+var splitProcs = true
+
 // workerJobs is the jobs a worker serves before a fresh one replaces it (0: the
 // sweep's default, sweep.DefaultWorkerJobs); tests lower it.
 var workerJobs int
