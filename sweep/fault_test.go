@@ -55,6 +55,9 @@ func emittingJob(rows int) JobFunc {
 	}
 }
 
+// spillingRows is rows enough for a job's spill to make its file (more than holdRows).
+const spillingRows = holdRows + 200
+
 // rowsPerJob counts DIR's committed nd_stats rows per job and its jobs rows by status.
 func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]string) {
 	t.Helper()
@@ -87,7 +90,7 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 	}
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1})
+	rep, err := Run(context.Background(), p, emittingJob(spillingRows), Options{Dir: dir, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +100,8 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 	nd, status := rowsPerJob(t, dir)
 	for id, st := range status {
 		switch {
-		case st == "ok" && nd[id] != 200:
-			t.Errorf("job %s is ok with %d of its 200 rows", id, nd[id])
+		case st == "ok" && nd[id] != spillingRows:
+			t.Errorf("job %s is ok with %d of its %d rows", id, nd[id], spillingRows)
 		case st == "failed" && nd[id] != 0:
 			t.Errorf("failed job %s left %d rows", id, nd[id])
 		}
@@ -124,7 +127,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 			}
 			p := faultPlan(t)
 			dir := filepath.Join(t.TempDir(), "out")
-			rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1})
+			rep, err := Run(context.Background(), p, emittingJob(spillingRows), Options{Dir: dir, Workers: 1})
 			if err == nil || !strings.Contains(err.Error(), "--resume") {
 				t.Fatalf("err %v, want the sweep stopped with a hint to resume", err)
 			}
@@ -133,7 +136,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 				t.Fatalf("%d ok, %d failed, %d lost; want 2, 0 and the job that met the fault", rep.OK, rep.Failed, rep.Lost)
 			}
 			openSpill = sink.OpenFile // the resource is back
-			rep, err = Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, Resume: true})
+			rep, err = Run(context.Background(), p, emittingJob(spillingRows), Options{Dir: dir, Workers: 1, Resume: true})
 			if err != nil || rep.OK != 4 || rep.Skipped != 2 {
 				t.Fatalf("resume: %v, %d ok, %d skipped; want 4 and 2", err, rep.OK, rep.Skipped)
 			}
@@ -142,8 +145,8 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 				t.Fatalf("%d jobs recorded, want 6", len(status))
 			}
 			for id, st := range status {
-				if st != "ok" || nd[id] != 200 {
-					t.Errorf("job %s: %s with %d rows; want ok with 200", id, st, nd[id])
+				if st != "ok" || nd[id] != spillingRows {
+					t.Errorf("job %s: %s with %d rows; want ok with %d", id, st, nd[id], spillingRows)
 				}
 			}
 		})
@@ -155,9 +158,10 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 func TestDiskBudgetFailsTheJob(t *testing.T) {
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	// 50 rows (~7 KB spilled) fit 1 MiB; the job of LossyAlpha 16 emits 20,000 (~3 MB).
+	// holdRows + 50 rows (~0.6 MB spilled) fit 1 MiB; the job of LossyAlpha 16 emits
+	// 20,000 (~3 MB).
 	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		n := 50
+		n := holdRows + 50
 		if cfg.Switch.SharedBufferManager.LossyAlpha == 16 {
 			n = 20_000
 		}

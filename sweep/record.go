@@ -97,6 +97,13 @@ func (r *runner) record(o outcome) error {
 				return err
 			}
 		}
+		// The job's rows in the order it produced them: the spill file's, those the
+		// spill held, those the recorder held at the end.
+		if o.held.Rows() > 0 {
+			if err := writeBatch(r.w, o.held); err != nil {
+				return err
+			}
+		}
 		if o.res.Rec != nil {
 			if err := writeBatch(r.w, o.res.Rec.Batch); err != nil {
 				return err
