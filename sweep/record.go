@@ -109,7 +109,10 @@ func (r *runner) record(o outcome) error {
 				return err
 			}
 		}
-		sum = &o.res.Summary
+		// A copy: the report keeps it to the end of the run, and a pointer into the
+		// Result would keep the job's rows with it.
+		s := o.res.Summary
+		sum = &s
 	}
 	// A failed or timed-out job is committed alone, so that --retry withdraws its commit
 	// and runs nothing else again.

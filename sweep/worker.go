@@ -207,12 +207,15 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 	enc := gob.NewEncoder(stdout)
 	flusher, _ := stdout.(interface{ Flush() error })
 	var specs specCache
+	var rows stats.Batch // the memory of the last response's rows, for the next job's
 	for req := range reqs {
-		resp := serveJob(req, job, &specs)
+		resp := serveJob(req, job, &specs, rows)
 		running.Store(false)
 		if err := enc.Encode(resp); err != nil {
 			return err
 		}
+		rows = resp.Rows // encoded: the next job's spill holds its rows there
+		clearBatch(&rows)
 		if flusher != nil {
 			if err := flusher.Flush(); err != nil {
 				return err
@@ -226,8 +229,9 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 	return nil
 }
 
-// serveJob runs one job of a worker, its configuration rebuilt from specs.
-func serveJob(req *workerRequest, job JobFunc, specs *specCache) *workerResponse {
+// serveJob runs one job of a worker, its configuration rebuilt from specs. Its spill
+// holds its rows in rows' memory (empty tables), as do the response's Rows.
+func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batch) *workerResponse {
 	if req.MaxMem > 0 {
 		debug.SetMemoryLimit(req.MaxMem - req.MaxMem/8)
 	}
@@ -237,6 +241,7 @@ func serveJob(req *workerRequest, job JobFunc, specs *specCache) *workerResponse
 	debug.SetGCPercent(gc)
 	defer debug.SetGCPercent(gc)
 	sp := newSpill(req.Spill, req.MaxDisk)
+	sp.held = rows
 	ctx := withEmitter(context.Background(), sp.write)
 	begin := time.Now()
 	var res *stats.Result
@@ -258,11 +263,7 @@ func serveJob(req *workerRequest, job JobFunc, specs *specCache) *workerResponse
 		resp.Spilled = spilled != ""
 		resp.Rows = held
 		if res.Rec != nil {
-			if held.Rows() == 0 {
-				resp.Rows = res.Rec.Batch
-			} else {
-				appendBatch(&resp.Rows, res.Rec.Batch) // after the held rows, table by table
-			}
+			appendBatch(&resp.Rows, res.Rec.Batch) // after the held rows, table by table
 		}
 		setWall(&resp.Summary, time.Since(begin))
 	}
