@@ -66,15 +66,17 @@ func heldSteps(cfg config.Config) int {
 func heldRows(id string, steps int) stats.Batch {
 	var b stats.Batch
 	for k := range steps {
-		heldStep(&b, id, k)
+		heldStep(&b, id, k, steps)
 	}
 	return b
 }
 
-// heldStep appends step k's rows to b: every field that varies by row varies with k.
-func heldStep(b *stats.Batch, id string, k int) {
+// heldStep appends step k of a job of steps steps to b. Every field that varies by row
+// varies with k; NodeID is 0 at other rows in jobs of other steps, so that rows decoded
+// into the memory of another job's (gob leaves zero fields out) show any value left.
+func heldStep(b *stats.Batch, id string, k, steps int) {
 	b.NdStats = append(b.NdStats, stats.NdStats{JobID: id, SimTimeSec: float64(k+1) * 1e-7, ComponentName: fmt.Sprintf("switch_%d", k%3),
-		NdName: "nd", Ifid: int64(k), TotalPacketsTx: int64(7 * k), TxRateGbps: float64(k) / 8})
+		NdName: "nd", Ifid: int64(k), TotalPacketsTx: int64(7 * k), TxRateGbps: float64(k) / 8, NodeID: int64((k + steps/100) % 3)})
 	if k%4 == 3 {
 		b.Messages = append(b.Messages, stats.Message{JobID: id, MetricName: "fct", SimTimeSec: float64(k+1) * 1e-7,
 			SrcNode: int64(k), DstNode: 7, FctUsec: float64(k) / 4, SizeBytes: int64(k) << 10})
@@ -87,8 +89,9 @@ func heldStep(b *stats.Batch, id string, k int) {
 func heldJob(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
 	rec := stats.NewRecorder(id, nil)
 	rec.Emit = Emitter(ctx)
-	for k := range heldSteps(cfg) {
-		heldStep(&rec.Batch, id, k)
+	steps := heldSteps(cfg)
+	for k := range steps {
+		heldStep(&rec.Batch, id, k, steps)
 		rec.Spill()
 	}
 	if err := rec.Err(); err != nil {
@@ -496,6 +499,25 @@ func TestAbandonedJobsHeldRowsDropped(t *testing.T) {
 	for _, j := range p.Jobs {
 		if st, ok := status[j.ID]; ok && (st != "ok" || nd[j.ID] != heldSteps(j.Config)) {
 			t.Errorf("job %s: %s with %d rows, want ok with %d", j.ID, st, nd[j.ID], heldSteps(j.Config))
+		}
+	}
+}
+
+// The memory freeHeld hands on has every row zeroed, up to its capacity: gob decodes a
+// worker's response into it and leaves zero fields out, so a value left from the rows
+// written would stay in the next job's.
+func TestFreeHeldZeroesTheMemory(t *testing.T) {
+	b := heldRows("j", 100)
+	nd, msgs := b.NdStats[:cap(b.NdStats)], b.Messages[:cap(b.Messages)]
+	freeHeld(b)
+	for i, r := range nd {
+		if r != (stats.NdStats{}) {
+			t.Fatalf("nd_stats row %d of the memory freed: %+v", i, r)
+		}
+	}
+	for i, r := range msgs {
+		if r != (stats.Message{}) {
+			t.Fatalf("messages row %d of the memory freed: %+v", i, r)
 		}
 	}
 }

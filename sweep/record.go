@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -103,11 +104,19 @@ func (r *runner) record(o outcome) error {
 			if err := writeBatch(r.w, o.held); err != nil {
 				return err
 			}
+			freeHeld(o.held)
 		}
 		if o.res.Rec != nil {
 			if err := writeBatch(r.w, o.res.Rec.Batch); err != nil {
 				return err
 			}
+		}
+		if r.o.Isolate != nil {
+			// The runner of worker processes holds little but the sink: collect its
+			// garbage (the strings of the rows decoded, the sink's encoding) every
+			// replayGarbage bytes, as replaySpill does, so that its footprint does not
+			// grow to the collector's target, twice its live heap.
+			memory.CollectGarbage(replayGarbage)
 		}
 		// A copy: the report keeps it to the end of the run, and a pointer into the
 		// Result would keep the job's rows with it.

@@ -339,6 +339,7 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 		err error
 	}
 	sp := newSpill(spillPath(r.o.Dir, r.o.Shard, j), r.o.MaxDiskPerJob)
+	sp.held = heldMemory()
 	ch := make(chan ret, 1) // buffered: an abandoned job can still finish and exit
 	begin := time.Now()
 	go func() {

@@ -104,6 +104,27 @@ func newSpill(path string, maxBytes int64) *spill {
 	return &spill{path: path, maxBytes: maxBytes, hold: holdRows}
 }
 
+// heldPool keeps the memory of rows the runner has written from an outcome's held (a
+// spill's, or a worker's response's), for the next job's: the held rows of a job run
+// in-process are copied into it, a worker's response decoded into it, so that a sweep
+// of small jobs does not allocate its rows anew for every job. Its batches have empty,
+// zeroed tables (clearBatch): gob decodes into them, and leaves zero fields out.
+var heldPool sync.Pool // of *stats.Batch
+
+// heldMemory returns empty tables whose memory held rows already written, if any.
+func heldMemory() stats.Batch {
+	if b, ok := heldPool.Get().(*stats.Batch); ok {
+		return *b
+	}
+	return stats.Batch{}
+}
+
+// freeHeld hands the memory of rows written to the next heldMemory.
+func freeHeld(b stats.Batch) {
+	clearBatch(&b)
+	heldPool.Put(&b)
+}
+
 // countingWriter counts the bytes written through it and refuses to go past max.
 type countingWriter struct {
 	w   io.Writer

@@ -411,6 +411,7 @@ func startWorker(iso *Isolation) (*worker, error) {
 		dec := gob.NewDecoder(bufio.NewReader(pr))
 		for {
 			var r workerReply
+			r.resp.Rows = heldMemory() // the rows of a response, once recorded, are free
 			r.err = dec.Decode(&r.resp)
 			w.replies <- r // at most one result and one error are ever unread
 			if r.err != nil {
@@ -529,7 +530,7 @@ wait:
 		}
 		return outcome{job: j, status: status, err: resp.Err}, true
 	}
-	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary, Rec: &stats.Recorder{Batch: resp.Rows}}}
+	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary}, held: resp.Rows}
 	if resp.Spilled {
 		o.spill = path
 	}
