@@ -55,8 +55,13 @@ func emittingJob(rows int) JobFunc {
 	}
 }
 
-// spillingRows is rows enough for a job's spill to make its file (more than holdRows).
-const spillingRows = holdRows + 200
+// spillEveryRow makes every spill of the test write its file from its first batch (the
+// faults below are those of the file), as a job past holdRows rows does.
+func spillEveryRow(t *testing.T) {
+	was := holdRows
+	t.Cleanup(func() { holdRows = was })
+	holdRows = 0
+}
 
 // rowsPerJob counts DIR's committed nd_stats rows per job and its jobs rows by status.
 func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]string) {
@@ -80,6 +85,7 @@ func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]
 // A job whose spill file cannot be created, or breaks, is not ok: it fails with the
 // reason, and none of its rows is in the tables.
 func TestSpillFailureFailsTheJob(t *testing.T) {
+	spillEveryRow(t)
 	defer func(f func(string, int, os.FileMode) (*os.File, error)) { openSpill = f }(openSpill)
 	var calls atomic.Int64
 	openSpill = func(name string, flag int, perm os.FileMode) (*os.File, error) {
@@ -90,7 +96,7 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 	}
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	rep, err := Run(context.Background(), p, emittingJob(spillingRows), Options{Dir: dir, Workers: 1})
+	rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +106,8 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 	nd, status := rowsPerJob(t, dir)
 	for id, st := range status {
 		switch {
-		case st == "ok" && nd[id] != spillingRows:
-			t.Errorf("job %s is ok with %d of its %d rows", id, nd[id], spillingRows)
+		case st == "ok" && nd[id] != 200:
+			t.Errorf("job %s is ok with %d of its 200 rows", id, nd[id])
 		case st == "failed" && nd[id] != 0:
 			t.Errorf("failed job %s left %d rows", id, nd[id])
 		}
@@ -117,6 +123,7 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 func TestSpillResourceStopsTheSweep(t *testing.T) {
 	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENOSPC} {
 		t.Run(errno.Error(), func(t *testing.T) {
+			spillEveryRow(t)
 			defer func(f func(string, int, os.FileMode) (*os.File, error)) { openSpill = f }(openSpill)
 			var calls atomic.Int64
 			openSpill = func(name string, flag int, perm os.FileMode) (*os.File, error) {
@@ -127,7 +134,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 			}
 			p := faultPlan(t)
 			dir := filepath.Join(t.TempDir(), "out")
-			rep, err := Run(context.Background(), p, emittingJob(spillingRows), Options{Dir: dir, Workers: 1})
+			rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1})
 			if err == nil || !strings.Contains(err.Error(), "--resume") {
 				t.Fatalf("err %v, want the sweep stopped with a hint to resume", err)
 			}
@@ -136,7 +143,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 				t.Fatalf("%d ok, %d failed, %d lost; want 2, 0 and the job that met the fault", rep.OK, rep.Failed, rep.Lost)
 			}
 			openSpill = sink.OpenFile // the resource is back
-			rep, err = Run(context.Background(), p, emittingJob(spillingRows), Options{Dir: dir, Workers: 1, Resume: true})
+			rep, err = Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, Resume: true})
 			if err != nil || rep.OK != 4 || rep.Skipped != 2 {
 				t.Fatalf("resume: %v, %d ok, %d skipped; want 4 and 2", err, rep.OK, rep.Skipped)
 			}
@@ -145,8 +152,8 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 				t.Fatalf("%d jobs recorded, want 6", len(status))
 			}
 			for id, st := range status {
-				if st != "ok" || nd[id] != spillingRows {
-					t.Errorf("job %s: %s with %d rows; want ok with %d", id, st, nd[id], spillingRows)
+				if st != "ok" || nd[id] != 200 {
+					t.Errorf("job %s: %s with %d rows; want ok with 200", id, st, nd[id])
 				}
 			}
 		})
@@ -156,12 +163,12 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 // A job's rows on disk are bounded by --max-disk-per-job: a job over it fails with the
 // reason; the others are recorded whole.
 func TestDiskBudgetFailsTheJob(t *testing.T) {
+	spillEveryRow(t)
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	// holdRows + 50 rows (~0.6 MB spilled) fit 1 MiB; the job of LossyAlpha 16 emits
-	// 20,000 (~3 MB).
+	// 50 rows (~7 KB spilled) fit 1 MiB; the job of LossyAlpha 16 emits 20,000 (~3 MB).
 	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		n := holdRows + 50
+		n := 50
 		if cfg.Switch.SharedBufferManager.LossyAlpha == 16 {
 			n = 20_000
 		}

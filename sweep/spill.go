@@ -73,7 +73,8 @@ var errAbandoned = errors.New("the job was abandoned")
 // records them. Most jobs of a sweep (the quickstart's hold ~830 rows) stay under it, so
 // they never pay for a file: its creation and removal, and a gob stream that describes
 // the eleven row types again for every job, encoded by the job and decoded by the runner.
-const holdRows = 4096
+// A variable: the fault tests set 0, so that a spill makes its file at the first batch.
+var holdRows = 4096
 
 // spill is one job's rows on their way out of it: held in memory (held) while they stay
 // at or under hold rows, then in a file created at the batch that would pass the bound.
