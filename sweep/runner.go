@@ -107,9 +107,9 @@ type outcome struct {
 	job    *Job
 	status string
 	err    string
-	res    *stats.Result // its Rec holds the rows not in spill (from a worker: those of its response)
+	res    *stats.Result // its Rec holds the rows its recorder held at its end (nil from a worker)
 	spill  string        // the job's spill file (spill.go), "" if it spilled no rows
-	held   stats.Batch   // the rows its spill held (spill.close), written after the file's
+	held   stats.Batch   // the rows its spill held (spill.close; a worker's Rows), after the file's
 }
 
 // Run runs the jobs of plan p (those of o.Shard not yet in the journal) with job, writing

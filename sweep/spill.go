@@ -29,9 +29,9 @@ import (
 // recorder still held, then records the job: each table gets the job's rows in the order
 // the job produced them. A failed, timed-out or abandoned job's spill is dropped, file and
 // held rows. So a job's memory holds at most holdRows rows beyond the batch its recorder
-// fills, and the journal's all-or-nothing rule per job stands: rows reach the part files only with their job's
-// jobs row, in the same commit. Spill files are temporary: Run removes the folder at its
-// start (under the shard lock) and at its end.
+// fills, and the journal's all-or-nothing rule per job stands: rows reach the part files
+// only with their job's jobs row, in the same commit. Spill files are temporary: Run
+// removes the folder at its start (under the shard lock) and at its end.
 
 type emitKey struct{}
 
@@ -68,7 +68,7 @@ var openSpill = sink.OpenFile
 var errAbandoned = errors.New("the job was abandoned")
 
 // holdRows is the rows a spill holds in memory before it makes a file: 4,096 rows,
-// 0.4-2.5 MB (a row is 90-620 bytes in memory, with its strings), a few MB at most on a
+// 0.4-2.5 MB (a row is 88-624 bytes in memory, and its strings), a few MB at most on a
 // job's footprint and on the runner's, which holds a finished job's rows until it
 // records them. Most jobs of a sweep (the quickstart's hold ~830 rows) stay under it, so
 // they never pay for a file: its creation and removal, and a gob stream that describes
