@@ -55,6 +55,14 @@ func emittingJob(rows int) JobFunc {
 	}
 }
 
+// spillEveryRow makes every spill of the test write its file from its first batch (the
+// faults below are those of the file), as a job past holdRows rows does.
+func spillEveryRow(t *testing.T) {
+	was := holdRows
+	t.Cleanup(func() { holdRows = was })
+	holdRows = 0
+}
+
 // rowsPerJob counts DIR's committed nd_stats rows per job and its jobs rows by status.
 func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]string) {
 	t.Helper()
@@ -77,6 +85,7 @@ func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]
 // A job whose spill file cannot be created, or breaks, is not ok: it fails with the
 // reason, and none of its rows is in the tables.
 func TestSpillFailureFailsTheJob(t *testing.T) {
+	spillEveryRow(t)
 	defer func(f func(string, int, os.FileMode) (*os.File, error)) { openSpill = f }(openSpill)
 	var calls atomic.Int64
 	openSpill = func(name string, flag int, perm os.FileMode) (*os.File, error) {
@@ -114,6 +123,7 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 func TestSpillResourceStopsTheSweep(t *testing.T) {
 	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENOSPC} {
 		t.Run(errno.Error(), func(t *testing.T) {
+			spillEveryRow(t)
 			defer func(f func(string, int, os.FileMode) (*os.File, error)) { openSpill = f }(openSpill)
 			var calls atomic.Int64
 			openSpill = func(name string, flag int, perm os.FileMode) (*os.File, error) {
@@ -153,6 +163,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 // A job's rows on disk are bounded by --max-disk-per-job: a job over it fails with the
 // reason; the others are recorded whole.
 func TestDiskBudgetFailsTheJob(t *testing.T) {
+	spillEveryRow(t)
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	// 50 rows (~7 KB spilled) fit 1 MiB; the job of LossyAlpha 16 emits 20,000 (~3 MB).

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -97,12 +98,30 @@ func (r *runner) record(o outcome) error {
 				return err
 			}
 		}
+		// The job's rows in the order it produced them: the spill file's, those the
+		// spill held, those the recorder held at the end.
+		if o.held.Rows() > 0 {
+			if err := writeBatch(r.w, o.held); err != nil {
+				return err
+			}
+			freeHeld(o.held)
+		}
 		if o.res.Rec != nil {
 			if err := writeBatch(r.w, o.res.Rec.Batch); err != nil {
 				return err
 			}
 		}
-		sum = &o.res.Summary
+		if r.o.Isolate != nil {
+			// The runner of worker processes holds little but the sink: collect its
+			// garbage (the strings of the rows decoded, the sink's encoding) every
+			// replayGarbage bytes, as replaySpill does, so that its footprint does not
+			// grow to the collector's target, twice its live heap.
+			memory.CollectGarbage(replayGarbage)
+		}
+		// A copy: the report keeps it to the end of the run, and a pointer into the
+		// Result would keep the job's rows with it.
+		s := o.res.Summary
+		sum = &s
 	}
 	// A failed or timed-out job is committed alone, so that --retry withdraws its commit
 	// and runs nothing else again.

@@ -107,8 +107,9 @@ type outcome struct {
 	job    *Job
 	status string
 	err    string
-	res    *stats.Result // its Rec holds the rows not in spill (from a worker: those of its response)
+	res    *stats.Result // its Rec holds the rows its recorder held at its end (nil from a worker)
 	spill  string        // the job's spill file (spill.go), "" if it spilled no rows
+	held   stats.Batch   // the rows its spill held (spill.close; a worker's Rows), after the file's
 }
 
 // Run runs the jobs of plan p (those of o.Shard not yet in the journal) with job, writing
@@ -337,7 +338,8 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 		res *stats.Result
 		err error
 	}
-	sp := &spill{path: spillPath(r.o.Dir, r.o.Shard, j), maxBytes: r.o.MaxDiskPerJob}
+	sp := newSpill(spillPath(r.o.Dir, r.o.Shard, j), r.o.MaxDiskPerJob)
+	sp.held = heldMemory()
 	ch := make(chan ret, 1) // buffered: an abandoned job can still finish and exit
 	begin := time.Now()
 	go func() {
@@ -369,7 +371,7 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 		sp.discard()
 		return outcome{job: j, status: "failed", err: "the job returned no result"}, true
 	}
-	path, err := sp.close()
+	path, held, err := sp.close()
 	if err != nil {
 		status := "failed"
 		if resourceError(err) {
@@ -380,7 +382,7 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 	setWall(&x.res.Summary, wall)
 	// The job's devices are garbage now: collect them before the sink encodes its rows.
 	memory.CollectIfLarge()
-	return outcome{job: j, status: "ok", res: x.res, spill: path}, true
+	return outcome{job: j, status: "ok", res: x.res, spill: path, held: held}, true
 }
 
 // stackHead keeps the first lines of a panic stack for the error column.

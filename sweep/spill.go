@@ -19,14 +19,19 @@ import (
 	"github.com/rocesweep/rocesweep/sink"
 )
 
-// A job's rows leave it while it runs: the job hands each
-// batch of rows (stats.Recorder.Spill) to a spill file of its own, DIR/.spill-SHARD/ID.rows,
-// a stream of gob-encoded stats.Batch values. When the job ends ok, the one sink goroutine
-// replays the file into the shared part files, then records the job; a failed, timed-out
-// or abandoned job's spill is deleted. So a job's memory holds one batch of rows, and the
-// journal's all-or-nothing rule per job stands: rows reach the part files only with their
-// job's jobs row, in the same commit. Spill files are temporary: Run removes the folder at
-// its start (under the shard lock) and at its end.
+// A job's rows leave it while it runs: the job hands each batch of rows
+// (stats.Recorder.Spill) to its spill. The spill holds a small job's rows in memory, up
+// to holdRows; only a job whose rows pass that bound gets a spill file of its own,
+// DIR/.spill-SHARD/ID.rows, a stream of gob-encoded stats.Batch values: the rows held so
+// far as its first batch, then each batch as it comes. When the job ends ok, the one sink
+// goroutine replays the file into the shared part files, then writes the rows the spill
+// still held (a job run in a worker sends those in its response), then the rows the job's
+// recorder still held, then records the job: each table gets the job's rows in the order
+// the job produced them. A failed, timed-out or abandoned job's spill is dropped, file and
+// held rows. So a job's memory holds at most holdRows rows beyond the batch its recorder
+// fills, and the journal's all-or-nothing rule per job stands: rows reach the part files
+// only with their job's jobs row, in the same commit. Spill files are temporary: Run
+// removes the folder at its start (under the shard lock) and at its end.
 
 type emitKey struct{}
 
@@ -62,23 +67,63 @@ var openSpill = sink.OpenFile
 // errAbandoned is what a job that goes on after it was abandoned gets from its spill.
 var errAbandoned = errors.New("the job was abandoned")
 
-// spill is one job's spill file, created at the first batch. It is safe for concurrent
-// use: a job abandoned by its deadline may still emit while the runner discards it.
+// holdRows is the rows a spill holds in memory before it makes a file: 4,096 rows,
+// 0.4-2.5 MB (a row is 88-624 bytes in memory, and its strings), a few MB at most on a
+// job's footprint and on the runner's, which holds a finished job's rows until it
+// records them. Most jobs of a sweep (the quickstart's hold ~830 rows) stay under it, so
+// they never pay for a file: its creation and removal, and a gob stream that describes
+// the eleven row types again for every job, encoded by the job and decoded by the runner.
+// A variable: the fault tests set 0, so that a spill makes its file at the first batch.
+var holdRows = 4096
+
+// spill is one job's rows on their way out of it: held in memory (held) while they stay
+// at or under hold rows, then in a file created at the batch that would pass the bound.
+// It is safe for concurrent use: a job abandoned by its deadline may still emit while the
+// runner discards it.
 //
 // Every error of the spill is final: the first one is kept (err) and returned by every
 // later write and by close, so a job whose rows could not all be written can never be
-// recorded ok. maxBytes bounds the file (--max-disk-per-job; 0 = no bound).
+// recorded ok. maxBytes bounds the file (--max-disk-per-job; 0 = no bound); held rows
+// are not on disk.
 type spill struct {
 	mu       sync.Mutex
 	path     string
 	maxBytes int64
+	hold     int         // rows it may hold before it makes the file (newSpill: holdRows)
+	held     stats.Batch // the rows emitted so far, while there is no file; copies
 	f        *os.File
 	cw       *countingWriter
 	bw       *bufio.Writer
 	enc      *gob.Encoder
 	done     bool
-	rows     int64
 	err      error
+}
+
+// newSpill returns the spill of a job whose file would be path, holding up to holdRows
+// rows in memory.
+func newSpill(path string, maxBytes int64) *spill {
+	return &spill{path: path, maxBytes: maxBytes, hold: holdRows}
+}
+
+// heldPool keeps the memory of rows the runner has written from an outcome's held (a
+// spill's, or a worker's response's), for the next job's: the held rows of a job run
+// in-process are copied into it, a worker's response decoded into it, so that a sweep
+// of small jobs does not allocate its rows anew for every job. Its batches have empty,
+// zeroed tables (clearBatch): gob decodes into them, and leaves zero fields out.
+var heldPool sync.Pool // of *stats.Batch
+
+// heldMemory returns empty tables whose memory held rows already written, if any.
+func heldMemory() stats.Batch {
+	if b, ok := heldPool.Get().(*stats.Batch); ok {
+		return *b
+	}
+	return stats.Batch{}
+}
+
+// freeHeld hands the memory of rows written to the next heldMemory.
+func freeHeld(b stats.Batch) {
+	clearBatch(&b)
+	heldPool.Put(&b)
 }
 
 // countingWriter counts the bytes written through it and refuses to go past max.
@@ -122,6 +167,10 @@ func (s *spill) write(b stats.Batch) error {
 }
 
 func (s *spill) writeLocked(b stats.Batch) error {
+	if s.f == nil && s.held.Rows()+b.Rows() <= s.hold {
+		appendBatch(&s.held, b) // a copy: the recorder reuses b's slices
+		return nil
+	}
 	if s.f == nil {
 		// Never through a link (docs/results.md §9): neither a spill folder nor a spill
 		// file that is one.
@@ -139,9 +188,19 @@ func (s *spill) writeLocked(b stats.Batch) error {
 		s.f, s.cw = f, &countingWriter{w: f, max: s.maxBytes}
 		s.bw = bufio.NewWriterSize(s.cw, spillBuffer)
 		s.enc = gob.NewEncoder(s.bw)
+		held := s.held
+		s.held = stats.Batch{} // the file holds them now
+		if held.Rows() > 0 {
+			if err := s.encode(&held); err != nil {
+				return err
+			}
+		}
 	}
-	s.rows += int64(b.Rows())
-	if err := s.enc.Encode(&b); err != nil {
+	return s.encode(&b)
+}
+
+func (s *spill) encode(b *stats.Batch) error {
+	if err := s.enc.Encode(b); err != nil {
 		var be *DiskBudgetError
 		if errors.As(err, &be) {
 			return be
@@ -151,15 +210,21 @@ func (s *spill) writeLocked(b stats.Batch) error {
 	return nil
 }
 
-// close ends the file; it returns its path, or "" when no batch was written.
-func (s *spill) close() (string, error) {
+// close ends the spill. It returns the path of its file, or "" when it made none, and
+// the rows it held, which the runner writes after the file's: all the rows emitted when
+// there is no file, none when there is one.
+func (s *spill) close() (path string, held stats.Batch, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.done = true
+	held, s.held = s.held, stats.Batch{}
 	if s.f == nil {
-		return "", s.err // a spill that could not even be created
+		if s.err != nil {
+			return "", stats.Batch{}, s.err // a spill that could not even be created
+		}
+		return "", held, nil
 	}
-	err := s.bw.Flush()
+	err = s.bw.Flush()
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
@@ -171,17 +236,34 @@ func (s *spill) close() (string, error) {
 		os.Remove(s.path)
 		var be *DiskBudgetError
 		if errors.As(err, &be) || s.err != nil {
-			return "", err
+			return "", stats.Batch{}, err
 		}
-		return "", fmt.Errorf("spill %s: %w", s.path, err)
+		return "", stats.Batch{}, fmt.Errorf("spill %s: %w", s.path, err)
 	}
-	return s.path, nil
+	return s.path, held, nil
 }
 
 // discard ends and removes the file.
 func (s *spill) discard() {
 	s.close()
 	os.Remove(s.path)
+}
+
+// appendBatch appends a copy of every table's rows of b to dst's (rows hold no
+// pointers: TestRowsSurviveGob).
+func appendBatch(dst *stats.Batch, b stats.Batch) {
+	dst.NdStats = append(dst.NdStats, b.NdStats...)
+	dst.EcnPfcStats = append(dst.EcnPfcStats, b.EcnPfcStats...)
+	dst.RoceTransportStats = append(dst.RoceTransportStats, b.RoceTransportStats...)
+	dst.BufferStats = append(dst.BufferStats, b.BufferStats...)
+	dst.PortBufferStats = append(dst.PortBufferStats, b.PortBufferStats...)
+	dst.NetBuffStats = append(dst.NetBuffStats, b.NetBuffStats...)
+	dst.LbStats = append(dst.LbStats, b.LbStats...)
+	dst.Messages = append(dst.Messages, b.Messages...)
+	dst.Classes = append(dst.Classes, b.Classes...)
+	dst.Topology = append(dst.Topology, b.Topology...)
+	dst.TierHop = append(dst.TierHop, b.TierHop...)
+	dst.Collectives = append(dst.Collectives, b.Collectives...)
 }
 
 // writeBatch writes the rows of b into the record tables.

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/gob"
@@ -12,6 +13,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,11 +85,39 @@ func newWorkerRequest(p *Plan, j *Job) *workerRequest {
 
 // config rebuilds the job's configuration the way Expand made it.
 func (req *workerRequest) config() (config.Config, error) {
+	return new(specCache).config(req)
+}
+
+// specCache is the spec a worker parsed last, with what it was parsed from: the jobs a
+// worker serves come from one plan, so it parses the spec once, not once per job.
+type specCache struct {
+	file        string
+	text        []byte
+	sets, grids []string
+	spec        *Spec
+}
+
+// parse returns the spec of req, parsing it unless it is the one parsed last.
+func (c *specCache) parse(req *workerRequest) (*Spec, error) {
+	if c.spec != nil && c.file == req.SpecFile && bytes.Equal(c.text, req.SpecText) &&
+		slices.Equal(c.sets, req.Sets) && slices.Equal(c.grids, req.Grids) {
+		return c.spec, nil
+	}
 	s, err := ParseSpecOverrides(req.SpecFile, req.SpecText, Overrides{req.Sets, req.Grids})
+	if err != nil {
+		return nil, err
+	}
+	*c = specCache{file: req.SpecFile, text: req.SpecText, sets: req.Sets, grids: req.Grids, spec: s}
+	return s, nil
+}
+
+// config rebuilds the job's configuration the way Expand made it, from the cached spec.
+func (c *specCache) config(req *workerRequest) (config.Config, error) {
+	s, err := c.parse(req)
 	if err != nil {
 		return config.Config{}, err
 	}
-	cfg := s.Base
+	cfg := copyConfig(&s.Base)
 	for _, a := range req.Axes {
 		if err := cfg.Set(a.Path, a.Text); err != nil {
 			return config.Config{}, err
@@ -100,18 +130,37 @@ func (req *workerRequest) config() (config.Config, error) {
 	return cfg, nil
 }
 
+// copyConfig returns a copy of c that shares nothing with it, so that setting a job's
+// values (a workload.mix.N.key path writes into its mix entry) leaves c as it was. A
+// Config is a value but for its workload's mix entries, each a Workload again
+// (TestCopyConfigSharesNothing).
+func copyConfig(c *config.Config) config.Config {
+	cfg := *c
+	cfg.Workload = copyWorkload(c.Workload)
+	return cfg
+}
+
+func copyWorkload(w config.Workload) config.Workload {
+	if w.Mix != nil {
+		mix := make([]config.Workload, len(w.Mix))
+		for i, m := range w.Mix {
+			mix[i] = copyWorkload(m)
+		}
+		w.Mix = mix
+	}
+	return w
+}
+
 // workerResponse is what a worker writes to its stdout (gob) after its job.
 type workerResponse struct {
 	Summary stats.Summary
-	// Rows are the rows the job still held when it ended (its Recorder's Batch): those it
-	// emitted while it ran are in its spill file, and the runner writes these after them,
-	// as it does for a job run in-process. They travel on the worker's pipe, whose gob
-	// stream describes the row types once per worker, not in a spill file per job, whose
-	// stream described them again every time: a small job's rows were written to a file,
-	// their eleven types encoded and compiled by gob on both sides, read back and the
-	// file removed, for every job (TestIsolatedRowsEqualInProcess: the same rows).
+	// Rows are the rows the runner writes after those of the job's spill file, if it
+	// made one: the rows its spill held (all it emitted, when it made no file), then
+	// those its Recorder still held at its end, as for a job run in-process. They travel
+	// on the worker's pipe, whose gob stream describes the row types once per worker,
+	// where a spill file's stream describes them again for every job.
 	Rows    stats.Batch
-	Spilled bool   // the job emitted rows while it ran: its spill file holds them
+	Spilled bool   // a spill file holds rows the job emitted, to be written before Rows
 	Err     string // the job failed (an error or a panic); nothing to record but this
 	// Resource says that Err is the machine lacking a resource (disk space, inodes, open
 	// files: resourceError), not the job failing: the runner stops the sweep instead of
@@ -120,9 +169,9 @@ type workerResponse struct {
 }
 
 // ServeWorker is the worker process's side: it reads jobs from stdin one after another,
-// runs each with job (the batches of rows it emits go to the job's spill file as they
-// are produced) and writes its result, with the rows it still held at its end, to
-// stdout, flushed, before it reads the next. It returns when stdin closes between jobs
+// runs each with job (the batches of rows it emits go to the job's spill as they are
+// produced) and writes its result, with the rows its spill held and those it still held
+// at its end, to stdout, flushed, before it reads the next. It returns when stdin closes between jobs
 // (the runner is done with it) and exits the process when stdin closes during a job
 // (the runner is gone). The caller should ignore stop signals: the
 // runner decides when a job stops.
@@ -131,7 +180,8 @@ type workerResponse struct {
 // the runner replaces it after any job that does not end with a result
 // (killed for memory or time, crashed, abandoned). Jobs share nothing that moves a row:
 // run --isolate=false runs every job in one process and writes the same rows
-// (TestIsolatedRowsEqualInProcess). Between jobs the worker hands a large heap back to
+// (TestIsolatedRowsEqualInProcess); the spec they come from is parsed once, at the first
+// job, and each job's configuration copied from it (specCache). Between jobs the worker hands a large heap back to
 // the system, so the runner's memory watch sees the next job, not the last one's
 // leftovers.
 func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
@@ -156,12 +206,16 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 	}()
 	enc := gob.NewEncoder(stdout)
 	flusher, _ := stdout.(interface{ Flush() error })
+	var specs specCache
+	var rows stats.Batch // the memory of the last response's rows, for the next job's
 	for req := range reqs {
-		resp := serveJob(req, job)
+		resp := serveJob(req, job, &specs, rows)
 		running.Store(false)
 		if err := enc.Encode(resp); err != nil {
 			return err
 		}
+		rows = resp.Rows // encoded: the next job's spill holds its rows there
+		clearBatch(&rows)
 		if flusher != nil {
 			if err := flusher.Flush(); err != nil {
 				return err
@@ -175,8 +229,9 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 	return nil
 }
 
-// serveJob runs one job of a worker.
-func serveJob(req *workerRequest, job JobFunc) *workerResponse {
+// serveJob runs one job of a worker, its configuration rebuilt from specs. Its spill
+// holds its rows in rows' memory (empty tables), as do the response's Rows.
+func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batch) *workerResponse {
 	if req.MaxMem > 0 {
 		debug.SetMemoryLimit(req.MaxMem - req.MaxMem/8)
 	}
@@ -185,17 +240,19 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 	gc := debug.SetGCPercent(-1)
 	debug.SetGCPercent(gc)
 	defer debug.SetGCPercent(gc)
-	sp := &spill{path: req.Spill, maxBytes: req.MaxDisk}
+	sp := newSpill(req.Spill, req.MaxDisk)
+	sp.held = rows
 	ctx := withEmitter(context.Background(), sp.write)
 	begin := time.Now()
 	var res *stats.Result
-	cfg, err := req.config()
+	cfg, err := specs.config(req)
 	if err == nil {
 		res, err = callJob(ctx, job, cfg, req.JobID)
 	}
 	var spilled string
+	var held stats.Batch
 	if err == nil {
-		spilled, err = sp.close()
+		spilled, held, err = sp.close()
 	}
 	resp := new(workerResponse)
 	if err != nil {
@@ -204,8 +261,9 @@ func serveJob(req *workerRequest, job JobFunc) *workerResponse {
 	} else {
 		resp.Summary = res.Summary
 		resp.Spilled = spilled != ""
+		resp.Rows = held
 		if res.Rec != nil {
-			resp.Rows = res.Rec.Batch
+			appendBatch(&resp.Rows, res.Rec.Batch) // after the held rows, table by table
 		}
 		setWall(&resp.Summary, time.Since(begin))
 	}
@@ -353,6 +411,7 @@ func startWorker(iso *Isolation) (*worker, error) {
 		dec := gob.NewDecoder(bufio.NewReader(pr))
 		for {
 			var r workerReply
+			r.resp.Rows = heldMemory() // the rows of a response, once recorded, are free
 			r.err = dec.Decode(&r.resp)
 			w.replies <- r // at most one result and one error are ever unread
 			if r.err != nil {
@@ -471,7 +530,7 @@ wait:
 		}
 		return outcome{job: j, status: status, err: resp.Err}, true
 	}
-	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary, Rec: &stats.Recorder{Batch: resp.Rows}}}
+	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary}, held: resp.Rows}
 	if resp.Spilled {
 		o.spill = path
 	}
