@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -303,6 +302,9 @@ func TestWorkersAreReused(t *testing.T) {
 			pids := t.TempDir()
 			cmd := child(1000, "run", spec, "-o", dir, "-j", tc.j)
 			cmd.Env = append(append(cmd.Env, "ROCESWEEP_TEST_PIDS="+pids), tc.env...)
+			if machineProcs > 0 {
+				cmd.Env = append(cmd.Env, "GOMAXPROCS=") // the machine's, so that run splits them
+			}
 			out, err := cmd.CombinedOutput()
 			if (tc.failed > 0) != (err != nil) {
 				t.Fatalf("exit %v\n%s", err, out)
@@ -328,9 +330,9 @@ func TestWorkersAreReused(t *testing.T) {
 			}
 			// Each worker runs with its share of the processors, the runner with the rest.
 			j, _ := strconv.Atoi(tc.j)
-			_, want := sweep.Procs(runtime.GOMAXPROCS(0), j)
-			if env := os.Getenv("GOMAXPROCS"); env != "" {
-				want, _ = strconv.Atoi(env) // the environment's setting, for both
+			_, want := sweep.Procs(machineProcs, j)
+			if machineProcs == 0 {
+				want, _ = strconv.Atoi(os.Getenv("GOMAXPROCS")) // the caller's setting, for both
 			}
 			for _, e := range entries {
 				if b, _ := os.ReadFile(filepath.Join(pids, e.Name())); string(b) != strconv.Itoa(want) {

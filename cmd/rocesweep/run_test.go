@@ -58,8 +58,21 @@ func TestMain(m *testing.M) {
 	// CPU of an in-process compare or report test). Pacing only, no result changes; the
 	// child processes (the branch above) keep the binary's own setting.
 	debug.SetGCPercent(400)
+	// One processor for this process and, through the environment, for each child: the
+	// package keeps several rocesweep processes running at once, beside the other
+	// packages' tests, and a Go process with an idle processor wakes a thread at every
+	// timer, pipe read and collection. On 2 cores that was a fifth of this package's CPU
+	// time. A GOMAXPROCS of the caller's is kept.
+	if os.Getenv("GOMAXPROCS") == "" {
+		machineProcs = runtime.GOMAXPROCS(1)
+		os.Setenv("GOMAXPROCS", "1")
+	}
 	os.Exit(m.Run())
 }
+
+// machineProcs is the GOMAXPROCS a child process has without one in its environment (0:
+// the caller set GOMAXPROCS, which every child inherits).
+var machineProcs int
 
 func childJob() sweep.JobFunc {
 	work, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_WORK"))
