@@ -18,6 +18,7 @@ import (
 // The shard count is the directory's: run -o D, then --shard 1/2 or --shard 2/3 into D
 // are refused (they would add job rows for jobs D already holds).
 func TestShardCountIsTheDirectorys(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	dir := t.TempDir()
 	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2}); err != nil {
@@ -148,6 +149,7 @@ func TestFullDiskReportMatchesJournal(t *testing.T) {
 // manifest, journal, lock, spill folder or table folder in it that is one, is refused
 // before any job runs, naming the link, and the link's target is left as it was.
 func TestRunRefusesLinks(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	for _, link := range []string{"", "manifest.json", "journal.jsonl", ".journal.jsonl.lock", ".spill-1of1", "jobs", "nd_stats"} {
 		t.Run("link "+link, func(t *testing.T) {

@@ -40,6 +40,7 @@ var planSize = map[string]int{
 }
 
 func TestLibrarySpecsPlan(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	files, _ := filepath.Glob(filepath.Join(libraryDir, "*.yaml"))
 	bench, _ := filepath.Glob(filepath.Join(libraryDir, "bench", "*.yaml"))
 	files = append(files, bench...)
@@ -87,6 +88,7 @@ func TestLibrarySpecsPlan(t *testing.T) {
 // (stuck_pause_ports), so not every lossless message completes; the selection rules them
 // out by its subject_to, and the point it selects has no stuck pause.
 func TestQuickstartDecidesAroundTheTrap(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	data, err := os.ReadFile(filepath.Join(libraryDir, "quickstart.yaml"))
 	if err != nil {
 		t.Fatal(err)

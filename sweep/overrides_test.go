@@ -169,6 +169,7 @@ sweep:
 // continues, one with another (or none) is another plan and is refused, --extend with a
 // longer --grid runs only the new points, and Replan gives the plan that ran.
 func TestGridRecordedForResume(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	grid := sweeptest.GridSpec("t", 1, 1, "200us")
 	mustPlan := func(grids ...string) *sweep.Plan {
 		t.Helper()

@@ -153,6 +153,7 @@ func TestWorkerCountDoesNotChangeResults(t *testing.T) {
 // starts with the manifest temp file a killed earlier run of it left (killed while
 // writing manifest.json); none is left at the end, whichever shard wrote the manifest.
 func TestShardsSideBySide(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	dir := t.TempDir()
 	for k := 1; k <= 3; k++ {
@@ -183,6 +184,7 @@ func TestShardsSideBySide(t *testing.T) {
 
 // Failed, panicking and runaway jobs are rows; the sweep goes on.
 func TestFailuresAreRecorded(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec, "replicates=1")
 	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
 		b := cfg.Switch.SharedBufferManager
@@ -289,6 +291,7 @@ func TestInterruptAndResume(t *testing.T) {
 // interrupted, every time: the runner's own check, not a race with the goroutine that
 // watches the context (which once let the first job run and the sweep exit ok).
 func TestInterruptedBeforeStart(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -418,6 +421,7 @@ func TestFullDiskDuringRun(t *testing.T) {
 }
 
 func TestArrowFormat(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec, "replicates=1")
 	dir := t.TempDir()
 	if _, err := run(t, p, testJob, sweep.Options{Dir: dir, Format: sink.Arrow}); err != nil {

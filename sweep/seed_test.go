@@ -83,6 +83,7 @@ func sameMetrics(a, b map[string]float64) bool {
 
 // Toggling any record setting changes no summary metric of a job (and not its seed).
 func TestRecordSettingsChangeNoMetric(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	base := mustPlan(t, seedTraffic, "replicates=1")
 	want := modelMetrics(runJob(t, base.Jobs[0]))
 	t.Logf("base: %v", want)

@@ -33,6 +33,7 @@ func TestSimPlanRefuses(t *testing.T) {
 
 // Sim replaces an earlier sim's results once complete and refuses a sweep's directory.
 func TestSimReplacesOnlyASim(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "one")
 	opts := func(d string) sweep.SimOptions {
 		return sweep.SimOptions{Dir: d, Format: sink.Parquet, CommandLine: []string{"rocesweep", "sim"}}

@@ -68,6 +68,7 @@ func TestStreamedRowsReachTheTablesOnce(t *testing.T) {
 
 // A failed job's emitted rows never reach the tables.
 func TestFailedJobsEmittedRowsDropped(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
 	failing := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
