@@ -35,7 +35,8 @@ import (
 )
 
 // childEnv makes the test binary act as the rocesweep binary (TestMain), so the crash
-// and signal tests kill a real process. ROCESWEEP_TEST_WORK is the fake job's length.
+// and signal tests kill a real process. ROCESWEEP_TEST_WORK is the fake job's length;
+// ROCESWEEP_TEST_WALL makes each job last that wall time without using CPU.
 const childEnv = "ROCESWEEP_TEST_CHILD"
 
 func TestMain(m *testing.M) {
@@ -77,6 +78,20 @@ var machineProcs int
 func childJob() sweep.JobFunc {
 	work, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_WORK"))
 	job := sweeptest.Job(work)
+	if wall, _ := time.ParseDuration(os.Getenv("ROCESWEEP_TEST_WALL")); wall > 0 {
+		// Each job lasts wall (until ctx ends), as a long simulation does, without the
+		// CPU: the crash and interrupt tests need jobs running when the signal comes, and
+		// spinning workers only took the machine from the other tests.
+		inner := job
+		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			select {
+			case <-time.After(wall):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return inner(ctx, cfg, id)
+		}
+	}
 	if dir := os.Getenv("ROCESWEEP_TEST_PIDS"); dir != "" {
 		// Each job leaves a file named by its process and job: which worker ran what.
 		inner := job
@@ -263,12 +278,10 @@ func TestCrashResume(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
-	const work = 10_000_000 // ~10-20 ms per job: 36 jobs take ~0.3 s on 2 workers
-	// 5 rounds: each is killed mid-run (10-260 ms after its start), under the 1ms, 20ms
-	// and 200ms commit intervals in turn; a round's CPU is its workers spinning until the
-	// kill, so more rounds cost more and crash no other way.
+	// 15 ms per job: 36 jobs take ~0.3 s on 2 workers. 5 rounds: each is killed mid-run
+	// (10-260 ms after its start), under the 1ms, 20ms and 200ms commit intervals in turn.
 	const rounds = 5
-	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=" + strconv.Itoa(work)}, rounds, "run", spec, "-o", dir, "-j", "2")
+	kills := killAndResume(t, []string{childEnv + "=1", "ROCESWEEP_TEST_WORK=1000", "ROCESWEEP_TEST_WALL=15ms"}, rounds, "run", spec, "-o", dir, "-j", "2")
 	t.Logf("%d of %d rounds killed mid-run", kills, rounds)
 	if kills == 0 {
 		t.Error("no round was killed mid-run: nothing was crashed")
@@ -334,7 +347,8 @@ func TestInterruptExitsNonZeroJournalConsistent(t *testing.T) {
 	p := expand(t, spec)
 	concurrently(t, []int{1, 2}, func(n int) string { return fmt.Sprintf("%d signals", n) }, func(t *testing.T, signals int) {
 		dir := filepath.Join(t.TempDir(), "out")
-		cmd := child(100_000_000, "run", spec, "-o", dir, "-j", "2") // ~0.2-0.5 s per job
+		cmd := child(1000, "run", spec, "-o", dir, "-j", "2")
+		cmd.Env = append(cmd.Env, "ROCESWEEP_TEST_WALL=300ms") // 36 jobs, 5 s: running when the signal comes
 		stderr, _ := cmd.StderrPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
