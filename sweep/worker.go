@@ -83,11 +83,6 @@ func newWorkerRequest(p *Plan, j *Job) *workerRequest {
 	return req
 }
 
-// config rebuilds the job's configuration the way Expand made it.
-func (req *workerRequest) config() (config.Config, error) {
-	return new(specCache).config(req)
-}
-
 // specCache is the spec a worker parsed last, with what it was parsed from: the jobs a
 // worker serves come from one plan, so it parses the spec once, not once per job.
 type specCache struct {

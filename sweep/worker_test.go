@@ -43,7 +43,7 @@ func TestWorkerRequestCarriesTheWholeConfig(t *testing.T) {
 			if err := gob.NewDecoder(&buf).Decode(&req); err != nil {
 				t.Fatal(err)
 			}
-			got, err := req.config()
+			got, err := new(specCache).config(&req)
 			if err != nil {
 				t.Fatalf("%s job %s: %v", name, j.ID, err)
 			}
@@ -55,7 +55,7 @@ func TestWorkerRequestCarriesTheWholeConfig(t *testing.T) {
 	p := smallPlan(t)
 	req := newWorkerRequest(p, p.Jobs[0])
 	req.Seed++
-	if _, err := req.config(); err == nil || !strings.Contains(err.Error(), "planner differs") {
+	if _, err := new(specCache).config(req); err == nil || !strings.Contains(err.Error(), "planner differs") {
 		t.Errorf("a job rebuilt with another seed: %v, want the id check to refuse it", err)
 	}
 }
