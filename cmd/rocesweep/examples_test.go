@@ -117,6 +117,9 @@ func exampleArgs(t *testing.T, line, root string) []string {
 // in one directory, and every example of every command's help in order in another, as
 // written (the repository's configs beside them), each as a real rocesweep process: each
 // must exit 0, or as exampleExit says. A fake sbatch takes the Slurm examples' --submit.
+// Each process runs its jobs itself (ROCESWEEP_TEST_INPROCESS): what an example shows is
+// its command line and output, and the worker processes of --isolate, which write the
+// same rows, are isolate_test.go's subject (they took half this test's time).
 // The two sequences run at once: each reads only what its own earlier lines wrote (a line
 // of sharedRuns runs once for both).
 func TestExamplesRun(t *testing.T) {
@@ -135,7 +138,7 @@ func TestExamplesRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho 4242\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_REAL=1",
+	env := append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_REAL=1", "ROCESWEEP_TEST_INPROCESS=1",
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	lines, at := readmeExamples(t)
 	if len(lines) < 5 {

@@ -96,7 +96,7 @@ func TestK8sIndexedJobRunsEveryShard(t *testing.T) {
 	script = strings.ReplaceAll(script, mounts["results"], results)
 	pod := func(t *testing.T, index int) {
 		cmd := exec.Command(c.Command[0], c.Command[1], script)
-		cmd.Env = append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_WORK=1000",
+		cmd.Env = append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_WORK=1000", "ROCESWEEP_TEST_INPROCESS=1",
 			"PATH="+bin+":"+os.Getenv("PATH"), "JOB_COMPLETION_INDEX="+strconv.Itoa(index), "SHARDS="+env["SHARDS"], "CPUS=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("pod %d: %v\n%s", index, err, out)

@@ -46,6 +46,12 @@ func TestMain(m *testing.M) {
 		if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
 			jobFunc = childJob()
 		}
+		// ROCESWEEP_TEST_INPROCESS=1: the child's jobs run in its own process (--isolate's
+		// default false), for the tests of something else than isolation (examples, shard
+		// scripts); worker processes have their own tests (isolate_test.go).
+		if os.Getenv("ROCESWEEP_TEST_INPROCESS") == "1" {
+			defaultIsolate = false
+		}
 		ctx, stop := handleSignals()
 		code := mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
 		stop()

@@ -169,7 +169,7 @@ func TestSlurmScriptRunsEveryShard(t *testing.T) {
 			}
 		}
 		cmd := exec.Command("bash", script)
-		cmd.Env = append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_WORK=1000", "SLURM_ARRAY_TASK_ID="+strconv.Itoa(k))
+		cmd.Env = append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_WORK=1000", "ROCESWEEP_TEST_INPROCESS=1", "SLURM_ARRAY_TASK_ID="+strconv.Itoa(k))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("task %d: %v\n%s", k, err, out)
 		}
