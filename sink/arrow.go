@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // arrowRows writes row slices of one table into an Arrow IPC file (the file format, with
@@ -49,7 +51,7 @@ func arrowSchema(t reflect.Type) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-func newArrowRows(t reflect.Type, w File) (*arrowRows, error) {
+func newArrowRows(t reflect.Type, w resultsfs.File) (*arrowRows, error) {
 	schema := arrowSchema(t)
 	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(schema), ipc.WithZstd())
 	if err != nil {

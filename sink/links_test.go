@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // copyFile copies a committed part under another name: a stray that is a valid Parquet
@@ -43,7 +45,7 @@ func TestNoWritesThroughLinks(t *testing.T) {
 		{"table folder", "nd_stats", "parts", resumeOpen},
 		{"results directory", "", "parts", resumeOpen},
 		{"manifest", "manifest.json", "file", func(dir string) error {
-			return WriteFileAtomic(nil, filepath.Join(dir, "manifest.json"), "1of1", []byte("{}\n"))
+			return resultsfs.WriteFileAtomic(nil, filepath.Join(dir, "manifest.json"), "1of1", []byte("{}\n"))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,7 +73,7 @@ func TestNoWritesThroughLinks(t *testing.T) {
 			}
 			before := snapshot(t, root, target)
 			err := tc.do(map[bool]string{true: path, false: dir}[tc.link == ""])
-			var le *LinkError
+			var le *resultsfs.LinkError
 			if !errors.As(err, &le) || !strings.Contains(err.Error(), path+" is a symbolic link; rocesweep never writes through links") {
 				t.Errorf("err = %v, want a *LinkError naming %s", err, path)
 			}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // recover reads the journal and removes debris of this shard; without Resume it refuses
@@ -95,7 +97,7 @@ func (w *Writer) recover() error {
 	}
 	if !w.opts.Resume {
 		if len(data) > 0 || len(debris) > 0 {
-			return fmt.Errorf("output directory %s %w of shard %s (%s); use --resume to continue it or choose another directory", w.opts.Dir, ErrExists, w.opts.Shard, JournalName(w.opts.Shard))
+			return fmt.Errorf("output directory %s %w of shard %s (%s); use --resume to continue it or choose another directory", w.opts.Dir, ErrExists, w.opts.Shard, resultsfs.JournalName(w.opts.Shard))
 		}
 		return nil
 	}
@@ -119,7 +121,7 @@ func (w *Writer) recover() error {
 				appendCommit(&buf, c.n, c.jobs, c.files, c.sums)
 			}
 		}
-		if err := WriteFileAtomic(w.fs, w.jpath, "", buf.Bytes()); err != nil {
+		if err := resultsfs.WriteFileAtomic(w.fs, w.jpath, "", buf.Bytes()); err != nil {
 			return fmt.Errorf("writing %s without its damaged lines: %w", w.jpath, err)
 		}
 		w.jsize, w.voids = int64(buf.Len()), nil
@@ -144,10 +146,10 @@ func (w *Writer) recover() error {
 // removeStrays removes the files of the table folders that no commit names: foreign
 // (files of no shard, e.g. "extra.parquet") and, per other shard, that shard's files
 // that no complete commit of its journal names. Another shard's files are judged and
-// removed only while holding that shard's lock (lock.go): a writer of it holds the
-// lock from before its first temp file until after its last journal append, so no file
-// between a rename and its commit line is removed; a shard being written now is left
-// alone (its own --resume cleans it).
+// removed only while holding that shard's lock (resultsfs.LockName): a writer of it
+// holds the lock from before its first temp file until after its last journal append,
+// so no file between a rename and its commit line is removed; a shard being written now
+// is left alone (its own --resume cleans it).
 func (w *Writer) removeStrays(foreign []string, others map[string][]string) error {
 	remove := func(rel string) error {
 		name := filepath.Join(w.opts.Dir, filepath.FromSlash(rel))
@@ -184,10 +186,11 @@ func (w *Writer) removeStrays(foreign []string, others map[string][]string) erro
 // commits do not name, under shard's lock; nothing when a writer of shard holds it.
 //
 // The lock is held only for a moment: a writer of shard starting meanwhile waits for it
-// (OS.Lock retries for 200 ms) rather than failing. So the journal is parsed before, and
-// under the lock only read again and compared, parsed anew only if it changed.
+// (resultsfs.OS.Lock retries for 200 ms) rather than failing. So the journal is parsed
+// before, and under the lock only read again and compared, parsed anew only if it
+// changed.
 func (w *Writer) removeStraysOf(shard string, files []string, remove func(string) error) error {
-	jpath := filepath.Join(w.opts.Dir, JournalName(shard))
+	jpath := filepath.Join(w.opts.Dir, resultsfs.JournalName(shard))
 	read := func() ([]byte, error) {
 		data, err := w.fs.ReadFile(jpath)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -209,8 +212,8 @@ func (w *Writer) removeStraysOf(shard string, files []string, remove func(string
 		return err
 	}
 	named := namedBy(before)
-	unlock, err := w.fs.Lock(LockName(w.opts.Dir, shard))
-	var le *LockedError
+	unlock, err := w.fs.Lock(resultsfs.LockName(w.opts.Dir, shard))
+	var le *resultsfs.LockedError
 	if errors.As(err, &le) {
 		return nil // being written: its files may be about to be committed
 	}

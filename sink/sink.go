@@ -37,6 +37,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // Format is the file format of the tables.
@@ -75,7 +77,7 @@ type Options struct {
 	// ("failed", "timeout"), so that those jobs run again; the runner commits such jobs
 	// alone, so their commits hold nothing else.
 	Retry []string
-	FS    FS               // nil: the operating system
+	FS    resultsfs.FS     // nil: the operating system
 	Now   func() time.Time // nil: time.Now
 }
 
@@ -120,12 +122,12 @@ type Recovery struct {
 // Writer writes tables into a results directory. See the package doc for the protocol.
 type Writer struct {
 	opts     Options
-	fs       FS
+	fs       resultsfs.FS
 	ext      string
 	tables   []*tableFile
 	byName   map[string]*tableFile
-	journal  File
-	unlock   func() error // releases the shard lock (lock.go)
+	journal  resultsfs.File
+	unlock   func() error // releases the shard lock (resultsfs.OS.Lock)
 	jpath    string
 	jsize    int64 // bytes of the journal that are complete commits
 	commit   int   // number of the commit being filled
@@ -144,7 +146,7 @@ type tableFile struct {
 	Table
 	dir  string
 	tmp  string
-	f    File
+	f    resultsfs.File
 	cw   *countingFile
 	pq   parquetRows
 	ar   *arrowRows
@@ -183,19 +185,19 @@ func Open(opts Options, tables []Table) (*Writer, error) {
 		opts.CommitInterval = 10 * time.Second
 	}
 	if opts.FS == nil {
-		opts.FS = OS{}
+		opts.FS = resultsfs.OS{}
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	w := &Writer{opts: opts, fs: opts.FS, ext: "." + string(opts.Format), byName: map[string]*tableFile{},
-		done: map[string]string{}, jpath: filepath.Join(opts.Dir, JournalName(opts.Shard))}
+		done: map[string]string{}, jpath: filepath.Join(opts.Dir, resultsfs.JournalName(opts.Shard))}
 	if err := w.fs.MkdirAll(opts.Dir); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	// One writer per shard (lock.go), taken before recover removes any debris.
-	unlock, err := w.fs.Lock(LockName(opts.Dir, opts.Shard))
-	var le *LockedError
+	// One writer per shard (resultsfs.LockName), taken before recover removes any debris.
+	unlock, err := w.fs.Lock(resultsfs.LockName(opts.Dir, opts.Shard))
+	var le *resultsfs.LockedError
 	if errors.As(err, &le) {
 		return nil, fmt.Errorf("output directory %s: shard %s is being written by another rocesweep (%s); wait for it to end, or use another -o", opts.Dir, opts.Shard, le.Holder)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // portRow is shaped like a record row: strings that repeat, counters, rates.
@@ -302,7 +304,7 @@ func TestResumeRemovesDebris(t *testing.T) {
 	for _, f := range others {
 		os.WriteFile(f, []byte("theirs"), 0o644)
 	}
-	unlock, err := OS{}.Lock(LockName(dir, "2of2"))
+	unlock, err := resultsfs.OS{}.Lock(resultsfs.LockName(dir, "2of2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,16 +363,16 @@ func TestResumeRemovesDebris(t *testing.T) {
 
 // fullFS fails every write once budget bytes have been written: a disk filling up.
 type fullFS struct {
-	OS
+	resultsfs.OS
 	budget int64
 }
 
 type fullFile struct {
-	File
+	resultsfs.File
 	fs *fullFS
 }
 
-func (f *fullFS) Create(name string) (File, error) {
+func (f *fullFS) Create(name string) (resultsfs.File, error) {
 	file, err := f.OS.Create(name)
 	if err != nil {
 		return nil, err
@@ -378,7 +380,7 @@ func (f *fullFS) Create(name string) (File, error) {
 	return &fullFile{file, f}, nil
 }
 
-func (f *fullFS) OpenAppend(name string) (File, error) {
+func (f *fullFS) OpenAppend(name string) (resultsfs.File, error) {
 	file, err := f.OS.OpenAppend(name)
 	if err != nil {
 		return nil, err

@@ -11,20 +11,21 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
-// claimDir decides, under the directory lock (sink.LockDir), whether this run may write
-// o.Dir: the directory is new, empty or holds rocesweep results (never
-// a folder of unrelated files); its manifest, if any, has this plan, model
-// version and format (checkManifest) and this shard count; and when it has no manifest
-// this run writes one. Runs started together are thus decided one after the other:
-// the second of two different plans, or of two shard counts, is refused, whatever the
-// timing. --force accepts another plan or shard count, as before.
+// claimDir decides, under the directory lock (resultsfs.LockDir), whether this run may
+// write o.Dir: the directory is new, empty or holds rocesweep results (never a folder
+// of unrelated files); its manifest, if any, has this plan, model version and format
+// (checkManifest) and this shard count; and when it has no manifest this run writes
+// one. Runs started together are thus decided one after the other: the second of two
+// different plans, or of two shard counts, is refused, whatever the timing. --force
+// accepts another plan or shard count, as before.
 func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 	fsys := o.FS
 	if fsys == nil {
-		fsys = sink.OS{}
+		fsys = resultsfs.OS{}
 	}
 	// A folder of unrelated files is refused before the lock file is made in it; a
 	// folder with results stays one, so this check needs no lock.
@@ -36,7 +37,7 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 	if err := fsys.MkdirAll(o.Dir); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	unlock, err := sink.LockDir(fsys, o.Dir)
+	unlock, err := resultsfs.LockDir(fsys, o.Dir)
 	if err != nil {
 		return fmt.Errorf("output directory %s: %w", o.Dir, err)
 	}
@@ -62,13 +63,13 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 // journal and lock, its spill folder, or a table folder. The sink and the spill check
 // each file as they open it; this check names the link before anything is written.
 func refuseLinks(o Options, tables []sink.Table) error {
-	names := []string{"", results.ManifestFile, sink.JournalName(o.Shard.Tag()), filepath.Base(sink.LockName(o.Dir, o.Shard.Tag())),
+	names := []string{"", results.ManifestFile, resultsfs.JournalName(o.Shard.Tag()), filepath.Base(resultsfs.LockName(o.Dir, o.Shard.Tag())),
 		filepath.Base(spillDir(o.Dir, o.Shard))}
 	for _, t := range tables {
 		names = append(names, t.Name)
 	}
 	for _, n := range names {
-		if err := sink.CheckNotLink(filepath.Join(o.Dir, n)); err != nil {
+		if err := resultsfs.CheckNotLink(filepath.Join(o.Dir, n)); err != nil {
 			return err
 		}
 	}
@@ -113,7 +114,7 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 	} else {
 		seen := map[int]bool{}
 		for _, e := range entries {
-			if _, n, ok := sink.ParseJournalName(e.Name()); ok && !seen[n] {
+			if _, n, ok := resultsfs.ParseJournalName(e.Name()); ok && !seen[n] {
 				seen[n] = true
 				have = append(have, n)
 			}
@@ -128,7 +129,7 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 				o.Dir, o.Shard.Tag())
 		default:
 			return fmt.Errorf("output directory %s holds a sweep split into %d shards (%s ...); this run is shard %s: use --shard K/%d, or another -o",
-				o.Dir, n, sink.JournalName(results.ShardTag(1, n)), o.Shard.Tag(), n)
+				o.Dir, n, resultsfs.JournalName(results.ShardTag(1, n)), o.Shard.Tag(), n)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -179,7 +180,7 @@ func TestRunRefusesLinks(t *testing.T) {
 			if link != "" {
 				_, err = sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Resume: true})
 			}
-			var le *sink.LinkError
+			var le *resultsfs.LinkError
 			if !errors.As(err, &le) || le.Path != path || !strings.Contains(err.Error(), "rocesweep never writes through links") {
 				t.Errorf("err = %v, want a link error naming %s", err, path)
 			}

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // faultSpec is a 6-job sweep for the fault tests.
@@ -92,7 +92,7 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 		if calls.Add(1) == 2 {
 			return nil, &os.PathError{Op: "open", Path: name, Err: syscall.EACCES}
 		}
-		return sink.OpenFile(name, flag, perm)
+		return resultsfs.OpenFile(name, flag, perm)
 	}
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -130,7 +130,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 				if calls.Add(1) >= 3 {
 					return nil, &os.PathError{Op: "open", Path: name, Err: errno}
 				}
-				return sink.OpenFile(name, flag, perm)
+				return resultsfs.OpenFile(name, flag, perm)
 			}
 			p := faultPlan(t)
 			dir := filepath.Join(t.TempDir(), "out")
@@ -142,7 +142,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 			if rep.OK != 2 || rep.Failed != 0 || rep.Lost < 1 {
 				t.Fatalf("%d ok, %d failed, %d lost; want 2, 0 and the job that met the fault", rep.OK, rep.Failed, rep.Lost)
 			}
-			openSpill = sink.OpenFile // the resource is back
+			openSpill = resultsfs.OpenFile // the resource is back
 			rep, err = Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, Resume: true})
 			if err != nil || rep.OK != 4 || rep.Skipped != 2 {
 				t.Fatalf("resume: %v, %d ok, %d skipped; want 4 and 2", err, rep.OK, rep.Skipped)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/sink"
@@ -145,10 +146,10 @@ func writeManifest(p *Plan, o Options, start time.Time, tables []sink.Table) err
 	if m, err := results.ReadManifestFS(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) &&
 		sameQuestion(m, p.Spec.Objective, o.Selection) {
 		// another shard wrote it; a temp file this shard's killed run left goes
-		sink.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
+		resultsfs.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
 		return nil
 	}
-	return sink.WriteFileAtomic(o.FS, name, o.Shard.Tag(), manifestOf(p, o, start, tables).Marshal())
+	return resultsfs.WriteFileAtomic(o.FS, name, o.Shard.Tag(), manifestOf(p, o, start, tables).Marshal())
 }
 
 // sameQuestion reports whether manifest m records objective obj and selection sel.

@@ -27,6 +27,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
@@ -468,7 +469,7 @@ func TestSecondWriterOfAShardRefused(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	os.MkdirAll(dir, 0o755)
-	unlock, err := sink.OS{}.Lock(sink.LockName(dir, "2of3")) // a run of shard 2/3 in progress
+	unlock, err := resultsfs.OS{}.Lock(resultsfs.LockName(dir, "2of3")) // a run of shard 2/3 in progress
 	if err != nil {
 		t.Fatal(err)
 	}

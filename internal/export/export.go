@@ -20,7 +20,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // Subdir is the folder of DIR that holds the CSV files.
@@ -49,14 +49,14 @@ func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
 	// is one, nor over a CSV file that is one.
 	path = filepath.Join(outDir, table+".csv")
 	for _, p := range []string{dir, outDir, path} {
-		if err := sink.CheckNotLink(p); err != nil {
+		if err := resultsfs.CheckNotLink(p); err != nil {
 			return "", 0, err
 		}
 	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return "", 0, err
 	}
-	if err := sink.CheckNotLink(outDir); err != nil {
+	if err := resultsfs.CheckNotLink(outDir); err != nil {
 		return "", 0, err
 	}
 	tmp, err := os.CreateTemp(outDir, "."+table+".csv.tmp-*")
@@ -96,7 +96,7 @@ func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
 	if err := tmp.Close(); err != nil {
 		return "", 0, err
 	}
-	if err := sink.CheckNotLink(path); err != nil {
+	if err := resultsfs.CheckNotLink(path); err != nil {
 		return "", 0, err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/export"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // Every table exports to DIR/csv/<table>.csv with the Parquet's columns as header and
@@ -142,7 +142,7 @@ func TestCSVRefusesLinks(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err := export.CSV(dir, "jobs")
-			var le *sink.LinkError
+			var le *resultsfs.LinkError
 			if !errors.As(err, &le) || le.Path != path {
 				t.Errorf("err = %v, want a link error naming %s", err, path)
 			}

@@ -8,12 +8,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // The names of a results directory (design.md "Results directory"), besides the
-// journals (sink.JournalName) and the table folders (Tables).
+// journals (resultsfs.JournalName) and the table folders (Tables).
 const (
 	ManifestFile = "manifest.json"
 	ReportFile   = "report.html" // what `report` writes
@@ -56,7 +56,7 @@ func ShardSize(jobs, k, n int) int {
 // manifest or a journal.
 func HasResults(entries []fs.DirEntry) bool {
 	for _, e := range entries {
-		if _, _, ok := sink.ParseJournalName(e.Name()); ok || e.Name() == ManifestFile {
+		if _, _, ok := resultsfs.ParseJournalName(e.Name()); ok || e.Name() == ManifestFile {
 			return true
 		}
 	}
@@ -72,7 +72,7 @@ func Foreign(dir string, entries []fs.DirEntry) []string {
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
-		if _, _, ok := sink.ParseJournalName(name); ok || name == ManifestFile || strings.HasPrefix(name, ".") ||
+		if _, _, ok := resultsfs.ParseJournalName(name); ok || name == ManifestFile || strings.HasPrefix(name, ".") ||
 			name == ReportFile || (name == CSVDir || name == SlurmDir) && e.IsDir() {
 			continue
 		}

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/internal/selection"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Manifest is DIR/manifest.json (design.md "Results directory"): what `run` and `sim`
@@ -47,11 +47,11 @@ type Manifest struct {
 // fs.ErrNotExist.
 func ReadManifest(dir string) (*Manifest, error) { return ReadManifestFS(osRead{}, dir) }
 
-// ReadManifestFS is ReadManifest through fsys (the writer's file system; nil: sink.OS,
-// which refuses a link).
+// ReadManifestFS is ReadManifest through fsys (the writer's file system; nil:
+// resultsfs.OS, which refuses a link).
 func ReadManifestFS(fsys interface{ ReadFile(string) ([]byte, error) }, dir string) (*Manifest, error) {
 	if fsys == nil {
-		fsys = sink.OS{}
+		fsys = resultsfs.OS{}
 	}
 	name := filepath.Join(dir, ManifestFile)
 	data, err := fsys.ReadFile(name)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // SimTarget says where `sim` of process pid writes: always a hidden sibling of DIR, ".NAME.sim-PID", that
@@ -81,7 +81,7 @@ func ReplaceDir(tmp, dir string) error {
 		if err := os.Rename(tmp, dir); err != nil {
 			return fmt.Errorf("sim: writing %s: %w", dir, err)
 		}
-		return (sink.OS{}).SyncDir(filepath.Dir(dir))
+		return (resultsfs.OS{}).SyncDir(filepath.Dir(dir))
 	}
 	old := tmp + ".old"
 	if err := os.Rename(dir, old); err != nil {
@@ -91,7 +91,7 @@ func ReplaceDir(tmp, dir string) error {
 		os.Rename(old, dir)
 		return fmt.Errorf("sim: replacing %s: %w", dir, err)
 	}
-	if err := (sink.OS{}).SyncDir(filepath.Dir(dir)); err != nil {
+	if err := (resultsfs.OS{}).SyncDir(filepath.Dir(dir)); err != nil {
 		return fmt.Errorf("sim: replacing %s: %w", dir, err)
 	}
 	return os.RemoveAll(old)

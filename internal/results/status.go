@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -29,7 +30,7 @@ type ShardStatus struct {
 	// shard's start. "" when the shard has not started.
 	Updated string `json:"updated,omitempty"`
 	// Writer is the process writing the shard now, in its own words ("pid 4711 on
-	// node7, since 2026-11-30T01:02:03Z"); "" when none is (sink.ShardWriter).
+	// node7, since 2026-11-30T01:02:03Z"); "" when none is (resultsfs.ShardWriter).
 	Writer string        `json:"writer,omitempty"`
 	Age    time.Duration `json:"-"` // since Updated
 	K, N   int           `json:"-"` // the shard, K of N
@@ -157,7 +158,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 	var journals []journal
 	counts := map[int]bool{}
 	for _, e := range entries {
-		if k, n, ok := sink.ParseJournalName(e.Name()); ok && !e.IsDir() {
+		if k, n, ok := resultsfs.ParseJournalName(e.Name()); ok && !e.IsDir() {
 			journals = append(journals, journal{k, n, e.Name()})
 			counts[n] = true
 		}
@@ -233,7 +234,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 					statusOf[id] = status
 				}
 			}
-			if holder, running := sink.ShardWriter(dir, ShardTag(k, n)); running {
+			if holder, running := resultsfs.ShardWriter(dir, ShardTag(k, n)); running {
 				s.Writer = cmp.Or(holder, "a process")
 			}
 			if !selecting {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
@@ -127,13 +128,13 @@ func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id str
 		if r, ok := running[shard]; ok {
 			return r
 		}
-		_, r := sink.ShardWriter(dir, shard)
+		_, r := resultsfs.ShardWriter(dir, shard)
 		running[shard] = r
 		return r
 	}
 	for _, table := range tableFolders(dir, committed) {
 		path := filepath.Join(dir, table)
-		if err := sink.CheckNotLink(path); err != nil {
+		if err := resultsfs.CheckNotLink(path); err != nil {
 			v.Links = append(v.Links, path)
 			continue
 		}
@@ -166,7 +167,7 @@ func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id str
 		if e.Type()&fs.ModeSymlink == 0 {
 			continue
 		}
-		_, _, journal := sink.ParseJournalName(name)
+		_, _, journal := resultsfs.ParseJournalName(name)
 		if journal || name == ManifestFile || strings.HasPrefix(name, ".journal") || name == ".manifest.lock" || strings.HasPrefix(name, ".spill-") || name == CSVDir {
 			v.Links = append(v.Links, filepath.Join(dir, name))
 		}

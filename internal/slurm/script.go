@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/fabric"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // DefaultArraySize caps the tasks of an array when --array-size is not given: enough to
@@ -123,11 +123,11 @@ func Script(sp Params) string {
 // Write writes the spec copy (to sp.Spec, SpecPath) and the executable script of sp into
 // DIR/slurm/, which must exist, and returns the script's path.
 func Write(sp Params, specText []byte) (string, error) {
-	if err := sink.WriteFileAtomic(nil, sp.Spec, "", specText); err != nil {
+	if err := resultsfs.WriteFileAtomic(nil, sp.Spec, "", specText); err != nil {
 		return "", fmt.Errorf("writing %s: %w", sp.Spec, err)
 	}
 	script := filepath.Join(sp.Dir, Subdir, ScriptName)
-	if err := sink.WriteFileAtomic(nil, script, "", []byte(Script(sp))); err != nil {
+	if err := resultsfs.WriteFileAtomic(nil, script, "", []byte(Script(sp))); err != nil {
 		return "", fmt.Errorf("writing %s: %w", script, err)
 	}
 	if err := os.Chmod(script, 0o755); err != nil {
@@ -203,7 +203,7 @@ func journalShardCounts(dir string) ([]int, error) {
 	seen := map[int]bool{}
 	var out []int
 	for _, e := range entries {
-		if _, n, ok := sink.ParseJournalName(e.Name()); ok && !seen[n] {
+		if _, n, ok := resultsfs.ParseJournalName(e.Name()); ok && !seen[n] {
 			seen[n] = true
 			out = append(out, n)
 		}

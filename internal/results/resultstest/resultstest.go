@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -105,7 +106,7 @@ func WriteFormat(dir string, s Sweep, f sink.Format) error {
 	}
 	man := &results.Manifest{Name: s.Name, PlanSize: len(s.Jobs), Version: "test",
 		Start: "2025-01-01T00:00:00Z", Axes: s.Axes, Spec: s.Spec}
-	return sink.WriteFileAtomic(nil, filepath.Join(dir, results.ManifestFile), "", man.Marshal())
+	return resultsfs.WriteFileAtomic(nil, filepath.Join(dir, results.ManifestFile), "", man.Marshal())
 }
 
 // noTimedCommit is a CommitInterval no test outlasts: the writer commits when told to
@@ -271,7 +272,7 @@ func Copy(src, dst string, edit func(t *results.Table)) error {
 	if err != nil {
 		return err
 	}
-	return sink.WriteFileAtomic(nil, filepath.Join(dst, "manifest.json"), "", data)
+	return resultsfs.WriteFileAtomic(nil, filepath.Join(dst, "manifest.json"), "", data)
 }
 
 // rowType is a struct type with one field per column of t, in order.

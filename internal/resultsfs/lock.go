@@ -1,4 +1,4 @@
-package sink
+package resultsfs
 
 import (
 	"fmt"
@@ -10,12 +10,13 @@ import (
 
 // A shard of a results directory has one writer at a time (design.md "Runner
 // guarantees": a second writer would remove the first one's temp files as debris and
-// interleave journal lines). Open takes the shard's lock file, ".journal-SHARD.lock"
-// next to the journal, before it reads or removes anything. The lock is an advisory
-// flock(2): the kernel releases it when the process ends, even by SIGKILL, so a crashed
-// run never leaves a stale lock behind. Slurm's singleton dependency and Kubernetes'
-// podReplacementPolicy keep two writers of a shard apart on a cluster; this lock also
-// covers two hand-started runs (on NFS, Linux maps flock to NFS byte-range locks).
+// interleave journal lines). sink.Open takes the shard's lock file,
+// ".journal-SHARD.lock" next to the journal, before it reads or removes anything. The
+// lock is an advisory flock(2): the kernel releases it when the process ends, even by
+// SIGKILL, so a crashed run never leaves a stale lock behind. Slurm's singleton
+// dependency and Kubernetes' podReplacementPolicy keep two writers of a shard apart on a
+// cluster; this lock also covers two hand-started runs (on NFS, Linux maps flock to NFS
+// byte-range locks).
 
 // LockName is the lock file of a shard ("1of3") in dir.
 func LockName(dir, shard string) string {

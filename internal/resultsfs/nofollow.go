@@ -1,4 +1,4 @@
-package sink
+package resultsfs
 
 import (
 	"fmt"
@@ -15,8 +15,8 @@ import (
 // an Lstat check elsewhere), and the folder it does so in (the results directory, a
 // table folder, the spill folder) must not be a link either. A link is refused with a
 // *LinkError naming it; nothing is written. A link named by a commit, or a stray link in
-// a table folder, is itself removed by Open(Resume) (removing a link never touches its
-// target). Folders above the results directory may be links.
+// a table folder, is itself removed by sink.Open(Resume) (removing a link never touches
+// its target). Folders above the results directory may be links.
 
 // LinkError is a path of a results directory that is a symbolic link where rocesweep
 // would write.

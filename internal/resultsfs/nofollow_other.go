@@ -1,6 +1,6 @@
 //go:build !unix
 
-package sink
+package resultsfs
 
 // oNoFollow is 0 where open has no such flag: OpenFile checks with Lstat first.
 const oNoFollow = 0
