@@ -152,16 +152,21 @@ func TestFullDiskReportMatchesJournal(t *testing.T) {
 func TestRunRefusesLinks(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
+	// One finished run, copied for each case as the directory written in and as the
+	// other results directory a link points to.
+	done := filepath.Join(t.TempDir(), "done")
+	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: done, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
 	for _, link := range []string{"", "manifest.json", "journal.jsonl", ".journal.jsonl.lock", ".spill-1of1", "jobs", "nd_stats"} {
 		t.Run("link "+link, func(t *testing.T) {
 			root := t.TempDir()
 			other := filepath.Join(root, "other") // another results directory
-			if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: other, Workers: 2}); err != nil {
-				t.Fatal(err)
-			}
 			dir := filepath.Join(root, "out")
-			if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2}); err != nil {
-				t.Fatal(err)
+			for _, d := range []string{other, dir} {
+				if err := os.CopyFS(d, os.DirFS(done)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			path, target := filepath.Join(dir, link), filepath.Join(other, link)
 			if link == "" {
