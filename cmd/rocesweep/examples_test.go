@@ -3,11 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,18 +115,19 @@ func exampleArgs(t *testing.T, line, root string) []string {
 
 // TestExamplesRun runs every rocesweep command line of README.md's code blocks, in order
 // in one directory, and every example of every command's help in order in another, as
-// written (the repository's configs beside them), each as a real rocesweep process: each
-// must exit 0, or as exampleExit says. A fake sbatch takes the Slurm examples' --submit.
-// Each process runs its jobs itself (ROCESWEEP_TEST_INPROCESS): what an example shows is
-// its command line and output, and the worker processes of --isolate, which write the
-// same rows, are isolate_test.go's subject (they took half this test's time).
-// The two sequences run at once: each reads only what its own earlier lines wrote (a line
-// of sharedRuns runs once for both).
+// written (the repository's configs beside them), each through mainWithArgs, the whole
+// command line as main runs it: each must exit 0, or as exampleExit says. A fake sbatch
+// takes the Slurm examples' --submit. Each command runs in this process, its jobs too
+// (run's default here is --isolate=false): what an example shows is its command line and
+// output; the processes of rocesweep (signals, worker processes, crashes) are the
+// subject of run_test.go and isolate_test.go. (A process each cost nearly as much CPU
+// to start as the examples' own work.)
+// The test is sequential: it changes the working directory, which the parallel tests,
+// started only after the sequential ones end, do not see change under them.
 func TestExamplesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example (about half a minute)")
 	}
-	t.Parallel()
 	configs, err := filepath.Abs("../../configs")
 	if err != nil {
 		t.Fatal(err)
@@ -138,8 +139,14 @@ func TestExamplesRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho 4242\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), childEnv+"=1", "ROCESWEEP_TEST_REAL=1", "ROCESWEEP_TEST_INPROCESS=1",
-		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if defaultIsolate {
+		t.Fatal("TestMain leaves --isolate's default on: the examples' jobs would each start a worker process")
+	}
 	lines, at := readmeExamples(t)
 	if len(lines) < 5 {
 		t.Fatalf("README.md: %d rocesweep lines in code blocks; the extraction is broken", len(lines))
@@ -160,15 +167,12 @@ func TestExamplesRun(t *testing.T) {
 	// runArgs runs one example in root: "" if it exits as exampleExit says, else why not.
 	runArgs := func(root, line string, args []string) string {
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, env, &stdout, &stderr
-		code := 0
-		if err := cmd.Run(); err != nil {
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) {
-				return fmt.Sprintf("%s: %v", line, err)
-			}
-			code = exit.ExitCode()
+		if err := os.Chdir(root); err != nil {
+			return fmt.Sprintf("%s: %v", line, err)
+		}
+		code := mainWithArgs(context.Background(), args, &stdout, &stderr)
+		if err := os.Chdir(cwd); err != nil {
+			panic(err) // every later test would run elsewhere
 		}
 		if want := exampleExit[line]; code != want {
 			return fmt.Sprintf("%s\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", line, code, want, lastLines(stdout.String(), 10), lastLines(stderr.String(), 10))
@@ -213,14 +217,12 @@ func TestExamplesRun(t *testing.T) {
 		}
 	}
 	t.Run("README", func(t *testing.T) {
-		t.Parallel()
 		root := newRoot(t)
 		for i, line := range lines {
 			t.Run("README.md:"+strconv.Itoa(at[i]), func(t *testing.T) { runLine(t, root, line) })
 		}
 	})
 	t.Run("help", func(t *testing.T) {
-		t.Parallel()
 		root := newRoot(t)
 		for _, line := range helpExamples() {
 			t.Run(line, func(t *testing.T) { runLine(t, root, line) })
