@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -182,6 +184,9 @@ func TestExamplesRun(t *testing.T) {
 	runLine = func(t *testing.T, root, line string) {
 		t.Helper()
 		args := exampleArgs(t, line, root)
+		if slices.Contains(args, "--cpuprofile") && flag.Lookup("test.cpuprofile").Value.String() != "" {
+			t.Skip("this process is being profiled (go test -cpuprofile): the example's profile cannot start in it")
+		}
 		if s, ok := shared[exampleCommand(line)]; ok {
 			out := sharedRuns[exampleCommand(line)]
 			if _, err := os.Stat(filepath.Join(root, out)); errors.Is(err, fs.ErrNotExist) {
