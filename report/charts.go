@@ -29,7 +29,7 @@ import (
 // dpi of the PNG charts: a chart of W x H pixels is drawn on a W*72/96 x H*72/96 pt canvas.
 const dpi = 96
 
-// Chart is one rendered chart.
+// Chart is one chart of the page: laid out by Build, drawn by PNG.
 type Chart struct {
 	// ID is unique within a report and safe as a file name: "heatmap-fct_p99_usec",
 	// "line-fct_p99_usec-switch_LossyAlpha", "series-j0003-egress_queue".
@@ -46,8 +46,25 @@ type Chart struct {
 	Note string
 	// Lines is the number of lines of a line chart (one per level of the other axis).
 	Lines int
-	PNG   []byte
 	W, H  int // pixels
+
+	draw func() ([]byte, error) // draws the PNG
+	once sync.Once
+	png  []byte
+	err  error
+}
+
+// PNG draws the chart as a W x H pixel PNG, once: a later call returns the same bytes.
+// Build lays out every chart and draws none, so that a caller reading only the page's
+// answers (a test, a script) does not pay for the pixels; WriteHTML and WritePNGs draw
+// them. The pixels do not depend on when they are drawn.
+func (c *Chart) PNG() ([]byte, error) {
+	c.once.Do(func() {
+		if c.png, c.err = c.draw(); c.err != nil {
+			c.err = fmt.Errorf("chart %s: %w", c.ID, c.err)
+		}
+	})
+	return c.png, c.err
 }
 
 // newCanvas is a white W x H pixel canvas. vgimg.NewWith would make its image, then have
@@ -260,16 +277,13 @@ func heatmapChart(metric string, g *grid, w, h int) (*Chart, error) {
 	bar.Y.Min, bar.Y.Max = lo, hi
 	bar.Y.Tick.Marker = numTicks{}
 	bar.Y.Padding = 0
-	img, err := renderWithBar(p, bar, w, h)
-	if err != nil {
-		return nil, err
-	}
+	img := func() ([]byte, error) { return renderWithBar(p, bar, w, h) }
 	title := fmt.Sprintf("%s over %s × %s: mean over replicates", metric, g.XAxis.Label, g.YAxis.Label)
 	if len(g.Over) > 0 {
 		title += " and over " + strings.Join(g.Over, ", ")
 	}
 	return &Chart{ID: "heatmap-" + metric, Kind: "heatmap", Metric: metric, Title: title + ".", Note: note,
-		Cells: cols * rows, Grid: g, PNG: img, W: w, H: h}, nil
+		Cells: cols * rows, Grid: g, draw: img, W: w, H: h}, nil
 }
 
 // renderWithBar draws p and, in a strip on its right, the colour bar plot.
@@ -403,10 +417,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 			p.X.Min, p.X.Max = x.Num[0]-pad, x.Num[n-1]+pad
 		}
 	}
-	img, err := renderLegendBelow(p, legend, w, h)
-	if err != nil {
-		return nil, err
-	}
+	img := func() ([]byte, error) { return renderLegendBelow(p, legend, w, h) }
 	title := fmt.Sprintf("%s vs %s", metric, x.Label)
 	if by != nil {
 		title += fmt.Sprintf(", one line per %s", by.Label)
@@ -423,7 +434,7 @@ func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, b
 		title += "; mean over " + strings.Join(over, ", ")
 	}
 	id := "line-" + metric + "-" + x.Column
-	return &Chart{ID: id, Kind: "line", Metric: metric, Title: title + ".", Lines: drawn, PNG: img, W: w, H: h}, nil
+	return &Chart{ID: id, Kind: "line", Metric: metric, Title: title + ".", Lines: drawn, draw: img, W: w, H: h}, nil
 }
 
 // levelTicks puts a labelled tick at every level of a numeric axis (at most 12; else
@@ -506,11 +517,8 @@ func seriesChart(id, title, what, unit string, lines []seriesLine, w, h int) (*C
 	if p.Y.Max > 0 { // room above the peak, so that it does not run along the frame
 		p.Y.Max *= 1.05
 	}
-	img, err := renderLegendBelow(p, legend, w, h)
-	if err != nil {
-		return nil, err
-	}
-	return &Chart{ID: id, Kind: "series", Metric: what, Title: title, PNG: img, W: w, H: h}, nil
+	img := func() ([]byte, error) { return renderLegendBelow(p, legend, w, h) }
+	return &Chart{ID: id, Kind: "series", Metric: what, Title: title, draw: img, W: w, H: h}, nil
 }
 
 // seriesUnits returns the scales and units of a time series' axes: a value in unit

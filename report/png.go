@@ -13,8 +13,12 @@ func (r *Report) WritePNGs(dir string) ([]string, error) {
 	}
 	var paths []string
 	for _, c := range r.Charts() {
+		img, err := c.PNG()
+		if err != nil {
+			return nil, err
+		}
 		p := filepath.Join(dir, fileSafe(c.ID)+".png")
-		if err := os.WriteFile(p, c.PNG, 0o644); err != nil {
+		if err := os.WriteFile(p, img, 0o644); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)

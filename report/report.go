@@ -65,7 +65,8 @@ type Options struct {
 	Decision *selection.Decision
 }
 
-// Report is everything the page shows, charts rendered.
+// Report is everything the page shows; its charts are drawn when the page or the PNG
+// files are written (Chart.PNG).
 type Report struct {
 	Dir      string
 	Name     string
@@ -192,8 +193,9 @@ func optionErrorf(format string, args ...any) error {
 	return &OptionError{fmt.Sprintf(format, args...)}
 }
 
-// Build reads dir and renders the charts. A missing jobs table, an unknown metric or an
-// unknown --job id is an error; a missing interval table is noted on the page.
+// Build reads dir and lays out the page and its charts (Chart.PNG draws one, when the
+// page is written). A missing jobs table, an unknown metric or an unknown --job id is an
+// error; a missing interval table is noted on the page.
 func Build(dir string, opts Options) (*Report, error) {
 	if opts.Width == 0 {
 		opts.Width = 640
