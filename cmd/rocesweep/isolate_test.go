@@ -147,7 +147,7 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 	}
 	t.Parallel()               // waits on child processes
 	spec := writeSpec(t, text) // 2 jobs (--select=false, one replicate)
-	tables := map[string][]string{}
+	tables := map[string][]uint64{}
 	var mu sync.Mutex
 	// The isolated and the in-process run at once.
 	concurrently(t, []string{"true", "false"}, func(iso string) string { return "isolate=" + iso }, func(t *testing.T, iso string) {
