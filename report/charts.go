@@ -72,7 +72,10 @@ func (c *Chart) PNG() ([]byte, error) {
 // one to copy per chart, a third of a small chart's drawing; gg.NewContextForRGBA draws
 // on the one image, as vgimg's own set-up does after its copy.
 func newCanvas(w, h int) *vgimg.Canvas {
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	img, ok := canvasImages.Get().(*image.RGBA)
+	if !ok || img.Rect.Dx() != w || img.Rect.Dy() != h {
+		img = image.NewRGBA(image.Rect(0, 0, w, h))
+	}
 	ctx := gg.NewContextForRGBA(img)
 	ctx.SetLineCapButt()
 	ctx.InvertY()
@@ -93,11 +96,21 @@ func render(p *plot.Plot, w, h int) ([]byte, error) {
 // clear, more than a small chart takes to compress) are reused from chart to chart.
 func encodePNG(c *vgimg.Canvas) ([]byte, error) {
 	var buf bytes.Buffer
-	if err := pngEncoder.Encode(&buf, c.Image()); err != nil {
+	img := c.Image()
+	if err := pngEncoder.Encode(&buf, img); err != nil {
 		return nil, err
+	}
+	if rgba, ok := img.(*image.RGBA); ok {
+		canvasImages.Put(rgba)
 	}
 	return buf.Bytes(), nil
 }
+
+// canvasImages holds the image of a chart once encoded, for the next chart of its size:
+// a 640 x 480 image is 1.2 MB to allocate and clear, a report draws dozens, and vgimg
+// paints every pixel with the background before a chart is drawn on it, so a chart's
+// pixels do not depend on the image's past.
+var canvasImages sync.Pool // *image.RGBA
 
 var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &pngBuffers{}}
 
