@@ -99,6 +99,7 @@ func TestPlanBoundsRefusedCheaply(t *testing.T) {
 // Deep nesting (up to 2 M parentheses or `!`s) is refused with an error before it can
 // overflow the parser's stack.
 func TestConstraintNestingBounded(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	for _, tc := range []struct {
 		name, text, want string
 	}{

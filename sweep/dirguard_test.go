@@ -81,6 +81,7 @@ func TestTwoPlansStartedTogether(t *testing.T) {
 
 // A directory holding files that are not results (run -o configs) is refused.
 func TestForeignDirectoryRefused(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "ci.yaml"), []byte("name: x\n"), 0o644)
@@ -102,6 +103,7 @@ func TestForeignDirectoryRefused(t *testing.T) {
 // A sweep started by a binary of another model version is not resumed
 // (or added to by a shard) silently: the refusal names both versions.
 func TestResumeOtherModelVersionRefused(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	dir := t.TempDir()
 	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sweep.Shard{K: 1, N: 2}}); err != nil {
@@ -124,6 +126,7 @@ func TestResumeOtherModelVersionRefused(t *testing.T) {
 // After a full disk the report's counts are the journal's: the jobs of the failed commit
 // are "lost", not ok.
 func TestFullDiskReportMatchesJournal(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	for _, budget := range []int64{30_000, 60_000} {
 		p := plan(t, spec)
 		dir := t.TempDir()

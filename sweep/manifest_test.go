@@ -12,6 +12,7 @@ import (
 // A directory of another plan is refused with what differs named, and another -o
 // suggested first: --force mixes two studies in one directory.
 func TestOtherPlanNamesTheDifference(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := t.TempDir()
 	if _, err := sweep.Run(context.Background(), plan(t, spec), testJob, sweep.Options{Dir: dir, Workers: 2}); err != nil {
 		t.Fatal(err)

@@ -314,6 +314,7 @@ func TestInterruptedBeforeStart(t *testing.T) {
 
 // Invalid grid points, unwritable directories: refused before any job runs.
 func TestRefusedBeforeAnyJob(t *testing.T) {
+	t.Parallel() // no package state changed: runs beside the other parallel tests
 	var calls atomic.Int64
 	job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
 		calls.Add(1)
