@@ -63,11 +63,12 @@ func TestMain(m *testing.M) {
 	// In-process tests swap jobFunc for fakes that a worker process would not see.
 	defaultIsolate = false
 	splitProcs = false
-	// The test process reads and writes many small results directories with a live heap
-	// of a few MB: at the default GOGC it collects every few MB it allocates (most of the
-	// CPU of an in-process compare or report test). Pacing only, no result changes; the
-	// child processes (the branch above) keep the binary's own setting.
-	debug.SetGCPercent(400)
+	// The test process reads and writes many small results directories, draws reports
+	// and runs the examples' simulations, with a live heap of a few MB: at the default
+	// GOGC it collects every few MB it allocates, and its allocations paid for the
+	// collections in assists (a fifth of its CPU at 400). Pacing only, no result changes;
+	// the child processes (the branch above) keep the binary's own setting.
+	debug.SetGCPercent(1000)
 	// One processor for this process and, through the environment, for each child: the
 	// package keeps several rocesweep processes running at once, beside the other
 	// packages' tests, and a Go process with an idle processor wakes a thread at every
