@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 			jobFunc = childJob()
 		}
 		// ROCESWEEP_TEST_INPROCESS=1: the child's jobs run in its own process (--isolate's
-		// default false), for the tests of something else than isolation (examples, shard
+		// default false), for the tests of something else than isolation (the k8s and Slurm
 		// scripts); worker processes have their own tests (isolate_test.go).
 		if os.Getenv("ROCESWEEP_TEST_INPROCESS") == "1" {
 			defaultIsolate = false
