@@ -28,6 +28,7 @@ type DecisionView struct {
 	Why         string // Decision.Why
 	Next        string // the next step, with its command
 	Procedure   string // the procedure's settings in words
+	Split       string // how the confidence is divided between the procedure's statements
 	// Contenders are the other points still in contention (running, budget).
 	Contenders []string
 	Eliminated []Eliminated
@@ -157,21 +158,27 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 	}
 	if m.Select != nil {
 		c := m.Select.WithDefaults(k)
-		v.Procedure = fmt.Sprintf("Sequential selection (Kim and Nelson's fully sequential procedure, KN): %s confidence, %s per point first, "+
-			"then one more replicate per point still in contention each round; at most %s.",
-			conf, Plural(c.Initial, "replicate"), Plural(c.MaxJobs, "job"))
+		first := Plural(c.Initial, "replicate")
+		if dec.FirstStage > c.Initial {
+			first = fmt.Sprintf("%s (extended from %d: the paired differences looked heavy-tailed)", Plural(dec.FirstStage, "replicate"), c.Initial)
+		}
+		v.Procedure = fmt.Sprintf("Sequential selection (Kim and Nelson's KN, the variances of paired differences updated every round): %s confidence, %s per point first, "+
+			"then one more replicate per point still in contention each round; events rarer than %s of runs are below its resolution; at most %s.",
+			conf, first, percent(c.Rare), Plural(c.MaxJobs, "job"))
 	} else {
 		v.Procedure = fmt.Sprintf("The selection procedure (KN) replayed over this fixed design, its %s per point as the first stage, at %s confidence.",
 			Plural(st.reps, "replicate"), conf)
 	}
 	v.Cost = costText(dec, st, rowsOf, conf, delta, v.Fixed)
+	v.Split = splitText(dec)
 	switch dec.State {
 	case selection.Decided:
 		headline = fmt.Sprintf("Selected: %s — %s %s, %s.", v.Selected, goal, describeMetric(metric), v.Value)
-		v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s.", conf, delta, Plural(k, "point"))
+		among := Plural(k, "point")
 		if subject != "" {
-			v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s, counting only those that satisfy %s.", conf, delta, Plural(k, "point"), subject)
+			among += " that satisfy " + subject
 		}
+		v.Guarantee = fmt.Sprintf("With %s confidence, the best of the %s when the best leads every other by at least %s (the indifference); a point closer than that to the best may be selected in its place.", conf, among, delta)
 	case selection.Running:
 		if v.Fixed {
 			headline = fmt.Sprintf("This fixed design does not decide it: %s within reach of the best; a sequential selection would continue (`rocesweep run SPEC --select`).",
@@ -207,11 +214,19 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		if dec.State != selection.Decided {
 			what = "the best so far"
 		}
+		runs := 0
+		if dec.Best < len(dec.Used) {
+			runs = dec.Used[dec.Best]
+		}
 		switch dec.Feasible[dec.Best] {
 		case 1:
-			v.Feasibility = fmt.Sprintf("Known feasible: %s holds at %s with %s confidence (the interval over its replicates lies on the right side).", subject, what, conf)
+			v.Feasibility = fmt.Sprintf("Known feasible: %s at %s, by sequential tests over its %s", subject, what, Plural(runs, "run"))
+			if dec.Split.PerTest > 0 {
+				v.Feasibility += fmt.Sprintf(" (a point that violates a plain condition in %s of runs or more, or misses a bound by more than its tolerance, passes them with probability at most %s per test)", percent(dec.Rare), percent(dec.Split.PerTest))
+			}
+			v.Feasibility += "."
 		case 0:
-			v.Feasibility = fmt.Sprintf("Not known feasible: the replicates of %s do not yet show that %s holds.", what, subject)
+			v.Feasibility = fmt.Sprintf("Not known feasible: %s of %s do not yet show that %s holds.", Plural(runs, "run"), what, subject)
 		default:
 			v.Feasibility = fmt.Sprintf("Infeasible: %s does not hold at %s.", subject, what)
 		}
@@ -219,6 +234,27 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 	v.Few = strings.Contains(headline+v.BestSoFar, "†")
 	return v, headline
 }
+
+// splitText says how the confidence was divided (selection.Split) in one sentence; ""
+// before the procedure has started.
+func splitText(dec *selection.Decision) string {
+	sp := dec.Split
+	if sp.Screening == 0 && sp.Feasibility == 0 {
+		return ""
+	}
+	var parts []string
+	if sp.Feasibility > 0 {
+		parts = append(parts, fmt.Sprintf("%s to feasibility (%s per test, %s per point)", percent(sp.Feasibility), percent(sp.PerTest), Plural(sp.Tests, "test")))
+	}
+	if sp.Screening > 0 {
+		parts = append(parts, fmt.Sprintf("%s to screening", percent(sp.Screening)),
+			fmt.Sprintf("%s to the rare-event rule (%s per pair: a pair with equal results, or a point whose results sit on one value, waits %s)", percent(sp.Rare), percent(sp.PerPair), Plural(dec.RareRunsPair, "replicate")))
+	}
+	return fmt.Sprintf("The %s error allowed is split: %s.", percent(1-dec.Confidence), strings.Join(parts, ", "))
+}
+
+// percent writes a share as a percent with at most four significant digits.
+func percent(p float64) string { return ci.Num(100*p) + "%" }
 
 // costText says what the selection spent, in jobs and simulation time (the jobs' summed
 // wall_sec), against a fixed design of equal confidence (FixedJobs jobs at the mean

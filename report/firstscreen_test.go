@@ -44,14 +44,15 @@ func selected(t *testing.T, msgs float64) string {
 // stage (round 0) or one or two rounds later, beaten by point 0.
 func decision(state selection.State) *selection.Decision {
 	d := &selection.Decision{State: state, Why: "one point is left in contention", Stage: 5, Best: 0, Survivors: []int{0},
-		Jobs: 60, Delta: 5, Confidence: 0.95, H2: 7.2, FixedJobs: 240, Labels: gridLabels}
+		Jobs: 60, Delta: 5, Confidence: 0.95, H2: 7.2, FixedJobs: 240, Labels: gridLabels, Rare: 0.01, RareRunsOK: 615, RareRunsPair: 675,
+		Split: selection.Split{Feasibility: 0.025, PerTest: 0.025 / 12, Tests: 1, Screening: 0.0125, Rare: 0.0125, PerPair: 0.0125 / 11}}
 	for i := range gridLabels {
 		d.Means = append(d.Means, 102.52+2.5*float64(i/3)+20*float64(i%3))
 		d.Used = append(d.Used, 5)
 		d.Feasible = append(d.Feasible, 1)
 		if i > 0 {
 			d.Eliminated = append(d.Eliminated, selection.Elimination{Point: i, Round: i % 3,
-				Reason: "worse than " + gridLabels[0] + " beyond the noise of their paired differences", By: 0})
+				Reason: "worse than " + gridLabels[0] + " by 2.5 on 5 paired replicates, beyond the indifference (5)", By: 0})
 		}
 	}
 	return d
@@ -71,12 +72,13 @@ func TestFirstScreenDecided(t *testing.T) {
 	for _, c := range []struct{ what, got, want string }{
 		{"objective", r.Objective, "lowest fct_p99_usec_lossless (p99 FCT of the lossless traffic), subject to drops_lossless == 0; indifference 5 µs (smaller differences do not matter); also shown: goodput_gbps"},
 		{"headline", r.Headline, "Selected: LossyAlpha=0.25, StaticPoolXoffThreshold=200KB — lowest p99 FCT of the lossless traffic, 102.5 µs (mean of 5 replicates; p99 of 480 messages)."},
-		{"guarantee", r.Decision.Guarantee, "With 95% confidence, within 5 µs of the best of 12 points, counting only those that satisfy drops_lossless == 0."},
-		{"feasibility", r.Decision.Feasibility, "Known feasible: drops_lossless == 0 holds at the selected point with 95% confidence (the interval over its replicates lies on the right side)."},
+		{"guarantee", r.Decision.Guarantee, "With 95% confidence, the best of the 12 points that satisfy drops_lossless == 0 when the best leads every other by at least 5 µs (the indifference); a point closer than that to the best may be selected in its place."},
+		{"feasibility", r.Decision.Feasibility, "Known feasible: drops_lossless == 0 at the selected point, by sequential tests over its 5 runs (a point that violates a plain condition in 1% of runs or more, or misses a bound by more than its tolerance, passes them with probability at most 0.2083% per test)."},
+		{"split", r.Decision.Split, "The 5% error allowed is split: 2.5% to feasibility (0.2083% per test, 1 test per point), 1.25% to screening, 1.25% to the rare-event rule (0.1136% per pair: a pair with equal results, or a point whose results sit on one value, waits 675 replicates)."},
 		// wall_sec = 0.5 + 0.01·replicate: 12 × 2.6 s used; 240 jobs × the mean 0.52 s.
 		{"cost", r.Decision.Cost, "Cost: 60 jobs, 31.2 s of simulation time, against 240 jobs (about 2.08 min) for a fixed design of equal confidence: 25% of its jobs. " +
 			"Simulation time is the jobs' summed wall_sec: how long the simulator ran for each, added up; not the run's elapsed time (jobs run in parallel), nor simulated time. The fixed design's is its jobs × the mean wall_sec per job."},
-		{"procedure", r.Decision.Procedure, "Sequential selection (Kim and Nelson's fully sequential procedure, KN): 95% confidence, 5 replicates per point first, then one more replicate per point still in contention each round; at most 600 jobs."},
+		{"procedure", r.Decision.Procedure, "Sequential selection (Kim and Nelson's KN, the variances of paired differences updated every round): 95% confidence, 5 replicates per point first, then one more replicate per point still in contention each round; events rarer than 1% of runs are below its resolution; at most 600 jobs."},
 		{"next", r.Decision.Next, ""},
 	} {
 		if c.got != c.want {
@@ -84,7 +86,7 @@ func TestFirstScreenDecided(t *testing.T) {
 		}
 	}
 	if el := r.Decision.Eliminated; len(el) != 11 || el[0] != (report.Eliminated{Point: gridLabels[1], Round: "1", Mean: "122.5 µs", Used: 5,
-		Reason: "worse than LossyAlpha=0.25, StaticPoolXoffThreshold=200KB beyond the noise of their paired differences"}) {
+		Reason: "worse than LossyAlpha=0.25, StaticPoolXoffThreshold=200KB by 2.5 on 5 paired replicates, beyond the indifference (5)"}) {
 		t.Errorf("eliminated %+v", el)
 	}
 	// The answers follow the objective: its metric, then also, then the main metrics.
@@ -139,8 +141,8 @@ func TestFirstScreenDecided(t *testing.T) {
 		t.Errorf("closing table of %s", lines[0])
 	}
 	if want := "  selected: LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.5 µs (mean of 5 replicates; p99 of 480 messages); " +
-		"with 95% confidence, within 5 µs of the best of 12 points, counting only those that satisfy drops_lossless == 0; " +
-		"known feasible: drops_lossless == 0 holds at the selected point with 95% confidence"; lines[len(lines)-1] != want {
+		"with 95% confidence, the best of the 12 points that satisfy drops_lossless == 0 when the best leads every other by at least 5 µs (the indifference); a point closer than that to the best may be selected in its place; " +
+		"known feasible: drops_lossless == 0 at the selected point, by sequential tests over its 5 runs"; lines[len(lines)-1] != want {
 		t.Errorf("closing line\n got %q\nwant %q", lines[len(lines)-1], want)
 	}
 }

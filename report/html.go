@@ -107,7 +107,8 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{end}}{{end}}{{if .Next}}<p class="next"><strong>Next:</strong> {{code .Next}}</p>
 {{end}}{{if .Cost}}<p id="cost">{{.Cost}}</p>
 {{end}}<p class="small">{{.Procedure}}</p>
-{{if .Eliminated}}<h3 id="eliminated">Eliminated: {{len .Eliminated}} point{{if ne (len .Eliminated) 1}}s{{end}}, in the order they left</h3>
+{{if .Split}}<p class="small" id="split">{{.Split}}</p>
+{{end}}{{if .Eliminated}}<h3 id="eliminated">Eliminated: {{len .Eliminated}} point{{if ne (len .Eliminated) 1}}s{{end}}, in the order they left</h3>
 <div class="scroll"><table class="eliminated">
 <tr><th>point</th><th>left in round<br><span class="small">0: after the first stage</span></th><th>mean</th><th>replicates</th><th>why</th></tr>
 {{range .Eliminated}}<tr><td>{{.Point}}</td><td class="num">{{.Round}}</td><td class="num">{{.Mean}}</td><td class="num">{{.Used}}</td><td class="small">{{.Reason}}</td></tr>

@@ -185,20 +185,22 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 }
 
 // feasibleEverywhere evaluates the objective's constraints on every ok job and returns,
-// per point of st, whether every one of its jobs meets all of them (observed, not a
-// statistical finding), and the constraints that could not be evaluated.
+// per point of st, whether its jobs meet all of them as observed (not a statistical
+// finding): a plain condition in every job, a probability bound by the share of its jobs,
+// a mean bound by the mean of its jobs.
 func feasibleEverywhere(st *study, subjectTo []string) ([]bool, error) {
-	var exprs []*constraint.Expr
+	var reqs []*constraint.Requirement
 	for _, s := range subjectTo {
-		e, err := constraint.Parse(s)
+		e, err := constraint.ParseRequirement(s)
 		if err != nil {
 			return nil, fmt.Errorf("subject_to %q: %w", s, err)
 		}
-		exprs = append(exprs, e)
+		reqs = append(reqs, e)
 	}
 	out := make([]bool, len(st.points))
 	for i, p := range st.points {
 		out[i] = true
+		sums := make([]float64, len(reqs))
 		for _, r := range p.Rows {
 			env := func(name string) (any, error) {
 				c := st.jobs.Col(name)
@@ -213,13 +215,37 @@ func feasibleEverywhere(st *study, subjectTo []string) ([]bool, error) {
 				}
 				return c.Num[r], nil
 			}
-			for _, e := range exprs {
-				ok, err := e.Eval(env)
-				if err != nil {
-					return nil, fmt.Errorf("subject_to %q: %w", e.Text, err)
+			for k, e := range reqs {
+				for _, ref := range e.Refs() {
+					if _, err := env(ref); err != nil {
+						return nil, fmt.Errorf("subject_to %q: %w", e.Text, err)
+					}
 				}
-				out[i] = out[i] && ok
+				v := e.Observe(env)
+				if e.Kind == constraint.EveryRun && v != 1 {
+					out[i] = false
+				}
+				sums[k] += v // a NaN makes the share or mean NaN: not met
 			}
+		}
+		n := float64(len(p.Rows))
+		for k, e := range reqs {
+			if e.Kind == constraint.EveryRun || n == 0 {
+				continue
+			}
+			m := sums[k] / n
+			var met bool
+			switch e.Sense {
+			case constraint.LE:
+				met = m <= e.Bound
+			case constraint.LT:
+				met = m < e.Bound
+			case constraint.GE:
+				met = m >= e.Bound
+			case constraint.GT:
+				met = m > e.Bound
+			}
+			out[i] = out[i] && met
 		}
 	}
 	return out, nil

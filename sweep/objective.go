@@ -32,7 +32,7 @@ import (
 
 var (
 	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also"}
-	selectKeys    = []string{"confidence", "initial", "max_jobs"}
+	selectKeys    = []string{"confidence", "initial", "max_jobs", "rare"}
 )
 
 // DefaultIndifferencePercent is the indifference of an objective that states none: 5% of
@@ -85,7 +85,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 				return err
 			}
 			for _, e := range list {
-				if _, err := constraint.Parse(e.text); err != nil {
+				if _, err := constraint.ParseRequirement(e.text); err != nil {
 					return fmt.Errorf("%s: objective.subject_to: %v", e.pos, err)
 				}
 				o.SubjectTo = append(o.SubjectTo, e.text)
@@ -153,6 +153,16 @@ func setSelect(c *selection.Config, key, value string) error {
 			return fmt.Errorf("want a whole number of jobs from 1 to %s (value %q)", config.Commas(MaxJobs), value)
 		}
 		c.MaxJobs = n
+	case "rare":
+		// A share of runs: 0.01 or 1% (README "Rare events").
+		f, err := strconv.ParseFloat(strings.TrimSuffix(value, "%"), 64)
+		if strings.HasSuffix(value, "%") {
+			f /= 100
+		}
+		if err != nil || !(f > 0 && f <= 0.5) {
+			return fmt.Errorf("want a share of runs above 0 and at most 50%%, e.g. 1%% or 0.01 (value %q)", value)
+		}
+		c.Rare = f
 	default:
 		return fmt.Errorf("unknown key (want %s)%s", strings.Join(selectKeys, ", "), config.Suggest(key, selectKeys))
 	}
@@ -183,7 +193,7 @@ func (s *Spec) setObjective(key, value string) error {
 	case "indifference":
 		s.indifference, s.indifferencePos = value, "--set objective.indifference"
 	case "subject_to":
-		if _, err := constraint.Parse(value); err != nil {
+		if _, err := constraint.ParseRequirement(value); err != nil {
 			return err
 		}
 		o.SubjectTo = []string{value}
@@ -246,7 +256,7 @@ func (s *Spec) resolveObjective() error {
 		columns = append(columns, a.Column)
 	}
 	for i, text := range o.SubjectTo {
-		c, _ := constraint.Parse(text)
+		c, _ := constraint.ParseRequirement(text)
 		for _, ref := range c.Refs() {
 			if !slices.Contains(columns, ref) {
 				return fmt.Errorf("%s: objective.subject_to: %q is not a jobs column%s (a subject_to names metrics such as drops_lossless, or swept columns such as switch_LossyAlpha)",

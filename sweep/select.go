@@ -201,14 +201,14 @@ func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision,
 func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Problem, error) {
 	obj := p.Spec.Objective
 	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg}
-	var exprs []*constraint.Expr
+	var reqs []*constraint.Requirement
 	for _, text := range obj.SubjectTo {
-		c, err := constraint.Parse(text)
+		c, err := constraint.ParseRequirement(text)
 		if err != nil {
 			return prob, fmt.Errorf("objective.subject_to: %v", err)
 		}
-		exprs = append(exprs, c)
-		prob.Constraints = append(prob.Constraints, selection.Constraint{Text: text, Sense: c.Sense()})
+		reqs = append(reqs, c)
+		prob.Constraints = append(prob.Constraints, selection.Constraint{Text: text, Kind: c.Kind, Sense: c.Sense, Bound: c.Bound, Tolerance: c.Tolerance})
 	}
 	row := map[string]int{}
 	maxRep := 0
@@ -234,7 +234,7 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 				pt.Reps = append(pt.Reps, selection.Obs{State: selection.Missing}) // another shard's, or not run yet
 				continue
 			}
-			pt.Reps = append(pt.Reps, observe(jobs, k, status, errCol, metric, exprs))
+			pt.Reps = append(pt.Reps, observe(jobs, k, status, errCol, metric, reqs))
 		}
 		prob.Points = append(prob.Points, pt)
 	}
@@ -242,7 +242,7 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 }
 
 // observe reads row k of jobs as one observation.
-func observe(jobs *results.Table, k int, status, errCol, metric *results.Column, exprs []*constraint.Expr) selection.Obs {
+func observe(jobs *results.Table, k int, status, errCol, metric *results.Column, reqs []*constraint.Requirement) selection.Obs {
 	if status != nil && status.Text(k) != "ok" {
 		o := selection.Obs{State: selection.Failed, Err: status.Text(k)}
 		if errCol != nil && errCol.Text(k) != "" {
@@ -267,12 +267,8 @@ func observe(jobs *results.Table, k int, status, errCol, metric *results.Column,
 		}
 		return c.Num[k], nil
 	}
-	for _, e := range exprs {
-		m, _, err := e.Margin(env)
-		if err != nil {
-			m = math.NaN()
-		}
-		o.Margins = append(o.Margins, m)
+	for _, c := range reqs {
+		o.Values = append(o.Values, c.Observe(env))
 	}
 	return o
 }
