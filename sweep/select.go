@@ -188,14 +188,14 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 	var cache results.PartCache
 	var w waiting
 	for {
-		dec, err := p.decide(o.Dir, &cache)
+		dec, committed, err := p.decide(o.Dir, &cache)
 		if err != nil {
 			return sr, err
 		}
 		sr.Decision = dec
 		if dec.State != selection.Running {
 			if sr.Rounds == 0 { // decided by what an earlier session committed
-				sr.Selected, sr.Skipped = dec.Jobs, dec.Jobs
+				sr.Selected, sr.Skipped = committed, committed
 			}
 			return sr, nil
 		}
@@ -284,24 +284,34 @@ func (sr *SelectReport) add(r *Report) {
 // where it stands. A directory without a jobs table yet is a selection before its first
 // stage.
 func (p *Plan) Decide(dir string) (selection.Decision, error) {
-	return p.decide(dir, &results.PartCache{})
+	d, _, err := p.decide(dir, &results.PartCache{})
+	return d, err
 }
 
 // decide is Decide reading through cache (Select keeps one across its rounds: each
-// committed part is read once).
-func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision, error) {
+// committed part is read once). It also returns the selection's committed jobs, which
+// may be more than the decision used: jobs run ahead, or after a point left.
+func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision, int, error) {
 	jobs, err := cache.ReadTable(dir, "jobs")
 	if errors.Is(err, fs.ErrNotExist) {
 		jobs, err = &results.Table{Name: "jobs"}, nil
 	}
 	if err != nil {
-		return selection.Decision{}, fmt.Errorf("selection: reading %s: %w", dir, err)
+		return selection.Decision{}, 0, fmt.Errorf("selection: reading %s: %w", dir, err)
 	}
 	prob, err := p.Problem(jobs, p.SelectionConfig())
 	if err != nil {
-		return selection.Decision{}, err
+		return selection.Decision{}, 0, err
 	}
-	return selection.Decide(prob), nil
+	committed := 0
+	for _, pt := range prob.Points {
+		for _, o := range pt.Reps {
+			if o.State != selection.Missing {
+				committed++
+			}
+		}
+	}
+	return selection.Decide(prob), committed, nil
 }
 
 // Problem builds the selection problem of plan p from a jobs table: point i's replicate
@@ -363,6 +373,9 @@ func observe(jobs *results.Table, k int, status, errCol, metric *results.Column,
 	if metric != nil && !metric.IsString() && !metric.Null[k] {
 		o.X = metric.Num[k]
 	}
+	if metric != nil && metric.Null[k] {
+		o.Err = notReached(jobs, k, metric.Name)
+	}
 	env := func(name string) (any, error) {
 		c := jobs.Col(name)
 		if c == nil {
@@ -380,6 +393,33 @@ func observe(jobs *results.Table, k int, status, errCol, metric *results.Column,
 		o.Values = append(o.Values, c.Observe(env))
 	}
 	return o
+}
+
+// notReached says why a percentile metric is null in row k of jobs (records.md RC-24:
+// it falls among messages not completed by the job's end): "not reached: 6 of 120
+// lossless messages completed". "" for other metrics.
+func notReached(jobs *results.Table, k int, metric string) string {
+	if !strings.Contains(metric, "fct_") && !strings.Contains(metric, "slowdown_") {
+		return ""
+	}
+	class := ""
+	for _, c := range []string{"_lossless", "_lossy"} {
+		if strings.HasSuffix(metric, c) {
+			class = c
+		}
+	}
+	started, done := jobs.Col("msgs_started"+class), jobs.Col("msgs_completed"+class)
+	if strings.HasPrefix(metric, "host_") {
+		done = jobs.Col("msgs_host_completed" + class)
+	}
+	if started == nil || done == nil || started.IsString() || done.IsString() || started.Null[k] || done.Null[k] {
+		return "not reached"
+	}
+	what := "messages"
+	if class != "" {
+		what = class[1:] + " messages"
+	}
+	return fmt.Sprintf("not reached: %d of %d %s completed", int64(done.Num[k]), int64(started.Num[k]), what)
 }
 
 // PointLabels names every grid point of p for people, in plan order: its swept values

@@ -116,6 +116,9 @@ func ParseRequirement(text string) (*Requirement, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%q: the bound %q: %v", text, bound, err)
 		}
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			return nil, fmt.Errorf("%q: the bound %q is not a finite number", text, bound)
+		}
 		r.Bound = c
 		if !hasTol {
 			return nil, fmt.Errorf("%q: a mean bound needs its tolerance, the difference worth telling apart: %s ± 10%% or ± a number in its unit", text, strings.TrimSpace(s))

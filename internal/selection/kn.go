@@ -436,10 +436,14 @@ func (r *replay) badness(o Obs) string {
 		return fmt.Sprintf("failed: observation state %d", int(o.State))
 	}
 	if !finite(o.X) {
+		why := "no value (null)"
 		if r.p.Metric != "" {
-			return "no value of " + r.p.Metric
+			why = "no value of " + r.p.Metric
 		}
-		return "no value (null)"
+		if o.Err != "" {
+			why += " (" + o.Err + ")"
+		}
+		return why
 	}
 	for c, con := range r.p.Constraints {
 		if c >= len(o.Values) {

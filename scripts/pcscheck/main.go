@@ -94,6 +94,11 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 		if len(pt.Reps) != n {
 			return fmt.Errorf("point %d has %d replicates in the truth, point 0 has %d", i, len(pt.Reps), n)
 		}
+		for r, o := range pt.Reps {
+			if o.State == selection.Missing {
+				return fmt.Errorf("the truth lacks replicate %d of %s (a run of another model version has other job ids)", r, pt.Label)
+			}
+		}
 	}
 	tr := judgeTruth(pool, cfg)
 	obj := plan.Spec.Objective
