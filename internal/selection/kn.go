@@ -121,7 +121,7 @@ type replay struct {
 	modes   []map[float64]int
 	modal   []int        // the count of each point's most frequent value
 	pairs   [][]pairStat // [i][l], i < l: paired differences y_i − y_l
-	h2      float64 // h² at the stage being screened (h2At)
+	h2      float64      // h² at the stage being screened (h2At)
 	delta   float64
 	tq      map[int]float64 // t quantile by degrees of freedom
 	d       Decision
