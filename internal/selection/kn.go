@@ -267,7 +267,7 @@ func (r *replay) run() Decision {
 				}
 				committed++
 				if bad == "" {
-					bad = r.badness(o)
+					bad = r.badness(o, j)
 				}
 			}
 			if bad != "" {
@@ -423,8 +423,9 @@ func (r *replay) pair(i, l int) *pairStat {
 	return &r.pairs[i][l]
 }
 
-// badness says why observation o gives its point no value to compare ("" when it has one).
-func (r *replay) badness(o Obs) string {
+// badness says why observation o, replicate j, gives its point no value to compare (""
+// when it has one).
+func (r *replay) badness(o Obs, j int) string {
 	switch o.State {
 	case OK:
 	case Failed:
@@ -441,7 +442,7 @@ func (r *replay) badness(o Obs) string {
 			why = "no value of " + r.p.Metric
 		}
 		if o.Err != "" {
-			why += " (" + o.Err + ")"
+			why += fmt.Sprintf(" in replicate %d (%s)", j, o.Err)
 		}
 		return why
 	}
