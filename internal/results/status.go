@@ -70,6 +70,9 @@ type Status struct {
 	// paused for more than half the run with its pool at or below Xon, the trap of
 	// switch.md §4.6 condition 3, not congestion.
 	StuckPause []string `json:"stuck_pause_jobs,omitempty"`
+	// Tables are the rows of each table in the committed files (CountRows): what a
+	// reader of exactly those files gets.
+	Tables []TableRows `json:"tables,omitempty"`
 
 	manifest *Manifest
 }
@@ -294,6 +297,11 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 		st.Complete = st.Complete && st.Verify.Problems() == 0
 	}
 	st.StuckPause = stuckPauseJobs(dir)
+	tables, err := CountRows(dir)
+	if err != nil {
+		st.Notes = append(st.Notes, fmt.Sprintf("rows not counted: %v", err))
+	}
+	st.Tables = tables
 	return st, nil
 }
 
