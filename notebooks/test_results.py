@@ -315,11 +315,16 @@ def test_readme_sql_snippets(root, monkeypatch):
 # ---- the notebook ----------------------------------------------------------------------
 
 def run_notebook(exe, results, extra_cell=None):
+    """Executes the notebook on results, with exe as the rocesweep on the PATH."""
     nb = nbformat.read(NOTEBOOK, as_version=4)
     if extra_cell:
         nb.cells.append(nbformat.v4.new_code_cell(extra_cell))
+    bindir = Path(results).parent / ".bin"
+    bindir.mkdir(exist_ok=True)
+    if not (bindir / "rocesweep").exists():
+        (bindir / "rocesweep").symlink_to(exe)
     env_before = dict(os.environ)
-    os.environ.update(ROCESWEEP_RESULTS=str(results), PATH=f"{Path(exe).parent}{os.pathsep}{os.environ['PATH']}",
+    os.environ.update(ROCESWEEP_RESULTS=str(results), PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}",
                       PYDEVD_DISABLE_FILE_VALIDATION="1")
     os.environ.pop("ROCESWEEP_READER", None)
     try:
