@@ -31,6 +31,16 @@ type DecisionView struct {
 	Split       string // how the confidence is divided between the procedure's statements
 	// Contenders are the other points still in contention (running, budget).
 	Contenders []string
+	// Equivalent (decided) are the other points as good as the selected one to within
+	// the indifference, as measured; Flat is set when that is every acceptable point:
+	// the headline then says that nothing swept matters, not "Selected".
+	Equivalent []string
+	Flat       bool
+	// Classes are every traffic class at the selected point against the best any point
+	// achieved for it; Costs the sentences of the classes it costs more than
+	// ClassIndifference.
+	Classes []ClassView
+	Costs   []string
 	Eliminated []Eliminated
 	Few        bool // a p99 above is over fewer than 100 messages (the page adds the footnote)
 }
@@ -170,6 +180,14 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 			Plural(st.reps, "replicate"), conf)
 	}
 	v.Cost = costText(dec, st, rowsOf, conf, delta, v.Fixed)
+	if dec.State == selection.Decided || dec.State == selection.Budget {
+		v.Classes = classViews(dir, st, dec, rowsOf)
+		for _, c := range v.Classes {
+			if c.Cost != "" {
+				v.Costs = append(v.Costs, c.Cost)
+			}
+		}
+	}
 	v.Split = splitText(dec)
 	switch dec.State {
 	case selection.Decided:
@@ -179,6 +197,16 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 			among += " that satisfy " + subject
 		}
 		v.Guarantee = fmt.Sprintf("With %s confidence, the best of the %s when the best leads every other by at least %s (the indifference); a point closer than that to the best may be selected in its place.", conf, among, delta)
+		for _, i := range dec.Equivalent {
+			if i != dec.Best {
+				v.Equivalent = append(v.Equivalent, label(i))
+			}
+		}
+		if dec.Flat {
+			v.Flat = true
+			headline = fmt.Sprintf("Nothing swept here matters at this indifference: the %d acceptable points are within %s of each other on %s; any of them will do (the selection names %s, %s).",
+				len(dec.Equivalent), spread(dec, metric), describeMetric(metric), v.Selected, v.Value)
+		}
 	case selection.Running:
 		if v.Fixed {
 			headline = fmt.Sprintf("This fixed design does not decide it: %s within reach of the best; a sequential selection would continue (`rocesweep run SPEC --select`).",
@@ -233,6 +261,24 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 	}
 	v.Few = strings.Contains(headline+v.BestSoFar, "†")
 	return v, headline
+}
+
+// spread is the range of the equivalent points' means: "0.0003 µs (0.004%)".
+func spread(dec *selection.Decision, metric string) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, i := range dec.Equivalent {
+		if i < len(dec.Means) && !math.IsNaN(dec.Means[i]) {
+			lo, hi = min(lo, dec.Means[i]), max(hi, dec.Means[i])
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return "the indifference"
+	}
+	s := amount(metric, hi-lo)
+	if ref := max(math.Abs(lo), math.Abs(hi)); ref > 0 {
+		s += " (" + ci.Num(100*(hi-lo)/ref) + "%)"
+	}
+	return s
 }
 
 // splitText says how the confidence was divided (selection.Split) in one sentence; ""
@@ -333,10 +379,16 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 // backquotes.
 func pivotLine(v *DecisionView, headline string) string {
 	plain := func(s string) string { return strings.TrimSuffix(strings.ReplaceAll(s, "`", ""), ".") }
+	if v.Flat {
+		return lowerFirst(plain(headline))
+	}
 	if v.State == string(selection.Decided) {
 		line := "selected: " + v.Selected + ", " + v.Value + "; " + lowerFirst(plain(v.Guarantee))
 		if v.Feasibility != "" {
 			line += "; " + lowerFirst(plain(strings.SplitN(v.Feasibility, " (", 2)[0]))
+		}
+		for _, c := range v.Costs {
+			line += "; the choice " + c
 		}
 		return line
 	}

@@ -131,6 +131,13 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 		}
 		fmt.Fprintln(w, line)
 	}
+	okAll := make([]bool, jobs.Rows)
+	for r := range okAll {
+		okAll[r] = status == nil || status.Text(r) == "ok"
+	}
+	if dead := deadAxes(jobs, axes, okAll); len(dead) > 0 {
+		fmt.Fprintln(w, "  "+lowerFirst(strings.TrimSuffix(deadNote(dead), ".")))
+	}
 	if dec != nil {
 		st := newStudy(jobs, all, axes)
 		v, headline := decisionView(dec, m, st, dir)

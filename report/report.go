@@ -80,6 +80,7 @@ type Report struct {
 	Shared   []Setting // non-swept jobs columns: one value for every job
 	Spec     string    // the spec as given (manifest.json)
 	Notes    []string  // what the reader should know about how charts were folded
+	Dead     []string  // swept axes that change no output at any point (deadAxes)
 
 	// The first screen: the question, and the decision or the best answer.
 	Objective        string // the objective in words; "" for results without one
@@ -254,6 +255,13 @@ func Build(dir string, opts Options) (*Report, error) {
 	axes := newAxes(jobs, groups, all)
 	for _, a := range axes {
 		r.Axes = append(r.Axes, a.Label)
+	}
+	okAll := make([]bool, jobs.Rows)
+	for i := range okAll {
+		okAll[i] = status.Text(i) == "ok"
+	}
+	if r.Dead = deadAxes(jobs, axes, okAll); len(r.Dead) > 0 {
+		r.Notes = append(r.Notes, deadNote(r.Dead))
 	}
 	for _, name := range opts.Metrics {
 		if c := jobs.Col(name); c == nil || c.IsString() {

@@ -319,7 +319,7 @@ func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision,
 // (an extended sweep, another spec) are ignored. cfg must have its defaults applied.
 func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Problem, error) {
 	obj := p.Spec.Objective
-	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg}
+	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg, Metric: obj.Metric}
 	var reqs []*constraint.Requirement
 	for _, text := range obj.SubjectTo {
 		c, err := constraint.ParseRequirement(text)

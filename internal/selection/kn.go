@@ -792,6 +792,7 @@ func (r *replay) finish(s State, stage int, why string) Decision {
 	switch s {
 	case Decided:
 		d.Best = r.best(stage, true)
+		r.equivalent(&d)
 	case Running, Budget:
 		d.Best = r.best(stage, false)
 	}
@@ -803,6 +804,34 @@ func (r *replay) finish(s State, stage int, why string) Decision {
 		d.Feasible[i] = r.feas[i].state()
 	}
 	return d
+}
+
+// equivalent fills d.Equivalent and d.Flat for the decided d.
+func (r *replay) equivalent(d *Decision) {
+	if d.Best < 0 {
+		return
+	}
+	in := map[int]bool{}
+	for _, i := range r.alive {
+		in[i] = true
+	}
+	flat := true
+	for _, e := range r.d.Eliminated {
+		if e.Cause != CauseScreened {
+			continue
+		}
+		if e.Gap < r.delta && r.mean(e.Point)-r.mean(d.Best) < r.delta {
+			in[e.Point] = true
+		} else {
+			flat = false
+		}
+	}
+	for i := range r.k {
+		if in[i] {
+			d.Equivalent = append(d.Equivalent, i)
+		}
+	}
+	d.Flat = flat && len(d.Equivalent) > 1
 }
 
 func plural(n int, what string) string {

@@ -205,6 +205,13 @@ type Decision struct {
 	Best int
 	// Survivors are the points still in contention, Best among them, in plan order.
 	Survivors []int
+	// Equivalent (Decided) are the points as good as Best to within the indifference, as
+	// measured, in plan order: the survivors and the points screened out with a mean
+	// less than δ worse than Best's. Flat is set when that is every point that was not
+	// refused or failed, and more than one: nothing the study swept matters at this
+	// indifference.
+	Equivalent []int
+	Flat       bool
 	// Eliminated are the points that left, in the order they left.
 	Eliminated []Elimination
 	// Need are the jobs that must be committed before the procedure can go on
