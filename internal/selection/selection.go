@@ -261,6 +261,10 @@ type Decision struct {
 	// Labels are the points' labels (Problem.Points[i].Label), for whoever renders the
 	// decision.
 	Labels []string
+	// Conditions is the combined answer of a study whose axes are settings and
+	// conditions (DecideConditions, conditions.go); nil for a plain selection. With it,
+	// Best is -1 and the answer is in Conditions.
+	Conditions *ConditionsDecision
 }
 
 // Split is how the error probability α = 1 − confidence is divided (Bonferroni): a
