@@ -31,7 +31,7 @@ import (
 // it, `run --select` uses the defaults of selection.Config.
 
 var (
-	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also"}
+	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also", "combine", "weights"}
 	selectKeys    = []string{"confidence", "initial", "max_jobs", "rare"}
 )
 
@@ -101,6 +101,10 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 					return fmt.Errorf("%s: objective.also: %v", e.pos, err)
 				}
 				o.Also = append(o.Also, e.text)
+			}
+		case "combine", "weights":
+			if err := s.parseCombine(o, k, val); err != nil {
+				return err
 			}
 		default:
 			return fmt.Errorf("%s: objective.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(objectiveKeys, ", "), config.Suggest(k.Value, objectiveKeys))
@@ -198,8 +202,14 @@ func (s *Spec) setObjective(key, value string) error {
 		}
 		o.SubjectTo = []string{value}
 		s.subjectPos = []string{"--set objective.subject_to"}
+	case "combine":
+		c, err := parseCombineValue(value)
+		if err != nil {
+			return err
+		}
+		o.Combine, s.combinePos = c, "--set objective.combine"
 	default:
-		return fmt.Errorf("unknown key (want metric, goal, indifference, subject_to)%s", config.Suggest(key, objectiveKeys))
+		return fmt.Errorf("unknown key (want metric, goal, indifference, subject_to, combine)%s", config.Suggest(key, objectiveKeys))
 	}
 	return nil
 }
@@ -264,7 +274,7 @@ func (s *Spec) resolveObjective() error {
 			}
 		}
 	}
-	return nil
+	return s.resolveCombine()
 }
 
 // ParseIndifference reads an indifference for metric: "5%" (a percent of the best

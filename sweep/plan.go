@@ -165,6 +165,9 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 	if len(p.Jobs) == 0 {
 		return nil, fmt.Errorf("%s: the sweep has no jobs: every one of %d points fails a constraint", s.File, p.Filtered)
 	}
+	if _, err := p.Grid(); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

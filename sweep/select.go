@@ -311,7 +311,8 @@ func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision,
 			}
 		}
 	}
-	return selection.Decide(prob), committed, nil
+	dec, err := p.DecideProblem(prob)
+	return dec, committed, err
 }
 
 // Problem builds the selection problem of plan p from a jobs table: point i's replicate
@@ -426,17 +427,7 @@ func notReached(jobs *results.Table, k int, metric string) string {
 // by their short names, "LossyAlpha=0.5, StaticPoolXoffThreshold=150KB" ("the one
 // configuration" with nothing swept).
 func (p *Plan) PointLabels() []string {
-	short := make([]string, len(p.Axes))
-	count := map[string]int{}
-	for i, a := range p.Axes {
-		short[i] = a.Path[strings.LastIndex(a.Path, ".")+1:]
-		count[short[i]]++
-	}
-	for i, a := range p.Axes {
-		if count[short[i]] > 1 {
-			short[i] = a.Path
-		}
-	}
+	short := p.shortNames()
 	out := make([]string, p.Points)
 	for i, pp := range p.points {
 		if len(p.Axes) == 0 {

@@ -39,8 +39,10 @@ type Spec struct {
 	Objective *selection.Objective
 	Select    *selection.Config
 
-	indifference, indifferencePos string   // objective.indifference as given, and where
-	subjectPos                    []string // where each objective.subject_to entry is
+	indifference, indifferencePos string    // objective.indifference as given, and where
+	subjectPos                    []string  // where each objective.subject_to entry is
+	conditions                    []posText // sweep.conditions as given (conditions.go)
+	combinePos, weightsPos        string    // where objective.combine and objective.weights are
 }
 
 // Axis is one swept attribute.
@@ -52,6 +54,9 @@ type Axis struct {
 	Zip    int         // -1 on the grid, else the index of its zip group
 	Values []Value     // the listed or stepped values; empty for a sampled range
 	Range  *Range      // non-nil when given as {from, to, steps, scale}
+	// Condition marks an axis sweep.conditions names (or one zipped with it): what the
+	// fabric or the traffic is, not a setting (conditions.go).
+	Condition bool
 }
 
 // Value is one value of an axis: its text (what a worker process gives Set), the typed
@@ -80,7 +85,7 @@ type Sample struct {
 }
 
 // sweepKeys are the keys of the `sweep:` mapping.
-var sweepKeys = []string{"grid", "zip", "constraint", "sample"}
+var sweepKeys = []string{"grid", "zip", "constraint", "sample", "conditions"}
 
 // DefaultsFile is the file name of the spec of the built-in defaults (sim and explain
 // given no SPEC): the one spec that may hold no YAML document.
@@ -141,6 +146,9 @@ func ParseSpecOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
 	if err := s.applyOverrides(); err != nil {
 		return nil, err
 	}
+	if err := s.resolveConditions(); err != nil {
+		return nil, err
+	}
 	if err := s.resolveObjective(); err != nil {
 		return nil, err
 	}
@@ -197,6 +205,10 @@ func (s *Spec) parseSweep(v *yaml.Node) error {
 			}
 		case "sample":
 			if err := s.parseSample(val); err != nil {
+				return err
+			}
+		case "conditions":
+			if err := s.parseConditions(val); err != nil {
 				return err
 			}
 		default:
@@ -325,6 +337,9 @@ func (s *Spec) newAxis(path, at string, zip int) (*Axis, error) {
 	attr, ok := config.Lookup(canon)
 	if !ok || attr.Type == config.KindList {
 		return nil, fmt.Errorf("%s: %s cannot be swept", at, path)
+	}
+	if n, ok := attr.MixEntry(); ok && n >= len(s.Base.Workload.Mix) {
+		return nil, fmt.Errorf("%s: %s: the workload's mix has %d entries (workload.mix.0 to workload.mix.%d); an axis sweeps a key of one of them", at, path, len(s.Base.Workload.Mix), len(s.Base.Workload.Mix)-1)
 	}
 	for _, b := range s.Axes {
 		if b.Attr.Path == canon {

@@ -70,6 +70,9 @@ func selectionStatus(d *selection.Decision, p *Plan, sequential bool) *results.S
 	for _, e := range d.Eliminated {
 		ss.Eliminated = append(ss.Eliminated, results.EliminatedPt{PointStatus: point(e.Point), Round: e.Round, Reason: e.Reason})
 	}
+	if d.Conditions != nil {
+		ss.Conditions = conditionsStatus(d, p, point)
+	}
 	return ss
 }
 

@@ -110,6 +110,58 @@ type SelectionStatus struct {
 	RareRuns int     `json:"rare_runs,omitempty"`
 	// Split is how 1 − confidence is divided between the procedure's statements.
 	Split *SplitStatus `json:"split,omitempty"`
+	// Conditions is the combined answer of a study whose axes are settings and
+	// conditions (objective.combine); nil otherwise. With it, best is null: the answer
+	// is here, and survivors and eliminated list the points (cells) in contention.
+	Conditions *ConditionsStatus `json:"conditions,omitempty"`
+}
+
+// ConditionsStatus is a study's combined answer over its conditions
+// (selection.ConditionsDecision; README "Settings and conditions").
+type ConditionsStatus struct {
+	Combine string   `json:"combine"` // each, mean or worst
+	Axes    []string `json:"axes"`    // the jobs columns that are conditions
+	// Conditions in plan order; with combine each, each with its own decision.
+	Conditions []ConditionStatus `json:"conditions"`
+	Weights    []float64         `json:"weights,omitempty"` // mean: normalised to sum 1
+	// ConfidenceEach is each condition's confidence with combine each: 1 − α/m.
+	ConfidenceEach float64 `json:"confidence_each,omitempty"`
+	// Mean and worst: Selected is the selected setting (decided) or the best so far;
+	// Settings every setting, the selected first, then by their combined value.
+	Selected *SettingStatus  `json:"selected,omitempty"`
+	Settings []SettingStatus `json:"settings,omitempty"`
+	// Pairs is the number of comparisons the screening's and the rare-event rule's
+	// shares of α are spread over: k − 1 settings for mean, (k − 1)·m cell pairs for
+	// worst.
+	Pairs int `json:"pairs,omitempty"`
+}
+
+// ConditionStatus is one condition: its values and, with combine each, its decision.
+type ConditionStatus struct {
+	Label  string            `json:"label"`
+	Values map[string]string `json:"values"` // condition column → value as the spec writes it
+	// Each only: the condition's decision.
+	State        string       `json:"state,omitempty"`
+	Why          string       `json:"why,omitempty"`
+	Best         *PointStatus `json:"best,omitempty"` // its selected point (setting at this condition)
+	Indifference float64      `json:"indifference,omitempty"`
+	Jobs         int          `json:"jobs,omitempty"`
+}
+
+// SettingStatus is one setting of a mean or worst decision.
+type SettingStatus struct {
+	Label  string            `json:"label"`
+	Values map[string]string `json:"values"` // setting column → value
+	// Means are the setting's mean at each condition (ConditionsStatus.Conditions'
+	// order) over the replicates used; Combined its weighted mean or worst case.
+	Means    []*float64 `json:"means"`
+	Combined *float64   `json:"combined"`
+	WorstAt  string     `json:"worst_at,omitempty"` // worst: the condition of its worst case
+	// Replicates of each condition used; each costs one job per condition.
+	Replicates int    `json:"replicates"`
+	State      string `json:"state"` // selected, in contention, eliminated
+	Reason     string `json:"reason,omitempty"`
+	Round      int    `json:"round,omitempty"` // eliminated: the round it left
 }
 
 // SplitStatus is selection.Split for status --json: the error each part may make.

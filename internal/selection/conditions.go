@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -436,4 +437,34 @@ func sortNeeds(need []Need) {
 		}
 		return a.Replicate - b.Replicate
 	})
+}
+
+// Order is the settings of a mean or worst decision as tables list them: the selected
+// (or best so far) first, then by their combined value, best first by goal (those
+// without one last), ties in plan order. Nil with combine each.
+func (cd *ConditionsDecision) Order(goal Goal) []int {
+	o := cd.Over
+	if o == nil {
+		return nil
+	}
+	sign := 1.0
+	if goal == Max {
+		sign = -1
+	}
+	key := func(s int) float64 {
+		switch x := o.Means[s]; {
+		case s == o.Best:
+			return math.Inf(-1)
+		case math.IsNaN(x):
+			return math.Inf(1)
+		default:
+			return sign * x
+		}
+	}
+	out := make([]int, len(o.Means))
+	for s := range out {
+		out[s] = s
+	}
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
+	return out
 }

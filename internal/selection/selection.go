@@ -67,6 +67,13 @@ type Objective struct {
 	// Default, when the spec states no objective, says why rocesweep chose this one
 	// ("the workload's lossless incast: its p99 FCT"); "" when the spec states it.
 	Default string `json:"default,omitempty"`
+	// Conditions are the jobs columns of the swept axes that are conditions (the spec's
+	// sweep.conditions), not settings; Combine says how they make one answer (each, the
+	// default with conditions; mean; worst), Weights weigh them for mean, one per
+	// condition in plan order (conditions.go).
+	Conditions []string  `json:"conditions,omitempty"`
+	Combine    Combine   `json:"combine,omitempty"`
+	Weights    []float64 `json:"weights,omitempty"`
 }
 
 // Config are the settings of the procedure (the spec's `select:` block). The zero

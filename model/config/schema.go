@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,7 @@ type Attr struct {
 	bareSeconds bool   // timeval: a bare number means seconds ("double s", nic.md §14)
 	bareBytes   bool   // bytes: a bare number means bytes (Mtu, MSS: frame sizes, written bare as by ip link)
 	comps       []string
+	mix         int // workload.mix.N.key only: N + 1 (its index is the workload key's)
 }
 
 // attrs is the schema, built once from the type tags. It is read-only after init, so
@@ -59,8 +61,30 @@ var attrByPath = func() map[string]*Attr {
 	return m
 }()
 
-// lookupPtr is the schema entry of a canonical path, nil when there is none.
-func lookupPtr(canonical string) *Attr { return attrByPath[canonical] }
+// lookupPtr is the schema entry of a canonical path, nil when there is none. A
+// workload.mix.N.key path gets an entry of its own, made on demand: the workload key's,
+// under the path, for mix entry N.
+func lookupPtr(canonical string) *Attr {
+	if a, ok := attrByPath[canonical]; ok {
+		return a
+	}
+	parts := strings.Split(canonical, ".")
+	if len(parts) != 4 || parts[0] != "workload" || parts[1] != "mix" {
+		return nil
+	}
+	n, err := mixPath(parts)
+	if err != nil {
+		return nil
+	}
+	a := *attrByPath["workload."+parts[3]]
+	a.Path, a.mix, a.Doc = canonical, n+1, fmt.Sprintf("mix entry %d: %s", n, a.Doc)
+	a.comps = []string{"mix", parts[2], parts[3]}
+	return &a
+}
+
+// MixEntry returns N for an attribute of mix entry N (workload.mix.N.key); ok is false
+// for any other attribute.
+func (a Attr) MixEntry() (n int, ok bool) { return a.mix - 1, a.mix > 0 }
 
 // Aliases maps alternative job keys to canonical paths (design.md "Sweep spec").
 var aliases = map[string]string{
@@ -441,6 +465,18 @@ func (c *Config) SetValue(v Value) {
 	if a.Device == "tiers" {
 		v.assign(c.tierField(a))
 		c.Tiers[a.tier].set[a.bit/64] |= 1 << (a.bit % 64)
+		return
+	}
+	if n, ok := a.MixEntry(); ok {
+		// A config copied by value shares its mix entries with the original: write into
+		// a copy of them, so that setting one job's entry leaves every other config as
+		// it was. The entry must exist (the caller checks the spec's mix), or be the next.
+		c.Workload.Mix = slices.Clone(c.Workload.Mix)
+		w, err := c.Workload.mixEntry(a.Path, n)
+		if err != nil {
+			panic("config.SetValue: " + err.Error())
+		}
+		v.assign(reflect.ValueOf(w).Elem().FieldByIndex(a.index[1:]))
 		return
 	}
 	v.assign(reflect.ValueOf(c).Elem().FieldByIndex(a.index))

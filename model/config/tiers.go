@@ -103,9 +103,10 @@ func TierSchema() []Attr {
 }
 
 // Lookup returns the schema entry of a canonical path: an attribute of Schema() or of
-// TierSchema().
+// TierSchema(), or a workload key of a mix entry (workload.mix.N.key: the key's entry
+// under that path, MixEntry N).
 func Lookup(canonical string) (Attr, bool) {
-	if a, ok := attrByPath[canonical]; ok {
+	if a := lookupPtr(canonical); a != nil {
 		return *a, true
 	}
 	return Attr{}, false

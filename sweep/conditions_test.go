@@ -1,0 +1,164 @@
+package sweep
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/internal/selection"
+)
+
+const mixSpec = `name: mixaxis
+duration: 100us
+workload:
+  kind: mix
+  mix:
+    - {kind: incast, senders: 6, message_size: 64KiB, data_tc: 1, control_tc: 2}
+    - {kind: incast, senders: 4, message_size: 512KiB, data_tc: 0, control_tc: 2}
+sweep:
+  grid:
+    switch.LossyAlpha: [1, 4]
+    workload.mix.0.senders: [3, 6]
+`
+
+// A key of a mix entry is an axis like any attribute: each point's entry gets its value,
+// the spec's base and the other points keep theirs (a config copied by value shares its
+// mix entries), the column is workload_mix_0_senders, and a worker process rebuilds
+// every job with the same id.
+func TestMixEntryAxis(t *testing.T) {
+	s, err := ParseSpec("mix.yaml", []byte(mixSpec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, j := range p.Jobs {
+		got = append(got, j.Config.Workload.Mix[0].Senders)
+		if j.Config.Workload.Mix[1].Senders != 4 {
+			t.Errorf("%s: mix entry 1 has %d senders, want the spec's 4", p.Label(j), j.Config.Workload.Mix[1].Senders)
+		}
+		if _, err := new(specCache).config(newWorkerRequest(p, j)); err != nil {
+			t.Errorf("%s: %v", p.Label(j), err)
+		}
+	}
+	if !slices.Equal(got, []int{3, 6, 3, 6}) || s.Base.Workload.Mix[0].Senders != 6 {
+		t.Errorf("mix entry 0 senders by job %v (want 3, 6, 3, 6), base %d (want 6)", got, s.Base.Workload.Mix[0].Senders)
+	}
+	if c := p.Axes[1].Column; c != "workload_mix_0_senders" {
+		t.Errorf("column %q", c)
+	}
+	_, err = ParseSpec("mix.yaml", []byte(strings.Replace(mixSpec, "workload.mix.0.senders", "workload.mix.2.senders", 1)), nil)
+	if err == nil || !strings.Contains(err.Error(), "mix.yaml:11:5: workload.mix.2.senders: the workload's mix has 2 entries") {
+		t.Errorf("entry out of range: %v", err)
+	}
+}
+
+const condSpec = `name: conds
+duration: 100us
+workload:
+  kind: mix
+  mix:
+    - {kind: incast, senders: 6, message_size: 64KiB, data_tc: 1, control_tc: 2}
+    - {kind: incast, senders: 4, message_size: 512KiB, data_tc: 0, control_tc: 2}
+sweep:
+  grid:
+    switch.LossyAlpha: [1, 4]
+    workload.mix.0.senders: [3, 6]
+    switch.StaticPoolXoffThreshold: [200KB, 400KB]
+  conditions: [workload.mix.0.senders]
+objective:
+  metric: fct_p99_usec_lossless
+  combine: mean
+  weights: [1, 3]
+`
+
+// The grid of settings × conditions: settings and conditions in plan order of first
+// appearance, labelled by short names, cell (s, c) the plan point.
+func TestConditionsGrid(t *testing.T) {
+	s, err := ParseSpec("c.yaml", []byte(condSpec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := s.Objective
+	if o.Combine != selection.CombineMean || !slices.Equal(o.Conditions, []string{"workload_mix_0_senders"}) || !slices.Equal(o.Weights, []float64{1, 3}) {
+		t.Errorf("objective %+v", o)
+	}
+	p, err := Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Grid()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Plan order: alpha, senders, Xoff (the last fastest): points 0..7.
+	wantSettings := []string{"LossyAlpha=1, StaticPoolXoffThreshold=200KB", "LossyAlpha=1, StaticPoolXoffThreshold=400KB", "LossyAlpha=4, StaticPoolXoffThreshold=200KB", "LossyAlpha=4, StaticPoolXoffThreshold=400KB"}
+	if !slices.Equal(g.Settings, wantSettings) || !slices.Equal(g.Conditions, []string{"senders=3", "senders=6"}) {
+		t.Errorf("settings %q, conditions %q", g.Settings, g.Conditions)
+	}
+	want := [][]int{{0, 2}, {1, 3}, {4, 6}, {5, 7}}
+	for s := range want {
+		if !slices.Equal(g.Cell[s], want[s]) {
+			t.Errorf("cells %v, want %v", g.Cell, want)
+			break
+		}
+	}
+	// Without conditions there is no grid; each is the default with them.
+	s2, err := ParseSpec("c.yaml", []byte(strings.Replace(strings.Replace(condSpec, "  combine: mean\n", "", 1), "  weights: [1, 3]\n", "", 1)), nil)
+	if err != nil || s2.Objective.Combine != selection.CombineEach {
+		t.Errorf("default combine: %v, %+v", err, s2.Objective)
+	}
+}
+
+// Bad conditions are refused before anything runs, naming file:line:column, the key
+// and the value.
+func TestConditionsRefused(t *testing.T) {
+	for _, c := range []struct{ old, new, want string }{
+		{"conditions: [workload.mix.0.senders]", "conditions: [topology.hosts]", "c.yaml:13:16: sweep.conditions: topology.hosts is not an axis of the sweep (axes: switch.LossyAlpha, workload.mix.0.senders, switch.StaticPoolXoffThreshold)"},
+		{"conditions: [workload.mix.0.senders]", "conditions: [switch.LossyAlpa]", "c.yaml:13:16: sweep.conditions: switch.LossyAlpa: unknown attribute (did you mean switch.LossyAlpha?)"},
+		{"conditions: [workload.mix.0.senders]", "conditions: [switch.LossyAlpha, workload.mix.0.senders, switch.StaticPoolXoffThreshold]", "sweep.conditions: every swept axis is a condition"},
+		{"weights: [1, 3]", "weights: [1, 3, 1]", "c.yaml:17:12: objective.weights: 3 weights for 2 conditions"},
+		{"weights: [1, 3]", "weights: [1, 0]", `c.yaml:17:16: objective.weights: want positive numbers, one per condition (value "0")`},
+		{"combine: mean", "combine: worst", "c.yaml:17:12: objective.weights: weights are for combine: mean (combine is worst)"},
+		{"combine: mean", "combine: median", `c.yaml:16:12: objective.combine: want each, mean or worst (value "median")`},
+		{"  conditions: [workload.mix.0.senders]\n", "", "c.yaml:15:12: objective.combine: mean combines conditions, and the sweep names none"},
+	} {
+		_, err := ParseSpec("c.yaml", []byte(strings.Replace(condSpec, c.old, c.new, 1)), nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s → %s: got %v, want %q", c.old, c.new, err, c.want)
+		}
+	}
+	// Mean and worst compare every setting at every condition: a constraint that removes
+	// a cell is refused, naming it; each takes the settings each condition has.
+	spec := strings.Replace(condSpec, "  conditions:", "  constraint: switch.LossyAlpha < 4 || workload.mix.0.senders < 6\n  conditions:", 1)
+	s, err := ParseSpec("c.yaml", []byte(spec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Expand(s, nil); err == nil || !strings.Contains(err.Error(), "c.yaml: objective.combine: mean compares every setting at every condition, and the plan has no point LossyAlpha=4, StaticPoolXoffThreshold=200KB at senders=6") {
+		t.Errorf("incomplete grid: %v", err)
+	}
+	_, err = ParseSpec("c.yaml", []byte(spec), []string{"objective.combine=each"})
+	if err == nil || !strings.Contains(err.Error(), "weights are for combine: mean") {
+		t.Errorf("--set objective.combine=each with weights: %v", err)
+	}
+	each := strings.Replace(strings.Replace(spec, "combine: mean", "combine: each", 1), "  weights: [1, 3]\n", "", 1)
+	if s, err = ParseSpec("c.yaml", []byte(each), nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := p.Grid(); err != nil || !slices.Equal(g.Cell[2], []int{4, -1}) {
+		t.Errorf("each over an incomplete grid: %v, %v", err, g)
+	}
+	// A --set that pins the condition leaves one condition: nothing to combine.
+	s, err = ParseSpec("c.yaml", []byte(condSpec), []string{"workload.mix.0.senders=3"})
+	if err != nil || s.Objective.Combine != "" || len(s.Objective.Conditions) != 0 || !strings.Contains(strings.Join(s.Notices, "\n"), "pins the condition workload.mix.0.senders (c.yaml:13:16) to one value") {
+		t.Errorf("pinned condition: %v, %+v, %q", err, s.Objective, s.Notices)
+	}
+}
