@@ -43,6 +43,9 @@ type DecisionView struct {
 	Costs   []string
 	Eliminated []Eliminated
 	Few        bool // a p99 above is over fewer than 100 messages (the page adds the footnote)
+	// Conditions is the combined answer of a study with conditions (conditions.go); nil
+	// for a plain selection.
+	Conditions *ConditionsView
 }
 
 // Eliminated is one point that left the selection, in the order they left.
@@ -80,6 +83,9 @@ func duration(sec float64) string {
 // the results directory (for the commands), st the ok jobs (for simulation time and
 // percentile counts of the points the decision's labels name).
 func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir string) (v *DecisionView, headline string) {
+	if dec.Conditions != nil {
+		return conditionsView(dec, m, st, dir)
+	}
 	obj := m.Objective
 	metric, goal, subject := "objective", "lowest", ""
 	if obj != nil {
@@ -379,6 +385,9 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 // backquotes.
 func pivotLine(v *DecisionView, headline string) string {
 	plain := func(s string) string { return strings.TrimSuffix(strings.ReplaceAll(s, "`", ""), ".") }
+	if v.Conditions != nil {
+		return conditionsPivot(v, headline)
+	}
 	if v.Flat {
 		return lowerFirst(plain(headline))
 	}

@@ -181,7 +181,7 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 	if len(o.Also) > 0 {
 		s += "; also shown: " + strings.Join(o.Also, ", ")
 	}
-	return s
+	return s + combineText(o)
 }
 
 // feasibleEverywhere evaluates the objective's constraints on every ok job and returns,

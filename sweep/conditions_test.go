@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -160,5 +161,27 @@ func TestConditionsRefused(t *testing.T) {
 	s, err = ParseSpec("c.yaml", []byte(condSpec), []string{"workload.mix.0.senders=3"})
 	if err != nil || s.Objective.Combine != "" || len(s.Objective.Conditions) != 0 || !strings.Contains(strings.Join(s.Notices, "\n"), "pins the condition workload.mix.0.senders (c.yaml:13:16) to one value") {
 		t.Errorf("pinned condition: %v, %+v, %q", err, s.Objective, s.Notices)
+	}
+}
+
+// The example of README "Settings and conditions" (docs/examples/) parses and plans:
+// 12 settings x 2 conditions x 5 first-stage replicates.
+func TestConditionsExampleSpec(t *testing.T) {
+	data, err := os.ReadFile("../docs/examples/quickstart-conditions.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseSpec("quickstart-conditions.yaml", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.UseSelection()
+	p, err := Expand(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := p.Grid()
+	if err != nil || len(p.Jobs) != 120 || len(g.Settings) != 12 || len(g.Conditions) != 2 || g.Combine != selection.CombineWorst {
+		t.Errorf("%d jobs, grid %+v, %v", len(p.Jobs), g, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
@@ -163,5 +164,132 @@ func TestSelectDeterministic(t *testing.T) {
 	again, _, err := sweep.DecideDir(filepath.Join(base, "j1"))
 	if err != nil || again == nil || !reflect.DeepEqual(*again, d) {
 		t.Fatalf("DecideDir: %+v, %v; want %+v", again, err, d)
+	}
+}
+
+// condSpec is selectSpec's study with the incast degree as a condition: LossyAlpha 0.5,
+// 1, 2 are the settings, 3 and 7 senders the conditions. condJob's means:
+//
+//	           senders 3   senders 7   mean    worst
+//	α 0.5      105         140         122.5   140
+//	α 1        110         122         116     122
+//	α 2        120         118         119     120
+//
+// so each selects α 0.5 at 3 senders and α 2 at 7, mean α 1, worst α 2.
+const condSpec = `name: cond
+seed: 3
+duration: 100us
+topology: {kind: star, hosts: 8}
+workload: {kind: incast, senders: 7, message_size: 64KB}
+objective: {metric: fct_p99_usec_lossless, goal: min, indifference: 1us, combine: worst}
+select: {confidence: 0.9, initial: 4, max_jobs: 2000}
+sweep:
+  grid:
+    switch.LossyAlpha: [0.5, 1, 2]
+    workload.senders: [3, 7]
+  conditions: [workload.senders]
+`
+
+func condJob(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
+	res := sweeptest.Result(cfg, jobID, 1000)
+	alpha := cfg.Switch.SharedBufferManager.LossyAlpha
+	mu := map[[2]float64]float64{{0.5, 3}: 105, {0.5, 7}: 140, {1, 3}: 110, {1, 7}: 122, {2, 3}: 120, {2, 7}: 118}[[2]float64{alpha, float64(cfg.Workload.Senders)}]
+	common := rand.New(rand.NewPCG(cfg.Seed, 1)).NormFloat64() * 20
+	own := rand.New(rand.NewPCG(cfg.Seed, math.Float64bits(alpha)^uint64(cfg.Workload.Senders))).NormFloat64() * 2
+	res.Summary.FctP99UsecLossless = mu + common + own
+	return res, nil
+}
+
+// A study with conditions runs its rounds to the combined decision, the same with -j 1
+// and -j 2 and after kills, and each combine answers its own question.
+func TestSelectConditions(t *testing.T) {
+	t.Parallel()
+	plan := func(sets ...string) *sweep.Plan {
+		s, err := sweep.ParseSpec("cond.yaml", []byte(condSpec), sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.UseSelection()
+		p, err := sweep.Expand(s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	base := t.TempDir()
+	for _, c := range []struct {
+		combine string
+		want    []string // the selected setting per condition (each) or overall
+	}{
+		{"each", []string{"LossyAlpha=0.5", "LossyAlpha=2"}},
+		{"mean", []string{"LossyAlpha=1"}},
+		{"worst", []string{"LossyAlpha=2"}},
+	} {
+		set := "objective.combine=" + c.combine
+		dir := filepath.Join(base, c.combine)
+		sr, err := sweep.Select(context.Background(), plan(set), condJob, sweep.Options{Dir: dir, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sr.Decision
+		if d.State != selection.Decided || d.Conditions == nil {
+			t.Fatalf("%s: %s (%s)", c.combine, d.State, d.Why)
+		}
+		cd := d.Conditions
+		var got []string
+		if cd.Over != nil {
+			got = []string{cd.Settings[cd.Over.Best]}
+		} else {
+			for k, sub := range cd.PerCondition {
+				got = append(got, cd.Settings[cd.SettingsAt[k][sub.Best]])
+			}
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s selected %v, want %v (%s)", c.combine, got, c.want, d.Why)
+		}
+		two, err := sweep.Select(context.Background(), plan(set), condJob, sweep.Options{Dir: filepath.Join(base, c.combine+"-j2"), Workers: 2})
+		if err != nil || !reflect.DeepEqual(two.Decision, d) {
+			t.Fatalf("%s: -j 2 decided differently (%v)", c.combine, err)
+		}
+		st, err := sweep.ReadStatus(dir, time.Now(), false, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := st.Selection.Conditions
+		if cs == nil || cs.Combine != c.combine || len(cs.Conditions) != 2 || cs.Conditions[1].Values["workload_senders"] != "7" {
+			t.Fatalf("%s: status conditions %+v", c.combine, cs)
+		}
+		if c.combine == "each" && cs.Conditions[1].Best.Values["switch_LossyAlpha"] != "2" || c.combine != "each" && cs.Selected.Label != c.want[0] {
+			t.Errorf("%s: status %+v", c.combine, cs)
+		}
+	}
+
+	// Killed after every 5 jobs and resumed: the same decision (worst).
+	dir := filepath.Join(base, "killed")
+	want, _, err := sweep.DecideDir(filepath.Join(base, "worst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started atomic.Int64
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		stopAt := started.Load() + 5
+		job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			if started.Add(1) >= stopAt {
+				cancel()
+			}
+			return condJob(c, cfg, id)
+		}
+		sr, err := sweep.Select(ctx, plan(), job, sweep.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
+		cancel()
+		if err == nil && sr.Decision.State != selection.Running {
+			if !reflect.DeepEqual(sr.Decision, *want) {
+				t.Fatalf("after %d kills decided %+v, want %+v", attempt, sr.Decision, *want)
+			}
+			break
+		}
+		if attempt > 200 {
+			t.Fatal("no decision after 200 kills")
+		}
 	}
 }

@@ -203,8 +203,12 @@ const selectPoll = 5 * time.Second
 // selectHeadline says what a selection runs first: "name: selection over 42 points, first
 // stage 210 jobs = 42 points x 5 replicates, at most 2100 jobs; 95% confidence".
 func selectHeadline(p *sweep.Plan, c selection.Config) string {
-	s := fmt.Sprintf("%s: selection of the best of %s for %s, first stage %s = %s x %s, at most %s; %g%% confidence",
-		p.Spec.Base.Name, report.Plural(p.Points, "point"), report.ObjectiveText(p.Spec.Objective, nil), report.Plural(len(p.Jobs), "job"), report.Plural(p.Points, "point"),
+	what := "the best of " + report.Plural(p.Points, "point")
+	if g, _ := p.Grid(); g != nil {
+		what = fmt.Sprintf("%s over %s (combine: %s): %s", report.Plural(len(g.Settings), "setting"), report.Plural(len(g.Conditions), "condition"), g.Combine, report.Plural(p.Points, "point"))
+	}
+	s := fmt.Sprintf("%s: selection of %s for %s, first stage %s = %s x %s, at most %s; %g%% confidence",
+		p.Spec.Base.Name, what, report.ObjectiveText(p.Spec.Objective, nil), report.Plural(len(p.Jobs), "job"), report.Plural(p.Points, "point"),
 		report.Plural(c.Initial, "replicate"), report.Plural(c.MaxJobs, "job"), 100*c.Confidence)
 	if bad := p.Invalid(); len(bad) > 0 {
 		s += fmt.Sprintf("; %d points INVALID (see 'rocesweep validate')", len(bad))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Settings and conditions (README "Settings and conditions"; docs/statistics.md §10).
@@ -219,6 +220,7 @@ func decideEach(p Problem, g Grid) Decision {
 		cfg.MaxJobs = p.Config.MaxJobs * len(at) / n
 		sub.Config = cfg
 		d := Decide(sub)
+		d.Why = settingWords(d.Why)
 		cd.PerCondition = append(cd.PerCondition, d)
 		cd.SettingsAt = append(cd.SettingsAt, at)
 		point := func(i int) int { return g.Cell[at[i]][c] }
@@ -363,6 +365,7 @@ func decideMean(p Problem, g Grid) Decision {
 	d.Jobs *= m // in jobs, as the other decisions count them
 	cd.Over = &d
 	cd.Pairs = max(k-1, 0)
+	d.Why = settingWords(d.Why)
 	top.State, top.Why = d.State, d.Why
 	top.Stage, top.Round, top.FirstStage, top.HeavyTails = d.Stage, d.Round, d.FirstStage, d.HeavyTails
 	top.Split, top.H2, top.Delta = d.Split, d.H2, d.Delta
@@ -467,4 +470,10 @@ func (cd *ConditionsDecision) Order(goal Goal) []int {
 	}
 	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
 	return out
+}
+
+// settingWords says "setting" where the plain procedure's sentences say "point": its
+// points are the settings of one condition, or the settings themselves.
+func settingWords(s string) string {
+	return strings.NewReplacer(" points", " settings", " point", " setting").Replace(s)
 }

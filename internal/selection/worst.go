@@ -548,12 +548,12 @@ func (r *worstReplay) screen(stage int) {
 }
 
 func (r *worstReplay) screenReason(s, by, at int, gap float64, stage int) string {
-	what := fmt.Sprintf("at %s worse than %s at each of its %d conditions on %d paired replicates (worst case %s against %s)",
-		r.g.Conditions[at], r.name(by), r.m, stage, num(r.sign*r.worst(s)), num(r.sign*r.worst(by)))
+	what := fmt.Sprintf("at %s worse than %s at each of its %d conditions on %d paired replicates: worst case %s against %s, %s worse",
+		r.g.Conditions[at], r.name(by), r.m, stage, num(r.sign*r.worst(s)), num(r.sign*r.worst(by)), num(gap))
 	if gap >= r.delta {
 		return what + fmt.Sprintf(", beyond the indifference (%s)", num(r.delta))
 	}
-	return what + fmt.Sprintf(": within the indifference (%s), dropped as no better, either would be a correct answer", num(r.delta))
+	return what + fmt.Sprintf(", within the indifference (%s): dropped as no better, either would be a correct answer", num(r.delta))
 }
 
 // resolved: every survivor could be the answer and every cell pair of the survivors
@@ -685,6 +685,14 @@ func (r *worstReplay) finish(st State, stage int, why string) Decision {
 	}
 	d.Survivors = append(d.Survivors, r.alive...)
 	d.Jobs = r.jobs()
+	// A setting that left with a failed job used the replicates of the stage it failed
+	// in, as far as they were committed.
+	d.Used = slices.Clone(r.used)
+	for s := range r.k {
+		if r.failed[s] {
+			d.Used[s] += (r.extra[s] + r.m - 1) / r.m
+		}
+	}
 	switch st {
 	case Decided:
 		d.Best = r.best(stage, true)
