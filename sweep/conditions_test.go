@@ -107,6 +107,26 @@ func TestConditionsGrid(t *testing.T) {
 			break
 		}
 	}
+	// Replicate r of every cell draws the same random numbers: its seed is the
+	// replicate's, whatever the setting and the condition.
+	s3, err := ParseSpec("c.yaml", []byte(condSpec), []string{"replicates=3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3, err := Expand(s3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := map[int]map[uint64]bool{}
+	for _, j := range p3.Jobs {
+		if seeds[j.Replicate] == nil {
+			seeds[j.Replicate] = map[uint64]bool{}
+		}
+		seeds[j.Replicate][j.Seed] = true
+	}
+	if len(seeds) != 3 || len(seeds[0]) != 1 || len(seeds[1]) != 1 || len(seeds[2]) != 1 {
+		t.Errorf("seeds by replicate over %d jobs: %v", len(p3.Jobs), seeds)
+	}
 	// Without conditions there is no grid; each is the default with them.
 	s2, err := ParseSpec("c.yaml", []byte(strings.Replace(strings.Replace(condSpec, "  combine: mean\n", "", 1), "  weights: [1, 3]\n", "", 1)), nil)
 	if err != nil || s2.Objective.Combine != selection.CombineEach {

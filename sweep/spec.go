@@ -338,6 +338,9 @@ func (s *Spec) newAxis(path, at string, zip int) (*Axis, error) {
 	if !ok || attr.Type == config.KindList {
 		return nil, fmt.Errorf("%s: %s cannot be swept", at, path)
 	}
+	if _, ok := attr.MixEntry(); ok && len(s.Base.Workload.Mix) == 0 {
+		return nil, fmt.Errorf("%s: %s: the workload is not a mix (workload: {kind: mix, mix: [...]})", at, path)
+	}
 	if n, ok := attr.MixEntry(); ok && n >= len(s.Base.Workload.Mix) {
 		return nil, fmt.Errorf("%s: %s: the workload's mix has %d entries (workload.mix.0 to workload.mix.%d); an axis sweeps a key of one of them", at, path, len(s.Base.Workload.Mix), len(s.Base.Workload.Mix)-1)
 	}
