@@ -41,8 +41,18 @@ type DecisionView struct {
 	// ClassIndifference.
 	Classes []ClassView
 	Costs   []string
+	// FrontHead and Front (a Pareto objective): the metrics, and the front's points
+	// with their means.
+	FrontHead []string
+	Front     []FrontRow
 	Eliminated []Eliminated
 	Few        bool // a p99 above is over fewer than 100 messages (the page adds the footnote)
+}
+
+// FrontRow is one point of a Pareto front with its means, one per metric.
+type FrontRow struct {
+	Point  string
+	Values []string
 }
 
 // Eliminated is one point that left the selection, in the order they left.
@@ -86,6 +96,17 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		metric, subject = obj.Metric, strings.Join(obj.SubjectTo, " and ")
 		if obj.Goal == selection.Max {
 			goal = "highest"
+		}
+		if t := obj.Then; t != nil {
+			// The selection is on then's metric, among the points near the best on the
+			// primary.
+			near := fmt.Sprintf("within %s of the best on %s", amount(obj.Metric, obj.Indifference), obj.Metric)
+			metric, goal = t.Metric, map[bool]string{true: "highest", false: "lowest"}[t.Goal == selection.Max]
+			if subject != "" {
+				subject = near + " and " + subject
+			} else {
+				subject = near
+			}
 		}
 	}
 	k := max(len(dec.Labels), len(dec.Means)) // the points
@@ -233,6 +254,13 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 			v.Next = "Every point left (table below): the failures say why."
 		}
 	}
+	if dec.Front != nil && obj != nil && len(obj.Pareto) > 0 {
+		paretoView(v, dec, obj, label)
+		if dec.State == selection.Decided {
+			headline = v.Guarantee
+			v.Guarantee = ""
+		}
+	}
 	if v.Selected != "" && dec.State != selection.Decided {
 		v.BestSoFar = "Best so far: " + v.Selected + ", " + v.Value + "."
 		v.Selected, v.Value = "", ""
@@ -261,6 +289,25 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 	}
 	v.Few = strings.Contains(headline+v.BestSoFar, "†")
 	return v, headline
+}
+
+// paretoView fills v for a Pareto objective's decision.
+func paretoView(v *DecisionView, dec *selection.Decision, obj *selection.Objective, label func(int) string) {
+	var names []string
+	for _, o := range obj.Pareto {
+		v.FrontHead = append(v.FrontHead, fmt.Sprintf("%s (%s; indifference %s)", o.Metric, map[bool]string{true: "higher", false: "lower"}[o.Goal == selection.Max]+" is better", amount(o.Metric, o.Indifference)))
+		names = append(names, o.Metric)
+	}
+	for _, i := range dec.Front {
+		row := FrontRow{Point: label(i)}
+		for m, o := range obj.Pareto {
+			row.Values = append(row.Values, amount(o.Metric, dec.ParetoMeans[m][i]))
+		}
+		v.Front = append(v.Front, row)
+	}
+	v.Selected, v.Value = "", ""
+	v.Guarantee = fmt.Sprintf("Pareto front of %s: %s that no other point beats by more than the indifference on every metric, with %s confidence that it holds every Pareto-optimal point meeting the constraints.",
+		strings.Join(names, " and "), Plural(len(dec.Front), "point"), ci.Num(100*dec.Confidence)+"%")
 }
 
 // spread is the range of the equivalent points' means: "0.0003 µs (0.004%)".
@@ -381,6 +428,13 @@ func pivotLine(v *DecisionView, headline string) string {
 	plain := func(s string) string { return strings.TrimSuffix(strings.ReplaceAll(s, "`", ""), ".") }
 	if v.Flat {
 		return lowerFirst(plain(headline))
+	}
+	if v.Front != nil {
+		var pts []string
+		for _, f := range v.Front {
+			pts = append(pts, f.Point+" ("+strings.Join(f.Values, "; ")+")")
+		}
+		return lowerFirst(plain(headline)) + ": " + strings.Join(pts, "; ")
 	}
 	if v.State == string(selection.Decided) {
 		line := "selected: " + v.Selected + ", " + v.Value + "; " + lowerFirst(plain(v.Guarantee))

@@ -456,3 +456,30 @@ func TestUniformNull(t *testing.T) {
 		}
 	}
 }
+
+// A flat study: every acceptable point within the indifference of the selected one. The
+// headline says nothing swept matters, with the spread, and not "Selected"; the closing
+// line says the same.
+func TestFirstScreenFlat(t *testing.T) {
+	t.Parallel()
+	dir := selected(t, 480)
+	dec := decision(selection.Decided)
+	dec.Eliminated = nil
+	dec.Survivors, dec.Equivalent, dec.Flat = []int{0, 1, 2}, []int{0, 1, 2}, true
+	dec.Means = []float64{102.52, 102.9, 103.1}
+	r, err := report.Build(dir, report.Options{Decision: dec, Width: 300, Height: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Nothing swept here matters at this indifference: the 3 acceptable points are within 0.58 µs (0.5626%) of each other on p99 FCT of the lossless traffic; any of them will do (the selection names LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.5 µs (mean of 5 replicates; p99 of 480 messages))."
+	if r.Headline != want || strings.Contains(r.Headline, "Selected") {
+		t.Errorf("headline\n got %q\nwant %q", r.Headline, want)
+	}
+	var pv strings.Builder
+	if err := report.Pivot(&pv, dir, "", dec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(pv.String(), "  nothing swept here matters at this indifference: the 3 acceptable points") {
+		t.Errorf("closing table:\n%s", pv.String())
+	}
+}

@@ -178,6 +178,22 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 			s += " (" + amount(o.Metric, dec.Delta) + ")"
 		}
 	}
+	if t := o.Then; t != nil {
+		then := "lowest"
+		if t.Goal == selection.Max {
+			then = "highest"
+		}
+		s += fmt.Sprintf("; then, among the points within that indifference of the best: %s %s", then, t.Metric)
+		if d, ok := describe[t.Metric]; ok {
+			s += " (" + d + ")"
+		}
+		switch {
+		case t.Indifference > 0:
+			s += ", indifference " + amount(t.Metric, t.Indifference)
+		case t.IndifferencePercent > 0:
+			s += fmt.Sprintf(", indifference %s%% of the best mean", ci.Num(t.IndifferencePercent))
+		}
+	}
 	if len(o.Also) > 0 {
 		s += "; also shown: " + strings.Join(o.Also, ", ")
 	}
