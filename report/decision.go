@@ -43,8 +43,8 @@ type DecisionView struct {
 	Costs   []string
 	// FrontHead and Front (a Pareto objective): the metrics, and the front's points
 	// with their means.
-	FrontHead []string
-	Front     []FrontRow
+	FrontHead  []string
+	Front      []FrontRow
 	Eliminated []Eliminated
 	Few        bool // a p99 above is over fewer than 100 messages (the page adds the footnote)
 }

@@ -140,9 +140,9 @@ type replay struct {
 	pPairs [][][]pairStat
 	pSum   [][]float64
 	front  []bool
-	delta   float64
-	tq      map[int]float64 // t quantile by degrees of freedom
-	d       Decision
+	delta  float64
+	tq     map[int]float64 // t quantile by degrees of freedom
+	d      Decision
 }
 
 // pairStat accumulates one pair's paired differences (shifted by the first one, so
