@@ -236,7 +236,7 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 				Plural(selection.DefaultInitial, "replicate"), delta, conf)
 		} else {
 			headline = "Not decided yet: " + v.Why
-			v.Next = fmt.Sprintf("`%s` runs the %s it needs next and decides again.", continueCmd(dir), Plural(len(dec.Need), "job"))
+			v.Next = fmt.Sprintf("`%s` runs %s and decides again.", continueCmd(dir), needText(dec))
 		}
 	case selection.Budget:
 		headline = "Not decided: " + v.Why
@@ -308,6 +308,32 @@ func paretoView(v *DecisionView, dec *selection.Decision, obj *selection.Objecti
 	v.Selected, v.Value = "", ""
 	v.Guarantee = fmt.Sprintf("Pareto front of %s: %s that no other point beats by more than the indifference on every metric, with %s confidence that it holds every Pareto-optimal point meeting the constraints.",
 		strings.Join(names, " and "), Plural(len(dec.Front), "point"), ci.Num(100*dec.Confidence)+"%")
+}
+
+// needText counts the jobs a running selection waits for: the missing jobs of the stage
+// it is at, and apart from them those it asked for ahead (selection: while nothing can
+// change but a refusal, a round asks for several stages).
+func needText(dec *selection.Decision) string {
+	stage := dec.Stage + 1
+	if dec.Stage == 0 {
+		stage = max(dec.FirstStage, 1)
+		for _, n := range dec.Need {
+			if dec.FirstStage == 0 {
+				stage = max(stage, n.Replicate+1) // the first stage: every job asked for
+			}
+		}
+	}
+	now := 0
+	for _, n := range dec.Need {
+		if n.Replicate < stage {
+			now++
+		}
+	}
+	s := "the " + Plural(now, "missing job") + " of this round"
+	if ahead := len(dec.Need) - now; ahead > 0 {
+		s += fmt.Sprintf(" and %d of the rounds after it (asked for ahead: nothing but a refusal can change before them)", ahead)
+	}
+	return s
 }
 
 // spread is the range of the equivalent points' means: "0.0003 µs (0.004%)".
