@@ -200,7 +200,7 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		v.Procedure = fmt.Sprintf("The selection procedure (KN) replayed over this fixed design, its %s per point as the first stage, at %s confidence.",
 			Plural(st.reps, "replicate"), conf)
 	}
-	v.Cost = costText(dec, st, rowsOf, conf, delta, v.Fixed)
+	v.Cost = costText(dec, st, conf, delta, v.Fixed)
 	if dec.State == selection.Decided || dec.State == selection.Budget {
 		v.Classes = classViews(dir, st, dec, rowsOf)
 		for _, c := range v.Classes {
@@ -378,49 +378,33 @@ func percent(p float64) string { return ci.Num(100*p) + "%" }
 // costText says what the selection spent, in jobs and simulation time (the jobs' summed
 // wall_sec), against a fixed design of equal confidence (FixedJobs jobs at the mean
 // wall_sec per job).
-func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, delta string, fixed bool) string {
+func costText(dec *selection.Decision, st *study, conf, delta string, fixed bool) string {
 	if dec.Jobs == 0 {
 		return ""
 	}
+	// Every job the study ran counts (once only the first stage's did): the rows of the
+	// jobs table, ok or not, including those run ahead or after their point left.
+	ran := st.jobs.Rows
 	wall := st.jobs.Col("wall_sec")
-	meanWall, exact, used := math.NaN(), true, 0.0
+	meanWall, total := math.NaN(), 0.0
 	if wall != nil && !wall.IsString() {
-		var sum float64
-		var n int
-		for _, p := range st.points {
-			for _, r := range p.Rows {
-				if !wall.Null[r] {
-					sum += wall.Num[r]
-					n++
-				}
+		n := 0
+		for r := range st.jobs.Rows {
+			if !wall.Null[r] {
+				total += wall.Num[r]
+				n++
 			}
 		}
 		if n > 0 {
-			meanWall = sum / float64(n)
-		}
-		for i := range dec.Labels {
-			if i < len(dec.Used) && dec.Used[i] == 0 {
-				continue
-			}
-			rows := rowsOf(i)
-			if rows == nil {
-				exact = false
-				break
-			}
-			for _, r := range rows {
-				if !wall.Null[r] {
-					used += wall.Num[r]
-				}
-			}
+			meanWall = total / float64(n)
 		}
 	}
-	spent := Plural(dec.Jobs, "job")
+	spent := Plural(ran, "job")
 	if !math.IsNaN(meanWall) {
-		if exact {
-			spent += ", " + duration(used) + " of simulation time"
-		} else {
-			spent += ", about " + duration(float64(dec.Jobs)*meanWall) + " of simulation time"
-		}
+		spent += ", " + duration(total) + " of simulation time"
+	}
+	if extra := ran - dec.Jobs; extra > 0 && !fixed {
+		spent += fmt.Sprintf(" (%s used by the procedure; %s ran ahead of it or after their point left)", Plural(dec.Jobs, "job"), Plural(extra, "job"))
 	}
 	if fixed {
 		s := fmt.Sprintf("This design ran %s", spent)
@@ -438,7 +422,7 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 		if !math.IsNaN(meanWall) {
 			s += " (about " + duration(float64(dec.FixedJobs)*meanWall) + ")"
 		}
-		s += fmt.Sprintf(" for a fixed design of equal confidence: %s%% of its jobs", ci.Num(math.Round(100*float64(dec.Jobs)/float64(dec.FixedJobs))))
+		s += fmt.Sprintf(" for a fixed design of equal confidence: %s%% of its jobs", ci.Num(math.Round(100*float64(ran)/float64(dec.FixedJobs))))
 	}
 	s += "."
 	if !math.IsNaN(meanWall) {

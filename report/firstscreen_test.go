@@ -525,3 +525,22 @@ func TestAnswersRespectConstraints(t *testing.T) {
 		}
 	}
 }
+
+// The cost counts every job the selection ran, not the first stage alone (once "60 jobs,
+// 31.2 s" where 96 had run): 12 points × 8 replicates, the decision having used 5 each.
+func TestCostCountsEveryJob(t *testing.T) {
+	t.Parallel()
+	st := study{Sweep: resultstest.Grid([]float64{0.25, 0.5, 1, 2}, []float64{200e3, 400e3, 700e3}, 8, false),
+		Objective: &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 5},
+		Select:    &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 600}}
+	dir := st.write(t, filepath.Join(t.TempDir(), "res"))
+	r, err := report.Build(dir, report.Options{Decision: decision(selection.Decided), Width: 200, Height: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// wall_sec = 0.5 + 0.01·replicate: 12 × (8 × 0.5 + 0.28) = 51.36 s.
+	want := "Cost: 96 jobs, 51.36 s of simulation time (60 jobs used by the procedure; 36 jobs ran ahead of it or after their point left), against 240 jobs"
+	if !strings.HasPrefix(r.Decision.Cost, want) {
+		t.Errorf("cost\n got %q\nwant %q...", r.Decision.Cost, want)
+	}
+}
