@@ -225,8 +225,13 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		}
 		if dec.Flat {
 			v.Flat = true
-			headline = fmt.Sprintf("Nothing swept here matters at this indifference: the %d acceptable points are within %s of each other on %s; any of them will do (the selection names %s, %s).",
-				len(dec.Equivalent), spread(dec, metric), describeMetric(metric), v.Selected, v.Value)
+			n := len(dec.Equivalent)
+			which := fmt.Sprintf("the %d points", n)
+			if n < k {
+				which = fmt.Sprintf("the %d acceptable points (of %d: the others fail a constraint or a job)", n, k)
+			}
+			headline = fmt.Sprintf("Nothing else swept here matters at this indifference: %s are within %s of each other on %s; any of them will do (the selection names %s, %s).",
+				which, spread(dec, metric), describeMetric(metric), v.Selected, v.Value)
 		}
 	case selection.Running:
 		if v.Fixed {
