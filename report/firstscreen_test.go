@@ -37,6 +37,7 @@ func selected(t *testing.T, msgs float64) string {
 		Select: &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 600},
 		Edit: func(tb *results.Table) {
 			addColumn(tb, "msgs_completed_lossless", func(int) float64 { return msgs })
+			addColumn(tb, "msgs_started_lossless", func(int) float64 { return msgs })
 		}}
 	return st.write(t, filepath.Join(t.TempDir(), "res"))
 }
@@ -406,8 +407,8 @@ func TestPercentileCounts(t *testing.T) {
 		value, pivotEnd string
 		few             bool
 	}{
-		{480, "102.5 ± 0.020", "p99 of 480 messages per job (msgs_completed_lossless)", false},
-		{40, "102.5 ± 0.020", "p99 of 40 messages per job (msgs_completed_lossless); † p99 of fewer than 100 messages: the largest few completions, not a tail.", true},
+		{480, "102.5 ± 0.020", "p99 of 480 messages per job (msgs_started_lossless)", false},
+		{40, "102.5 ± 0.020", "p99 of 40 messages per job (msgs_started_lossless); † p99 of fewer than 100 messages: the largest few completions, not a tail.", true},
 	} {
 		dir := selected(t, c.msgs)
 		r, err := report.Build(dir, report.Options{Width: 200, Height: 150})

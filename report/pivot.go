@@ -133,6 +133,15 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 			line += "; " + fewNote
 		}
 		fmt.Fprintln(w, line)
+		nulls := 0
+		for _, r := range okRows {
+			if mc.Null[r] {
+				nulls++
+			}
+		}
+		if nulls > 0 && strings.Contains(metric, "_p") {
+			fmt.Fprintf(w, "  - : not reached in %s: the percentile falls among messages unfinished at the job's end (records.md RC-24); completion fractions are in completed_frac_*\n", Plural(nulls, "job"))
+		}
 	}
 	okAll := make([]bool, jobs.Rows)
 	for r := range okAll {

@@ -28,7 +28,7 @@ func TestPivot(t *testing.T) {
   switch.LossyAlpha \ switch.StaticPoolXoffThreshold           200KB             1MB
   0.5                                                 460.0 ± 0.064†  620.0 ± 0.064†
   2                                                   520.0 ± 0.064†            680†
-  p99 of 15 messages per job (msgs_completed); † p99 of fewer than 100 messages: the largest few completions, not a tail.
+  p99 of 15 messages per job (msgs_started); † p99 of fewer than 100 messages: the largest few completions, not a tail.
   lowest: LossyAlpha=0.5, StaticPoolXoffThreshold=200KB, 460.0 ± 0.064; neighbour − best, paired: LossyAlpha 0.5 → 2: 60 ± 0; StaticPoolXoffThreshold 200KB → 1MB: 160 ± 0
 `
 	if b.String() != want {
