@@ -67,7 +67,7 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 	v = &DecisionView{State: string(dec.State), Fixed: m.Select == nil, Why: sentence(dec.Why)}
 	cv := &ConditionsView{Combine: string(cd.Combine)}
 	v.Conditions = cv
-	v.Cost = costText(dec, st, func(i int) []int { return usedRows(dec, st, i) }, conf, delta, v.Fixed)
+	v.Cost = costText(dec, st, conf, delta, v.Fixed)
 	first, budget := "", ""
 	if m.Select != nil {
 		c := m.Select.WithDefaults(len(dec.Labels))
@@ -109,7 +109,7 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 			cv.Rows = append(cv.Rows, row)
 			parts = append(parts, fmt.Sprintf("%s: %s (%s)", cd.Conditions[c], sel, mean))
 		}
-		v.Procedure = fmt.Sprintf("One sequential selection per condition (Kim and Nelson's KN over the settings at that condition, the variances of paired differences updated every round; docs/statistics.md §10.1): %s per setting first, then one more replicate per setting still in contention; %s confidence for all %s together",
+		v.Procedure = fmt.Sprintf("One sequential selection per condition (Kim and Nelson's KN over the settings at that condition, the variances of paired differences updated every round; docs/statistics.md §12.1): %s per setting first, then one more replicate per setting still in contention; %s confidence for all %s together",
 			first, conf, Plural(mc, "answer"))
 		if budget != "" {
 			v.Procedure += "; at most " + budget + " in all, shared in proportion to the settings at each condition"
@@ -190,11 +190,11 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 			cv.Caption += " (weights " + weightsText(cd.Weights) + ")"
 		}
 		cv.Caption += "; replicates per condition (a setting's replicate is one job at each condition)."
-		v.Procedure = fmt.Sprintf("Sequential selection over the settings (Kim and Nelson's KN, the variances updated every round; docs/statistics.md §10.2) on each setting's %s over %s, replicate by replicate (replicate r of every condition shares its random numbers): %s per setting first, then one more per setting still in contention",
+		v.Procedure = fmt.Sprintf("Sequential selection over the settings (Kim and Nelson's KN, the variances updated every round; docs/statistics.md §12.2) on each setting's %s over %s, replicate by replicate (replicate r of every condition shares its random numbers): %s per setting first, then one more per setting still in contention",
 			combined, over, first)
 	} else {
 		cv.Caption = "Each setting's mean at every condition and its worst case (the condition where it is worst); replicates per condition."
-		v.Procedure = fmt.Sprintf("Sequential robust selection (docs/statistics.md §10.3): KN's screening between the cells (setting, condition) of different settings, the variances of paired differences updated every round; a setting leaves when one of its cells is worse than every cell of another setting by more than the allowance; %s per setting and condition first, then one more per setting still in contention",
+		v.Procedure = fmt.Sprintf("Sequential robust selection (docs/statistics.md §12.3): KN's screening between the cells (setting, condition) of different settings, the variances of paired differences updated every round; a setting leaves when one of its cells is worse than every cell of another setting by more than the allowance; %s per setting and condition first, then one more per setting still in contention",
 			first)
 	}
 	if budget != "" {
@@ -269,25 +269,6 @@ func conditionsPending(v *DecisionView, dec *selection.Decision, dir, delta, con
 	}
 	v.Next = "Every setting left: relax subject_to or sweep other values; the table says why each left."
 	return "No acceptable setting: " + v.Why
-}
-
-// usedRows are the jobs rows of the replicates the decision used at plan point i (nil
-// when its label names no point of these results).
-func usedRows(dec *selection.Decision, st *study, i int) []int {
-	if i < 0 || i >= len(dec.Labels) {
-		return nil
-	}
-	p := st.pointOf(dec.Labels[i])
-	if p < 0 {
-		return nil
-	}
-	var rows []int
-	for j, r := range st.points[p].Rows {
-		if rep := st.points[p].Reps[j]; i >= len(dec.Used) || rep < dec.Used[i] {
-			rows = append(rows, r)
-		}
-	}
-	return rows
 }
 
 // conditionAxes names the condition axes by their short names: "senders", "senders ×

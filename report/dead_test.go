@@ -53,3 +53,19 @@ func TestDeadAxis(t *testing.T) {
 		}
 	}
 }
+
+// The closing table of a partial run says it is partial and gives the range of
+// replicates, not the full count (it once said "over 5 replicates" when a point had 4).
+func TestPivotPartialHeader(t *testing.T) {
+	t.Parallel()
+	st := study{Sweep: resultstest.Grid([]float64{0.25, 1}, []float64{200e3, 400e3}, 5, true)} // the last job failed
+	dir := st.write(t, filepath.Join(t.TempDir(), "res"))
+	var b strings.Builder
+	if err := report.Pivot(&b, dir, "fct_p99_usec", nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "fct_p99_usec (µs): mean ± 95% CI over 4 to 5 replicates (1 point has fewer than 5: a job failed or did not run):"
+	if first := strings.SplitN(b.String(), "\n", 2)[0]; first != want {
+		t.Errorf("header\n got %q\nwant %q", first, want)
+	}
+}

@@ -102,6 +102,9 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr{{if .Selected}} class="clear"{{end}}>{{range .Cells}}<td{{if .Num}} class="num"{{else if .Small}} class="small"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</table></div>
+{{end}}{{if .Front}}<table class="front" id="front"><tr><th>point on the front</th>{{range .FrontHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .Front}}<tr><td>{{.Point}}</td>{{range .Values}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</table>
 {{end}}{{range .Costs}}<p class="cost-class"><strong>The choice {{.}}.</strong></p>
 {{end}}{{if .Classes}}<table class="classes" id="classes"><tr><th>traffic class</th><th>completed</th><th>goodput</th><th>p99 FCT</th><th>best any point achieved</th></tr>
 {{range .Classes}}<tr><td>{{.Class}}</td><td class="num">{{.Completed}}</td><td class="num">{{.Goodput}}</td><td class="num">{{.P99}}</td><td class="small">completed {{.BestCompleted}}; goodput {{.BestGoodput}}; p99 {{.BestP99}}</td></tr>

@@ -284,6 +284,12 @@ func (p *Plan) shortNames() []string {
 	count := map[string]int{}
 	for i, a := range p.Axes {
 		short[i] = a.Path[strings.LastIndex(a.Path, ".")+1:]
+		if rest, ok := strings.CutPrefix(a.Path, "tiers."); ok {
+			// A tier block's attribute keeps its tier: spine.StaticPoolXoffThreshold.
+			if tier, _, ok := strings.Cut(rest, "."); ok {
+				short[i] = tier + "." + short[i]
+			}
+		}
 		count[short[i]]++
 	}
 	for i, a := range p.Axes {

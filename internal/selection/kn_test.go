@@ -36,6 +36,16 @@ func same(a, b Decision) bool {
 				d.Means[i] = -12345.678
 			}
 		}
+		pm := make([][]float64, len(d.ParetoMeans))
+		for m, xs := range d.ParetoMeans {
+			pm[m] = slices.Clone(xs)
+			for i, x := range xs {
+				if math.IsNaN(x) {
+					pm[m][i] = -12345.678
+				}
+			}
+		}
+		d.ParetoMeans = pm
 		return d
 	}
 	return reflect.DeepEqual(clean(a), clean(b))

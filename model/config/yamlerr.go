@@ -201,7 +201,7 @@ func stripComment(line string) (string, int) {
 }
 
 // sweepBlockKeys are the keys of a spec's `sweep:` block (sweep/spec.go's sweepKeys).
-var sweepBlockKeys = []string{"grid", "zip", "constraint", "sample"}
+var sweepBlockKeys = []string{"grid", "zip", "constraint", "sample", "conditions"}
 
 // TopKeys are the keys a spec may have at its top level: the job keys and SweepKeys.
 func TopKeys() []string { return append(append([]string{}, jobKeys...), SweepKeys()...) }
