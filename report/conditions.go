@@ -46,6 +46,14 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 		if obj.Goal == selection.Max {
 			goal = "highest"
 		}
+		if t := obj.Then; t != nil {
+			// Each condition selects on the secondary metric among its settings near the
+			// best on the primary one.
+			metric, goal = t.Metric, "lowest"
+			if t.Goal == selection.Max {
+				goal = "highest"
+			}
+		}
 	}
 	conf := ci.Num(100*dec.Confidence) + "%"
 	alpha := percent(1 - dec.Confidence)
@@ -85,6 +93,13 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 			sel, mean, reps := "-", "-", ""
 			flat = flat && sub.Flat
 			switch {
+			case len(sub.Front) > 0:
+				var front []string
+				for _, i := range sub.Front {
+					front = append(front, sub.Labels[i])
+				}
+				sel = "Pareto front: " + strings.Join(front, "; ")
+				same = false
 			case sub.Best >= 0:
 				sel, mean, reps = sub.Labels[sub.Best], val(sub.Means[sub.Best]), fmt.Sprint(sub.Used[sub.Best])
 				switch {
@@ -117,8 +132,20 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 		v.Procedure += "."
 		v.Split = fmt.Sprintf("The %s error allowed is split over the %s (Bonferroni): %s each, and within each condition between screening, the rare-event rule and feasibility as for one selection.",
 			alpha, Plural(mc, "condition"), percent((1-dec.Confidence)/float64(mc)))
-		switch dec.State {
-		case selection.Decided:
+		pareto := obj != nil && len(obj.Pareto) > 0
+		switch {
+		case dec.State == selection.Decided && pareto:
+			var names []string
+			for _, o := range obj.Pareto {
+				names = append(names, o.Metric)
+			}
+			var fronts []string
+			for _, r := range cv.Rows {
+				fronts = append(fronts, r.Cells[0].Text+": "+strings.TrimPrefix(r.Cells[1].Text, "Pareto front: "))
+			}
+			headline = fmt.Sprintf("The Pareto front of %s at each condition of %s: %s.", strings.Join(names, ", "), conditionAxes(obj), strings.Join(fronts, " | "))
+			v.Guarantee = fmt.Sprintf("With %s confidence for all %s together, each identified as docs/statistics.md §10 says at %s confidence.", conf, Plural(mc, "front"), ci.Num(100*cd.ConfidenceEach)+"%")
+		case dec.State == selection.Decided:
 			if flat {
 				v.Flat = true
 				headline = fmt.Sprintf("At every condition of %s, no acceptable setting is better than another by the indifference (%s) on %s: %s.",

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -182,6 +183,13 @@ func (s *Spec) resolveCombine() error {
 	}
 	if o.Combine == "" {
 		o.Combine = selection.CombineEach
+	}
+	if o.Combine != selection.CombineEach && (o.Then != nil || len(o.Pareto) > 0) {
+		what := "then (a secondary objective)"
+		if len(o.Pareto) > 0 {
+			what = "pareto"
+		}
+		return fmt.Errorf("%s: objective.combine: %s takes one metric, and the objective has %s: use combine: each (the question asked at each condition)", cmp.Or(s.combinePos, s.File), o.Combine, what)
 	}
 	if o.Weights != nil {
 		if o.Combine != selection.CombineMean {

@@ -177,6 +177,15 @@ func TestConditionsRefused(t *testing.T) {
 	if g, err := p.Grid(); err != nil || !slices.Equal(g.Cell[2], []int{4, -1}) {
 		t.Errorf("each over an incomplete grid: %v, %v", err, g)
 	}
+	// A secondary objective or a Pareto front is asked at each condition (each); mean and
+	// worst take one metric.
+	then := strings.Replace(strings.Replace(condSpec, "  weights: [1, 3]\n", "  indifference: 1us\n  then: {metric: drops_lossy, goal: min, indifference: 1}\n", 1), "combine: mean", "combine: each", 1)
+	if _, err := ParseSpec("c.yaml", []byte(then), nil); err != nil {
+		t.Errorf("each with then: %v", err)
+	}
+	if _, err := ParseSpec("c.yaml", []byte(then), []string{"objective.combine=worst"}); err == nil || !strings.Contains(err.Error(), "--set objective.combine=worst: objective.combine: worst takes one metric, and the objective has then (a secondary objective): use combine: each") {
+		t.Errorf("worst with then: %v", err)
+	}
 	// A --set that pins the condition leaves one condition: nothing to combine.
 	s, err = ParseSpec("c.yaml", []byte(condSpec), []string{"workload.mix.0.senders=3"})
 	if err != nil || s.Objective.Combine != "" || len(s.Objective.Conditions) != 0 || !strings.Contains(strings.Join(s.Notices, "\n"), "pins the condition workload.mix.0.senders (c.yaml:13:16) to one value") {

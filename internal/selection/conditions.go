@@ -156,7 +156,9 @@ type ConditionsDecision struct {
 }
 
 // DecideConditions decides a study whose points are laid out as g (settings ×
-// conditions) by g.Combine (see above). p is the plain problem over the plan's points,
+// conditions) by g.Combine (see above). With CombineEach, p's question is asked at each
+// condition as it stands (a secondary objective, Problem.Near, or a Pareto front,
+// Problem.Pareto, included); mean and worst take a plain objective only. p is the plain problem over the plan's points,
 // in plan order (as for Decide), with the whole study's confidence and budget; the
 // budget is shared between the conditions (each: in proportion to their settings) or
 // counted in jobs (mean: a setting's replicate is m jobs). The returned Decision is in
@@ -170,6 +172,9 @@ func DecideConditions(p Problem, g Grid) Decision {
 	}
 	if err := g.Validate(len(p.Points)); err != nil {
 		panic("selection.DecideConditions: " + err.Error())
+	}
+	if g.Combine != CombineEach && (p.Near != nil || len(p.Pareto) > 0) {
+		panic("selection.DecideConditions: combine " + string(g.Combine) + " with a secondary or Pareto objective: only each combines them")
 	}
 	p.Config = p.Config.WithDefaults(len(p.Points))
 	switch g.Combine {
@@ -206,7 +211,8 @@ func decideEach(p Problem, g Grid) Decision {
 	running, budget, infeasible := 0, 0, 0
 	for c := range g.Conditions {
 		var at []int
-		sub := Problem{Goal: p.Goal, Delta: p.Delta, DeltaPercent: p.DeltaPercent, Metric: p.Metric, Constraints: p.Constraints}
+		sub := p // the same question (a secondary objective, a Pareto front) at condition c
+		sub.Points = nil
 		for s := range g.Settings {
 			if i := g.Cell[s][c]; i >= 0 {
 				at = append(at, s)
