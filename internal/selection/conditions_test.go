@@ -1,6 +1,7 @@
 package selection
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -336,4 +337,104 @@ func TestConditionsProbabilityOfCorrectSelection(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fuzzGrid lays fuzzProblem's points out as settings × conditions: m conditions (1 to
+// 3), as many settings as fit, a combine; mean and worst drop a secondary or Pareto
+// objective, which they do not take.
+func fuzzGrid(data []byte) (Problem, Grid) {
+	p := fuzzProblem(data)
+	b := bytesReader(data)
+	if len(data) > 0 {
+		b = bytesReader(data[len(data)/2:])
+	}
+	m := 1 + b.next(3)
+	ks := len(p.Points) / m
+	if ks == 0 {
+		m, ks = 1, len(p.Points)
+	}
+	p.Points = p.Points[:ks*m]
+	p.Config.MaxJobs = max(p.Config.MaxJobs, len(p.Points)*p.Config.WithDefaults(len(p.Points)).Initial)
+	g := Grid{Combine: Combines[b.next(3)]}
+	if g.Combine != CombineEach {
+		p.Near, p.Pareto = nil, nil
+	}
+	if g.Combine == CombineMean && b.next(2) == 0 {
+		for range m {
+			g.Weights = append(g.Weights, float64(1+b.next(4)))
+		}
+	}
+	for s := range ks {
+		g.Settings = append(g.Settings, fmt.Sprint("s", s))
+		row := make([]int, m)
+		for c := range m {
+			row[c] = s*m + c
+		}
+		g.Cell = append(g.Cell, row)
+	}
+	for c := range m {
+		g.Conditions = append(g.Conditions, fmt.Sprint("c", c))
+	}
+	return p, g
+}
+
+// DecideConditions never panics on a valid problem and grid, asks only for missing jobs
+// of points in contention, stays within the budget, decides only for a known-feasible
+// setting, and ignores replicates beyond what it used.
+func FuzzDecideConditions(f *testing.F) {
+	for _, seed := range []string{
+		"", "\x01\x00\x03\x00\x05", "\x04\x01\x04\x01\x07\x02\x03\x09\x09\x09\x09\x01\x02",
+		"\x04\x00\x03\x00\x00\x10\x02\x06\x0d\x05\x05\x04\x03\x09\x08\x07\x06\x05\x04\x03\x02\x01\x02\x01\x00",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, g := fuzzGrid(data)
+		if err := p.Validate(); err != nil {
+			t.Skip(err)
+		}
+		if err := g.Validate(len(p.Points)); err != nil {
+			t.Fatalf("fuzzGrid built an invalid grid: %v", err)
+		}
+		d := DecideConditions(p, g)
+		if (d.State == Running) != (len(d.Need) > 0) {
+			t.Errorf("state %s with %d needs", d.State, len(d.Need))
+		}
+		if budget := p.Config.WithDefaults(len(p.Points)).MaxJobs; d.Jobs > budget {
+			t.Errorf("jobs %d over the budget %d", d.Jobs, budget)
+		}
+		for a, n := range d.Need {
+			if !slices.Contains(d.Survivors, n.Point) {
+				t.Errorf("need %+v of a point not in contention (%v)", n, d.Survivors)
+			}
+			if cellObs(p, n.Point, n.Replicate).State != Missing {
+				t.Errorf("need %+v of a committed job", n)
+			}
+			if a > 0 && (d.Need[a-1].Point > n.Point || d.Need[a-1].Point == n.Point && d.Need[a-1].Replicate >= n.Replicate) {
+				t.Errorf("need not in point order: %v", d.Need)
+			}
+		}
+		if o := d.Conditions.Over; o != nil && o.State == Decided && (o.Best < 0 || o.Feasible[o.Best] != 1) {
+			t.Errorf("decided for setting %d, feasibility %v", o.Best, o.Feasible)
+		}
+		q := clone(p)
+		pad := 4 * p.Config.WithDefaults(len(p.Points)).Initial
+		for i := range q.Points {
+			pad = max(pad, len(q.Points[i].Reps), d.Used[i]+1)
+		}
+		for i := range q.Points {
+			for len(q.Points[i].Reps) < pad+maxAhead {
+				q.Points[i].Reps = append(q.Points[i].Reps, Obs{})
+			}
+			values := make([]float64, len(p.Constraints))
+			q.Points[i].Reps = append(q.Points[i].Reps, ok(-1e6, values...), Obs{State: Failed})
+		}
+		e := DecideConditions(q, g)
+		if d.State == Running {
+			return // the jobs ahead may be asked for differently
+		}
+		if e.State != d.State || !slices.Equal(e.Used, d.Used) || e.Jobs != d.Jobs {
+			t.Errorf("replicates beyond the stages changed the decision: %s %v %d, want %s %v %d", e.State, e.Used, e.Jobs, d.State, d.Used, d.Jobs)
+		}
+	})
 }
