@@ -261,13 +261,13 @@ func (p *Plan) Grid() (*selection.Grid, error) {
 			for c, i := range row {
 				if i < 0 {
 					return nil, fmt.Errorf("%s: objective.combine: %s compares every setting at every condition, and the plan has no point %s at %s (a sweep.constraint removed it, or it equals another point); use combine: each, or let every setting run at every condition",
-						p.Spec.File, g.Combine, g.Settings[s], g.Conditions[c])
+						cmp.Or(p.Spec.combinePos, p.Spec.File), g.Combine, g.Settings[s], g.Conditions[c])
 				}
 			}
 		}
 	}
 	if g.Weights != nil && len(g.Weights) != len(g.Conditions) {
-		return nil, fmt.Errorf("%s: objective.weights: %d weights for the plan's %d conditions", p.Spec.File, len(g.Weights), len(g.Conditions))
+		return nil, fmt.Errorf("%s: objective.weights: %d weights for the plan's %d conditions", cmp.Or(p.Spec.weightsPos, p.Spec.File), len(g.Weights), len(g.Conditions))
 	}
 	return g, nil
 }

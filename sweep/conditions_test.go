@@ -159,7 +159,7 @@ func TestConditionsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Expand(s, nil); err == nil || !strings.Contains(err.Error(), "c.yaml: objective.combine: mean compares every setting at every condition, and the plan has no point LossyAlpha=4, StaticPoolXoffThreshold=200KB at senders=6") {
+	if _, err := Expand(s, nil); err == nil || !strings.Contains(err.Error(), "c.yaml:17:12: objective.combine: mean compares every setting at every condition, and the plan has no point LossyAlpha=4, StaticPoolXoffThreshold=200KB at senders=6") {
 		t.Errorf("incomplete grid: %v", err)
 	}
 	_, err = ParseSpec("c.yaml", []byte(spec), []string{"objective.combine=each"})
