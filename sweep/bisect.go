@@ -197,9 +197,9 @@ func probeLabel(a *Axis, elem int, x float64) string {
 }
 
 // checkBisect checks a bisection against the rest of the spec, after the overrides: the
-// bisected attribute is no axis of the grid (nor --grid's), no --set pins it (an element
-// of a vector may be set with its other elements), no sweep.constraint reads it, and
-// subject_to says what makes a value safe. An objective without `metric:` shows the
+// bisected attribute is no axis of the grid (nor --grid's), no sweep.constraint reads it,
+// and subject_to says what makes a value safe (Expand refuses a --set of it: sim may pin
+// it). An objective without `metric:` shows the
 // first metric subject_to reads.
 func (s *Spec) checkBisect() error {
 	o := s.Objective
@@ -211,12 +211,6 @@ func (s *Spec) checkBisect() error {
 	for _, a := range s.Axes {
 		if a.Attr.Path == s.Probe.Attr.Path {
 			return fmt.Errorf("%s: %s: %s is also swept at %s; a bisection chooses its values itself: drop the axis (the other axes are its conditions)", s.Probe.Pos, field, b.Attr, a.Pos)
-		}
-	}
-	for _, set := range s.Sets {
-		m := overrideRE().FindStringSubmatch(set)
-		if canon, err := config.Canonical(m[1]); err == nil && canon == s.Probe.Attr.Path && b.Element < 0 {
-			return fmt.Errorf("--set %s: %s is bisected (%s): its values are the bisection's; change objective.range instead", set, b.Attr, s.Probe.Pos)
 		}
 	}
 	for _, c := range s.Constraints {
@@ -243,6 +237,33 @@ func (s *Spec) checkBisect() error {
 		}
 	}
 	return nil
+}
+
+// checkProbeSets refuses a --set that pins the bisected attribute, whose values are the
+// bisection's (an element of a vector may be set with the others: the bisection changes
+// its own element only).
+func (s *Spec) checkProbeSets() error {
+	b := s.Objective.Bisect
+	for _, set := range s.Sets {
+		m := overrideRE().FindStringSubmatch(set)
+		if canon, err := config.Canonical(m[1]); err == nil && canon == s.Probe.Attr.Path && b.Element < 0 {
+			return fmt.Errorf("--set %s: %s is bisected (%s): its values are the bisection's; change objective.range instead", set, b.Attr, s.Probe.Pos)
+		}
+	}
+	return nil
+}
+
+// DropBisection makes s a spec of fixed values: its bisection objective goes, and with it
+// the bisected attribute's axis, so that the attribute keeps the value the spec or a
+// --set gives it (`sim` of one probe: `rocesweep sim configs/headroom.yaml --set
+// nic.Delay=1us --set switch.HeadRoomPerPortLimit=100KB`).
+func (s *Spec) DropBisection() {
+	if s.Probe == nil {
+		return
+	}
+	o := *s.Objective
+	o.Bisect = nil
+	s.Objective, s.Probe = &o, nil
 }
 
 // useBisection makes s a bisection's spec: its plan is the first probe of every
@@ -364,19 +385,40 @@ func (p *Plan) ProbeJob(n selection.ProbeNeed) *Job {
 }
 
 // ConditionLabels name the conditions of a bisection (its grid points without the
-// bisected attribute): "Delay=1us"; "the one condition" when nothing else is swept.
+// bisected attribute) by their swept values: "Delay=1us", each axis by the shortest tail
+// of its path no other condition axis shares ("NICSide.PhysicalLayer.LaneCount=4,
+// HostSide.PhysicalLayer.LaneCount=4"); "the one condition" when nothing else is swept.
 func (p *Plan) ConditionLabels() []string {
-	labels := p.PointLabels()
-	if len(p.Axes) == 1 {
-		for i := range labels {
-			labels[i] = "the one condition"
+	axes := p.Spec.Axes
+	names := make([]string, len(axes))
+	for i, a := range axes {
+		parts := strings.Split(a.Path, ".")
+		for n := 1; n <= len(parts); n++ {
+			names[i] = strings.Join(parts[len(parts)-n:], ".")
+			unique := true
+			for j, b := range axes {
+				if j != i && (b.Path == names[i] || strings.HasSuffix(b.Path, "."+names[i])) {
+					unique = false
+				}
+			}
+			if unique {
+				break
+			}
 		}
-		return labels
 	}
-	for i, l := range labels {
-		labels[i] = l[:strings.LastIndex(l, ", ")]
+	out := make([]string, p.Points)
+	for i, pp := range p.points {
+		if len(axes) == 0 {
+			out[i] = "the one condition"
+			continue
+		}
+		parts := make([]string, len(axes))
+		for k := range axes {
+			parts[k] = names[k] + "=" + pp.values[k].Text
+		}
+		out[i] = strings.Join(parts, ", ")
 	}
-	return labels
+	return out
 }
 
 // BisectProblem builds the bisection of plan p from a jobs table: condition c's run at

@@ -265,8 +265,6 @@ func TestBisectSpecErrors(t *testing.T) {
 			nil, `spec.yaml:10:11: objective.checks: want a whole number of monotonicity checks per condition from 0 to 100 (value "-1")`},
 		{"also an axis", strings.Replace(bisectSpec, "    nic.Delay: [100ns, 1us]", "    nic.Delay: [100ns, 1us]\n    switch.HeadRoomPerPortLimit: [64KB, 1MB]", 1),
 			nil, "spec.yaml:7:13: objective.smallest: switch.HeadRoomPerPortLimit is also swept at spec.yaml:15:5; a bisection chooses its values itself: drop the axis (the other axes are its conditions)"},
-		{"--set of it", bisectSpec, []string{"switch.HeadRoomPerPortLimit=64KB"},
-			"--set switch.HeadRoomPerPortLimit=64KB: switch.HeadRoomPerPortLimit is bisected (spec.yaml:7:13): its values are the bisection's; change objective.range instead"},
 		{"constraint reads it", strings.Replace(bisectSpec, "sweep:\n", "sweep:\n  constraint: switch.HeadRoomPerPortLimit > 0\n", 1),
 			nil, "spec.yaml:13:15: sweep.constraint: reads switch.HeadRoomPerPortLimit, which is bisected (spec.yaml:7:13): a condition cannot depend on the value being found"},
 	} {
@@ -279,9 +277,21 @@ func TestBisectSpecErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "objective.smallest: switch.HeadRoomPerPortLimit is also swept at --grid switch.HeadRoomPerPortLimit=64KB,1MB") {
 		t.Errorf("--grid of the bisected attribute: %v", err)
 	}
+	// A --set of the bisected attribute is refused by the plan (sim may pin it).
+	s, err := sweep.ParseSpec("spec.yaml", []byte(bisectSpec), []string{"switch.HeadRoomPerPortLimit=64KB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sweep.Expand(s, nil); err == nil || err.Error() != "--set switch.HeadRoomPerPortLimit=64KB: switch.HeadRoomPerPortLimit is bisected (spec.yaml:7:13): its values are the bisection's; change objective.range instead" {
+		t.Errorf("--set of the bisected attribute: %v", err)
+	}
+	if p, err := sweep.SimPlan("spec.yaml", []byte(bisectSpec), []string{"switch.HeadRoomPerPortLimit=64KB", "nic.Delay=1us"}); err != nil ||
+		p.Jobs[0].Config.Switch.SharedBufferManager.HeadRoomPerPortLimit != 64000 {
+		t.Errorf("sim of one probe: %v", err)
+	}
 	// A range end that breaks a rule of the model makes every condition invalid before
 	// anything runs, naming the value.
-	s, err := sweep.ParseSpec("spec.yaml", []byte(strings.Replace(bisectSpec, "[0, 128KB]", "[0, 100MB]", 1)), nil)
+	s, err = sweep.ParseSpec("spec.yaml", []byte(strings.Replace(bisectSpec, "[0, 128KB]", "[0, 100MB]", 1)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

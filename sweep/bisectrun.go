@@ -177,6 +177,7 @@ func (p *Plan) guidance(c, k int, answer *float64) *results.Formula {
 	}
 	path := p.Spec.Probe.Attr.Path
 	var f results.Formula
+	var poolBytes int64 // a NIC Xoff's pool: its margin in bytes
 	switch {
 	case path == headroomAttr || strings.HasPrefix(path, "tiers.") && strings.HasSuffix(path, ".switch."+headroomAttr[len("switch."):]):
 		tier := ""
@@ -208,6 +209,7 @@ func (p *Plan) guidance(c, k int, answer *float64) *results.Formula {
 			return nil
 		}
 		frac := 1 - float64(guide)/float64(pool)
+		poolBytes = pool
 		f = results.Formula{Value: frac, Text: fmt.Sprintf("%.4f", frac),
 			What: fmt.Sprintf("1 − explain's NIC headroom guidance %s B (2 × L × Delay / 8 + 2 × Mtu, nic.md §12.4) / the TC %d ingress pool %s B",
 				config.Commas(guide), tc, config.Commas(pool)),
@@ -222,7 +224,7 @@ func (p *Plan) guidance(c, k int, answer *float64) *results.Formula {
 			m = -m
 		}
 		f.Margin = &m
-		f.MarginText = marginText(p, m, *answer)
+		f.MarginText = marginText(p, m, *answer, poolBytes)
 	}
 	return &f
 }
@@ -240,9 +242,14 @@ func tierIs(kind, explained, tier string) bool {
 
 // marginText says how conservative the formula is against the answer: "+5,368 B (+41%):
 // conservative" when it asks for a safer value than needed, "−2,000 B (−2%): unsafe
-// here" when it would allow a value that fails, "exact".
-func marginText(p *Plan, m, answer float64) string {
+// here" when it would allow a value that fails, "exact". A NIC Xoff's margin, a fraction
+// of its pool, is given in bytes of the pool too: "+0.0011 (3,960 B): conservative".
+func marginText(p *Plan, m, answer float64, pool int64) string {
 	b := p.Spec.Objective.Bisect
+	sign := "+"
+	if m < 0 {
+		sign = "−"
+	}
 	var amount string
 	switch {
 	case b.Element >= 0:
@@ -252,19 +259,17 @@ func marginText(p *Plan, m, answer float64) string {
 	default:
 		amount = probeLabel(p.Spec.Probe, b.Element, math.Abs(m))
 	}
-	sign := "+"
-	if m < 0 {
-		sign = "−"
-	}
-	pct := ""
-	if answer != 0 {
-		pct = fmt.Sprintf(" (%s%s%%)", sign, trimFloat(100*math.Abs(m)/math.Abs(answer)))
+	switch {
+	case pool > 0:
+		amount += fmt.Sprintf(" (%s B of the pool)", config.Commas(int64(math.Round(math.Abs(m)*float64(pool)))))
+	case answer != 0:
+		amount += fmt.Sprintf(" (%s%s%%)", sign, trimFloat(100*math.Abs(m)/math.Abs(answer)))
 	}
 	switch {
 	case m > 0:
-		return sign + amount + pct + ": conservative"
+		return sign + amount + ": conservative"
 	case m < 0:
-		return sign + amount + pct + ": unsafe here"
+		return sign + amount + ": unsafe here"
 	}
 	return "exact"
 }

@@ -102,6 +102,9 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 	// range's safe end; its other end is checked too (bisect.go).
 	var first, other *Value
 	if s.Probe != nil {
+		if err := s.checkProbeSets(); err != nil {
+			return nil, err
+		}
 		b := s.Objective.Bisect
 		p.Axes = append(slices.Clone(s.Axes), s.Probe)
 		for i, k := range []int{b.SafeStep(), b.Steps() - b.SafeStep()} {
