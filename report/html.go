@@ -116,7 +116,7 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{end}}</div>
 {{end}}{{range .Notes}}<p><em>{{.}}</em></p>
 {{end}}
-{{if or .Answers .Constant .Uniform}}<h2 id="answers">Answers</h2>
+{{if or .Answers .Constant .Uniform}}<h2 id="answers">{{if .Bisection}}The same at every probe{{else}}Answers{{end}}</h2>
 {{if .Answers}}<table class="answers">
 {{$reps := gt $.Replicates 1}}<tr><th>metric</th><th>best point</th><th>best value{{if not $reps}}<br><span class="small">one replicate: no interval</span>{{end}}</th><th>runner-up − best{{if $reps}} (paired){{end}}</th>{{if $reps}}<th>points within noise of the best</th>{{end}}<th>neighbours − best{{if $reps}} (paired; bold: beyond noise){{else}} (one replicate: no interval){{end}}</th></tr>
 {{range .Answers}}<tr><td><code>{{.Metric}}</code><br><span class="small">{{.Better}} is better</span></td><td>{{.Best}}{{if .Equal}}<br><span class="small">and {{.Equal}} other points at the same value</span>{{end}}{{if .Among}}<br><span class="small">{{.Among}}</span>{{end}}</td>
