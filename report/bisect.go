@@ -130,7 +130,7 @@ func bisectView(st *results.BisectionStatus, dir string, wall float64) (*BisectV
 			strings.Join(st.SubjectTo, " and "), beyond)
 	} else {
 		v.Guarantee = fmt.Sprintf("With %s confidence, for every condition at once: %s holds at the answer and fails one resolution step %s it, each judged by the sequential tests of subject_to "+
-			"(a plain condition: refused at the first violation, accepted after %s clean runs, so a value violating it in %s of runs or more is refused; docs/statistics.md §3, §10). "+
+			"(a plain condition: refused at the first violation, accepted after %s clean runs, so a value violating it in %s of runs or more is refused; docs/statistics.md §3, §12). "+
 			"That every value beyond the answer holds too rests on the response being monotone, which the checks test.",
 			percent(st.Confidence), strings.Join(st.SubjectTo, " and "), beyond, ci.Num(float64(st.RareRuns)), percent(st.Rare))
 		v.Split = fmt.Sprintf("The %s error allowed is split (Bonferroni) over %s × %d probes: %s per probe, %s per test (%s a probe).",

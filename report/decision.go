@@ -31,8 +31,28 @@ type DecisionView struct {
 	Split       string // how the confidence is divided between the procedure's statements
 	// Contenders are the other points still in contention (running, budget).
 	Contenders []string
+	// Equivalent (decided) are the other points as good as the selected one to within
+	// the indifference, as measured; Flat is set when that is every acceptable point:
+	// the headline then says that nothing swept matters, not "Selected".
+	Equivalent []string
+	Flat       bool
+	// Classes are every traffic class at the selected point against the best any point
+	// achieved for it; Costs the sentences of the classes it costs more than
+	// ClassIndifference.
+	Classes []ClassView
+	Costs   []string
+	// FrontHead and Front (a Pareto objective): the metrics, and the front's points
+	// with their means.
+	FrontHead  []string
+	Front      []FrontRow
 	Eliminated []Eliminated
 	Few        bool // a p99 above is over fewer than 100 messages (the page adds the footnote)
+}
+
+// FrontRow is one point of a Pareto front with its means, one per metric.
+type FrontRow struct {
+	Point  string
+	Values []string
 }
 
 // Eliminated is one point that left the selection, in the order they left.
@@ -76,6 +96,17 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		metric, subject = obj.Metric, strings.Join(obj.SubjectTo, " and ")
 		if obj.Goal == selection.Max {
 			goal = "highest"
+		}
+		if t := obj.Then; t != nil {
+			// The selection is on then's metric, among the points near the best on the
+			// primary.
+			near := fmt.Sprintf("within %s of the best on %s", amount(obj.Metric, obj.Indifference), obj.Metric)
+			metric, goal = t.Metric, map[bool]string{true: "highest", false: "lowest"}[t.Goal == selection.Max]
+			if subject != "" {
+				subject = near + " and " + subject
+			} else {
+				subject = near
+			}
 		}
 	}
 	k := max(len(dec.Labels), len(dec.Means)) // the points
@@ -169,7 +200,15 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		v.Procedure = fmt.Sprintf("The selection procedure (KN) replayed over this fixed design, its %s per point as the first stage, at %s confidence.",
 			Plural(st.reps, "replicate"), conf)
 	}
-	v.Cost = costText(dec, st, rowsOf, conf, delta, v.Fixed)
+	v.Cost = costText(dec, st, conf, delta, v.Fixed)
+	if dec.State == selection.Decided || dec.State == selection.Budget {
+		v.Classes = classViews(dir, st, dec, rowsOf)
+		for _, c := range v.Classes {
+			if c.Cost != "" {
+				v.Costs = append(v.Costs, c.Cost)
+			}
+		}
+	}
 	v.Split = splitText(dec)
 	switch dec.State {
 	case selection.Decided:
@@ -179,6 +218,21 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 			among += " that satisfy " + subject
 		}
 		v.Guarantee = fmt.Sprintf("With %s confidence, the best of the %s when the best leads every other by at least %s (the indifference); a point closer than that to the best may be selected in its place.", conf, among, delta)
+		for _, i := range dec.Equivalent {
+			if i != dec.Best {
+				v.Equivalent = append(v.Equivalent, label(i))
+			}
+		}
+		if dec.Flat {
+			v.Flat = true
+			n := len(dec.Equivalent)
+			which := fmt.Sprintf("the %d points", n)
+			if n < k {
+				which = fmt.Sprintf("the %d acceptable points (of %d: the others fail a constraint or a job)", n, k)
+			}
+			headline = fmt.Sprintf("Nothing else swept here matters at this indifference: %s are within %s of each other on %s; any of them will do (the selection names %s, %s).",
+				which, spread(dec, metric), describeMetric(metric), v.Selected, v.Value)
+		}
 	case selection.Running:
 		if v.Fixed {
 			headline = fmt.Sprintf("This fixed design does not decide it: %s within reach of the best; a sequential selection would continue (`rocesweep run SPEC --select`).",
@@ -187,7 +241,7 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 				Plural(selection.DefaultInitial, "replicate"), delta, conf)
 		} else {
 			headline = "Not decided yet: " + v.Why
-			v.Next = fmt.Sprintf("`%s` runs the %s it needs next and decides again.", continueCmd(dir), Plural(len(dec.Need), "job"))
+			v.Next = fmt.Sprintf("`%s` runs %s and decides again.", continueCmd(dir), needText(dec))
 		}
 	case selection.Budget:
 		headline = "Not decided: " + v.Why
@@ -203,6 +257,13 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 			v.Next = fmt.Sprintf("Every point left (table below): relax subject_to (%s) or sweep other values.", subject)
 		} else {
 			v.Next = "Every point left (table below): the failures say why."
+		}
+	}
+	if dec.Front != nil && obj != nil && len(obj.Pareto) > 0 {
+		paretoView(v, dec, obj, label)
+		if dec.State == selection.Decided {
+			headline = v.Guarantee
+			v.Guarantee = ""
 		}
 	}
 	if v.Selected != "" && dec.State != selection.Decided {
@@ -235,6 +296,69 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 	return v, headline
 }
 
+// paretoView fills v for a Pareto objective's decision.
+func paretoView(v *DecisionView, dec *selection.Decision, obj *selection.Objective, label func(int) string) {
+	var names []string
+	for _, o := range obj.Pareto {
+		v.FrontHead = append(v.FrontHead, fmt.Sprintf("%s (%s; indifference %s)", o.Metric, map[bool]string{true: "higher", false: "lower"}[o.Goal == selection.Max]+" is better", amount(o.Metric, o.Indifference)))
+		names = append(names, o.Metric)
+	}
+	for _, i := range dec.Front {
+		row := FrontRow{Point: label(i)}
+		for m, o := range obj.Pareto {
+			row.Values = append(row.Values, amount(o.Metric, dec.ParetoMeans[m][i]))
+		}
+		v.Front = append(v.Front, row)
+	}
+	v.Selected, v.Value = "", ""
+	v.Guarantee = fmt.Sprintf("Pareto front of %s: %s that no other point beats by more than the indifference on every metric, with %s confidence that it holds every Pareto-optimal point meeting the constraints.",
+		strings.Join(names, " and "), Plural(len(dec.Front), "point"), ci.Num(100*dec.Confidence)+"%")
+}
+
+// needText counts the jobs a running selection waits for: the missing jobs of the stage
+// it is at, and apart from them those it asked for ahead (selection: while nothing can
+// change but a refusal, a round asks for several stages).
+func needText(dec *selection.Decision) string {
+	stage := dec.Stage + 1
+	if dec.Stage == 0 {
+		stage = max(dec.FirstStage, 1)
+		for _, n := range dec.Need {
+			if dec.FirstStage == 0 {
+				stage = max(stage, n.Replicate+1) // the first stage: every job asked for
+			}
+		}
+	}
+	now := 0
+	for _, n := range dec.Need {
+		if n.Replicate < stage {
+			now++
+		}
+	}
+	s := "the " + Plural(now, "missing job") + " of this round"
+	if ahead := len(dec.Need) - now; ahead > 0 {
+		s += fmt.Sprintf(" and %d of the rounds after it (asked for ahead: nothing but a refusal can change before them)", ahead)
+	}
+	return s
+}
+
+// spread is the range of the equivalent points' means: "0.0003 µs (0.004%)".
+func spread(dec *selection.Decision, metric string) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, i := range dec.Equivalent {
+		if i < len(dec.Means) && !math.IsNaN(dec.Means[i]) {
+			lo, hi = min(lo, dec.Means[i]), max(hi, dec.Means[i])
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return "the indifference"
+	}
+	s := amount(metric, hi-lo)
+	if ref := max(math.Abs(lo), math.Abs(hi)); ref > 0 {
+		s += " (" + ci.Num(100*(hi-lo)/ref) + "%)"
+	}
+	return s
+}
+
 // splitText says how the confidence was divided (selection.Split) in one sentence; ""
 // before the procedure has started.
 func splitText(dec *selection.Decision) string {
@@ -259,49 +383,33 @@ func percent(p float64) string { return ci.Num(100*p) + "%" }
 // costText says what the selection spent, in jobs and simulation time (the jobs' summed
 // wall_sec), against a fixed design of equal confidence (FixedJobs jobs at the mean
 // wall_sec per job).
-func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, delta string, fixed bool) string {
+func costText(dec *selection.Decision, st *study, conf, delta string, fixed bool) string {
 	if dec.Jobs == 0 {
 		return ""
 	}
+	// Every job the study ran counts (once only the first stage's did): the rows of the
+	// jobs table, ok or not, including those run ahead or after their point left.
+	ran := st.jobs.Rows
 	wall := st.jobs.Col("wall_sec")
-	meanWall, exact, used := math.NaN(), true, 0.0
+	meanWall, total := math.NaN(), 0.0
 	if wall != nil && !wall.IsString() {
-		var sum float64
-		var n int
-		for _, p := range st.points {
-			for _, r := range p.Rows {
-				if !wall.Null[r] {
-					sum += wall.Num[r]
-					n++
-				}
+		n := 0
+		for r := range st.jobs.Rows {
+			if !wall.Null[r] {
+				total += wall.Num[r]
+				n++
 			}
 		}
 		if n > 0 {
-			meanWall = sum / float64(n)
-		}
-		for i := range dec.Labels {
-			if i < len(dec.Used) && dec.Used[i] == 0 {
-				continue
-			}
-			rows := rowsOf(i)
-			if rows == nil {
-				exact = false
-				break
-			}
-			for _, r := range rows {
-				if !wall.Null[r] {
-					used += wall.Num[r]
-				}
-			}
+			meanWall = total / float64(n)
 		}
 	}
-	spent := Plural(dec.Jobs, "job")
+	spent := Plural(ran, "job")
 	if !math.IsNaN(meanWall) {
-		if exact {
-			spent += ", " + duration(used) + " of simulation time"
-		} else {
-			spent += ", about " + duration(float64(dec.Jobs)*meanWall) + " of simulation time"
-		}
+		spent += ", " + duration(total) + " of simulation time"
+	}
+	if extra := ran - dec.Jobs; extra > 0 && !fixed {
+		spent += fmt.Sprintf(" (%s used by the procedure; %s ran ahead of it or after their point left)", Plural(dec.Jobs, "job"), Plural(extra, "job"))
 	}
 	if fixed {
 		s := fmt.Sprintf("This design ran %s", spent)
@@ -319,7 +427,7 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 		if !math.IsNaN(meanWall) {
 			s += " (about " + duration(float64(dec.FixedJobs)*meanWall) + ")"
 		}
-		s += fmt.Sprintf(" for a fixed design of equal confidence: %s%% of its jobs", ci.Num(math.Round(100*float64(dec.Jobs)/float64(dec.FixedJobs))))
+		s += fmt.Sprintf(" for a fixed design of equal confidence: %s%% of its jobs", ci.Num(math.Round(100*float64(ran)/float64(dec.FixedJobs))))
 	}
 	s += "."
 	if !math.IsNaN(meanWall) {
@@ -333,10 +441,23 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 // backquotes.
 func pivotLine(v *DecisionView, headline string) string {
 	plain := func(s string) string { return strings.TrimSuffix(strings.ReplaceAll(s, "`", ""), ".") }
+	if v.Flat {
+		return lowerFirst(plain(headline))
+	}
+	if v.Front != nil {
+		var pts []string
+		for _, f := range v.Front {
+			pts = append(pts, f.Point+" ("+strings.Join(f.Values, "; ")+")")
+		}
+		return lowerFirst(plain(headline)) + ": " + strings.Join(pts, "; ")
+	}
 	if v.State == string(selection.Decided) {
 		line := "selected: " + v.Selected + ", " + v.Value + "; " + lowerFirst(plain(v.Guarantee))
 		if v.Feasibility != "" {
 			line += "; " + lowerFirst(plain(strings.SplitN(v.Feasibility, " (", 2)[0]))
+		}
+		for _, c := range v.Costs {
+			line += "; the choice " + c
 		}
 		return line
 	}

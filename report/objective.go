@@ -82,14 +82,20 @@ func describeUnit(m string) string {
 // countColumn is the count a percentile metric is taken over: the messages (or
 // collective iterations) that completed in the job. A p99 over fewer than 100 is the
 // largest one or few completions, not a tail.
+// A message percentile is over every message started (records.md RC-24: an unfinished
+// one counts as not completed, never as absent), so its count is the started messages.
 var countColumn = map[string]string{
-	"fct_p50_usec":          "msgs_completed",
-	"fct_p99_usec":          "msgs_completed",
-	"fct_p99_usec_lossless": "msgs_completed_lossless",
-	"slowdown_p99_lossless": "msgs_completed_lossless",
-	"fct_p99_usec_lossy":    "msgs_completed_lossy",
-	"slowdown_p99_lossy":    "msgs_completed_lossy",
-	"cct_p50_usec":          "cct_iterations",
+	"fct_p50_usec":               "msgs_started",
+	"fct_p99_usec":               "msgs_started",
+	"host_fct_p50_usec":          "msgs_started",
+	"host_fct_p99_usec":          "msgs_started",
+	"fct_p99_usec_lossless":      "msgs_started_lossless",
+	"host_fct_p99_usec_lossless": "msgs_started_lossless",
+	"slowdown_p99_lossless":      "msgs_started_lossless",
+	"fct_p99_usec_lossy":         "msgs_started_lossy",
+	"host_fct_p99_usec_lossy":    "msgs_started_lossy",
+	"slowdown_p99_lossy":         "msgs_started_lossy",
+	"cct_p50_usec":               "cct_iterations",
 }
 
 // fewP99 is the count below which a p99 is marked with a dagger.
@@ -179,6 +185,22 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 		s += fmt.Sprintf("; indifference %s%% of the best mean", ci.Num(o.IndifferencePercent))
 		if dec != nil && dec.Delta > 0 {
 			s += " (" + amount(o.Metric, dec.Delta) + ")"
+		}
+	}
+	if t := o.Then; t != nil {
+		then := "lowest"
+		if t.Goal == selection.Max {
+			then = "highest"
+		}
+		s += fmt.Sprintf("; then, among the points within that indifference of the best: %s %s", then, t.Metric)
+		if d, ok := describe[t.Metric]; ok {
+			s += " (" + d + ")"
+		}
+		switch {
+		case t.Indifference > 0:
+			s += ", indifference " + amount(t.Metric, t.Indifference)
+		case t.IndifferencePercent > 0:
+			s += fmt.Sprintf(", indifference %s%% of the best mean", ci.Num(t.IndifferencePercent))
 		}
 	}
 	if len(o.Also) > 0 {

@@ -15,7 +15,7 @@ import (
 )
 
 // A bisection's spec (README "The smallest safe value: bisection", docs/statistics.md
-// §10):
+// §12):
 //
 //	objective:
 //	  smallest: switch.HeadRoomPerPortLimit   # or largest: (a NIC Xoff: smaller is safer)
@@ -286,7 +286,7 @@ func (s *Spec) useBisection() string {
 	if s.Replicates > 1 && s.Replicates != n {
 		warn = fmt.Sprintf("replicates: %d is not used by a bisection: it runs %s per probe (%s)", s.Replicates,
 			map[bool]string{true: "one job", false: "as many replicates as its sequential test needs"}[n == 1],
-			map[bool]string{true: "objective.deterministic", false: "docs/statistics.md §10"}[n == 1])
+			map[bool]string{true: "objective.deterministic", false: "docs/statistics.md §12"}[n == 1])
 	}
 	s.Replicates = n
 	return warn

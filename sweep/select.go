@@ -363,7 +363,15 @@ func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision,
 // (an extended sweep, another spec) are ignored. cfg must have its defaults applied.
 func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Problem, error) {
 	obj := p.Spec.Objective
-	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg}
+	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg, Metric: obj.Metric}
+	var near *results.Column
+	if t := obj.Then; t != nil {
+		// A secondary objective: select on then's metric among the points near the best
+		// on the primary (selection.Near).
+		prob.Near = &selection.Near{Metric: obj.Metric, Goal: obj.Goal, Delta: obj.Indifference}
+		prob.Goal, prob.Delta, prob.DeltaPercent, prob.Metric = t.Goal, t.Indifference, t.IndifferencePercent, t.Metric
+		near = jobs.Col(obj.Metric)
+	}
 	var reqs []*constraint.Requirement
 	for _, text := range obj.SubjectTo {
 		c, err := constraint.ParseRequirement(text)
@@ -387,7 +395,12 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 			}
 		}
 	}
-	status, errCol, metric := jobs.Col("status"), jobs.Col("error"), jobs.Col(obj.Metric)
+	var vec []*results.Column
+	for _, o := range obj.Pareto {
+		prob.Pareto = append(prob.Pareto, selection.Objective2{Metric: o.Metric, Goal: o.Goal, Delta: o.Indifference})
+		vec = append(vec, jobs.Col(o.Metric))
+	}
+	status, errCol, metric := jobs.Col("status"), jobs.Col("error"), jobs.Col(prob.Metric)
 	labels := p.PointLabels()
 	for i := 0; i < p.Points; i++ {
 		pt := selection.Point{Label: labels[i]}
@@ -397,7 +410,21 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 				pt.Reps = append(pt.Reps, selection.Obs{State: selection.Missing}) // another shard's, or not run yet
 				continue
 			}
-			pt.Reps = append(pt.Reps, observe(jobs, k, status, errCol, metric, reqs))
+			o := observe(jobs, k, status, errCol, metric, reqs)
+			for _, c := range vec {
+				x := math.NaN()
+				if c != nil && !c.IsString() && !c.Null[k] {
+					x = c.Num[k]
+				}
+				o.Vec = append(o.Vec, x)
+			}
+			if prob.Near != nil {
+				o.Near = math.NaN()
+				if near != nil && !near.IsString() && !near.Null[k] {
+					o.Near = near.Num[k]
+				}
+			}
+			pt.Reps = append(pt.Reps, o)
 		}
 		prob.Points = append(prob.Points, pt)
 	}
@@ -474,6 +501,12 @@ func (p *Plan) PointLabels() []string {
 	count := map[string]int{}
 	for i, a := range p.Axes {
 		short[i] = a.Path[strings.LastIndex(a.Path, ".")+1:]
+		if rest, ok := strings.CutPrefix(a.Path, "tiers."); ok {
+			// A tier block's attribute keeps its tier: spine.StaticPoolXoffThreshold.
+			if tier, _, ok := strings.Cut(rest, "."); ok {
+				short[i] = tier + "." + short[i]
+			}
+		}
 		count[short[i]]++
 	}
 	for i, a := range p.Axes {

@@ -42,8 +42,10 @@ type Spec struct {
 	// plan's last axis, whose values are chosen as the run goes; nil otherwise.
 	Probe *Axis
 
-	indifference, indifferencePos string   // objective.indifference as given, and where
-	subjectPos                    []string // where each objective.subject_to entry is
+	indifference, indifferencePos         string   // objective.indifference as given, and where
+	thenIndifference, thenIndifferencePos string   // objective.then.indifference as given, and where
+	thenPos                               string   // where objective.then is
+	subjectPos                            []string // where each objective.subject_to entry is
 }
 
 // Axis is one swept attribute.

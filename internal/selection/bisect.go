@@ -10,7 +10,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/constraint"
 )
 
-// A bisection (docs/statistics.md §10) answers the engineer's sizing question for every
+// A bisection (docs/statistics.md §12) answers the engineer's sizing question for every
 // condition of a study (each grid point: a cable delay, a lane count): the smallest
 // value of an attribute in a range, to a resolution, at which subject_to holds (a
 // headroom), or the largest (a NIC Xoff). It is not a grid: for each condition it probes

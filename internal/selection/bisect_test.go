@@ -240,7 +240,7 @@ func draw(keys ...int) float64 {
 // two conditions (the split covers both) with its own seed. An answer is right when
 // the condition holds there within the tolerance zone (p(answer) < rare) and fails one
 // step below (p > 0), for both conditions; a non-monotone report counts as wrong. The
-// achieved share must reach the stated confidence (docs/statistics.md §10 records the
+// achieved share must reach the stated confidence (docs/statistics.md §12 records the
 // figures).
 func TestBisectMacroReplications(t *testing.T) {
 	t.Parallel()

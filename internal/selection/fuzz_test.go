@@ -53,6 +53,12 @@ func fuzzProblem(data []byte) Problem {
 		}
 		p.Constraints = append(p.Constraints, c)
 	}
+	switch b.next(4) {
+	case 0:
+		p.Near = &Near{Metric: "primary", Goal: []Goal{Min, Max}[b.next(2)], Delta: 0.5 * float64(1+b.next(4))}
+	case 1:
+		p.Pareto = []Objective2{{Metric: "a", Goal: Min, Delta: 0.5}, {Metric: "b", Goal: []Goal{Min, Max}[b.next(2)], Delta: 1}}
+	}
 	for i := range k {
 		pt := Point{Label: fmt.Sprint(i)}
 		for range b.next(14) {
@@ -66,6 +72,12 @@ func fuzzProblem(data []byte) Problem {
 				o = ok(math.NaN())
 			default:
 				o = ok(float64(b.next(7)) - 3)
+			}
+			if o.State == OK && p.Near != nil {
+				o.Near = float64(b.next(5))
+			}
+			if o.State == OK && p.Pareto != nil && b.next(30) != 0 {
+				o.Vec = []float64{float64(b.next(5)), float64(b.next(5))}
 			}
 			if o.State == OK {
 				n := len(p.Constraints)
@@ -203,6 +215,17 @@ func checkInvariants(t *testing.T, p Problem, d Decision) {
 			}
 		}
 	case Decided:
+		if p.Pareto != nil {
+			for _, i := range d.Front {
+				if !slices.Contains(d.Survivors, i) || d.Feasible[i] != 1 {
+					t.Errorf("front point %d not a known-feasible survivor: %+v", i, d)
+				}
+			}
+			if len(d.Front) == 0 {
+				t.Errorf("decided without a front: %+v", d)
+			}
+			break
+		}
 		if d.Best < 0 {
 			t.Errorf("decided without a best: %+v", d)
 		}
@@ -210,7 +233,7 @@ func checkInvariants(t *testing.T, p Problem, d Decision) {
 			t.Errorf("decided for point %d of unknown feasibility: %+v", d.Best, d)
 		}
 	case Budget:
-		if d.Best < 0 {
+		if d.Best < 0 && p.Pareto == nil {
 			t.Errorf("budget without a best: %+v", d)
 		}
 	case Infeasible:

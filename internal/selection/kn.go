@@ -65,10 +65,17 @@ func (p Problem) Validate() error {
 		return fmt.Errorf("rare %g is outside (0, 0.5]: it is a share of runs, such as 0.01 for 1%%", cfg.Rare)
 	}
 	switch {
+	case p.Pareto != nil:
+		if err := validPareto(p.Pareto); err != nil {
+			return err
+		}
 	case math.IsNaN(p.DeltaPercent) || math.IsInf(p.DeltaPercent, 0) || p.DeltaPercent < 0:
 		return fmt.Errorf("indifference percent %g is not a positive number", p.DeltaPercent)
 	case p.DeltaPercent == 0 && !(p.Delta > 0 && !math.IsInf(p.Delta, 0)):
 		return fmt.Errorf("indifference %g is not a positive number (and no percent is given)", p.Delta)
+	}
+	if err := validNear(p.Near); err != nil {
+		return err
 	}
 	for _, c := range p.Constraints {
 		switch c.Kind {
@@ -122,9 +129,20 @@ type replay struct {
 	modal   []int        // the count of each point's most frequent value
 	pairs   [][]pairStat // [i][l], i < l: paired differences y_i − y_l
 	h2      float64      // h² at the stage being screened (h2At)
-	delta   float64
-	tq      map[int]float64 // t quantile by degrees of freedom
-	d       Decision
+	// A selection on a secondary objective (near.go): the primary's paired differences,
+	// each ordered pair's test (1 accepted, -1 refused), each point's state and sums.
+	nearPairs [][]pairStat
+	nearDec   [][]int8
+	nearState []int
+	nearSum   []float64
+	// A Pareto objective (pareto.go): each metric's paired differences and sums, and
+	// which points have joined the front.
+	pPairs [][][]pairStat
+	pSum   [][]float64
+	front  []bool
+	delta  float64
+	tq     map[int]float64 // t quantile by degrees of freedom
+	d      Decision
 }
 
 // pairStat accumulates one pair's paired differences (shifted by the first one, so
@@ -183,6 +201,8 @@ func newReplay(p Problem) *replay {
 		PointMass:  make([]bool, k),
 		Labels:     make([]string, k),
 	}
+	r.initNear()
+	r.initPareto()
 	r.split()
 	if p.DeltaPercent == 0 {
 		r.delta = p.Delta
@@ -203,6 +223,9 @@ func newReplay(p Problem) *replay {
 // rare-event rule; each spread over its tests (Bonferroni).
 func (r *replay) split() {
 	s := Split{Tests: testsPerPoint(r.p.Constraints)}
+	if r.p.Near != nil {
+		s.Tests += r.k - 1 // one nearness test per other point (near.go)
+	}
 	cmp := r.alpha
 	if s.Tests > 0 {
 		s.Feasibility = r.alpha / 2
@@ -311,12 +334,20 @@ func (r *replay) run() Decision {
 				r.leave(i, stage, CauseInfeasible, why, -1, 0)
 			}
 		}
-		r.screen(stage)
+		r.nearStage(stage)
+		if r.p.Pareto != nil {
+			if r.paretoStage(stage) {
+				return r.finish(Decided, stage, fmt.Sprintf("every point left is on the front: %s", plural(len(r.alive), "point")))
+			}
+		} else {
+			r.screen(stage)
+		}
 
 		// Stop?
 		switch {
 		case len(r.alive) == 0:
 			return r.finish(Infeasible, stage, r.whyNone())
+		case r.p.Pareto != nil:
 		case len(r.alive) == 1 && r.selectable(r.alive[0], stage):
 			why := "one point survived"
 			if r.k == 1 {
@@ -389,7 +420,11 @@ func (r *replay) readyStage(i int) int {
 	if r.d.PointMass[i] {
 		settle = min(r.d.RareRunsPair, 2*r.modal[i]+1)
 	}
-	return max(settle, r.feas[i].readyStage(r.p.Constraints, n, r))
+	ready := max(settle, r.feas[i].readyStage(r.p.Constraints, n, r))
+	if r.p.Near != nil && r.nearState[i] == 0 {
+		ready = max(ready, n) // a nearness test may accept at any stage
+	}
+	return ready
 }
 
 // take consumes replicate j of every survivor: means, modes, paired differences and
@@ -399,6 +434,9 @@ func (r *replay) take(j, stage int) {
 		y := r.y(i, j)
 		r.sum[i] += y
 		r.used[i] = j + 1
+		if r.p.Pareto != nil {
+			continue // no objective X: the rare-event rule is per pair and metric
+		}
 		r.modes[i][y]++
 		r.modal[i] = max(r.modal[i], r.modes[i][y])
 		r.d.PointMass[i] = 2*r.modal[i] >= r.used[i] && r.used[i] >= 2
@@ -408,6 +446,8 @@ func (r *replay) take(j, stage int) {
 			r.pairs[i][l].add(r.y(i, j) - r.y(l, j))
 		}
 	}
+	r.takeNear(j)
+	r.takePareto(j)
 	for _, i := range slices.Clone(r.alive) {
 		if why := r.feas[i].run(r.p.Constraints, r.obs(i, j).Values, j, r); why != "" {
 			r.leave(i, stage, CauseInfeasible, why, -1, 0)
@@ -436,7 +476,13 @@ func (r *replay) badness(o Obs, j int) string {
 	default:
 		return fmt.Sprintf("failed: observation state %d", int(o.State))
 	}
-	if !finite(o.X) {
+	if r.p.Pareto != nil {
+		for m, po := range r.p.Pareto {
+			if m >= len(o.Vec) || !finite(o.Vec[m]) {
+				return fmt.Sprintf("no value of %s in replicate %d", po.Metric, j)
+			}
+		}
+	} else if !finite(o.X) {
 		why := "no value (null)"
 		if r.p.Metric != "" {
 			why = "no value of " + r.p.Metric
@@ -445,6 +491,9 @@ func (r *replay) badness(o Obs, j int) string {
 			why += fmt.Sprintf(" in replicate %d (%s)", j, o.Err)
 		}
 		return why
+	}
+	if r.p.Near != nil && !finite(o.Near) {
+		return fmt.Sprintf("no value of %s in replicate %d", r.p.Near.Metric, j)
 	}
 	for c, con := range r.p.Constraints {
 		if c >= len(o.Values) {
@@ -500,6 +549,9 @@ func (r *replay) firstStage() {
 	r.started = true
 	r.d.FirstStage = r.n0
 	if len(r.alive) == 0 {
+		return
+	}
+	if r.p.Pareto != nil {
 		return
 	}
 	if r.p.DeltaPercent > 0 {
@@ -636,14 +688,16 @@ func (r *replay) settled(i, stage int) bool {
 
 // selectable reports whether point i could be the answer at the stage: known feasible,
 // and settled.
-func (r *replay) selectable(i, stage int) bool { return r.feasible(i) && r.settled(i, stage) }
+func (r *replay) selectable(i, stage int) bool {
+	return r.feasible(i) && r.settled(i, stage) && r.near(i)
+}
 
 // screen is KN's screening at the stage over the survivors at its start: point i
 // leaves when a survivor l that may screen (known feasible, settled) has a mean better
 // by more than W_il = max(0, δ/(2r)·(h² S²_il/δ² − r)), S²_il over all the pair's
 // replicates so far. Its eliminator is the best such l (ties: the earliest).
 func (r *replay) screen(stage int) {
-	if !r.started || len(r.alive) < 2 {
+	if !r.started || len(r.alive) < 2 || !r.nearDone() {
 		return
 	}
 	r.h2 = r.h2At(stage)
@@ -789,10 +843,13 @@ func (r *replay) finish(s State, stage int, why string) Decision {
 	}
 	d.Survivors = append(d.Survivors, r.alive...)
 	d.Jobs = r.jobs()
-	switch s {
-	case Decided:
+	switch {
+	case r.p.Pareto != nil:
+		r.finishPareto(&d)
+	case s == Decided:
 		d.Best = r.best(stage, true)
-	case Running, Budget:
+		r.equivalent(&d)
+	case s == Running || s == Budget:
 		d.Best = r.best(stage, false)
 	}
 	for i := range r.k {
@@ -803,6 +860,34 @@ func (r *replay) finish(s State, stage int, why string) Decision {
 		d.Feasible[i] = r.feas[i].state()
 	}
 	return d
+}
+
+// equivalent fills d.Equivalent and d.Flat for the decided d.
+func (r *replay) equivalent(d *Decision) {
+	if d.Best < 0 {
+		return
+	}
+	in := map[int]bool{}
+	for _, i := range r.alive {
+		in[i] = true
+	}
+	flat := true
+	for _, e := range r.d.Eliminated {
+		if e.Cause != CauseScreened {
+			continue
+		}
+		if e.Gap < r.delta && r.mean(e.Point)-r.mean(d.Best) < r.delta {
+			in[e.Point] = true
+		} else {
+			flat = false
+		}
+	}
+	for i := range r.k {
+		if in[i] {
+			d.Equivalent = append(d.Equivalent, i)
+		}
+	}
+	d.Flat = flat && len(d.Equivalent) > 1
 }
 
 func plural(n int, what string) string {

@@ -36,6 +36,16 @@ func same(a, b Decision) bool {
 				d.Means[i] = -12345.678
 			}
 		}
+		pm := make([][]float64, len(d.ParetoMeans))
+		for m, xs := range d.ParetoMeans {
+			pm[m] = slices.Clone(xs)
+			for i, x := range xs {
+				if math.IsNaN(x) {
+					pm[m][i] = -12345.678
+				}
+			}
+		}
+		d.ParetoMeans = pm
 		return d
 	}
 	return reflect.DeepEqual(clean(a), clean(b))
@@ -192,7 +202,7 @@ func TestHandWorked(t *testing.T) {
 			pts:  points(a, b, c),
 			want: with(func(d *Decision) {
 				d.State, d.Why, d.Stage, d.Round, d.FirstStage, d.Best = Decided, "one point survived", 4, 1, 3, 0
-				d.Survivors, d.Eliminated = []int{0}, []Elimination{byB, byA}
+				d.Survivors, d.Eliminated, d.Equivalent = []int{0}, []Elimination{byB, byA}, []int{0}
 				d.Jobs, d.H2, d.FixedJobs = 11, 78, 33
 				d.Means, d.Used = []float64{11.125, 13.125, 64.0 / 3}, []int{4, 4, 3}
 			}),
@@ -202,7 +212,7 @@ func TestHandWorked(t *testing.T) {
 			pts: points(a, b, c),
 			want: with(func(d *Decision) {
 				d.State, d.Why, d.Stage, d.Round, d.FirstStage, d.Best = Decided, "one point survived", 4, 1, 3, 0
-				d.Survivors, d.Eliminated = []int{0}, []Elimination{byB, byA}
+				d.Survivors, d.Eliminated, d.Equivalent = []int{0}, []Elimination{byB, byA}, []int{0}
 				d.Jobs, d.H2, d.FixedJobs = 11, 78, 33
 				d.Means, d.Used = []float64{-11.125, -13.125, -64.0 / 3}, []int{4, 4, 3}
 			}),
@@ -214,7 +224,7 @@ func TestHandWorked(t *testing.T) {
 			pts:  points(append(slices.Clone(a), 0, 0), append(slices.Clone(b), -50), append(slices.Clone(c), -100, -100)),
 			want: with(func(d *Decision) {
 				d.State, d.Why, d.Stage, d.Round, d.FirstStage, d.Best = Decided, "one point survived", 4, 1, 3, 0
-				d.Survivors, d.Eliminated = []int{0}, []Elimination{byB, byA}
+				d.Survivors, d.Eliminated, d.Equivalent = []int{0}, []Elimination{byB, byA}, []int{0}
 				d.Jobs, d.H2, d.FixedJobs = 11, 78, 33
 				d.Means, d.Used = []float64{11.125, 13.125, 64.0 / 3}, []int{4, 4, 3}
 			}),
@@ -592,5 +602,28 @@ func TestHeavyTailsExtendFirstStage(t *testing.T) {
 	b[9] = 2
 	if d = Decide(Problem{Goal: Min, Delta: 0.5, Points: points(a, b)}); d.HeavyTails || d.FirstStage != 10 {
 		t.Errorf("no outlier: %+v", d)
+	}
+}
+
+// A study in which nothing matters: three points whose means differ by less than δ.
+// Whether the procedure ends with all three tied or screens some out at a gap below δ,
+// the decision names all three as equivalent and says it is flat; a point δ worse or
+// more is not equivalent and the study is not flat.
+func TestFlat(t *testing.T) {
+	var a, b, c, far []float64
+	for j := range 40 {
+		e := 0.1 * float64(j%5)
+		a = append(a, 10+e)
+		b = append(b, 10.2+e)
+		c = append(c, 10.1+e+0.01*float64(j%3))
+		far = append(far, 13+e)
+	}
+	d := Decide(Problem{Goal: Min, Delta: 1, Points: points(a, b, c)})
+	if d.State != Decided || !d.Flat || !reflect.DeepEqual(d.Equivalent, []int{0, 1, 2}) {
+		t.Errorf("flat: %+v", d)
+	}
+	d = Decide(Problem{Goal: Min, Delta: 1, Points: points(a, b, c, far)})
+	if d.State != Decided || d.Flat || !reflect.DeepEqual(d.Equivalent, []int{0, 1, 2}) {
+		t.Errorf("one point far: %+v", d)
 	}
 }

@@ -64,6 +64,12 @@ type Objective struct {
 	SubjectTo []string `json:"subject_to,omitempty"`
 	// Also are secondary metrics the closing table and the report show beside Metric.
 	Also []string `json:"also,omitempty"`
+	// Then, when set, asks for the best point on a second metric among the points within
+	// Indifference of the best on Metric (Problem.Near; docs/statistics.md §9).
+	Then *Then `json:"then,omitempty"`
+	// Pareto, when set (2 or 3 metrics, absolute indifferences), asks for the Pareto
+	// front over them instead of one point (Problem.Pareto); Metric is then the first.
+	Pareto []Then `json:"pareto,omitempty"`
 	// Default, when the spec states no objective, says why rocesweep chose this one
 	// ("the workload's lossless incast: its p99 FCT"); "" when the spec states it.
 	Default string `json:"default,omitempty"`
@@ -72,6 +78,15 @@ type Objective struct {
 	// then the metric the report charts (the first SubjectTo reads, unless stated);
 	// Goal, Indifference and IndifferencePercent are unused.
 	Bisect *Bisect `json:"bisect,omitempty"`
+}
+
+// Then is a secondary objective: a metric, its goal and its indifference (absolute, or
+// a percent of the best first-stage mean).
+type Then struct {
+	Metric              string  `json:"metric"`
+	Goal                Goal    `json:"goal"`
+	Indifference        float64 `json:"indifference,omitempty"`
+	IndifferencePercent float64 `json:"indifference_percent,omitempty"`
 }
 
 // Config are the settings of the procedure (the spec's `select:` block). The zero
@@ -139,7 +154,13 @@ type Obs struct {
 	// not; for a probability bound, 1 where its condition held, 0 where not, NaN where
 	// unknown; for a mean bound, the number (NaN where null).
 	Values []float64
-	Err    string // Failed: the job's status and error
+	Err    string // Failed: the job's status and error; OK with a null X: why it is null
+	// Near is the primary metric's value when the selection is on a secondary one
+	// (Problem.Near); NaN when null.
+	Near float64
+	// Vec holds the Pareto objective's metrics (Problem.Pareto), in its order; NaN
+	// where null.
+	Vec []float64
 }
 
 // Point is one grid point: its label for people and its jobs by replicate number
@@ -174,8 +195,26 @@ type Problem struct {
 	Metric      string
 	Constraints []Constraint
 	Config      Config // with defaults applied (Config.WithDefaults)
+	// Near, when set, makes this a selection on a secondary objective: Goal, Delta and
+	// the observations' X are the secondary metric's, and only points within Near.Delta
+	// of the best on the primary metric (Obs.Near) are acceptable (near.go).
+	Near *Near
+	// Pareto, when set (2 or 3 metrics), makes this the identification of a Pareto front
+	// (pareto.go) instead of a selection: Goal, Delta and X are unused, Obs.Vec holds the
+	// metrics, and the Decision's Front is the answer.
+	Pareto []Objective2
 	// Points in plan order; ties (equal means) go to the earlier point.
 	Points []Point
+}
+
+// Near is the primary objective of a selection on a secondary one (objective.then):
+// a point is acceptable when its primary mean is within Delta of the best point's,
+// judged with Tolerance (default Delta/2) as a mean bound is (docs/statistics.md §9).
+type Near struct {
+	Metric    string
+	Goal      Goal
+	Delta     float64 // > 0, in the primary metric's unit
+	Tolerance float64 // > 0; 0 means Delta/2
 }
 
 // State is where a selection stands.
@@ -210,6 +249,13 @@ type Decision struct {
 	Best int
 	// Survivors are the points still in contention, Best among them, in plan order.
 	Survivors []int
+	// Equivalent (Decided) are the points as good as Best to within the indifference, as
+	// measured, in plan order: the survivors and the points screened out with a mean
+	// less than δ worse than Best's. Flat is set when that is every point that was not
+	// refused or failed, and more than one: nothing the study swept matters at this
+	// indifference.
+	Equivalent []int
+	Flat       bool
 	// Eliminated are the points that left, in the order they left.
 	Eliminated []Elimination
 	// Need are the jobs that must be committed before the procedure can go on
@@ -253,6 +299,14 @@ type Decision struct {
 	// Feasible is per point: 1 known feasible, -1 infeasible, 0 not yet known (always 1
 	// without constraints).
 	Feasible []int
+	// Near is per point, for a selection on a secondary objective (Problem.Near): 1 known
+	// to be within the indifference of the best on the primary, -1 far from it, 0 not
+	// yet known; nil otherwise.
+	Near []int
+	// Front (a Pareto objective) are the points of the Pareto front, in plan order, and
+	// ParetoMeans the means of each metric (ParetoMeans[m][i]) over the replicates used.
+	Front       []int
+	ParetoMeans [][]float64
 	// PointMass is per point: its objective values sat on one value for at least half
 	// of its replicates (the rare-event rule applies to it).
 	PointMass []bool

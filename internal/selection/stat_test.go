@@ -267,3 +267,74 @@ func TestFailureModes(t *testing.T) {
 		})
 	}
 }
+
+// A selection on a secondary objective (Problem.Near): among the points within δ₁ = 1
+// (tolerance 0.5) of the best on the primary, the best on the secondary (δ₂ = 1). Means
+// (primary, secondary): A (10, 5) is best on the primary but poor on the secondary; B
+// (10.5, 1) the answer; C (13, 0) is best on the secondary but far on the primary, the
+// trap a plain selection on the secondary falls into; D (10.2, 3). Noise N(0, 1) on
+// each metric, half of it common to every point's replicate j. The share that selects
+// B must be at least the stated 95%, over 200 macro-replications.
+func TestSecondaryObjective(t *testing.T) {
+	mu1 := []float64{10, 10.5, 13, 10.2}
+	mu2 := []float64{5, 1, 0, 3}
+	const reps = 200
+	job := func(seed uint64, i, j int) Obs {
+		c1, c2 := normal(seed, 1<<50|uint64(j)), normal(seed, 2<<50|uint64(j))
+		e1, e2 := normal(seed, uint64(i)<<20|uint64(j)), normal(seed, 1<<45|uint64(i)<<20|uint64(j))
+		o := ok(mu2[i] + math.Sqrt(0.5)*(c2+e2))
+		o.Near = mu1[i] + math.Sqrt(0.5)*(c1+e1)
+		return o
+	}
+	var right, jobs float64
+	for rep := range reps {
+		seed := uint64(11_000 + rep)
+		p := Problem{Goal: Min, Delta: 1, Config: Config{Initial: 10, MaxJobs: 1 << 20},
+			Near: &Near{Metric: "primary", Goal: Min, Delta: 1}, Points: make([]Point, 4)}
+		d, _ := driveAhead(&p, func(i, j int) Obs { return job(seed, i, j) }, 15)
+		if d.State == Decided && d.Best == 1 {
+			right++
+		}
+		jobs += float64(d.Jobs)
+	}
+	t.Logf("secondary objective: B selected in %.1f%% of %d macro-replications, %.0f jobs each on average", 100*right/reps, reps, jobs/reps)
+	if right/reps < 0.95 {
+		t.Errorf("B selected in %.1f%% < 95%%", 100*right/reps)
+	}
+}
+
+// A Pareto objective (Problem.Pareto) over two metrics, both smaller better, each with
+// indifference 0.5. Means: A (1, 5), B (2, 2), C (5, 1) make the front; D (3, 3) is
+// beaten by B by 1 on both; E (1.05, 5.05) is beaten by A by less than the indifference,
+// so it may be in the front or not. Noise N(0, 0.5²) on each metric, half of it common
+// to every point's replicate j. Right: the front holds A, B and C and not D. It must be
+// right in at least the stated 95% of 200 macro-replications.
+func TestParetoFront(t *testing.T) {
+	mu := [][2]float64{{1, 5}, {2, 2}, {5, 1}, {3, 3}, {1.05, 5.05}}
+	const reps = 200
+	job := func(seed uint64, i, j int) Obs {
+		o := ok(0)
+		for m := range 2 {
+			c := normal(seed, uint64(m+1)<<50|uint64(j))
+			e := normal(seed, uint64(m+1)<<45|uint64(i)<<20|uint64(j))
+			o.Vec = append(o.Vec, mu[i][m]+0.5*math.Sqrt(0.5)*(c+e))
+		}
+		return o
+	}
+	var right, jobs float64
+	for rep := range reps {
+		seed := uint64(13_000 + rep)
+		p := Problem{Goal: Min, Config: Config{Initial: 10, MaxJobs: 1 << 20},
+			Pareto: []Objective2{{Metric: "a", Goal: Min, Delta: 0.5}, {Metric: "b", Goal: Min, Delta: 0.5}}, Points: make([]Point, len(mu))}
+		d, _ := driveAhead(&p, func(i, j int) Obs { return job(seed, i, j) }, 15)
+		in := func(i int) bool { return slices.Contains(d.Front, i) }
+		if d.State == Decided && in(0) && in(1) && in(2) && !in(3) {
+			right++
+		}
+		jobs += float64(d.Jobs)
+	}
+	t.Logf("Pareto front: right in %.1f%% of %d macro-replications, %.0f jobs each on average", 100*right/reps, reps, jobs/reps)
+	if right/reps < 0.95 {
+		t.Errorf("right in %.1f%% < 95%%", 100*right/reps)
+	}
+}
