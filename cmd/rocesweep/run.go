@@ -44,7 +44,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
 	metric := fl.String("metric", "", "summary metric of the closing table (default: the objective's metric)")
-	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates")
+	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates; an objective of smallest: or largest: always runs as a bisection")
 	wait := fl.Bool("wait", false, "with a selection and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks or a Kubernetes Job's pods run in lock-step), instead of exiting; nothing to wait for without a selection")
 	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
