@@ -267,8 +267,8 @@ func (s *Spec) DropBisection() {
 }
 
 // useBisection makes s a bisection's spec: its plan is the first probe of every
-// condition, one job each for deterministic jobs, else select.initial replicates
-// (selection.BisectFirstBatch). It returns a warning when that drops a `replicates` the
+// condition, one job each for deterministic jobs, else select.initial replicates (the
+// first batch of a stochastic probe). It returns a warning when that drops a `replicates` the
 // spec set.
 func (s *Spec) useBisection() string {
 	if s.Select == nil {
@@ -458,9 +458,8 @@ func (p *Plan) BisectConfig() selection.Config {
 		c = *p.Spec.Select
 	}
 	maxJobs := c.MaxJobs
-	c.MaxJobs = 1 // not a selection's default: set below
-	c = c.WithDefaults(p.Points)
-	c.MaxJobs = maxJobs
+	c = c.WithDefaults(p.Points) // a selection's MaxJobs default ...
+	c.MaxJobs = maxJobs          // ... is not a bisection's: set below
 	if c.MaxJobs == 0 {
 		cs, _, _ := selection.ConstraintsOf(p.Spec.Objective.SubjectTo)
 		c.MaxJobs = selection.BisectMaxJobs(p.Spec.Objective.Bisect, c, p.Points, selection.TestsPerProbe(cs))

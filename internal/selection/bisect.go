@@ -152,20 +152,6 @@ func (p *BisectProblem) val(k int) string {
 	return num(v)
 }
 
-// BisectFirstBatch is the jobs the first probe of each condition asks for first (a
-// bisection's plan, like a selection's first stage, is these jobs of every condition):
-// 1 for deterministic jobs, else Initial runs, or fewer when the probe could accept
-// sooner (ProbeTest.ReadyRuns).
-func BisectFirstBatch(p BisectProblem) int {
-	if p.Bisect.Deterministic {
-		return 1
-	}
-	cfg := p.config()
-	_, perTest := p.split(cfg)
-	t := NewProbeTest(p.Constraints, perTest, cfg.Rare, cfg.Initial)
-	return max(1, min(cfg.Initial, t.ReadyRuns()))
-}
-
 // split is the confidence split of a stochastic bisection (Bonferroni): each probe's
 // share of α = 1 − confidence over the conditions × the most probes a condition takes,
 // and each test's share of that over the tests a probe makes.
@@ -278,11 +264,9 @@ func (p BisectProblem) Validate() error {
 
 // config is p.Config with its defaults, MaxJobs BisectMaxJobs's when unset.
 func (p BisectProblem) config() Config {
-	c := p.Config
-	maxJobs := c.MaxJobs
-	c.MaxJobs = 1 // not Selection's default
-	c = c.WithDefaults(len(p.Conditions))
-	c.MaxJobs = maxJobs
+	maxJobs := p.Config.MaxJobs
+	c := p.Config.WithDefaults(len(p.Conditions)) // a selection's MaxJobs default ...
+	c.MaxJobs = maxJobs                           // ... is not a bisection's
 	if c.MaxJobs == 0 {
 		c.MaxJobs = BisectMaxJobs(&p.Bisect, c, len(p.Conditions), TestsPerProbe(p.Constraints))
 	}
@@ -523,16 +507,17 @@ func (r *condReplay) probeOnce(pr *Probe) []ProbeNeed {
 }
 
 // probeTest judges a stochastic probe by a ProbeTest over its replicates in order, asked
-// for in batches: Initial first, then as many again as it has (doubling), never past
-// the runs at which it could accept (ProbeTest.ReadyRuns). A batch is taken only when
-// all of it is committed, so the replay does not depend on which of its jobs finished
-// first.
+// for in batches: Initial first (a bisection's plan is that batch of every condition's
+// first probe, known before the conditions are counted), then as many again as it has
+// (doubling), never past the runs at which it could accept (ProbeTest.ReadyRuns). A
+// batch is taken only when all of it is committed, so the replay does not depend on
+// which of its jobs finished first.
 func (r *condReplay) probeTest(pr *Probe) []ProbeNeed {
 	test := NewProbeTest(r.p.Constraints, r.d.PerTest, r.cfg.Rare, r.cfg.Initial)
 	n := 0
 	for test.State() == 0 {
 		size := max(r.cfg.Initial, n)
-		if ready := test.ReadyRuns(); ready > n {
+		if ready := test.ReadyRuns(); ready > n && n > 0 {
 			size = min(size, ready-n)
 		}
 		var need []ProbeNeed

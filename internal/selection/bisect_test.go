@@ -302,7 +302,7 @@ func TestBisectMacroReplications(t *testing.T) {
 }
 
 // The split is printed as the selection's: each probe's share of α over conditions ×
-// probes, each test's over the tests of a probe; the plan's first batch is Initial runs.
+// probes, each test's over the tests of a probe; the first probes ask for Initial runs.
 func TestBisectSplit(t *testing.T) {
 	t.Parallel()
 	b := headroomBisect()
@@ -316,9 +316,6 @@ func TestBisectSplit(t *testing.T) {
 	}
 	if d.RareRunsOK != RareRuns(0.01, 0.05/120) || d.RareRunsOK != 775 {
 		t.Errorf("rare runs %d, want 775", d.RareRunsOK)
-	}
-	if n := BisectFirstBatch(p); n != 10 {
-		t.Errorf("first batch %d, want 10", n)
 	}
 	if len(d.Need) != 50 || d.Need[0] != (ProbeNeed{Cond: 0, Step: 1000, Replicate: 0, Seq: 0}) || d.Need[49] != (ProbeNeed{Cond: 4, Step: 1000, Replicate: 9, Seq: 9}) {
 		t.Errorf("first needs: %d, %v ... %v", len(d.Need), d.Need[0], d.Need[len(d.Need)-1])
