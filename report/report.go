@@ -316,6 +316,18 @@ func Build(dir string, opts Options) (*Report, error) {
 				r.Notes = append(r.Notes, fmt.Sprintf("The objective's constraint cannot be checked on these results (%v): the answers are over every point.", err))
 				feasible = nil
 			}
+			if d := opts.Decision; d != nil && feasible != nil {
+				// A point the decision refused over its later rounds (a pause that sticks
+				// in 4% of runs, unseen in the first stage) is not acceptable here either.
+				for _, e := range d.Eliminated {
+					if e.Cause == selection.CauseScreened || e.Point >= len(d.Labels) {
+						continue
+					}
+					if p := st.pointOf(d.Labels[e.Point]); p >= 0 {
+						feasible[p] = false
+					}
+				}
+			}
 		}
 		r.answer(st, obj, feasible, opts.Decision == nil)
 		if m.Select != nil && r.Decision != nil {
