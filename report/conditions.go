@@ -124,7 +124,7 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 			cv.Rows = append(cv.Rows, row)
 			parts = append(parts, fmt.Sprintf("%s: %s (%s)", cd.Conditions[c], sel, mean))
 		}
-		v.Procedure = fmt.Sprintf("One sequential selection per condition (Kim and Nelson's KN over the settings at that condition, the variances of paired differences updated every round; docs/statistics.md §12.1): %s per setting first, then one more replicate per setting still in contention; %s confidence for all %s together",
+		v.Procedure = fmt.Sprintf("One sequential selection per condition (Kim and Nelson's KN over the settings at that condition, the variances of paired differences updated every round; docs/statistics.md §13.1): %s per setting first, then one more replicate per setting still in contention; %s confidence for all %s together",
 			first, conf, Plural(mc, "answer"))
 		if budget != "" {
 			v.Procedure += "; at most " + budget + " in all, shared in proportion to the settings at each condition"
@@ -217,11 +217,11 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 			cv.Caption += " (weights " + weightsText(cd.Weights) + ")"
 		}
 		cv.Caption += "; replicates per condition (a setting's replicate is one job at each condition)."
-		v.Procedure = fmt.Sprintf("Sequential selection over the settings (Kim and Nelson's KN, the variances updated every round; docs/statistics.md §12.2) on each setting's %s over %s, replicate by replicate (replicate r of every condition shares its random numbers): %s per setting first, then one more per setting still in contention",
+		v.Procedure = fmt.Sprintf("Sequential selection over the settings (Kim and Nelson's KN, the variances updated every round; docs/statistics.md §13.2) on each setting's %s over %s, replicate by replicate (replicate r of every condition shares its random numbers): %s per setting first, then one more per setting still in contention",
 			combined, over, first)
 	} else {
 		cv.Caption = "Each setting's mean at every condition and its worst case (the condition where it is worst); replicates per condition."
-		v.Procedure = fmt.Sprintf("Sequential robust selection (docs/statistics.md §12.3): KN's screening between the cells (setting, condition) of different settings, the variances of paired differences updated every round; a setting leaves when one of its cells is worse than every cell of another setting by more than the allowance; %s per setting and condition first, then one more per setting still in contention",
+		v.Procedure = fmt.Sprintf("Sequential robust selection (docs/statistics.md §13.3): KN's screening between the cells (setting, condition) of different settings, the variances of paired differences updated every round; a setting leaves when one of its cells is worse than every cell of another setting by more than the allowance; %s per setting and condition first, then one more per setting still in contention",
 			first)
 	}
 	if budget != "" {

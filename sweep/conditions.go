@@ -84,7 +84,8 @@ func (s *Spec) resolveConditions() error {
 			}
 		}
 	}
-	if len(named) > 0 && !slices.ContainsFunc(s.Axes, func(a *Axis) bool { return !a.Condition }) {
+	bisect := s.Objective != nil && s.Objective.Bisect != nil // its bisected attribute is the setting
+	if len(named) > 0 && !bisect && !slices.ContainsFunc(s.Axes, func(a *Axis) bool { return !a.Condition }) {
 		return fmt.Errorf("%s: sweep.conditions: every swept axis is a condition: nothing is left to choose (a study's settings are the axes not named here)", s.conditions[0].pos)
 	}
 	return nil
@@ -161,6 +162,17 @@ func parseCombineValue(v string) (selection.Combine, error) {
 func (s *Spec) resolveCombine() error {
 	o := s.Objective
 	o.Conditions = nil
+	if o.Bisect != nil {
+		// A bisection answers at each grid point: every swept axis is already one of its
+		// conditions (README "The smallest safe value: bisection"), so nothing combines.
+		if o.Combine != "" {
+			return fmt.Errorf("%s: objective.combine: a bisection (objective.%s) answers at each condition, every swept axis being one; combine is for a selection over settings", cmp.Or(s.combinePos, s.File), o.Bisect.Direction)
+		}
+		if o.Weights != nil {
+			return fmt.Errorf("%s: objective.weights: a bisection (objective.%s) answers at each condition and weighs none", s.weightsPos, o.Bisect.Direction)
+		}
+		return nil
+	}
 	for _, a := range s.Axes {
 		if a.Condition {
 			o.Conditions = append(o.Conditions, a.Column)
@@ -333,7 +345,7 @@ func conditionsStatus(d *selection.Decision, p *Plan, point func(int) results.Po
 		return -1
 	}
 	for c, label := range cd.Conditions {
-		st := results.ConditionStatus{Label: label}
+		st := results.CombinedCondition{Label: label}
 		for s := range cd.Settings {
 			if i := cd.Cell[s][c]; i >= 0 {
 				st.Values = values(i, true)

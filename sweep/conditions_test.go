@@ -186,6 +186,26 @@ func TestConditionsRefused(t *testing.T) {
 	if _, err := ParseSpec("c.yaml", []byte(then), []string{"objective.combine=worst"}); err == nil || !strings.Contains(err.Error(), "--set objective.combine=worst: objective.combine: worst takes one metric, and the objective has then (a secondary objective): use combine: each") {
 		t.Errorf("worst with then: %v", err)
 	}
+	// A bisection answers at each condition, every swept axis being one: sweep.conditions
+	// may say so, and combine or weights are refused.
+	const bisect = `name: b
+duration: 100us
+workload: {kind: incast, senders: 4}
+sweep:
+  grid: {nic.Delay: [100ns, 1us]}
+  conditions: [nic.Delay]
+objective:
+  smallest: switch.HeadRoomPerPortLimit
+  range: [0, 200KB]
+  resolution: 10KB
+  subject_to: [drops_lossless == 0]
+`
+	if _, err := ParseSpec("b.yaml", []byte(bisect), nil); err != nil {
+		t.Errorf("bisection with every axis a condition: %v", err)
+	}
+	if _, err := ParseSpec("b.yaml", []byte(bisect+"  combine: worst\n"), nil); err == nil || !strings.Contains(err.Error(), "b.yaml:12:12: objective.combine: a bisection (objective.smallest) answers at each condition") {
+		t.Errorf("bisection with combine: %v", err)
+	}
 	// A --set that pins the condition leaves one condition: nothing to combine.
 	s, err = ParseSpec("c.yaml", []byte(condSpec), []string{"workload.mix.0.senders=3"})
 	if err != nil || s.Objective.Combine != "" || len(s.Objective.Conditions) != 0 || !strings.Contains(strings.Join(s.Notices, "\n"), "pins the condition workload.mix.0.senders (c.yaml:13:16) to one value") {

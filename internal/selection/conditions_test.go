@@ -10,7 +10,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/constraint"
 )
 
-// grid22 is the worked example of docs/statistics.md §12: 2 settings × 2 conditions,
+// grid22 is the worked example of docs/statistics.md §13: 2 settings × 2 conditions,
 // 5 replicates, δ = 1, points in plan order A@c1, A@c2, B@c1, B@c2.
 //
 //	      c1     c2     mean (weights 3:1)   worst
@@ -284,7 +284,7 @@ func macroConditions(t *testing.T, mu [][]float64, combine Combine, weights []fl
 	return pcs / float64(reps), jobs / float64(reps), picked
 }
 
-// Macro-replications of each procedure on synthetic jobs (docs/statistics.md §12.5):
+// Macro-replications of each procedure on synthetic jobs (docs/statistics.md §13.5):
 // σ = 1, δ = 0.5σ, n0 = 10, 95% confidence, half of every cell's variance common to
 // all cells of a replicate. Each configuration is the least favourable or close to it
 // for its combine:

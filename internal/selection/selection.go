@@ -80,6 +80,11 @@ type Objective struct {
 	Conditions []string  `json:"conditions,omitempty"`
 	Combine    Combine   `json:"combine,omitempty"`
 	Weights    []float64 `json:"weights,omitempty"`
+	// Bisect, when set, makes the objective a bisection (bisect.go): the smallest (or
+	// largest) value of an attribute at which SubjectTo holds, per condition. Metric is
+	// then the metric the report charts (the first SubjectTo reads, unless stated);
+	// Goal, Indifference and IndifferencePercent are unused.
+	Bisect *Bisect `json:"bisect,omitempty"`
 }
 
 // Then is a secondary objective: a metric, its goal and its indifference (absolute, or

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// The robust selection (CombineWorst; docs/statistics.md §12.3): the setting whose worst
+// The robust selection (CombineWorst; docs/statistics.md §13.3): the setting whose worst
 // condition is best. With μ_sc the mean of setting s at condition c (min goal) and
 // θ_s = max_c μ_sc its worst case, the best setting s* has the smallest θ. The
 // guarantee: if θ_l ≥ θ_s* + δ for every other setting l, s* is selected with
