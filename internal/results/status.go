@@ -125,7 +125,7 @@ type ConditionsStatus struct {
 	Axes    []string `json:"axes"`    // the jobs columns that are conditions
 	// Conditions in plan order; with combine each, each with its own decision.
 	Conditions []CombinedCondition `json:"conditions"`
-	Weights    []float64         `json:"weights,omitempty"` // mean: normalised to sum 1
+	Weights    []float64           `json:"weights,omitempty"` // mean: normalised to sum 1
 	// ConfidenceEach is each condition's confidence with combine each: 1 − α/m.
 	ConfidenceEach float64 `json:"confidence_each,omitempty"`
 	// Mean and worst: Selected is the selected setting (decided) or the best so far;
