@@ -136,6 +136,23 @@ func (s *study) pointOf(label string) int {
 	return -1
 }
 
+// usedRows returns the jobs rows of the point a label names whose replicate is below
+// used (every replicate when used < 0): the replicates a decision used there. Nil when
+// the label names no point of these results.
+func (s *study) usedRows(label string, used int) []int {
+	p := s.pointOf(label)
+	if p < 0 {
+		return nil
+	}
+	var rows []int
+	for j, r := range s.points[p].Rows {
+		if used < 0 || s.points[p].Reps[j] < used {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
 // intervals returns each point's interval of metric m (same order as s.points).
 func (s *study) intervals(m *results.Column) []ci.Interval {
 	out := make([]ci.Interval, len(s.points))

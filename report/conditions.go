@@ -124,6 +124,32 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 			cv.Rows = append(cv.Rows, row)
 			parts = append(parts, fmt.Sprintf("%s: %s (%s)", cd.Conditions[c], sel, mean))
 		}
+		// Every traffic class at each condition's selected setting, against the best any
+		// setting achieved for it there (README "Trade-offs and flat studies").
+		for c := range cd.PerCondition {
+			sub := &cd.PerCondition[c]
+			if sub.State != selection.Decided || sub.Best < 0 || len(sub.Front) > 0 {
+				continue
+			}
+			rows := func(i int) []int {
+				if i < 0 || i >= len(cd.SettingsAt[c]) {
+					return nil
+				}
+				p := cd.Cell[cd.SettingsAt[c][i]][c]
+				if p < 0 || p >= len(dec.Labels) || i >= len(sub.Used) {
+					return nil
+				}
+				return st.usedRows(dec.Labels[p], sub.Used[i])
+			}
+			for _, cl := range classViews(dir, st, sub, rows) {
+				cl.Class = cd.Conditions[c] + " · " + cl.Class
+				if cl.Cost != "" {
+					cl.Cost = "at " + cd.Conditions[c] + " " + cl.Cost
+					v.Costs = append(v.Costs, cl.Cost)
+				}
+				v.Classes = append(v.Classes, cl)
+			}
+		}
 		v.Procedure = fmt.Sprintf("One sequential selection per condition (Kim and Nelson's KN over the settings at that condition, the variances of paired differences updated every round; docs/statistics.md §13.1): %s per setting first, then one more replicate per setting still in contention; %s confidence for all %s together",
 			first, conf, Plural(mc, "answer"))
 		if budget != "" {

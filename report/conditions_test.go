@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results/resultstest"
 	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/report"
 )
 
@@ -25,6 +26,15 @@ func conditioned(t *testing.T, combine selection.Combine) (string, *selection.De
 		Conditions: []string{"switch_StaticPoolXoffThreshold"}, Combine: combine}
 	st := study{Sweep: resultstest.Grid([]float64{0.25, 1}, []float64{200e3, 700e3}, 5, false), Objective: obj,
 		Select: &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 400}}
+	// The lossy class (TC 0) gains goodput with α, 1,000 + 400α Gbps: 1,100 at 0.25 and
+	// 1,400 at 1; the lossless class (TC 1) has 800 Gbps everywhere.
+	st.Sweep.Classes = func(j resultstest.Job) []stats.Class {
+		a := j.Params[0]
+		return []stats.Class{
+			{JobID: j.ID, DataTC: 0, MsgsPosted: 100, MsgsCompleted: 100, CompletedFrac: 1, GoodputGbps: 1000 + 400*a, FctP99Usec: 300},
+			{JobID: j.ID, DataTC: 1, Lossless: true, MsgsPosted: 100, MsgsCompleted: 100, CompletedFrac: 1, GoodputGbps: 800, FctP99Usec: 100},
+		}
+	}
 	dir := st.write(t, filepath.Join(t.TempDir(), "res"))
 	labels := []string{"LossyAlpha=0.25, StaticPoolXoffThreshold=200KB", "LossyAlpha=0.25, StaticPoolXoffThreshold=700KB",
 		"LossyAlpha=1, StaticPoolXoffThreshold=200KB", "LossyAlpha=1, StaticPoolXoffThreshold=700KB"}
@@ -119,6 +129,24 @@ func TestFirstScreenConditions(t *testing.T) {
 			}
 			if strings.Join(rows, "\n") != strings.Join(c.rows, "\n") {
 				t.Errorf("table:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(c.rows, "\n"))
+			}
+			// Each condition's selected setting costs the lossy class 21.4% of its goodput
+			// against α 1 there: said per condition, every class tabled per condition.
+			if c.combine == selection.CombineEach {
+				wantCosts := []string{
+					"at StaticPoolXoffThreshold=200KB costs the lossy class (TC 0) 21.43% of its goodput: 1100 Gbps against 1400 Gbps at LossyAlpha=1",
+					"at StaticPoolXoffThreshold=700KB costs the lossy class (TC 0) 21.43% of its goodput: 1100 Gbps against 1400 Gbps at LossyAlpha=1",
+				}
+				if strings.Join(v.Costs, "\n") != strings.Join(wantCosts, "\n") {
+					t.Errorf("costs:\n%s\nwant\n%s", strings.Join(v.Costs, "\n"), strings.Join(wantCosts, "\n"))
+				}
+				var classes []string
+				for _, cl := range v.Classes {
+					classes = append(classes, cl.Class+" | "+cl.Goodput)
+				}
+				if want := "StaticPoolXoffThreshold=200KB · TC 0, lossy | 1100 Gbps; StaticPoolXoffThreshold=200KB · TC 1, lossless | 800 Gbps; StaticPoolXoffThreshold=700KB · TC 0, lossy | 1100 Gbps; StaticPoolXoffThreshold=700KB · TC 1, lossless | 800 Gbps"; strings.Join(classes, "; ") != want {
+					t.Errorf("classes %q\nwant %q", strings.Join(classes, "; "), want)
+				}
 			}
 			if !strings.Contains(r.Objective, "settings compared over the conditions of StaticPoolXoffThreshold") {
 				t.Errorf("objective %q", r.Objective)

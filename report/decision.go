@@ -128,17 +128,11 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		if i < 0 || i >= len(dec.Labels) {
 			return nil
 		}
-		p := st.pointOf(dec.Labels[i])
-		if p < 0 {
-			return nil
+		used := -1 // every replicate
+		if i < len(dec.Used) {
+			used = dec.Used[i]
 		}
-		var rows []int
-		for j, r := range st.points[p].Rows {
-			if rep := st.points[p].Reps[j]; i >= len(dec.Used) || rep < dec.Used[i] {
-				rows = append(rows, r)
-			}
-		}
-		return rows
+		return st.usedRows(dec.Labels[i], used)
 	}
 	mean := func(i int) string {
 		if i < 0 || i >= len(dec.Means) || math.IsNaN(dec.Means[i]) {

@@ -42,6 +42,9 @@ type Sweep struct {
 	Intervals int
 	// Spec is stored as manifest.json's "spec" (the spec text).
 	Spec string
+	// Classes, if set, gives each ok job's rows of the classes table (records.md: one per
+	// data TC); nil writes no classes table.
+	Classes func(j Job) []stats.Class
 }
 
 // JobsType returns the row type of a jobs table with these axes: job_id, status, error,
@@ -78,6 +81,9 @@ func WriteFormat(dir string, s Sweep, f sink.Format) error {
 		sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
 		sink.TableOf[stats.NdStats]("nd_stats"),
 	}
+	if s.Classes != nil {
+		tables = append(tables, sink.TableOf[stats.Class]("classes"))
+	}
 	// Two commits, the first after half the jobs (Close makes the second): each table
 	// has two parts, so every reader merges parts as it does a run's several commits,
 	// and a sweep of many jobs costs two fsync batches, not one per job.
@@ -91,6 +97,11 @@ func WriteFormat(dir string, s Sweep, f sink.Format) error {
 		}
 		if err := writeIntervals(w, j, s.Intervals); err != nil {
 			return err
+		}
+		if s.Classes != nil && j.Status == "ok" {
+			if err := w.Write("classes", s.Classes(j)); err != nil {
+				return err
+			}
 		}
 		if err := w.JobDone(sink.JobLine{ID: j.ID, Status: j.Status}); err != nil {
 			return err
