@@ -138,11 +138,23 @@ func classViews(dir string, st *study, dec *selection.Decision, rowsOf func(int)
 		}
 		switch {
 		case g > 0 && (g-sg)/g > ClassIndifference:
-			v.Cost = fmt.Sprintf("costs the %s class (TC %d) %s%% of its goodput: %s against %s", kind, c, ci.Num(100*(g-sg)/g), v.Goodput, v.BestGoodput)
+			v.Cost = fmt.Sprintf("costs the %s class (TC %d) %s%% of its goodput: %s against %s", kind, c, ci.Num(100*(g-sg)/g), v.Goodput, v.BestGoodput) + leftBecause(dec, bg)
 		case f > 0 && (f-sf)/f > ClassIndifference:
-			v.Cost = fmt.Sprintf("costs the %s class (TC %d) %s%% of its completed messages: %s against %s", kind, c, ci.Num(100*(f-sf)/f), v.Completed, v.BestCompleted)
+			v.Cost = fmt.Sprintf("costs the %s class (TC %d) %s%% of its completed messages: %s against %s", kind, c, ci.Num(100*(f-sf)/f), v.Completed, v.BestCompleted) + leftBecause(dec, bf)
 		}
 		out = append(out, v)
 	}
 	return out
+}
+
+// leftBecause says why the decision did not take point i, the one better for a class
+// ("; that point left the selection in round 7: far from the best on ..."), so that a
+// cost reads as the trade it is; "" when the decision records no reason.
+func leftBecause(dec *selection.Decision, i int) string {
+	for _, e := range dec.Eliminated {
+		if e.Point == i && e.Reason != "" {
+			return fmt.Sprintf("; that point left the selection in round %d: %s", e.Round, e.Reason)
+		}
+	}
+	return ""
 }

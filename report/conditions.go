@@ -39,6 +39,9 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 	cd := dec.Conditions
 	obj := m.Objective
 	metric, goal := "objective", "lowest"
+	// near and nearGuarantee word a secondary objective (then): the settings it chooses
+	// among, and what the confidence covers.
+	var near, nearGuarantee string
 	var subject string
 	var weights []float64
 	if obj != nil {
@@ -53,6 +56,10 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 			if t.Goal == selection.Max {
 				goal = "highest"
 			}
+			primary, d1 := describeMetric(obj.Metric), obj.Indifference
+			near = fmt.Sprintf(" among the settings within %s of the best %s", amount(obj.Metric, d1), primary)
+			nearGuarantee = fmt.Sprintf("a setting within %s (the indifference and its tolerance, docs/statistics.md §9) of the best there on %s and, among the settings within %s of that best, the best on %s when it leads them by at least %%s",
+				amount(obj.Metric, 1.5*d1), primary, amount(obj.Metric, d1/2), describeMetric(t.Metric))
 		}
 	}
 	conf := ci.Num(100*dec.Confidence) + "%"
@@ -61,9 +68,11 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 	over := fmt.Sprintf("the %s of %s", Plural(mc, "condition"), conditionAxes(obj))
 	delta := "the indifference"
 	switch {
+	case obj != nil && obj.Then != nil && obj.Then.Indifference > 0:
+		delta = amount(metric, obj.Then.Indifference) // the selection is on then's metric
 	case dec.Delta > 0:
 		delta = amount(metric, dec.Delta)
-	case obj != nil && obj.Indifference > 0:
+	case obj != nil && obj.Then == nil && obj.Indifference > 0:
 		delta = amount(metric, obj.Indifference)
 	}
 	val := func(x float64) string {
@@ -177,12 +186,16 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 				headline = fmt.Sprintf("At every condition of %s, no acceptable setting is better than another by the indifference (%s) on %s: %s.",
 					conditionAxes(obj), delta, describeMetric(metric), strings.Join(flatParts, "; "))
 			} else if same && setting >= 0 && mc > 1 {
-				headline = fmt.Sprintf("Selected at every condition of %s: %s — %s %s (%s).", conditionAxes(obj), cd.Settings[setting], goal, describeMetric(metric), strings.Join(parts, "; "))
+				headline = fmt.Sprintf("Selected at every condition of %s: %s — %s %s%s (%s).", conditionAxes(obj), cd.Settings[setting], goal, describeMetric(metric), near, strings.Join(parts, "; "))
 			} else {
-				headline = fmt.Sprintf("Selected per condition of %s — %s %s: %s.", conditionAxes(obj), goal, describeMetric(metric), strings.Join(parts, "; "))
+				headline = fmt.Sprintf("Selected per condition of %s — %s %s%s: %s.", conditionAxes(obj), goal, describeMetric(metric), near, strings.Join(parts, "; "))
 			}
 			v.Guarantee = fmt.Sprintf("With %s confidence for all %s together: at each condition, the best setting there when it leads every other by at least %s (the indifference); a setting closer than that may be selected in its place.",
 				conf, Plural(mc, "answer"), delta)
+			if nearGuarantee != "" {
+				v.Guarantee = fmt.Sprintf("With %s confidence for all %s together: at each condition, %s; a setting closer than that may be selected in its place.",
+					conf, Plural(mc, "answer"), fmt.Sprintf(nearGuarantee, delta))
+			}
 		default:
 			headline = conditionsPending(v, dec, dir, delta, conf)
 		}

@@ -21,9 +21,9 @@ import (
 //
 // and its decision by combine, replayed over the same means with a small noise (so that
 // the paired differences vary) by selection.DecideConditions.
-func conditioned(t *testing.T, combine selection.Combine) (string, *selection.Decision) {
+func conditioned(t *testing.T, combine selection.Combine, then *selection.Then) (string, *selection.Decision) {
 	obj := &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 1,
-		Conditions: []string{"switch_StaticPoolXoffThreshold"}, Combine: combine}
+		Conditions: []string{"switch_StaticPoolXoffThreshold"}, Combine: combine, Then: then}
 	st := study{Sweep: resultstest.Grid([]float64{0.25, 1}, []float64{200e3, 700e3}, 5, false), Objective: obj,
 		Select: &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 400}}
 	// The lossy class (TC 0) gains goodput with α, 1,000 + 400α Gbps: 1,100 at 0.25 and
@@ -106,7 +106,7 @@ func TestFirstScreenConditions(t *testing.T) {
 	} {
 		t.Run(string(c.combine), func(t *testing.T) {
 			t.Parallel()
-			dir, dec := conditioned(t, c.combine)
+			dir, dec := conditioned(t, c.combine, nil)
 			r, err := report.Build(dir, report.Options{Decision: dec, Width: 300, Height: 200})
 			if err != nil {
 				t.Fatal(err)
@@ -134,8 +134,8 @@ func TestFirstScreenConditions(t *testing.T) {
 			// against α 1 there: said per condition, every class tabled per condition.
 			if c.combine == selection.CombineEach {
 				wantCosts := []string{
-					"at StaticPoolXoffThreshold=200KB costs the lossy class (TC 0) 21.43% of its goodput: 1100 Gbps against 1400 Gbps at LossyAlpha=1",
-					"at StaticPoolXoffThreshold=700KB costs the lossy class (TC 0) 21.43% of its goodput: 1100 Gbps against 1400 Gbps at LossyAlpha=1",
+					"at StaticPoolXoffThreshold=200KB costs the lossy class (TC 0) 21.43% of its goodput: 1100 Gbps against 1400 Gbps at LossyAlpha=1; that point left the selection in round 0: worse than LossyAlpha=0.25 by 7.5 on 5 paired replicates, beyond the indifference (1)",
+					"at StaticPoolXoffThreshold=700KB costs the lossy class (TC 0) 21.43% of its goodput: 1100 Gbps against 1400 Gbps at LossyAlpha=1; that point left the selection in round 0: worse than LossyAlpha=0.25 by 7.5 on 5 paired replicates, beyond the indifference (1)",
 				}
 				if strings.Join(v.Costs, "\n") != strings.Join(wantCosts, "\n") {
 					t.Errorf("costs:\n%s\nwant\n%s", strings.Join(v.Costs, "\n"), strings.Join(wantCosts, "\n"))
@@ -166,5 +166,22 @@ func TestFirstScreenConditions(t *testing.T) {
 				t.Errorf("closing table:\n%s\nwant the headline and\n%s", b.String(), c.pivot)
 			}
 		})
+	}
+}
+
+// With a secondary objective asked at each condition, the headline names the settings it
+// chose among and the guarantee covers both metrics (docs/statistics.md §9).
+func TestFirstScreenConditionsThen(t *testing.T) {
+	t.Parallel()
+	dir, dec := conditioned(t, selection.CombineEach, &selection.Then{Metric: "completed_frac_lossy", Goal: selection.Max, Indifference: 0.02})
+	r, err := report.Build(dir, report.Options{Decision: dec, Width: 300, Height: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "highest completed_frac_lossy among the settings within 1 µs of the best p99 FCT of the lossless traffic ("; !strings.Contains(r.Headline, want) {
+		t.Errorf("headline %q\nwant it to contain %q", r.Headline, want)
+	}
+	if want := "With 95% confidence for all 2 answers together: at each condition, a setting within 1.5 µs (the indifference and its tolerance, docs/statistics.md §9) of the best there on p99 FCT of the lossless traffic and, among the settings within 0.5 µs of that best, the best on completed_frac_lossy when it leads them by at least 0.02; a setting closer than that may be selected in its place."; r.Decision.Guarantee != want {
+		t.Errorf("guarantee\n got %q\nwant %q", r.Decision.Guarantee, want)
 	}
 }
