@@ -185,3 +185,27 @@ func TestFirstScreenConditionsThen(t *testing.T) {
 		t.Errorf("guarantee\n got %q\nwant %q", r.Decision.Guarantee, want)
 	}
 }
+
+// The decision box's traffic classes are means over the replicates the decision used,
+// later rounds included, not over the first stage the answers compare: lossy goodput
+// 1,000 + 100·replicate Gbps over replicates 0-7 is 1,350 Gbps (1,200 over the first 5).
+func TestClassesOverReplicatesUsed(t *testing.T) {
+	t.Parallel()
+	obj := &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 1}
+	st := study{Sweep: resultstest.Grid([]float64{0.25, 1}, []float64{200e3}, 8, false), Objective: obj,
+		Select: &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 400}}
+	st.Sweep.Classes = func(j resultstest.Job) []stats.Class {
+		return []stats.Class{{JobID: j.ID, DataTC: 0, MsgsPosted: 10, MsgsCompleted: 10, CompletedFrac: 1, GoodputGbps: 1000 + 100*float64(j.Replicate), FctP99Usec: 300}}
+	}
+	dir := st.write(t, filepath.Join(t.TempDir(), "res"))
+	dec := &selection.Decision{State: selection.Decided, Best: 0, Confidence: 0.95, Delta: 1,
+		Labels: []string{"LossyAlpha=0.25, StaticPoolXoffThreshold=200KB", "LossyAlpha=1, StaticPoolXoffThreshold=200KB"},
+		Means:  []float64{82.5, 90}, Used: []int{8, 5}}
+	r, err := report.Build(dir, report.Options{Decision: dec, Width: 300, Height: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Decision.Classes) != 1 || r.Decision.Classes[0].Goodput != "1350 Gbps" {
+		t.Fatalf("classes %+v, want TC 0 at 1350 Gbps", r.Decision.Classes)
+	}
+}

@@ -303,7 +303,9 @@ func Build(dir string, opts Options) (*Report, error) {
 		r.Notes = append(r.Notes, "No job finished ok: there is nothing to chart or answer; the failures below say why.")
 	} else {
 		if opts.Decision != nil {
-			r.Decision, r.Headline = decisionView(opts.Decision, m, st, dir)
+			// The decision's figures are over the replicates it used, later rounds
+			// included (pivot does the same); the answers below stay on the first stage.
+			r.Decision, r.Headline = decisionView(opts.Decision, m, newStudy(jobs, okAll, axes), dir)
 		}
 		if opts.Bisection != nil {
 			r.Bisection, r.Headline = bisectView(opts.Bisection, dir, wallSum(jobs))
