@@ -198,13 +198,15 @@ func TestSlurmScriptRunsEveryShard(t *testing.T) {
 	}
 }
 
-// A selection's array fits its rounds: the README's lossyalpha-xoff (35 points, a first
+// A selection's array fits its rounds: lossyalpha-xoff over 35 points (a first
 // stage of 175 jobs) asked for --cpus-per-task 16 on 16 tasks, 256 CPUs, while every
 // round after the first stage runs at most 35 jobs, at most ceil(35/16) = 3 per task:
 // the request is lowered to 3, saying why, and unset it is 3. A spec of 6 points gets 6
 // tasks of 1 CPU, not 16 tasks of which 10 would idle in every later round. Every task
 // runs --select --wait, with --wait-limit when given.
 func TestSlurmSelectionFitsRounds(t *testing.T) {
+	// The flagship's former grid: 7 alpha x 5 Xoff at one lossy load, 35 points.
+	grid35 := []string{"--grid", "switch.LossyAlpha=0.0625,0.125,0.25,0.5,1,2,4", "--grid", "switch.StaticPoolXoffThreshold=75KB,100KB,150KB,200KB,300KB", "--set", "workload.mix.1.load=0.3"}
 	for _, c := range []struct {
 		name   string
 		spec   string
@@ -214,9 +216,9 @@ func TestSlurmSelectionFitsRounds(t *testing.T) {
 		stderr string
 		line   string
 	}{
-		{"lossyalpha-xoff --cpus-per-task 16", "../../configs/lossyalpha-xoff.yaml", []string{"--cpus-per-task", "16"}, "1-16", "3",
+		{"lossyalpha-xoff --cpus-per-task 16", "../../configs/lossyalpha-xoff.yaml", append([]string{"--cpus-per-task", "16"}, grid35...), "1-16", "3",
 			"--cpus-per-task 16 lowered to 3: after its first stage a selection runs at most one job per point, 35 points over 16 tasks = at most 3 jobs per task and round", " --select --wait\n"},
-		{"lossyalpha-xoff unset", "../../configs/lossyalpha-xoff.yaml", []string{"--wait-limit", "30m"}, "1-16", "3", "", " --select --wait --wait-limit 30m0s\n"},
+		{"lossyalpha-xoff unset", "../../configs/lossyalpha-xoff.yaml", append([]string{"--wait-limit", "30m"}, grid35...), "1-16", "3", "", " --select --wait --wait-limit 30m0s\n"},
 		{"ci selection", "", nil, "1-6", "1", "", " --select --wait\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
