@@ -873,6 +873,9 @@ func (r *replay) equivalent(d *Decision) {
 	}
 	flat := true
 	for _, e := range r.d.Eliminated {
+		if e.Cause == CauseFar {
+			flat = false // the primary metric told it apart (then)
+		}
 		if e.Cause != CauseScreened {
 			continue
 		}

@@ -626,4 +626,20 @@ func TestFlat(t *testing.T) {
 	if d.State != Decided || d.Flat || !reflect.DeepEqual(d.Equivalent, []int{0, 1, 2}) {
 		t.Errorf("one point far: %+v", d)
 	}
+	// With a secondary objective (then), a point far from the best on the primary leaves
+	// before the secondary compares the rest: the near points tying on the secondary do
+	// not make the study flat, since the primary set the far one apart (ai-allreduce's
+	// headline said "no acceptable setting is better than another" when two of six were
+	// near and tied and four were far).
+	pts := points(a, b, far)
+	for i, prim := range [][]float64{a, b, far} {
+		for j := range pts[i].Reps {
+			pts[i].Reps[j].X = 1 // the secondary: equal everywhere
+			pts[i].Reps[j].Near = prim[j]
+		}
+	}
+	d = Decide(Problem{Goal: Min, Delta: 1, Near: &Near{Metric: "primary", Goal: Min, Delta: 1}, Points: pts, Config: Config{Rare: 0.2}})
+	if d.State != Decided || d.Flat || !reflect.DeepEqual(d.Equivalent, []int{0, 1}) {
+		t.Errorf("then, one point far on the primary: %+v", d)
+	}
 }

@@ -86,7 +86,7 @@ func (r *replay) nearStage(stage int) {
 		}
 	}
 	for a, i := range far {
-		r.leave(i, stage, CauseInfeasible, why[a], -1, 0)
+		r.leave(i, stage, CauseFar, why[a], -1, 0)
 	}
 }
 

@@ -347,6 +347,10 @@ const (
 	CauseScreened   Cause = iota // a better point, known feasible, screened it out
 	CauseInfeasible              // a feasibility test refused it
 	CauseFailed                  // a job failed, or gave no value
+	// CauseFar: with a secondary objective (then, near.go), more than the primary's
+	// indifference worse than the best on the primary. It was acceptable; the primary
+	// set it apart, so a study with such a point is not flat.
+	CauseFar
 )
 
 // Elimination is a point that left the selection.
