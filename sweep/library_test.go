@@ -31,7 +31,7 @@ var planSize = map[string]int{
 	"ci.yaml":                           6,
 	"headroom.yaml":                     5,  // a bisection's first probes: 1MB for each of 5 delays
 	"headroom-per-tier.yaml":            2,  // 4MB for each of 2 cable lengths
-	"ai-allreduce.yaml":                 60, // 4 rack LossyAlpha x 3 spine Xoff x 5
+	"ai-allreduce.yaml":                 60, // 3 rack LossyAlpha x 2 rack Xoff x 2 uplink rates x 5
 	"pcie-gen3.yaml":                    3,  // Xoff 0.5 for each of 3 lane counts
 	"dcqcn.yaml":                        90, // 3 x 2 x 3 x 5
 	"bench/star-incast.yaml":            1,
