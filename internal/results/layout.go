@@ -24,8 +24,21 @@ const (
 // ColumnOf is the jobs column of a swept attribute: its short canonical name with `.` →
 // `_` (switch_LossyAlpha), whichever alias the spec used (switch.LossyAlpha,
 // switch.SharedBufferManager.LossyAlpha). Attributes whose short names collide keep their
-// full paths (config.ShortName). PathOf is its inverse.
-func ColumnOf(path string) string { return strings.ReplaceAll(config.ShortName(path), ".", "_") }
+// full paths (config.ShortName). PathOf is its inverse. The one exception is the job
+// key seed, an axis whose every value is a seed base (results.md §4): its column is
+// seed_base (SeedBaseColumn), since the jobs table's seed column holds each job's
+// derived seed.
+func ColumnOf(path string) string {
+	short := config.ShortName(path)
+	if short == "seed" {
+		return SeedBaseColumn
+	}
+	return strings.ReplaceAll(short, ".", "_")
+}
+
+// SeedBaseColumn is the jobs column of a sweep over seed: the seed base of the job's
+// point, from which its seed (the seed column) is derived with the replicate.
+const SeedBaseColumn = "seed_base"
 
 // ShardTag is shard k of n in file names: "2of3"; "1of1" for the whole plan.
 func ShardTag(k, n int) string {
