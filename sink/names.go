@@ -1,9 +1,7 @@
 package sink
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -20,25 +18,34 @@ var partRE = regexp.MustCompile(`^(\.)?part-([0-9]+of[0-9]+)-([0-9]+)\.(parquet|
 
 // Files lists the committed data files of table in dir (all shards), sorted: the files
 // of that table folder that a complete, not withdrawn commit of one of dir's journals
-// names (CommittedFiles) and that are there. A file no commit names is not listed,
-// whatever its name. A missing dir is an error; a table without rows has no files.
+// names, of the commits whose every file is there with its recorded size
+// (ReadCommitted). A file no commit names is not listed, whatever its name. A missing dir
+// is an error; a table without rows has no files.
 func Files(dir, table string) ([]string, error) {
-	committed, err := CommittedFiles(dir)
+	parts, err := Parts(dir, table)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for f := range committed {
-		t, _, _ := strings.Cut(f, "/")
-		if t != table {
-			continue
-		}
-		name := filepath.Join(dir, filepath.FromSlash(f))
-		if fi, err := os.Lstat(name); err == nil && fi.Mode().IsRegular() {
-			out = append(out, name)
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p.Path
+	}
+	return out, nil
+}
+
+// Parts is Files with what the journal records of each file, for CheckPart.
+func Parts(dir, table string) ([]Part, error) {
+	committed, err := ReadCommitted(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Part
+	for f, p := range committed.Parts {
+		if t, _, _ := strings.Cut(f, "/"); t == table {
+			out = append(out, p)
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b Part) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 
@@ -73,12 +80,16 @@ func ReadJournal(fsys resultsfs.FS, path string) (map[string]string, error) {
 // (columns matched by parquet tag). Tests and tools use it to check what a sweep wrote;
 // an error names the file that does not open.
 func ReadRows[T any](dir, table string) ([]T, error) {
-	files, err := Files(dir, table)
+	parts, err := Parts(dir, table)
 	if err != nil {
 		return nil, err
 	}
 	var all []T
-	for _, name := range files {
+	for _, p := range parts {
+		name := p.Path
+		if err := CheckPart(p); err != nil {
+			return nil, err
+		}
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, err
@@ -88,13 +99,16 @@ func ReadRows[T any](dir, table string) ([]T, error) {
 			f.Close()
 			return nil, err
 		}
-		pf, err := parquet.OpenFile(f, st.Size())
-		if err == nil {
-			all, err = readStructs(pf, all)
-		}
+		err = GuardPart(name, func() error {
+			pf, err := parquet.OpenFile(f, st.Size())
+			if err == nil {
+				all, err = readStructs(pf, all)
+			}
+			return Damaged(name, err)
+		})
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s does not open: %w", name, err)
+			return nil, err
 		}
 	}
 	return all, nil
