@@ -60,11 +60,11 @@ func FuzzDamagedParts(f *testing.F) {
 	}
 	for _, arrow := range []bool{false, true} {
 		for _, table := range []bool{false, true} {
-			f.Add(arrow, table, uint32(0), []byte{}, false)                // unchanged
-			f.Add(arrow, table, uint32(0xffffffff), []byte{0x01}, false)   // a bit of the last byte
-			f.Add(arrow, table, uint32(0xfffffff0), []byte{0x80}, false)   // a bit of the footer
+			f.Add(arrow, table, uint32(0), []byte{}, false)               // unchanged
+			f.Add(arrow, table, uint32(0xffffffff), []byte{0x01}, false)  // a bit of the last byte
+			f.Add(arrow, table, uint32(0xfffffff0), []byte{0x80}, false)  // a bit of the footer
 			f.Add(arrow, table, uint32(100), []byte("PAR1ARROW1"), false) // bytes written over
-			f.Add(arrow, table, uint32(60), []byte{}, true)                // cut
+			f.Add(arrow, table, uint32(60), []byte{}, true)               // cut
 		}
 	}
 	f.Fuzz(func(t *testing.T, arrow, ndStats bool, offset uint32, edit []byte, cut bool) {
