@@ -75,5 +75,5 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		fmt.Fprintf(stdout, "wrote %d PNG files (%dx%d) to %s\n", len(paths), *width, *height, *pngDir)
 	}
-	return nil
+	return damageError("report", dir, stderr)
 }

@@ -91,7 +91,7 @@ func printStatus(w io.Writer, st *results.Status) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	for _, d := range st.Damaged {
-		fmt.Fprintf(w, "damaged: %s: %s; %d jobs of commit %d count as missing\n", d.File, d.Problem, len(d.Jobs), d.Commit)
+		fmt.Fprintf(w, "damaged: %s\n", results.DamageText(d))
 	}
 	if len(st.Damaged) > 0 {
 		fmt.Fprintf(w, "run the sweep again with --resume: it removes the rest of those commits and runs their jobs again\n")
