@@ -38,16 +38,20 @@ func (w *Writer) recover() error {
 		}
 		w.recovery.DamagedLines = st.damaged
 		for _, c := range st.commits {
-			retry := 0
+			retry, redo := 0, 0
 			for _, j := range c.jobs {
-				if slices.Contains(w.opts.Retry, j.Status) {
+				switch {
+				case slices.Contains(w.opts.Retry, j.Status):
 					retry++
+				case w.opts.Redo != nil && w.opts.Redo(j):
+					redo++
 				}
 			}
-			if retry > 0 && complete[c.n] != nil {
+			if retry+redo > 0 && complete[c.n] != nil {
 				w.voids = append(w.voids, c.n)
 				delete(complete, c.n)
 				w.recovery.Retried += retry
+				w.recovery.Redecided += redo
 				w.recovery.Withdrawn += len(c.jobs)
 			}
 		}

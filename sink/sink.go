@@ -77,8 +77,13 @@ type Options struct {
 	// ("failed", "timeout"), so that those jobs run again; the runner commits such jobs
 	// alone, so their commits hold nothing else.
 	Retry []string
-	FS    resultsfs.FS     // nil: the operating system
-	Now   func() time.Time // nil: time.Now
+	// Redo, with Resume, withdraws the commits that hold a job for which it returns
+	// true, so that those jobs are decided again (the runner: a job recorded invalid
+	// whose point the plan of this run finds valid, e.g. under another budget). nil:
+	// none.
+	Redo func(JobLine) bool
+	FS   resultsfs.FS     // nil: the operating system
+	Now  func() time.Time // nil: time.Now
 }
 
 // JobLine is a finished job as the journal records it.
@@ -114,9 +119,10 @@ type Recovery struct {
 	// leftovers of other shards not being written now. They are removed (and counted in
 	// RemovedFiles).
 	Strays []string
-	// Retried counts the jobs of an Options.Retry status whose commits were withdrawn;
-	// Withdrawn the jobs of those commits (Retried and any others they held).
-	Retried, Withdrawn int
+	// Retried counts the jobs of an Options.Retry status whose commits were withdrawn,
+	// Redecided those for which Options.Redo said so; Withdrawn the jobs of those commits
+	// (Retried, Redecided and any others they held).
+	Retried, Redecided, Withdrawn int
 }
 
 // Writer writes tables into a results directory. See the package doc for the protocol.

@@ -87,3 +87,26 @@ func MarkOverBudget(p *Plan, memLimit int64, memWhat string, maxDisk int64) {
 		}
 	}
 }
+
+// OverDiskShare warns of the points whose rows are estimated above share bytes on disk
+// while a job runs, share being a job's part of the free space of dir's file system (the
+// default of --max-disk-per-job): such a job stops the sweep if its rows do outgrow it,
+// and --resume runs it. "" when none is.
+func OverDiskShare(p *Plan, share int64, dir string) string {
+	all, _ := Estimates(p)
+	var worst *JobEstimate
+	n := 0
+	for i, e := range all {
+		if e.DiskBytes > share {
+			n++
+			if worst == nil || e.DiskBytes > worst.DiskBytes {
+				worst = &all[i]
+			}
+		}
+	}
+	if worst == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d points are estimated to hold more rows on disk while a job runs than a job's share of the free space of %s's file system (%s, the free space less a fifth, over -j); the largest, %s, %s: if a job's rows outgrow it the sweep stops unrecorded (free space, lower -j or give --max-disk-per-job, then --resume)",
+		n, len(all), dir, fabric.HumanBytes(share), p.Label(worst.Job), fabric.HumanBytes(worst.DiskBytes))
+}
