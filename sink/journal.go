@@ -170,8 +170,8 @@ func ownFile(name, shard string, n int) bool {
 	if m == nil || shard != "" && m[2] != shard {
 		return false
 	}
-	k, err := strconv.Atoi(m[3])
-	return err == nil && k == n
+	k, ok := commitNumber(m[3])
+	return ok && k == n
 }
 
 // hasSealedLine reports whether any complete line of data ends with a checksum member.
@@ -242,6 +242,10 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 			continue
 		}
 		switch {
+		case e.Void != nil && (*e.Void < 1 || *e.Void > MaxCommit):
+			damage(fmt.Sprintf("void line of commit %d: commit numbers are 1 to %d", *e.Void, MaxCommit))
+		case e.Commit != nil && (*e.Commit < 1 || *e.Commit > MaxCommit):
+			damage(fmt.Sprintf("commit number %d: commit numbers are 1 to %d", *e.Commit, MaxCommit))
 		case e.Void != nil:
 			st.voided[*e.Void] = true
 			delete(st.complete, *e.Void)

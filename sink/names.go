@@ -49,6 +49,21 @@ func Parts(dir, table string) ([]Part, error) {
 	return out, nil
 }
 
+// MaxCommit is the largest commit number of a shard: a part name or a journal line with
+// a number outside 1..MaxCommit is not the sink's (a stray
+// "part-1of1-9223372036854775806.parquet" once made the next commit number overflow).
+// At a commit every second, a shard would take 31 years to reach it.
+const MaxCommit = 999_999_999
+
+// commitNumber reads the NNNNNN of a part name or a journal line: 1..MaxCommit.
+func commitNumber(digits string) (int, bool) {
+	if len(digits) > 10 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	return n, err == nil && n >= 1 && n <= MaxCommit
+}
+
 // ParsePartName reads a file name of a table folder as the sink makes them:
 // "part-2of3-000004.parquet" is commit 4 of shard "2of3"; temp is true for the hidden
 // temp name ".part-2of3-000004.parquet.tmp". ok is false for any other name.
@@ -57,8 +72,8 @@ func ParsePartName(name string) (shard string, commit int, temp, ok bool) {
 	if m == nil || (m[1] == "") != (m[5] == "") {
 		return "", 0, false, false
 	}
-	n, err := strconv.Atoi(m[3])
-	if err != nil {
+	n, ok := commitNumber(m[3])
+	if !ok {
 		return "", 0, false, false
 	}
 	return m[2], n, m[1] == ".", true

@@ -115,10 +115,14 @@ type Recovery struct {
 	// journal is written anew without them.
 	DamagedLines []int
 	// Strays are the files of the table folders (relative, with /) that no commit named
-	// and that were not this shard's: files of no shard ("jobs/extra.parquet") and
-	// leftovers of other shards not being written now. They are removed (and counted in
-	// RemovedFiles).
+	// and that were not this shard's: leftovers of other shards of this directory's
+	// shard count not being written now. They are removed (and counted in RemovedFiles).
 	Strays []string
+	// Foreign are the files of the table folders (relative, with /) whose names are not
+	// the sink's for this directory's shards ("jobs/extra.parquet", a user's
+	// "jobs/part-00000-my-spark-output.parquet", a part of another shard count): never
+	// removed, never read.
+	Foreign []string
 	// Retried counts the jobs of an Options.Retry status whose commits were withdrawn,
 	// Redecided those for which Options.Redo said so; Withdrawn the jobs of those commits
 	// (Retried, Redecided and any others they held).

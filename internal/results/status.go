@@ -165,7 +165,11 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 	}
 	m, err := ReadManifest(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && len(journals) == 0:
+	case errors.Is(err, fs.ErrNotExist) && len(journals) > 0:
+		// run writes the manifest, under the directory lock, before any journal: a
+		// journal without one is not rocesweep's.
+		return nil, fmt.Errorf("%s is not a results directory: no manifest.json (its %s is not rocesweep's: run writes a manifest before any journal)", dir, journals[0].name)
+	case errors.Is(err, fs.ErrNotExist):
 		script := filepath.Join(dir, SlurmDir, o.SlurmScript)
 		if _, serr := os.Stat(script); serr == nil && o.SlurmScript != "" {
 			st.Notes = append(st.Notes, fmt.Sprintf("no task has started yet (the array script is %s; squeue lists its tasks)", script))
@@ -175,10 +179,6 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 			return nil, fmt.Errorf("%s is not a results directory: no manifest.json and no journal*.jsonl; it holds results directories (rocesweep ls %s lists them)", dir, dir)
 		}
 		return nil, fmt.Errorf("%s is not a results directory: no manifest.json and no journal*.jsonl", dir)
-	case errors.Is(err, fs.ErrNotExist):
-		// The first shard creates its journal just before it writes the manifest.
-		st.Notes = append(st.Notes, "manifest.json is not written yet: plan size unknown")
-		m = nil
 	case err != nil:
 		return nil, err
 	default:

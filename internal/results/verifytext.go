@@ -25,6 +25,9 @@ func (v *VerifyReport) Findings() []string {
 	for _, s := range v.Strays {
 		out = append(out, fmt.Sprintf("verify: stray %s: no complete commit names it; rocesweep's readers skip it, a glob reader does not (run --resume removes stray files)", s))
 	}
+	for _, f := range v.Foreign {
+		out = append(out, fmt.Sprintf("note: foreign %s: not a name rocesweep writes (or of a shard without a journal here); its readers skip it and run --resume leaves it, a glob reader reads it: move it out of the results if it is not one", f))
+	}
 	for _, l := range v.Links {
 		out = append(out, fmt.Sprintf("verify: %s is a symbolic link; rocesweep never writes through links: remove it", l))
 	}
