@@ -181,7 +181,7 @@ func hasSealedLine(data []byte) bool {
 		if i < 0 {
 			return false
 		}
-		if _, _, ok := unsealLine(data[:i]); ok {
+		if _, _, ok := unsealLine(bytes.TrimSuffix(data[:i], []byte("\r"))); ok {
 			return true
 		}
 		data = data[i+1:]
@@ -199,7 +199,9 @@ func jobIDOf(text []byte) string {
 }
 
 // parseJournal reads a journal (see above). A last line without a newline is a torn
-// write, not damage: it is ignored, and valid ends before it.
+// write, not damage: it is ignored, and valid ends before it. A line ending in CR LF
+// (a journal converted to Windows line ends) is read without its CR: its checksum is
+// that of its content.
 func parseJournal(data []byte, opts parseOpts) *journalState {
 	st := &journalState{complete: map[int]*commitInfo{}, broken: map[int]bool{}, voided: map[int]bool{},
 		pending: map[int][]JobLine{}, pendLine: map[int][]int{}}
@@ -212,7 +214,7 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 		if i < 0 {
 			break // torn last line
 		}
-		text := data[:i]
+		text := bytes.TrimSuffix(data[:i], []byte("\r")) // a journal converted to CRLF reads as written
 		data = data[i+1:]
 		off += int64(i + 1)
 		damage := func(problem string) {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -149,9 +150,13 @@ func TestResumeOtherModelVersionRefused(t *testing.T) {
 	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sweep.Shard{K: 1, N: 2}}); err != nil {
 		t.Fatal(err)
 	}
-	m := filepath.Join(dir, "manifest.json")
-	data, _ := os.ReadFile(m)
-	os.WriteFile(m, []byte(strings.Replace(string(data), sweep.ModelVersion, "rocesweep-model/0.0.9", 1)), 0o644)
+	// The manifest as a binary of another model version writes it (checksum and all).
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ModelVersion = "rocesweep-model/0.0.9"
+	os.WriteFile(filepath.Join(dir, "manifest.json"), m.Marshal(), 0o644)
 	for _, o := range []sweep.Options{
 		{Dir: dir, Workers: 1, Shard: sweep.Shard{K: 1, N: 2}, Resume: true},
 		{Dir: dir, Workers: 1, Shard: sweep.Shard{K: 2, N: 2}},

@@ -55,9 +55,12 @@ type Status struct {
 	// count as missing, and `run --resume` runs them again.
 	Damaged []sink.FileProblem `json:"damaged,omitempty"`
 	// DamagedLines counts journal lines that did not parse (each costs its commit).
-	DamagedLines int      `json:"damaged_lines,omitempty"`
-	Complete     bool     `json:"complete"` // every planned job is recorded, every file sound
-	Notes        []string `json:"notes,omitempty"`
+	DamagedLines int `json:"damaged_lines,omitempty"`
+	// ManifestDamage says why manifest.json's checksum does not match (Manifest.Damage):
+	// its spec and objective may not be what ran. Not complete while it is set.
+	ManifestDamage string   `json:"manifest_damage,omitempty"`
+	Complete       bool     `json:"complete"` // every planned job is recorded, every file sound
+	Notes          []string `json:"notes,omitempty"`
 	// Verify is what verification found beyond the files' checksums (verify.go); nil
 	// without it. Any problem in it makes Complete false.
 	Verify *VerifyReport `json:"verify,omitempty"`
@@ -183,6 +186,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 		return nil, err
 	default:
 		st.Name, st.PlanSize = m.Name, m.PlanSize
+		st.ManifestDamage = m.Damage
 		if v := m.ModelVersion; v != "" && o.ModelVersion != "" && v != o.ModelVersion {
 			st.Notes = append(st.Notes, fmt.Sprintf("the results are of model %s; this binary runs %s (run --resume refuses to add to them)", v, o.ModelVersion))
 		}
@@ -285,7 +289,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 	if st.DamagedLines > 0 {
 		st.Notes = append(st.Notes, fmt.Sprintf("%d journal lines are damaged; the jobs of their commits count as missing", st.DamagedLines))
 	}
-	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0
+	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0 && st.ManifestDamage == ""
 	if dec != nil && selecting && dec.Going {
 		st.Complete = false // the selection goes on: run --resume
 	}

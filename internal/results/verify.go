@@ -37,6 +37,9 @@ type VerifyReport struct {
 	Links []string `json:"links,omitempty"`
 	// PlanNote says why job ids were not checked against the plan, when they were not.
 	PlanNote string `json:"plan_note,omitempty"`
+	// ManifestUnsealed is true for a manifest.json without a checksum (written before
+	// manifests had one): read as it is, but its spec and objective cannot be verified.
+	ManifestUnsealed bool `json:"manifest_unsealed,omitempty"`
 }
 
 // LineProblem is one journal line found wanting.
@@ -65,6 +68,9 @@ type JournalCheck struct {
 // not strays.
 func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id string) bool, memberNote string) *VerifyReport {
 	v := &VerifyReport{}
+	if m := st.Manifest(); m != nil && !m.Sealed {
+		v.ManifestUnsealed = true
+	}
 	if member == nil && memberNote != "" {
 		v.PlanNote = "job ids not checked against the plan: " + memberNote
 	}

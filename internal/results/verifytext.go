@@ -31,6 +31,9 @@ func (v *VerifyReport) Findings() []string {
 	for _, l := range v.Links {
 		out = append(out, fmt.Sprintf("verify: %s is a symbolic link; rocesweep never writes through links: remove it", l))
 	}
+	if v.ManifestUnsealed {
+		out = append(out, "note: manifest.json has no checksum (written before manifests had one): read as it is, its spec and objective cannot be verified")
+	}
 	if v.PlanNote != "" {
 		out = append(out, fmt.Sprintf("note: %s", v.PlanNote))
 	}
