@@ -109,6 +109,7 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 			// Lock-step shards: wait for the others' jobs of this round.
 			select {
 			case <-ctx.Done():
+				sr.Report.Stopped = "interrupted" // exit 130, as an interrupt while jobs run
 				return sr, fmt.Errorf("interrupted while waiting for %d jobs of other shards; the journal is consistent, run again with --resume", len(need))
 			case <-time.After(o.Wait):
 			}
@@ -155,6 +156,7 @@ func (sr *SelectReport) add(r *Report) {
 	t.Abandoned += r.Abandoned
 	t.WorkerProcesses += r.WorkerProcesses
 	t.Lost += r.Lost
+	t.Machine += r.Machine
 	t.NotRun += r.NotRun
 	t.Stopped = r.Stopped
 	t.Wall += r.Wall
