@@ -200,8 +200,24 @@ func text(v parquet.Value) string {
 	case parquet.Double:
 		return float(v.Double(), 64)
 	}
-	return string(v.ByteArray())
+	return cell(string(v.ByteArray()))
 }
+
+// cell is a text cell as the CSV file holds it: as it is, unless a spreadsheet would
+// evaluate it as a formula (its first character is =, +, -, @, a tab or a carriage
+// return: a job's error text, a name from a spec). Such a cell gets a leading ', as
+// OWASP's "CSV Injection" page recommends, so that Excel, LibreOffice and Google
+// Sheets show it as text (docs/results.md §1). Numbers are never text cells: a negative
+// number stays a number.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune(formulaStart, rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// formulaStart are the first characters that make a spreadsheet read a cell as a formula.
+const formulaStart = "=+-@\t\r"
 
 func float(x float64, bits int) string {
 	switch {
