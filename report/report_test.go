@@ -102,7 +102,8 @@ func TestReportGrid(t *testing.T) {
 	// The metrics with one value at every point take one line, no chart: the synthetic
 	// grid leaves them 0 (or fixes them).
 	if want := "0 at every point: drops_lossless, nic_rx_drops, retransmits, data_packets, stuck_pause_ports, cct_iterations, cct_p50_usec, cct_max_usec, busbw_gbps; " +
-		"15.73M at every point: bytes_delivered; 15 at every point: msgs_completed; 150 at every point: msgs_completed_lossless; 300 at every point: msgs_completed_lossy."; r.UniformLine() != want {
+		"15.73M at every point: bytes_delivered; 15 at every point: msgs_started, msgs_completed, msgs_host_completed; 150 at every point: msgs_started_lossless, msgs_completed_lossless; " +
+		"300 at every point: msgs_started_lossy, msgs_completed_lossy; 1 at every point: completed_frac_lossless, completed_frac_lossy."; r.UniformLine() != want {
 		t.Errorf("uniform line %q\nwant         %q", r.UniformLine(), want)
 	}
 	uniform := 0
@@ -112,8 +113,8 @@ func TestReportGrid(t *testing.T) {
 	// The headline's metric (no objective in these results) in full: a heat map and a
 	// line chart over each axis; every other metric a heat map under All metrics.
 	charted := len(stats.MetricNames) - len(report.PerfMetrics) - uniform
-	if len(heat) != charted || lines != 2 || charted != 17 {
-		t.Fatalf("%d heatmaps, %d line charts; want %d (17) and 2", len(heat), lines, charted)
+	if len(heat) != charted || lines != 2 || charted != 22 {
+		t.Fatalf("%d heatmaps, %d line charts; want %d (22) and 2", len(heat), lines, charted)
 	}
 	if f := r.FocusMetrics(); len(f) != 1 || f[0].Metric != "fct_p99_usec_lossless" || len(f[0].Charts) != 3 {
 		t.Fatalf("focus metrics %+v", f)

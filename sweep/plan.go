@@ -22,7 +22,7 @@ import (
 // ModelVersion names the behaviour of the simulation model. It is part of every job
 // id, so results of different model versions never mix: bump it whenever a change to
 // model/... changes any job's rows or summary.
-const ModelVersion = "rocesweep-model/0.8.0"
+const ModelVersion = "rocesweep-model/0.9.0"
 
 // Plan is the expanded list of jobs of a spec, in plan order (grid order, then
 // replicates). Shards and resume select from it; the runner shuffles its selection.

@@ -63,8 +63,109 @@ type SelectReport struct {
 	Decision selection.Decision
 	Rounds   int // rounds run in this session (first stage included)
 	// Waiting is set when this shard has run all it can of the current round and the
-	// other shards' jobs are still missing: run again when they finish.
+	// other shards' jobs are still missing: run again when they finish. Missing lists
+	// them by shard.
 	Waiting bool
+	Missing []ShardJobs
+}
+
+// ShardJobs is the jobs of one shard (K of Shard N) that a selection round still needs.
+type ShardJobs struct {
+	Shard Shard
+	IDs   []string
+}
+
+// missingByShard groups the jobs a round needs by the shard that runs them (the shard
+// of a job is its plan index mod n, results.InShard), in shard order.
+func missingByShard(need []*Job, n int) []ShardJobs {
+	var out []ShardJobs
+	for k := 1; k <= max(n, 1); k++ {
+		sj := ShardJobs{Shard: Shard{K: k, N: max(n, 1)}}
+		for _, j := range need {
+			if results.InShard(j.Index, k, n) {
+				sj.IDs = append(sj.IDs, j.ID)
+			}
+		}
+		if len(sj.IDs) > 0 {
+			out = append(out, sj)
+		}
+	}
+	return out
+}
+
+// MissingText names the shards of m and their jobs: "shard 2/3 (4 jobs: 1a2b..., ...)".
+func MissingText(m []ShardJobs) string {
+	var parts []string
+	for _, sj := range m {
+		ids := sj.IDs
+		more := ""
+		if len(ids) > 3 {
+			ids, more = ids[:3], ", ..."
+		}
+		parts = append(parts, fmt.Sprintf("shard %s (%d %s: %s%s)", sj.Shard.Tag(), len(sj.IDs), plural(len(sj.IDs), "job"), strings.Join(ids, ", "), more))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// DefaultWaitLimit is `run --wait-limit`'s default: long enough for another shard's
+// slowest job of a round (an overnight study's jobs take seconds to minutes), short
+// enough that a shard whose peers never started gives up the same hour.
+const DefaultWaitLimit = time.Hour
+
+// WaitLimitError is Select's error when a waiting shard (Options.Wait) saw none of the
+// jobs it waits for committed within Options.WaitLimit: the shards that should run them
+// are stopped, stuck or never started. The selection is not decided; the journal is
+// consistent, so the same command resumes.
+type WaitLimitError struct {
+	Round   int
+	Shard   Shard
+	Limit   time.Duration
+	Missing []ShardJobs
+}
+
+func (e *WaitLimitError) Error() string {
+	n := 0
+	for _, sj := range e.Missing {
+		n += len(sj.IDs)
+	}
+	return fmt.Sprintf("selection round %d: shard %s has run its jobs and waited --wait-limit %v for %d %s of other shards, and none was committed in that time: %s. "+
+		"The selection is not decided. Start those shards (rocesweep status DIR shows them), then run this command again (it resumes), or raise --wait-limit",
+		e.Round+1, e.Shard.Tag(), e.Limit, n, plural(n, "job"), MissingText(e.Missing))
+}
+
+// waiting is a shard's wait for the other shards' jobs of a round: when it started (or
+// last saw one of them committed) and how long it sleeps next.
+type waiting struct {
+	round, need int
+	since       time.Time
+	pause       time.Duration
+}
+
+// next returns how long to sleep before looking again, and stuck when none of the jobs
+// the shard waits for was committed within limit (0: no limit). A new round, or fewer
+// jobs missing than at the last look, restarts the limit and the polling at 100 ms,
+// which doubles up to every maxPause.
+func (w *waiting) next(round, need int, maxPause, limit time.Duration) (pause time.Duration, stuck bool) {
+	now := time.Now()
+	if w.since.IsZero() || round != w.round || need < w.need {
+		*w = waiting{round: round, need: need, since: now, pause: min(100*time.Millisecond, maxPause)}
+	} else {
+		w.pause = min(2*w.pause, maxPause)
+	}
+	if limit > 0 && now.Sub(w.since) >= limit {
+		return 0, true
+	}
+	if limit > 0 {
+		return min(w.pause, w.since.Add(limit).Sub(now)), false
+	}
+	return w.pause, false
 }
 
 // Select runs plan p as a sequential selection (see above). p must have been expanded
@@ -85,6 +186,7 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 	resume := o.Resume
 	var last []string // the jobs the previous round asked for
 	var cache results.PartCache
+	var w waiting
 	for {
 		dec, err := p.decide(o.Dir, &cache)
 		if err != nil {
@@ -106,12 +208,17 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 		}
 		mine := o.Shard.Select(need)
 		if len(mine) == 0 && o.Wait > 0 {
-			// Lock-step shards: wait for the others' jobs of this round.
+			// Lock-step shards: wait for the others' jobs of this round, as long as they
+			// keep committing some within WaitLimit.
+			pause, stuck := w.next(dec.Round, len(need), o.Wait, o.WaitLimit)
+			if stuck {
+				return sr, &WaitLimitError{Round: dec.Round, Shard: o.Shard, Limit: o.WaitLimit, Missing: missingByShard(need, o.Shard.N)}
+			}
 			select {
 			case <-ctx.Done():
 				sr.Report.Stopped = "interrupted" // exit 130, as an interrupt while jobs run
 				return sr, fmt.Errorf("interrupted while waiting for %d jobs of other shards; the journal is consistent, run again with --resume", len(need))
-			case <-time.After(o.Wait):
+			case <-time.After(pause):
 			}
 			resume = true
 			continue
@@ -123,8 +230,10 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 			if !sr.Waiting {
 				return sr, fmt.Errorf("selection: round %d ran but %d of its jobs are still not committed; run again with --resume", dec.Round, len(need))
 			}
+			sr.Missing = missingByShard(need, o.Shard.N)
 			return sr, nil
 		}
+		w = waiting{}
 		last = ids
 		if o.Progress != nil && (dec.Stage > 0 || sr.Rounds > 0) {
 			fmt.Fprintf(o.Progress, "rocesweep: selection round %d: %d points in contention, %d jobs\n", dec.Round+1, len(dec.Survivors), len(need))

@@ -15,7 +15,7 @@ import (
 // decision the study replays (DecideStatus), and with verify the plan's job ids
 // (PlanMember). slurmScript is the file name under DIR/slurm/ of an array's script.
 func ReadStatus(dir string, now time.Time, verify bool, slurmScript string) (*results.Status, error) {
-	o := results.StatusOptions{ModelVersion: ModelVersion, Decide: DecideStatus, Verify: verify, SlurmScript: slurmScript}
+	o := results.StatusOptions{ModelVersion: ModelVersion, Decide: DecideStatus, Verify: verify, SlurmScript: slurmScript, Rows: true}
 	if verify {
 		member, err := PlanMember(dir)
 		o.Member = member

@@ -44,7 +44,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
 	metric := fl.String("metric", "", "summary metric of the closing table (default: the objective's metric)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates")
-	wait := fl.Bool("wait", false, "with --select and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks run in lock-step), instead of exiting")
+	wait := fl.Bool("wait", false, "with a selection and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks or a Kubernetes Job's pods run in lock-step), instead of exiting; nothing to wait for without a selection")
+	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
@@ -72,8 +73,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if w != "" {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", w)
 	}
-	if !selecting && *wait {
-		return usagef("run: --wait goes with --select")
+	if *waitLimit < 0 {
+		return usagef("run: --wait-limit %v: want a duration of 0 (no limit) or more", *waitLimit)
+	}
+	if fl.Changed("wait-limit") && !*wait {
+		return usagef("run: --wait-limit goes with --wait")
 	}
 	p, err := expandSpec(spec)
 	if err != nil {
@@ -143,19 +147,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var rep *sweep.Report
 	var dec *selection.Decision
+	var undecided error // a selection this shard stopped before its decision (exit 3)
 	if selecting {
 		cfg := p.SelectionConfig()
 		fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", selectHeadline(p, cfg), dir, *workers, sh.Tag())
 		if *wait {
-			opts.Wait = selectPoll
+			opts.Wait, opts.WaitLimit = selectPoll, *waitLimit
 		}
 		var sr *sweep.SelectReport
 		sr, err = sweep.Select(ctx, p, jobFunc, opts)
 		if sr != nil {
 			rep, dec = sr.Report, &sr.Decision
 			if sr.Waiting {
-				fmt.Fprintf(stderr, "rocesweep: shard %s has run its jobs of round %d; %d jobs of other shards are still missing: run this command again when they are done (or with --wait)\n",
-					sh.Tag(), sr.Decision.Round+1, len(sr.Decision.Need))
+				undecided = fmt.Errorf("shard %s has run its jobs of selection round %d; %d jobs of other shards are still missing: %s. "+
+					"The selection is not decided: run this command again when they are done, or with --wait",
+					sh.Tag(), sr.Decision.Round+1, len(sr.Decision.Need), sweep.MissingText(sr.Missing))
 			}
 		}
 	} else {
@@ -165,6 +171,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var se *sweep.SetupError
 	if errors.As(err, &se) {
 		return usageError{err}
+	}
+	var wl *sweep.WaitLimitError
+	if errors.As(err, &wl) {
+		undecided, err = err, nil
 	}
 	if rep != nil {
 		printRunReport(stdout, stderr, p, rep, *metric, dec)
@@ -182,11 +192,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	case rep.Failed+rep.Timeout > 0:
 		return exitError{1, fmt.Errorf("%d of %d jobs failed or timed out (listed above; status and error are in %s/jobs)", rep.Failed+rep.Timeout, rep.Selected, dir)}
+	case undecided != nil:
+		return exitError{ExitUndecided, undecided}
 	}
 	return nil
 }
 
-// selectPoll is how often `run --select --wait` looks for the other shards' jobs.
+// ExitUndecided is run's exit status when a shard of a selection stops before the
+// selection is decided because jobs of other shards are missing: without --wait once it
+// has run its part of a round, with --wait when none of them was committed within
+// --wait-limit. Distinct from 1 (failed jobs) and 2 (bad input), so that a cluster does
+// not count the shard as done.
+const ExitUndecided = 3
+
+// selectPoll is the longest pause between two looks of `run --select --wait` for the
+// other shards' jobs (it starts at 100 ms and doubles up to this).
 const selectPoll = 5 * time.Second
 
 // selectHeadline says what a selection runs first: "name: selection over 42 points, first

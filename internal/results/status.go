@@ -73,6 +73,9 @@ type Status struct {
 	// paused for more than half the run with its pool at or below Xon, the trap of
 	// switch.md §4.6 condition 3, not congestion.
 	StuckPause []string `json:"stuck_pause_jobs,omitempty"`
+	// Tables are the rows of each table in the committed files (CountRows): what a
+	// reader of exactly those files gets. Only with StatusOptions.Rows (`status`).
+	Tables []TableRows `json:"tables,omitempty"`
 
 	manifest *Manifest
 }
@@ -144,6 +147,9 @@ type StatusOptions struct {
 	// SlurmScript is the array script's name in SlurmDir: a directory holding only it
 	// is an array not started yet.
 	SlurmScript string
+	// Rows counts each table's rows in its committed files (Status.Tables, CountRows):
+	// a footer read per Parquet file, the whole file for Arrow IPC.
+	Rows bool
 }
 
 // ReadStatus reads dir's manifest and journals. now dates the journals' ages. A path
@@ -298,6 +304,13 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 		st.Complete = st.Complete && st.Verify.Problems() == 0
 	}
 	st.StuckPause = stuckPauseJobs(dir)
+	if o.Rows {
+		tables, err := CountRows(dir)
+		if err != nil {
+			st.Notes = append(st.Notes, fmt.Sprintf("rows not counted: %v", err))
+		}
+		st.Tables = tables
+	}
 	return st, nil
 }
 
