@@ -42,7 +42,11 @@ type Options struct {
 	// space (ParseMaxDisk's default): a job over it stops the sweep unrecorded (the disk
 	// is nearly full), and no job is refused by its estimate against it.
 	MaxDiskShare bool
-	Shard        Shard
+	// SpillEveryRow makes every job write its rows to a spill file, however few (a job
+	// otherwise holds up to 4,096 in memory: spill.go): the same rows, through the
+	// spill's file system, which scripts/chaos.sh fails on purpose.
+	SpillEveryRow bool
+	Shard         Shard
 	// Jobs, when not nil, are the jobs to run instead of the plan's (still split by
 	// Shard): a selection's round (JobFor makes jobs beyond the plan). The manifest
 	// still records the plan.
@@ -378,6 +382,9 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 	}
 	sp := newSpill(spillPath(r.o.Dir, r.o.Shard, j), r.o.MaxDiskPerJob, r.o.MaxDiskShare)
 	sp.held = heldMemory()
+	if r.o.SpillEveryRow {
+		sp.hold = 0
+	}
 	ch := make(chan ret, 1) // buffered: an abandoned job can still finish and exit
 	begin := time.Now()
 	go func() {

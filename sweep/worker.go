@@ -73,6 +73,8 @@ type workerRequest struct {
 	// MaxDiskShare says that MaxDisk is a share of the free disk space, not a budget the
 	// user gave (DiskBudgetError.Share).
 	MaxDiskShare bool
+	// SpillEveryRow: the spill holds no rows in memory (Options.SpillEveryRow).
+	SpillEveryRow bool
 }
 
 type axisSetting struct{ Path, Text string }
@@ -240,6 +242,9 @@ func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batc
 	defer debug.SetGCPercent(gc)
 	sp := newSpill(req.Spill, req.MaxDisk, req.MaxDiskShare)
 	sp.held = rows
+	if req.SpillEveryRow {
+		sp.hold = 0
+	}
 	ctx := withEmitter(context.Background(), sp.write)
 	begin := time.Now()
 	var res *stats.Result
@@ -465,7 +470,7 @@ func (r *runner) runWorkerOnce(ctx context.Context, j *Job) (o outcome, ok, agai
 	iso := r.o.Isolate
 	path := spillPath(r.o.Dir, r.o.Shard, j)
 	req := newWorkerRequest(r.plan, j)
-	req.Spill, req.MaxMem, req.MaxDisk, req.MaxDiskShare = path, iso.MaxMem, r.o.MaxDiskPerJob, r.o.MaxDiskShare
+	req.Spill, req.MaxMem, req.MaxDisk, req.MaxDiskShare, req.SpillEveryRow = path, iso.MaxMem, r.o.MaxDiskPerJob, r.o.MaxDiskShare, r.o.SpillEveryRow
 	var w *worker
 	for attempt := 0; ; attempt++ {
 		var err error

@@ -47,6 +47,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	wait := fl.Bool("wait", false, "with a selection and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks or a Kubernetes Job's pods run in lock-step), instead of exiting; nothing to wait for without a selection")
 	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
+	spillEveryRow := fl.Bool("spill-every-row", false, "write every job's rows through a spill file, however few (the same rows; scripts/chaos.sh fails the spill's file system with it)")
+	fl.MarkHidden("spill-every-row")
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
 	}
@@ -140,7 +142,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
 	}
 	opts := sweep.Options{
-		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, MaxDiskShare: diskShare, Shard: sh,
+		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, MaxDiskShare: diskShare, SpillEveryRow: *spillEveryRow, Shard: sh,
 		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: buildinfo.Read().Short(),
