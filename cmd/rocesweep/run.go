@@ -48,7 +48,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
 	spillEveryRow := fl.Bool("spill-every-row", false, "write every job's rows through a spill file, however few (the same rows; scripts/chaos.sh fails the spill's file system with it)")
-	fl.MarkHidden("spill-every-row")
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
 	}
