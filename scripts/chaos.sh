@@ -363,12 +363,12 @@ edit_foreign() {
   local f src
   pick "${FILES[@]}"; src=$dir/$P
   mkdir -p "$dir/jobs" "$dir/nd_stats"
-  printf 'my notes\n' >"$dir/notes.txt"; foreign+=("notes.txt")
-  for f in jobs/part-00000-my-spark-output.parquet nd_stats/extra.parquet jobs/part-1of1-9223372036854775806.parquet; do
-    cp "$src" "$dir/$f"; foreign+=("$f")
+  printf 'my notes\n' >"$dir/notes.txt"
+  for f in notes.txt jobs/part-00000-my-spark-output.parquet nd_stats/extra.parquet jobs/part-1of1-9223372036854775806.parquet; do
+    [ "$f" = notes.txt ] || cp "$src" "$dir/$f"
+    if [[ " ${foreign[*]} " != *" $f "* ]]; then foreign+=("$f"); n_foreign=$((n_foreign + 1)); fi
   done
   foreign_sum=$(cd "$dir" && sha256sum "${foreign[@]}")
-  n_foreign=$((n_foreign + ${#foreign[@]}))
   fault="foreign(${#foreign[@]} files)"; log+=" $fault"
 }
 
