@@ -107,6 +107,7 @@ func pcieGen3(reps int) study {
 				j := resultstest.Job{ID: fmt.Sprintf("j%04d", n), Status: "ok", Replicate: int64(r), Params: []float64{lanes, lanes, float64(x)}}
 				j.Summary.FctP99UsecLossless = 100*16/lanes + 10*float64(x) + 0.5*float64(r)
 				j.Summary.MsgsCompletedLossless = 150 // every p99 over 150 messages: no dagger
+				j.Summary.MsgsStartedLossless = 150
 				j.Summary.PfcPauseTx = int64(1000 / lanes)
 				j.Summary.WallSec = 1
 				s.Jobs = append(s.Jobs, j)

@@ -98,6 +98,14 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{end}}{{if .Headline}}<p class="headline" id="headline">{{code .Headline}}</p>
 {{end}}{{with .Decision}}<div class="decision" id="decision" data-state="{{.State}}">
 {{if .Guarantee}}<p class="guarantee" id="guarantee">{{.Guarantee}}</p>
+{{end}}{{if .Front}}<table class="front" id="front"><tr><th>point on the front</th>{{range .FrontHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .Front}}<tr><td>{{.Point}}</td>{{range .Values}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{range .Costs}}<p class="cost-class"><strong>The choice {{.}}.</strong></p>
+{{end}}{{if .Classes}}<table class="classes" id="classes"><tr><th>traffic class</th><th>completed</th><th>goodput</th><th>p99 FCT</th><th>best any point achieved</th></tr>
+{{range .Classes}}<tr><td>{{.Class}}</td><td class="num">{{.Completed}}</td><td class="num">{{.Goodput}}</td><td class="num">{{.P99}}</td><td class="small">completed {{.BestCompleted}}; goodput {{.BestGoodput}}; p99 {{.BestP99}}</td></tr>
+{{end}}</table>
+{{end}}{{if and .Equivalent (not .Flat)}}<p id="equivalent">As good to within the indifference, as measured ({{len .Equivalent}}): {{range $i, $c := .Equivalent}}{{if $i}}; {{end}}{{$c}}{{end}}.</p>
 {{end}}{{if .BestSoFar}}<p>{{.BestSoFar}}</p>
 {{end}}{{if .Contenders}}<p>Still in contention ({{len .Contenders}}): {{range $i, $c := .Contenders}}{{if $i}}; {{end}}{{$c}}{{end}}.</p>
 {{end}}{{if .Few}}<p class="small">{{fewNote}}</p>
@@ -107,7 +115,8 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{end}}{{end}}{{if .Next}}<p class="next"><strong>Next:</strong> {{code .Next}}</p>
 {{end}}{{if .Cost}}<p id="cost">{{.Cost}}</p>
 {{end}}<p class="small">{{.Procedure}}</p>
-{{if .Eliminated}}<h3 id="eliminated">Eliminated: {{len .Eliminated}} point{{if ne (len .Eliminated) 1}}s{{end}}, in the order they left</h3>
+{{if .Split}}<p class="small" id="split">{{.Split}}</p>
+{{end}}{{if .Eliminated}}<h3 id="eliminated">Eliminated: {{len .Eliminated}} point{{if ne (len .Eliminated) 1}}s{{end}}, in the order they left</h3>
 <div class="scroll"><table class="eliminated">
 <tr><th>point</th><th>left in round<br><span class="small">0: after the first stage</span></th><th>mean</th><th>replicates</th><th>why</th></tr>
 {{range .Eliminated}}<tr><td>{{.Point}}</td><td class="num">{{.Round}}</td><td class="num">{{.Mean}}</td><td class="num">{{.Used}}</td><td class="small">{{.Reason}}</td></tr>

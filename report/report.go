@@ -80,6 +80,7 @@ type Report struct {
 	Shared   []Setting // non-swept jobs columns: one value for every job
 	Spec     string    // the spec as given (manifest.json)
 	Notes    []string  // what the reader should know about how charts were folded
+	Dead     []string  // swept axes that change no output at any point (deadAxes)
 
 	// The first screen: the question, and the decision or the best answer.
 	Objective        string // the objective in words; "" for results without one
@@ -263,6 +264,13 @@ func Build(dir string, opts Options) (*Report, error) {
 	for _, a := range axes {
 		r.Axes = append(r.Axes, a.Label)
 	}
+	okAll := make([]bool, jobs.Rows)
+	for i := range okAll {
+		okAll[i] = status.Text(i) == "ok"
+	}
+	if r.Dead = deadAxes(jobs, axes, okAll); len(r.Dead) > 0 {
+		r.Notes = append(r.Notes, deadNote(r.Dead))
+	}
 	for _, name := range opts.Metrics {
 		if c := jobs.Col(name); c == nil || c.IsString() {
 			return nil, optionErrorf("metric %s: not a numeric column of %s/jobs (metrics: %s)", name, dir, strings.Join(stats.MetricNames, ", "))
@@ -302,8 +310,32 @@ func Build(dir string, opts Options) (*Report, error) {
 				r.Notes = append(r.Notes, fmt.Sprintf("The objective's constraint cannot be checked on these results (%v): the answers are over every point.", err))
 				feasible = nil
 			}
+			if d := opts.Decision; d != nil && feasible != nil {
+				// A point the decision refused over its later rounds (a pause that sticks
+				// in 4% of runs, unseen in the first stage) is not acceptable here either.
+				for _, e := range d.Eliminated {
+					if e.Cause == selection.CauseScreened || e.Point >= len(d.Labels) {
+						continue
+					}
+					if p := st.pointOf(d.Labels[e.Point]); p >= 0 {
+						feasible[p] = false
+					}
+				}
+			}
 		}
 		r.answer(st, obj, feasible, opts.Decision == nil)
+		if m.Select != nil && r.Decision != nil {
+			// The answers compare the first stage; the decision used more replicates of the
+			// points that stayed: say so where the two could be read side by side.
+			r.AnswerNote = fmt.Sprintf("Over the first stage: %s per point (the decision above used up to %s for the points that stayed in contention). ",
+				Plural(st.reps, "replicate"), Plural(maxUsed(opts.Decision), "replicate")) + r.AnswerNote
+			for i := range r.Answers {
+				a := &r.Answers[i]
+				if obj != nil && a.Metric == obj.Metric && r.Decision.Selected != "" && a.Best != r.Decision.Selected {
+					a.Among = strings.TrimPrefix(a.Among+"; ", "; ") + "over the first stage only: the decision, over its later rounds too, selects " + r.Decision.Selected
+				}
+			}
+		}
 		if st.reps > 1 && deterministic(st) {
 			r.Notes = append(r.Notes, fmt.Sprintf("Replicates agree exactly: every metric has the same value in all %d replicates of every point, so every interval is ± 0. "+
 				"The study is deterministic; one replicate would do.", st.reps))
@@ -481,4 +513,13 @@ func firstStage(m *results.Manifest, jobs *results.Table) func(row int) bool {
 	}
 	n := float64(m.Select.Initial)
 	return func(row int) bool { return !rc.Null[row] && rc.Num[row] < n }
+}
+
+// maxUsed is the most replicates the decision used at any point.
+func maxUsed(d *selection.Decision) int {
+	n := 0
+	for _, u := range d.Used {
+		n = max(n, u)
+	}
+	return n
 }

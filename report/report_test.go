@@ -140,7 +140,7 @@ func TestReportGrid(t *testing.T) {
 	if len(r.Answers) == 0 || r.Answers[0].Metric != "fct_p99_usec_lossless" || r.Answers[0].Best != "LossyAlpha=0.25, StaticPoolXoffThreshold=200KB" {
 		t.Fatalf("answers %+v", r.Answers)
 	}
-	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.505 ± 0.064 (p99 of 150 messages); better than every other point beyond the noise."; r.Headline != want {
+	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.5 ± 0.064 (p99 of 150 messages); better than every other point beyond the noise."; r.Headline != want {
 		t.Errorf("headline %q\nwant     %q", r.Headline, want)
 	}
 	// α 0.25 → 0.5 adds 2.5 µs, Xoff 200KB → 400KB adds 20 µs.

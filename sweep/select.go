@@ -188,14 +188,14 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 	var cache results.PartCache
 	var w waiting
 	for {
-		dec, err := p.decide(o.Dir, &cache)
+		dec, committed, err := p.decide(o.Dir, &cache)
 		if err != nil {
 			return sr, err
 		}
 		sr.Decision = dec
 		if dec.State != selection.Running {
 			if sr.Rounds == 0 { // decided by what an earlier session committed
-				sr.Selected, sr.Skipped = dec.Jobs, dec.Jobs
+				sr.Selected, sr.Skipped = committed, committed
 			}
 			return sr, nil
 		}
@@ -286,24 +286,34 @@ func (sr *SelectReport) add(r *Report) {
 // where it stands. A directory without a jobs table yet is a selection before its first
 // stage.
 func (p *Plan) Decide(dir string) (selection.Decision, error) {
-	return p.decide(dir, &results.PartCache{})
+	d, _, err := p.decide(dir, &results.PartCache{})
+	return d, err
 }
 
 // decide is Decide reading through cache (Select keeps one across its rounds: each
-// committed part is read once).
-func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision, error) {
+// committed part is read once). It also returns the selection's committed jobs, which
+// may be more than the decision used: jobs run ahead, or after a point left.
+func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision, int, error) {
 	jobs, err := cache.ReadTable(dir, "jobs")
 	if errors.Is(err, fs.ErrNotExist) {
 		jobs, err = &results.Table{Name: "jobs"}, nil
 	}
 	if err != nil {
-		return selection.Decision{}, fmt.Errorf("selection: reading %s: %w", dir, err)
+		return selection.Decision{}, 0, fmt.Errorf("selection: reading %s: %w", dir, err)
 	}
 	prob, err := p.Problem(jobs, p.SelectionConfig())
 	if err != nil {
-		return selection.Decision{}, err
+		return selection.Decision{}, 0, err
 	}
-	return selection.Decide(prob), nil
+	committed := 0
+	for _, pt := range prob.Points {
+		for _, o := range pt.Reps {
+			if o.State != selection.Missing {
+				committed++
+			}
+		}
+	}
+	return selection.Decide(prob), committed, nil
 }
 
 // Problem builds the selection problem of plan p from a jobs table: point i's replicate
@@ -311,15 +321,23 @@ func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision,
 // (an extended sweep, another spec) are ignored. cfg must have its defaults applied.
 func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Problem, error) {
 	obj := p.Spec.Objective
-	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg}
-	var exprs []*constraint.Expr
+	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg, Metric: obj.Metric}
+	var near *results.Column
+	if t := obj.Then; t != nil {
+		// A secondary objective: select on then's metric among the points near the best
+		// on the primary (selection.Near).
+		prob.Near = &selection.Near{Metric: obj.Metric, Goal: obj.Goal, Delta: obj.Indifference}
+		prob.Goal, prob.Delta, prob.DeltaPercent, prob.Metric = t.Goal, t.Indifference, t.IndifferencePercent, t.Metric
+		near = jobs.Col(obj.Metric)
+	}
+	var reqs []*constraint.Requirement
 	for _, text := range obj.SubjectTo {
-		c, err := constraint.Parse(text)
+		c, err := constraint.ParseRequirement(text)
 		if err != nil {
 			return prob, fmt.Errorf("objective.subject_to: %v", err)
 		}
-		exprs = append(exprs, c)
-		prob.Constraints = append(prob.Constraints, selection.Constraint{Text: text, Sense: c.Sense()})
+		reqs = append(reqs, c)
+		prob.Constraints = append(prob.Constraints, selection.Constraint{Text: text, Kind: c.Kind, Sense: c.Sense, Bound: c.Bound, Tolerance: c.Tolerance})
 	}
 	row := map[string]int{}
 	maxRep := 0
@@ -335,7 +353,12 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 			}
 		}
 	}
-	status, errCol, metric := jobs.Col("status"), jobs.Col("error"), jobs.Col(obj.Metric)
+	var vec []*results.Column
+	for _, o := range obj.Pareto {
+		prob.Pareto = append(prob.Pareto, selection.Objective2{Metric: o.Metric, Goal: o.Goal, Delta: o.Indifference})
+		vec = append(vec, jobs.Col(o.Metric))
+	}
+	status, errCol, metric := jobs.Col("status"), jobs.Col("error"), jobs.Col(prob.Metric)
 	labels := p.PointLabels()
 	for i := 0; i < p.Points; i++ {
 		pt := selection.Point{Label: labels[i]}
@@ -345,7 +368,21 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 				pt.Reps = append(pt.Reps, selection.Obs{State: selection.Missing}) // another shard's, or not run yet
 				continue
 			}
-			pt.Reps = append(pt.Reps, observe(jobs, k, status, errCol, metric, exprs))
+			o := observe(jobs, k, status, errCol, metric, reqs)
+			for _, c := range vec {
+				x := math.NaN()
+				if c != nil && !c.IsString() && !c.Null[k] {
+					x = c.Num[k]
+				}
+				o.Vec = append(o.Vec, x)
+			}
+			if prob.Near != nil {
+				o.Near = math.NaN()
+				if near != nil && !near.IsString() && !near.Null[k] {
+					o.Near = near.Num[k]
+				}
+			}
+			pt.Reps = append(pt.Reps, o)
 		}
 		prob.Points = append(prob.Points, pt)
 	}
@@ -353,7 +390,7 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 }
 
 // observe reads row k of jobs as one observation.
-func observe(jobs *results.Table, k int, status, errCol, metric *results.Column, exprs []*constraint.Expr) selection.Obs {
+func observe(jobs *results.Table, k int, status, errCol, metric *results.Column, reqs []*constraint.Requirement) selection.Obs {
 	if status != nil && status.Text(k) != "ok" {
 		o := selection.Obs{State: selection.Failed, Err: status.Text(k)}
 		if errCol != nil && errCol.Text(k) != "" {
@@ -364,6 +401,9 @@ func observe(jobs *results.Table, k int, status, errCol, metric *results.Column,
 	o := selection.Obs{State: selection.OK, X: math.NaN()}
 	if metric != nil && !metric.IsString() && !metric.Null[k] {
 		o.X = metric.Num[k]
+	}
+	if metric != nil && metric.Null[k] {
+		o.Err = notReached(jobs, k, metric.Name)
 	}
 	env := func(name string) (any, error) {
 		c := jobs.Col(name)
@@ -378,14 +418,37 @@ func observe(jobs *results.Table, k int, status, errCol, metric *results.Column,
 		}
 		return c.Num[k], nil
 	}
-	for _, e := range exprs {
-		m, _, err := e.Margin(env)
-		if err != nil {
-			m = math.NaN()
-		}
-		o.Margins = append(o.Margins, m)
+	for _, c := range reqs {
+		o.Values = append(o.Values, c.Observe(env))
 	}
 	return o
+}
+
+// notReached says why a percentile metric is null in row k of jobs (records.md RC-24:
+// it falls among messages not completed by the job's end): "not reached: 6 of 120
+// lossless messages completed". "" for other metrics.
+func notReached(jobs *results.Table, k int, metric string) string {
+	if !strings.Contains(metric, "fct_") && !strings.Contains(metric, "slowdown_") {
+		return ""
+	}
+	class := ""
+	for _, c := range []string{"_lossless", "_lossy"} {
+		if strings.HasSuffix(metric, c) {
+			class = c
+		}
+	}
+	started, done := jobs.Col("msgs_started"+class), jobs.Col("msgs_completed"+class)
+	if strings.HasPrefix(metric, "host_") {
+		done = jobs.Col("msgs_host_completed" + class)
+	}
+	if started == nil || done == nil || started.IsString() || done.IsString() || started.Null[k] || done.Null[k] {
+		return "not reached"
+	}
+	what := "messages"
+	if class != "" {
+		what = class[1:] + " messages"
+	}
+	return fmt.Sprintf("not reached: %d of %d %s completed", int64(done.Num[k]), int64(started.Num[k]), what)
 }
 
 // PointLabels names every grid point of p for people, in plan order: its swept values
@@ -396,6 +459,12 @@ func (p *Plan) PointLabels() []string {
 	count := map[string]int{}
 	for i, a := range p.Axes {
 		short[i] = a.Path[strings.LastIndex(a.Path, ".")+1:]
+		if rest, ok := strings.CutPrefix(a.Path, "tiers."); ok {
+			// A tier block's attribute keeps its tier: spine.StaticPoolXoffThreshold.
+			if tier, _, ok := strings.Cut(rest, "."); ok {
+				short[i] = tier + "." + short[i]
+			}
+		}
 		count[short[i]]++
 	}
 	for i, a := range p.Axes {

@@ -39,8 +39,10 @@ type Spec struct {
 	Objective *selection.Objective
 	Select    *selection.Config
 
-	indifference, indifferencePos string   // objective.indifference as given, and where
-	subjectPos                    []string // where each objective.subject_to entry is
+	indifference, indifferencePos         string   // objective.indifference as given, and where
+	thenIndifference, thenIndifferencePos string   // objective.then.indifference as given, and where
+	thenPos                               string   // where objective.then is
+	subjectPos                            []string // where each objective.subject_to entry is
 }
 
 // Axis is one swept attribute.

@@ -54,7 +54,12 @@ func selectionStatus(d *selection.Decision, p *Plan, sequential bool) *results.S
 	}
 	ss := &results.SelectionStatus{Sequential: sequential, State: string(d.State), Why: d.Why, Round: d.Round, Jobs: d.Jobs,
 		NeedJobs: len(d.Need), FixedJobs: d.FixedJobs, Confidence: d.Confidence, Indifference: d.Delta,
-		Unit: MetricUnit(p.Spec.Objective.Metric), Survivors: []results.PointStatus{}, Eliminated: []results.EliminatedPt{}}
+		Unit: MetricUnit(p.Spec.Objective.Metric), Survivors: []results.PointStatus{}, Eliminated: []results.EliminatedPt{},
+		FirstStage: d.FirstStage, Rare: d.Rare, RareRuns: d.RareRunsPair}
+	if sp := d.Split; sp.Screening > 0 || sp.Feasibility > 0 {
+		ss.Split = &results.SplitStatus{Feasibility: sp.Feasibility, PerTest: sp.PerTest, Tests: sp.Tests,
+			Screening: sp.Screening, Rare: sp.Rare, PerPair: sp.PerPair}
+	}
 	if d.Best >= 0 {
 		b := point(d.Best)
 		ss.Best = &b

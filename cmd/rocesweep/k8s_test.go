@@ -174,7 +174,7 @@ func ciSelection(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return writeSpec(t, string(data)+"select: {confidence: 0.95, initial: 3, max_jobs: 60}\n")
+	return writeSpec(t, string(data)+"select: {confidence: 0.95, initial: 3, rare: 30%, max_jobs: 300}\n")
 }
 
 // The Kubernetes example runs a selection to its decision: two pods (shards 1/2 and 2/2,

@@ -104,6 +104,25 @@ type SelectionStatus struct {
 	// when the objective states one.
 	Indifference float64 `json:"indifference"`
 	Unit         string  `json:"unit,omitempty"`
+	// FirstStage is the first stage's replicates per point (extended past select.initial
+	// when the paired differences looked heavy-tailed).
+	FirstStage int `json:"first_stage,omitempty"`
+	// Rare is the rare-event resolution (select.rare); RareRuns the replicates a pair with
+	// equal results, or a point mass, waits before it counts.
+	Rare     float64 `json:"rare,omitempty"`
+	RareRuns int     `json:"rare_runs,omitempty"`
+	// Split is how 1 − confidence is divided between the procedure's statements.
+	Split *SplitStatus `json:"split,omitempty"`
+}
+
+// SplitStatus is selection.Split for status --json: the error each part may make.
+type SplitStatus struct {
+	Feasibility float64 `json:"feasibility"`
+	PerTest     float64 `json:"per_test"`
+	Tests       int     `json:"tests_per_point"`
+	Screening   float64 `json:"screening"`
+	Rare        float64 `json:"rare_events"`
+	PerPair     float64 `json:"per_pair"`
 }
 
 // PointStatus is one grid point of a decision.
