@@ -92,8 +92,9 @@ func nullColumn(tb *results.Table, name string) {
 	}
 }
 
-// pcieGen3 is configs/pcie-gen3.yaml's design: both ends' lane counts zipped (4, 8, 16)
-// on a grid with three NIC Xoff vectors, reps replicates. fct_p99_usec_lossless falls with
+// pcieGen3 is configs/pcie-gen3.yaml's first design (a grid; the spec now bisects the
+// Xoff): both ends' lane counts zipped (4, 8, 16) on a grid with three NIC Xoff vectors,
+// reps replicates. fct_p99_usec_lossless falls with
 // the lanes and rises with the Xoff index: 100·16/lanes + 10·xoff.
 func pcieGen3(reps int) study {
 	xoffs := []string{"[0.5, 0.8, 0, 0, 0, 0, 0, 0]", "[0.8, 0.8, 0, 0, 0, 0, 0, 0]", "[0.95, 0.8, 0, 0, 0, 0, 0, 0]"}

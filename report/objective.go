@@ -164,6 +164,9 @@ func countOf(jobs *results.Table, m string, rows []int) *count {
 // percent indifference): "lowest fct_p99_usec_lossless (p99
 // FCT of the lossless traffic), subject to drops_lossless == 0; indifference 5 µs".
 func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
+	if b := o.Bisect; b != nil {
+		return BisectText(o)
+	}
 	best := "lowest"
 	if o.Goal == selection.Max {
 		best = "highest"
@@ -200,6 +203,18 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 			s += fmt.Sprintf(", indifference %s%% of the best mean", ci.Num(t.IndifferencePercent))
 		}
 	}
+	if len(o.Also) > 0 {
+		s += "; also shown: " + strings.Join(o.Also, ", ")
+	}
+	return s
+}
+
+// BisectText is a bisection's question in words: "the smallest
+// switch.HeadRoomPerPortLimit in [0, 1MB], to 1KB, such that drops_lossless == 0, for
+// each condition".
+func BisectText(o *selection.Objective) string {
+	b := o.Bisect
+	s := fmt.Sprintf("the %s %s in [%s, %s], to %s, such that %s, for each condition", b.Direction, b.Attr, b.FromText, b.ToText, b.ResolutionText, strings.Join(o.SubjectTo, " and "))
 	if len(o.Also) > 0 {
 		s += "; also shown: " + strings.Join(o.Also, ", ")
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/rocesweep/rocesweep/report"
 )
 
-// A zip group is one axis: configs/pcie-gen3.yaml's two lane counts against the Xoff
+// A zip group is one axis: configs/pcie-gen3.yaml's first design, two lane counts against the Xoff
 // vectors, in the heat map, the closing table and the neighbours of the answers.
 func TestZipGroupIsOneAxis(t *testing.T) {
 	dir := pcieGen3(2).write(t, filepath.Join(t.TempDir(), "res"))

@@ -31,7 +31,7 @@ import (
 // it, `run --select` uses the defaults of selection.Config.
 
 var (
-	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also", "then", "pareto"}
+	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also", "then", "pareto", "smallest", "largest", "range", "resolution", "deterministic", "checks"}
 	thenKeys      = []string{"metric", "goal", "indifference"}
 	selectKeys    = []string{"confidence", "initial", "max_jobs", "rare"}
 )
@@ -62,10 +62,14 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 		return fmt.Errorf("%s: objective: want a mapping with %s", pos(s.File, v), strings.Join(objectiveKeys, ", "))
 	}
 	o := &selection.Objective{Goal: selection.Min}
+	bisect := map[string]bisectNode{} // a bisection's keys (bisect.go)
+	var goal *yaml.Node
 	for i := 0; i < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		at := pos(s.File, val)
 		switch k.Value {
+		case "smallest", "largest", "range", "resolution", "deterministic", "checks":
+			bisect[k.Value] = bisectNode{k, val}
 		case "metric":
 			if err := checkObjectiveMetric(val.Value); err != nil {
 				return fmt.Errorf("%s: objective.metric: %v", at, err)
@@ -78,6 +82,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 			default:
 				return fmt.Errorf("%s: objective.goal: want min or max (value %q)", at, val.Value)
 			}
+			goal = k
 		case "indifference":
 			s.indifference, s.indifferencePos = val.Value, at
 		case "subject_to":
@@ -115,11 +120,29 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 			return fmt.Errorf("%s: objective.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(objectiveKeys, ", "), config.Suggest(k.Value, objectiveKeys))
 		}
 	}
+	if err := s.parseBisect(o, bisect, v); err != nil {
+		return err
+	}
+	if o.Bisect != nil {
+		// A bisection finds a value to a resolution: it has no goal or indifference, and
+		// weighs no second metric.
+		if goal != nil {
+			return fmt.Errorf("%s: objective.goal: a bisection has no goal: %s says which end it looks for", pos(s.File, goal), "objective."+string(o.Bisect.Direction))
+		}
+		if s.indifference != "" {
+			return fmt.Errorf("%s: objective.indifference: a bisection has no indifference: objective.resolution says how finely it finds its value", s.indifferencePos)
+		}
+		if o.Pareto != nil || o.Then != nil {
+			return fmt.Errorf("%s: objective: a bisection finds a value of one attribute for subject_to; pareto and then weigh metrics of a selection: use one or the other", pos(s.File, v))
+		}
+		s.Objective = o
+		return nil
+	}
 	if o.Pareto != nil && o.Metric == "" {
 		o.Metric, o.Goal = o.Pareto[0].Metric, o.Pareto[0].Goal
 	}
 	if o.Metric == "" {
-		return fmt.Errorf("%s: objective: metric is required (a jobs metric such as fct_p99_usec_lossless, drops_lossless, cct_p50_usec)", pos(s.File, v))
+		return fmt.Errorf("%s: objective: metric is required (a jobs metric such as fct_p99_usec_lossless, drops_lossless, cct_p50_usec), or smallest:/largest: for a bisection", pos(s.File, v))
 	}
 	if o.Pareto != nil && o.Then != nil {
 		return fmt.Errorf("%s: objective: pareto and then are two ways to weigh metrics; use one", pos(s.File, v))
@@ -340,7 +363,12 @@ func (s *Spec) resolveObjective() error {
 	}
 	o := s.Objective
 	o.Indifference, o.IndifferencePercent = 0, 0
-	if s.indifference == "" {
+	if err := s.checkBisect(); err != nil {
+		return err
+	}
+	if o.Bisect != nil {
+		// no indifference: the resolution says how fine (parseObjective refused one)
+	} else if s.indifference == "" {
 		o.IndifferencePercent = DefaultIndifferencePercent
 	} else {
 		abs, pct, err := ParseIndifference(o.Metric, s.indifference)

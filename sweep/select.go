@@ -26,8 +26,12 @@ import (
 
 // UseSelection makes s a selection's spec: its plan runs the first stage, select.initial
 // replicates of every point (default selection.DefaultInitial), in place of
-// `replicates`. It returns a warning when that drops a `replicates` the spec set.
+// `replicates` (a bisection's spec: its first probes, useBisection). It returns a
+// warning when that drops a `replicates` the spec set.
 func (s *Spec) UseSelection() string {
+	if s.Objective != nil && s.Objective.Bisect != nil {
+		return s.useBisection()
+	}
 	if s.Select == nil {
 		s.Select = &selection.Config{}
 	}
@@ -61,7 +65,9 @@ func (p *Plan) SelectionConfig() selection.Config {
 type SelectReport struct {
 	*Report
 	Decision selection.Decision
-	Rounds   int // rounds run in this session (first stage included)
+	// Bisection is the decision of a bisection (Bisect); nil for a selection.
+	Bisection *selection.BisectDecision
+	Rounds    int // rounds run in this session (first stage included)
 	// Waiting is set when this shard has run all it can of the current round and the
 	// other shards' jobs are still missing: run again when they finish. Missing lists
 	// them by shard.
@@ -168,12 +174,16 @@ func (w *waiting) next(round, need int, maxPause, limit time.Duration) (pause ti
 	return w.pause, false
 }
 
-// Select runs plan p as a sequential selection (see above). p must have been expanded
-// with Spec.Replicates = the first stage's replicates (SelectionConfig().Initial). It
+// Select runs plan p as a sequential selection (see above), or, when its objective is a
+// bisection, as a bisection (bisect.go, Bisect). p must have been expanded with
+// Spec.Replicates = the first stage's replicates (SelectionConfig().Initial). It
 // reads the results directory back between rounds (either format: results.Parts). The
 // returned report adds up every round of this session; its error is the first round's
 // error that stopped it (an interrupt, --fail-fast, a results error).
 func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport, error) {
+	if p.Bisecting() {
+		return Bisect(ctx, p, job, o)
+	}
 	cfg := p.SelectionConfig()
 	if cfg.Initial != p.Spec.Replicates {
 		return nil, &SetupError{fmt.Errorf("sweep: a selection plan must have %d replicates (select.initial), has %d", cfg.Initial, p.Spec.Replicates)}
@@ -183,41 +193,75 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 	}
 	o.Selection = &cfg
 	sr := &SelectReport{Report: &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*Job]*stats.Summary{}}}
+	err := runRounds(ctx, p, job, o, sr, func(cache *results.PartCache) (nextRound, error) {
+		dec, committed, err := p.decide(o.Dir, cache)
+		if err != nil {
+			return nextRound{}, err
+		}
+		sr.Decision = dec
+		if dec.State != selection.Running {
+			return nextRound{done: true, committed: committed}, nil
+		}
+		nr := nextRound{round: dec.Round, what: "selection"}
+		for _, n := range dec.Need {
+			nr.need = append(nr.need, p.JobFor(n.Point, n.Replicate))
+		}
+		if dec.Stage > 0 || sr.Rounds > 0 {
+			nr.progress = fmt.Sprintf("selection round %d: %d points in contention, %d jobs", dec.Round+1, len(dec.Survivors), len(nr.need))
+		}
+		return nr, nil
+	})
+	return sr, err
+}
+
+// nextRound is what a sequential procedure asks for next (runRounds): the jobs of its
+// next round, or done when it has ended (committed: the jobs it has, for a session that
+// found it ended by what earlier sessions committed).
+type nextRound struct {
+	done      bool
+	committed int
+	need      []*Job
+	round     int    // the round waited for, from 0 (for messages)
+	what      string // the procedure, for messages: "selection", "bisection"
+	progress  string // the progress line before the round runs; "" for none
+}
+
+// runRounds runs a sequential procedure's rounds (a selection's, a bisection's): next
+// decides from the committed results what to run, runRounds runs this shard's part of
+// it (or waits for the other shards' with Options.Wait), then asks again, until next
+// says done, a round fails, or a shard has nothing left to run. sr adds up the rounds.
+func runRounds(ctx context.Context, p *Plan, job JobFunc, o Options, sr *SelectReport, next func(*results.PartCache) (nextRound, error)) error {
 	resume := o.Resume
 	var last []string // the jobs the previous round asked for
 	var cache results.PartCache
 	var w waiting
 	for {
-		dec, committed, err := p.decide(o.Dir, &cache)
+		nr, err := next(&cache)
 		if err != nil {
-			return sr, err
+			return err
 		}
-		sr.Decision = dec
-		if dec.State != selection.Running {
+		if nr.done {
 			if sr.Rounds == 0 { // decided by what an earlier session committed
-				sr.Selected, sr.Skipped = committed, committed
+				sr.Selected, sr.Skipped = nr.committed, nr.committed
 			}
-			return sr, nil
+			return nil
 		}
-		var need []*Job
 		var ids []string
-		for _, n := range dec.Need {
-			j := p.JobFor(n.Point, n.Replicate)
-			need = append(need, j)
+		for _, j := range nr.need {
 			ids = append(ids, j.ID)
 		}
-		mine := o.Shard.Select(need)
+		mine := o.Shard.Select(nr.need)
 		if len(mine) == 0 && o.Wait > 0 {
 			// Lock-step shards: wait for the others' jobs of this round, as long as they
 			// keep committing some within WaitLimit.
-			pause, stuck := w.next(dec.Round, len(need), o.Wait, o.WaitLimit)
+			pause, stuck := w.next(nr.round, len(nr.need), o.Wait, o.WaitLimit)
 			if stuck {
-				return sr, &WaitLimitError{Round: dec.Round, Shard: o.Shard, Limit: o.WaitLimit, Missing: missingByShard(need, o.Shard.N)}
+				return &WaitLimitError{Round: nr.round, Shard: o.Shard, Limit: o.WaitLimit, Missing: missingByShard(nr.need, o.Shard.N)}
 			}
 			select {
 			case <-ctx.Done():
 				sr.Report.Stopped = "interrupted" // exit 130, as an interrupt while jobs run
-				return sr, fmt.Errorf("interrupted while waiting for %d jobs of other shards; the journal is consistent, run again with --resume", len(need))
+				return fmt.Errorf("interrupted while waiting for %d jobs of other shards; the journal is consistent, run again with --resume", len(nr.need))
 			case <-time.After(pause):
 			}
 			resume = true
@@ -228,23 +272,23 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 			// missing), or the round it ran did not commit what it needed.
 			sr.Waiting = len(mine) == 0
 			if !sr.Waiting {
-				return sr, fmt.Errorf("selection: round %d ran but %d of its jobs are still not committed; run again with --resume", dec.Round, len(need))
+				return fmt.Errorf("%s: round %d ran but %d of its jobs are still not committed; run again with --resume", nr.what, nr.round, len(nr.need))
 			}
-			sr.Missing = missingByShard(need, o.Shard.N)
-			return sr, nil
+			sr.Missing = missingByShard(nr.need, o.Shard.N)
+			return nil
 		}
 		w = waiting{}
 		last = ids
-		if o.Progress != nil && (dec.Stage > 0 || sr.Rounds > 0) {
-			fmt.Fprintf(o.Progress, "rocesweep: selection round %d: %d points in contention, %d jobs\n", dec.Round+1, len(dec.Survivors), len(need))
+		if o.Progress != nil && nr.progress != "" {
+			fmt.Fprintf(o.Progress, "rocesweep: %s\n", nr.progress)
 		}
 		ro := o
-		ro.Jobs, ro.Resume = need, resume
+		ro.Jobs, ro.Resume = nr.need, resume
 		rep, err := Run(ctx, p, job, ro)
 		sr.Rounds++
 		sr.add(rep)
 		if err != nil {
-			return sr, err
+			return err
 		}
 		resume = true
 	}
@@ -518,11 +562,15 @@ func Replan(dir string) (*Plan, *results.Manifest, error) {
 // DecideDir replays the decision of the results in dir: a selection's (run --select),
 // or, for a fixed design of 2 or more replicates, what the procedure concludes from its
 // replicates taken as a first stage (usually that more jobs are needed: a fixed design
-// rarely decides). nil without a decision to make (one replicate, one point).
+// rarely decides). nil without a decision to make (one replicate, one point) and for a
+// bisection, whose answers BisectDir replays.
 func DecideDir(dir string) (*selection.Decision, *Plan, error) {
 	p, m, err := Replan(dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	if p.Bisecting() {
+		return nil, p, nil // a bisection decides per condition: BisectDir
 	}
 	if m.Select == nil && (p.Spec.Replicates < 2 || p.Points < 1) {
 		return nil, p, nil

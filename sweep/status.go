@@ -29,6 +29,9 @@ func ReadStatus(dir string, now time.Time, verify bool, slurmScript string) (*re
 // DecideStatus replays the decision of the study in dir (DecideDir) as the status shows it.
 func DecideStatus(dir string) (*results.Decided, error) {
 	d, p, err := DecideDir(dir)
+	if err == nil && p != nil && p.Bisecting() {
+		return bisectDecided(p, dir)
+	}
 	if err != nil || d == nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sink"
@@ -43,7 +44,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
 	metric := fl.String("metric", "", "summary metric of the closing table (default: the objective's metric)")
-	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates")
+	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates; an objective of smallest: or largest: always runs as a bisection")
 	wait := fl.Bool("wait", false, "with a selection and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks or a Kubernetes Job's pods run in lock-step), instead of exiting; nothing to wait for without a selection")
 	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
@@ -148,10 +149,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var rep *sweep.Report
 	var dec *selection.Decision
+	var bis *results.BisectionStatus
 	var undecided error // a selection this shard stopped before its decision (exit 3)
 	if selecting {
-		cfg := p.SelectionConfig()
-		fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", selectHeadline(p, cfg), dir, *workers, sh.Tag())
+		headline := ""
+		if p.Bisecting() {
+			headline = bisectHeadline(p, p.BisectConfig())
+		} else {
+			headline = selectHeadline(p, p.SelectionConfig())
+		}
+		fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", headline, dir, *workers, sh.Tag())
 		if *wait {
 			opts.Wait, opts.WaitLimit = selectPoll, *waitLimit
 		}
@@ -159,10 +166,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		sr, err = sweep.Select(ctx, p, jobFunc, opts)
 		if sr != nil {
 			rep, dec = sr.Report, &sr.Decision
+			what, round, need := "selection", sr.Decision.Round+1, len(sr.Decision.Need)
+			if sr.Bisection != nil {
+				dec, bis = nil, p.BisectionStatus(sr.Bisection)
+				what, round, need = "bisection", sr.Bisection.Round, len(sr.Bisection.Need)
+			}
 			if sr.Waiting {
-				undecided = fmt.Errorf("shard %s has run its jobs of selection round %d; %d jobs of other shards are still missing: %s. "+
-					"The selection is not decided: run this command again when they are done, or with --wait",
-					sh.Tag(), sr.Decision.Round+1, len(sr.Decision.Need), sweep.MissingText(sr.Missing))
+				undecided = fmt.Errorf("shard %s has run its jobs of %s round %d; %d jobs of other shards are still missing: %s. "+
+					"The %s is not decided: run this command again when they are done, or with --wait",
+					sh.Tag(), what, round, need, sweep.MissingText(sr.Missing), what)
 			}
 		}
 	} else {
@@ -178,7 +190,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		undecided, err = err, nil
 	}
 	if rep != nil {
-		printRunReport(stdout, stderr, p, rep, *metric, dec)
+		printRunReport(stdout, stderr, p, rep, *metric, dec, bis)
 		if rep.OK+rep.Skipped > 0 && err == nil {
 			fmt.Fprintf(stdout, "next: rocesweep report %s   (charts and answers in %s)\n", dir, filepath.Join(dir, "report.html"))
 			if rf.Format() == sink.Arrow { // DuckDB reads no Arrow IPC file without an extension (README "Arrow IPC results")
@@ -222,12 +234,36 @@ func selectHeadline(p *sweep.Plan, c selection.Config) string {
 	return s
 }
 
-func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision) {
+func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision, bis *results.BisectionStatus) {
 	for _, n := range rep.Notes() {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", n)
 	}
-	closingTable(stdout, stderr, p, rep, metric, dec)
+	if bis != nil {
+		// A bisection's answer is its table: the probes chose the values, no grid to pivot.
+		report.BisectTable(stdout, bis)
+	} else {
+		closingTable(stdout, stderr, p, rep, metric, dec)
+	}
 	fmt.Fprintln(stdout, rep.Summary())
+}
+
+// bisectHeadline says what a bisection runs: "headroom: bisection of the smallest
+// switch.HeadRoomPerPortLimit in [0, 1MB] to 1KB for 5 conditions, at most 12 probes
+// each, first probes 5 jobs, at most 60 jobs; deterministic: one run per probe".
+func bisectHeadline(p *sweep.Plan, c selection.Config) string {
+	b := p.Spec.Objective.Bisect
+	s := fmt.Sprintf("%s: bisection of the %s %s in [%s, %s] to %s for %s, at most %d probes each, first probes %s, at most %s; ",
+		p.Spec.Base.Name, b.Direction, b.Attr, b.FromText, b.ToText, b.ResolutionText, report.Plural(p.Points, "condition"), b.BisectProbes(),
+		report.Plural(len(p.Jobs), "job"), report.Plural(c.MaxJobs, "job"))
+	if b.Deterministic {
+		s += "deterministic: one run per probe"
+	} else {
+		s += fmt.Sprintf("each probe a sequential test, %g%% confidence over all", 100*c.Confidence)
+	}
+	if bad := p.Invalid(); len(bad) > 0 {
+		s += fmt.Sprintf("; %d conditions INVALID (see 'rocesweep validate')", len(bad))
+	}
+	return s
 }
 
 // closingTable prints metric over the swept axes for the whole results directory (every

@@ -69,6 +69,8 @@ type Status struct {
 	// what its results decide; nil when there is nothing to decide.
 	Objective *selection.Objective `json:"objective,omitempty"`
 	Selection *SelectionStatus     `json:"selection,omitempty"`
+	// Bisection is where a bisection (an objective of smallest: or largest:) stands.
+	Bisection *BisectionStatus `json:"bisection,omitempty"`
 	// StuckPause lists the jobs whose stuck_pause_ports is above 0: a switch port stayed
 	// paused for more than half the run with its pool at or below Xon, the trap of
 	// switch.md §4.6 condition 3, not congestion.
@@ -143,10 +145,12 @@ type EliminatedPt struct {
 // Decided is a study's decision as ReadStatus needs it (the sweep package replays it).
 type Decided struct {
 	Selection *SelectionStatus
+	Bisection *BisectionStatus
 	// Need are the plan indices of the jobs the decision waits for (a selection's next
 	// round); they are the shards' missing jobs.
 	Need []int
-	// Going is true while a selection goes on (state running): not complete.
+	// Going is true while a selection or a bisection goes on (state running): not
+	// complete.
 	Going bool
 }
 
@@ -282,7 +286,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 				st.Notes = append(st.Notes, fmt.Sprintf("the study's decision cannot be replayed: %v", err))
 			case d != nil:
 				dec = d
-				st.Selection = d.Selection
+				st.Selection, st.Bisection = d.Selection, d.Bisection
 			}
 		}
 	}

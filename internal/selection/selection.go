@@ -73,6 +73,11 @@ type Objective struct {
 	// Default, when the spec states no objective, says why rocesweep chose this one
 	// ("the workload's lossless incast: its p99 FCT"); "" when the spec states it.
 	Default string `json:"default,omitempty"`
+	// Bisect, when set, makes the objective a bisection (bisect.go): the smallest (or
+	// largest) value of an attribute at which SubjectTo holds, per condition. Metric is
+	// then the metric the report charts (the first SubjectTo reads, unless stated);
+	// Goal, Indifference and IndifferencePercent are unused.
+	Bisect *Bisect `json:"bisect,omitempty"`
 }
 
 // Then is a secondary objective: a metric, its goal and its indifference (absolute, or
