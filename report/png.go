@@ -4,24 +4,41 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 )
 
 // WritePNGs writes every chart as DIR/<chart id>.png and returns the paths in page order.
+// As every writer of rocesweep (docs/results.md §9), it writes nothing through a link:
+// DIR that is one, or a chart file that is one, is refused before anything is written
+// (a *resultsfs.LinkError naming it), and each file appears complete (a temp name, then
+// rename).
 func (r *Report) WritePNGs(dir string) ([]string, error) {
+	if err := resultsfs.CheckNotLink(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, c := range r.Charts() {
+	if err := resultsfs.CheckNotLink(dir); err != nil {
+		return nil, err
+	}
+	charts := r.Charts()
+	paths := make([]string, len(charts))
+	for i, c := range charts {
+		paths[i] = filepath.Join(dir, fileSafe(c.ID)+".png")
+		if err := resultsfs.CheckNotLink(paths[i]); err != nil {
+			return nil, err
+		}
+	}
+	for i, c := range charts {
 		img, err := c.PNG()
 		if err != nil {
 			return nil, err
 		}
-		p := filepath.Join(dir, fileSafe(c.ID)+".png")
-		if err := os.WriteFile(p, img, 0o644); err != nil {
+		if err := resultsfs.WriteFileAtomic(nil, paths[i], "", img); err != nil {
 			return nil, err
 		}
-		paths = append(paths, p)
 	}
 	return paths, nil
 }

@@ -222,6 +222,14 @@ func Build(dir string, opts Options) (*Report, error) {
 	}
 	r := &Report{Dir: dir, Name: m.Name, PlanSize: m.PlanSize, Rows: jobs.Rows, Version: m.Version, Start: m.Start,
 		Spec: m.Spec}
+	if m.Damage != "" {
+		r.Notes = append(r.Notes, "Damaged: "+results.ManifestFile+": "+m.Damage+". The spec and the question shown here are the file's as it is now.")
+	}
+	if damaged, err := results.Damage(dir); err == nil {
+		for _, d := range damaged {
+			r.Notes = append(r.Notes, "Damaged: "+results.DamageText(d)+": left out of every chart and answer; run the sweep again with --resume to run them again.")
+		}
+	}
 	ok := make([]bool, jobs.Rows)
 	groups := axisGroups(m, jobs)
 	axisCols := results.Axes(m, jobs)

@@ -179,15 +179,20 @@ func TestJournalWithoutChecksums(t *testing.T) {
 	}
 }
 
-// Files no commit names are not read (Files, ReadRows) and Open(Resume) removes them:
-// a file of no shard, a file of another shard that is not running, a file of this shard
-// of no commit, and one of the right commit number in the other format.
+// Files no commit names are not read (Files, ReadRows). Open(Resume) removes those
+// whose names and journal say they are the sink's: a file of this shard of no commit,
+// and one of the right commit number in the other format. It leaves every other (issue
+// 38: --resume deleted a user's jobs/part-00000-my-spark-output.parquet as a leftover):
+// a file of no shard, a part of a shard without a journal here (copied in), a part whose
+// commit number is out of range, a user's note; it lists them as foreign.
 func TestStraysNotReadAndRemoved(t *testing.T) {
 	dir := t.TempDir()
 	writeCommits(t, dir, 3)
 	part := filepath.Join(dir, "jobs", "part-1of1-000001.parquet")
-	strays := []string{"jobs/extra.parquet", "jobs/part-2of2-000001.parquet", "jobs/part-1of1-000009.parquet", "jobs/part-1of1-000002.arrow", "nd_stats/notes.txt"}
-	for _, s := range strays {
+	strays := []string{"jobs/part-1of1-000009.parquet", "jobs/part-1of1-000002.arrow"}
+	foreign := []string{"jobs/extra.parquet", "jobs/part-00000-my-spark-output.parquet", "jobs/part-1of1-9223372036854775806.parquet",
+		"jobs/part-2of2-000001.parquet", "nd_stats/notes.txt"}
+	for _, s := range append(append([]string(nil), strays...), foreign...) {
 		copyFile(t, part, filepath.Join(dir, s))
 	}
 	os.WriteFile(filepath.Join(dir, "jobs", ".DS_Store"), []byte("hidden, not ours"), 0o644)
@@ -215,11 +220,19 @@ func TestStraysNotReadAndRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	// The next commit follows the journal's, not a foreign name's number.
+	w.Write("jobs", jobsRow("d", "ok", 1, nil))
+	w.JobDone(JobLine{ID: "d", Status: "ok"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "jobs", "part-1of1-000010.parquet")); err != nil {
+		t.Errorf("the next commit: %v, want part-1of1-000010.parquet (after the stray of commit 9)", err)
+	}
 	rec := w.Recovery()
-	if !slices.Equal(rec.Strays, []string{"nd_stats/notes.txt", "jobs/extra.parquet", "jobs/part-2of2-000001.parquet"}) &&
-		!slices.Equal(rec.Strays, []string{"jobs/extra.parquet", "nd_stats/notes.txt", "jobs/part-2of2-000001.parquet"}) {
-		t.Errorf("strays removed: %v", rec.Strays)
+	got := slices.Sorted(slices.Values(rec.Foreign))
+	if want := slices.Sorted(slices.Values(foreign)); !slices.Equal(got, want) {
+		t.Errorf("foreign files: %v, want %v", got, want)
 	}
 	if rec.RemovedFiles != len(strays) || rec.Done != 3 {
 		t.Errorf("recovery = %+v, want %d files removed, 3 jobs done", rec, len(strays))
@@ -227,6 +240,11 @@ func TestStraysNotReadAndRemoved(t *testing.T) {
 	for _, s := range strays {
 		if _, err := os.Stat(filepath.Join(dir, s)); !os.IsNotExist(err) {
 			t.Errorf("stray %s: %v, want removed", s, err)
+		}
+	}
+	for _, s := range foreign {
+		if _, err := os.Stat(filepath.Join(dir, s)); err != nil {
+			t.Errorf("foreign %s: %v, want left where it is", s, err)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "jobs", ".DS_Store")); err != nil {

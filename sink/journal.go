@@ -170,8 +170,8 @@ func ownFile(name, shard string, n int) bool {
 	if m == nil || shard != "" && m[2] != shard {
 		return false
 	}
-	k, err := strconv.Atoi(m[3])
-	return err == nil && k == n
+	k, ok := commitNumber(m[3])
+	return ok && k == n
 }
 
 // hasSealedLine reports whether any complete line of data ends with a checksum member.
@@ -181,7 +181,7 @@ func hasSealedLine(data []byte) bool {
 		if i < 0 {
 			return false
 		}
-		if _, _, ok := unsealLine(data[:i]); ok {
+		if _, _, ok := unsealLine(bytes.TrimSuffix(data[:i], []byte("\r"))); ok {
 			return true
 		}
 		data = data[i+1:]
@@ -199,7 +199,9 @@ func jobIDOf(text []byte) string {
 }
 
 // parseJournal reads a journal (see above). A last line without a newline is a torn
-// write, not damage: it is ignored, and valid ends before it.
+// write, not damage: it is ignored, and valid ends before it. A line ending in CR LF
+// (a journal converted to Windows line ends) is read without its CR: its checksum is
+// that of its content.
 func parseJournal(data []byte, opts parseOpts) *journalState {
 	st := &journalState{complete: map[int]*commitInfo{}, broken: map[int]bool{}, voided: map[int]bool{},
 		pending: map[int][]JobLine{}, pendLine: map[int][]int{}}
@@ -212,7 +214,7 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 		if i < 0 {
 			break // torn last line
 		}
-		text := data[:i]
+		text := bytes.TrimSuffix(data[:i], []byte("\r")) // a journal converted to CRLF reads as written
 		data = data[i+1:]
 		off += int64(i + 1)
 		damage := func(problem string) {
@@ -242,6 +244,10 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 			continue
 		}
 		switch {
+		case e.Void != nil && (*e.Void < 1 || *e.Void > MaxCommit):
+			damage(fmt.Sprintf("void line of commit %d: commit numbers are 1 to %d", *e.Void, MaxCommit))
+		case e.Commit != nil && (*e.Commit < 1 || *e.Commit > MaxCommit):
+			damage(fmt.Sprintf("commit number %d: commit numbers are 1 to %d", *e.Commit, MaxCommit))
 		case e.Void != nil:
 			st.voided[*e.Void] = true
 			delete(st.complete, *e.Void)
@@ -482,17 +488,40 @@ func journalShard(path string) string {
 	return strconv.Itoa(k) + "of" + strconv.Itoa(n)
 }
 
-// CommittedFiles returns the files of dir that the complete, not withdrawn commits of
-// its journals (every journal*.jsonl: all shards) name, relative to dir with /. These are
-// the files a reader reads: a file no commit names (a kill between rename and journal
-// append, a file copied into a table folder) is not part of the results. It only reads,
-// and reads a journal through a link (a reader writes nothing).
-func CommittedFiles(dir string) (map[string]bool, error) {
+// Part is a committed part file as a reader reads it: where it is and what its commit's
+// closing line records of it.
+type Part struct {
+	Path   string  // DIR/TABLE/part-SHARD-NNNNNN.EXT
+	Sum    FileSum // size and CRC-32C; CRC32C is "" in journals written before checksums
+	Commit int
+	sized  bool // Sum.Size is recorded (journals written before checksums record none)
+}
+
+// Committed is what the journals of a results directory commit, as a reader reads it.
+type Committed struct {
+	// Parts are the files of the complete, not withdrawn commits whose every file is
+	// there, a regular file (not a link) of its recorded size; by name relative to the
+	// directory, with /.
+	Parts map[string]Part
+	// Damaged are the files of the other complete commits: missing, a link, or of another
+	// size than their journal records. Such a commit is left out whole (its files of
+	// every table), so that no table a reader reads holds rows of a job its jobs table
+	// does not list; its jobs count as missing and run --resume runs them again.
+	Damaged []FileProblem
+}
+
+// ReadCommitted reads the journals of dir (every journal*.jsonl: all shards) and checks
+// that the files of their complete, not withdrawn commits are there with their recorded
+// sizes (not their checksums: CheckPart does that as each part is read). These commits'
+// files are what a reader reads: a file no commit names (a kill between rename and
+// journal append, a file copied into a table folder) is not part of the results. It
+// only reads, and reads a journal through a link (a reader writes nothing).
+func ReadCommitted(dir string) (*Committed, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]bool{}
+	out := &Committed{Parts: map[string]Part{}}
 	for _, e := range entries {
 		if _, _, ok := resultsfs.ParseJournalName(e.Name()); !ok || e.IsDir() {
 			continue
@@ -503,12 +532,64 @@ func CommittedFiles(dir string) (map[string]bool, error) {
 			return nil, err
 		}
 		for _, c := range parseJournal(data, parseOpts{shard: journalShard(path)}).commits {
-			for _, f := range c.files {
-				out[f] = true
+			if probs := checkCommit(nil, dir, c, false); len(probs) > 0 {
+				out.Damaged = append(out.Damaged, probs...)
+				continue
+			}
+			for i, f := range c.files {
+				p := Part{Path: filepath.Join(dir, filepath.FromSlash(f)), Commit: c.n}
+				if c.sums != nil {
+					p.Sum, p.sized = c.sums[i], true
+				}
+				out.Parts[f] = p
 			}
 		}
 	}
+	slices.SortFunc(out.Damaged, func(a, b FileProblem) int { return strings.Compare(a.File, b.File) })
 	return out, nil
+}
+
+// CommittedFiles returns the names (relative to dir, with /) of ReadCommitted's parts:
+// the files of the sound complete commits of dir's journals.
+func CommittedFiles(dir string) (map[string]bool, error) {
+	c, err := ReadCommitted(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(c.Parts))
+	for f := range c.Parts {
+		out[f] = true
+	}
+	return out, nil
+}
+
+// CheckPart checks that the file p.Path is the one its commit wrote: a regular file of
+// the recorded size and CRC-32C (read whole). A reader checks each part so before it
+// decodes it, so that damaged bytes never reach a Parquet or Arrow decoder (some of whose
+// allocations a damaged length can make unbounded). A part of a journal written before
+// checksums is checked for its size, if recorded, only. The error is a
+// *DamagedPartError naming the file.
+func CheckPart(p Part) error {
+	if !p.sized {
+		return nil
+	}
+	f, err := os.Open(p.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	h := crc32.New(castagnoli)
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return err
+	}
+	switch sum := fmt.Sprintf("%08x", h.Sum32()); {
+	case n != p.Sum.Size:
+		return &DamagedPartError{Path: p.Path, Err: fmt.Errorf("size %d B, the journal says %d B", n, p.Sum.Size)}
+	case p.Sum.CRC32C != "" && sum != p.Sum.CRC32C:
+		return &DamagedPartError{Path: p.Path, Err: fmt.Errorf("checksum %s, the journal says %s", sum, p.Sum.CRC32C)}
+	}
+	return nil
 }
 
 // describeProblems is the one-line account of bad files for messages.

@@ -40,6 +40,7 @@ func TestNoWritesThroughLinks(t *testing.T) {
 		{"shard lock", ".journal.jsonl.lock", "file", resumeOpen},
 		{"other shard's lock", ".journal-2of2.jsonl.lock", "file", func(dir string) error {
 			copyFile(t, filepath.Join(dir, "jobs", "part-1of1-000001.parquet"), filepath.Join(dir, "jobs", "part-2of2-000001.parquet"))
+			os.WriteFile(filepath.Join(dir, "journal-2of2.jsonl"), nil, 0o644) // a shard of the directory, not a copied file
 			return resumeOpen(dir)
 		}},
 		{"table folder", "nd_stats", "parts", resumeOpen},

@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/rocesweep/rocesweep/internal/resultsfs"
@@ -38,16 +37,20 @@ func (w *Writer) recover() error {
 		}
 		w.recovery.DamagedLines = st.damaged
 		for _, c := range st.commits {
-			retry := 0
+			retry, redo := 0, 0
 			for _, j := range c.jobs {
-				if slices.Contains(w.opts.Retry, j.Status) {
+				switch {
+				case slices.Contains(w.opts.Retry, j.Status):
 					retry++
+				case w.opts.Redo != nil && w.opts.Redo(j):
+					redo++
 				}
 			}
-			if retry > 0 && complete[c.n] != nil {
+			if retry+redo > 0 && complete[c.n] != nil {
 				w.voids = append(w.voids, c.n)
 				delete(complete, c.n)
 				w.recovery.Retried += retry
+				w.recovery.Redecided += redo
 				w.recovery.Withdrawn += len(c.jobs)
 			}
 		}
@@ -63,7 +66,6 @@ func (w *Writer) recover() error {
 	}
 	var debris []string
 	others := map[string][]string{} // shard → its files (relative, with /)
-	var foreign []string            // files of no shard (relative, with /)
 	for _, t := range w.tables {
 		entries, err := w.fs.ReadDir(t.dir)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -75,19 +77,27 @@ func (w *Writer) recover() error {
 		for _, e := range entries {
 			rel := t.Name + "/" + e.Name()
 			m := partRE.FindStringSubmatch(e.Name())
+			// Only what the sink names a file is the sink's to remove: any other name (a
+			// user's jobs/part-00000-my-spark-output.parquet, extra.parquet, a commit
+			// number out of range) is left where it is; readers skip it and status
+			// --verify names it. Another shard's files are judged by its journal
+			// (removeStraysOf).
+			n, ours := 0, m != nil
+			if ours {
+				n, ours = commitNumber(m[3])
+			}
 			switch {
 			case e.IsDir():
 				continue // a folder is not a part; status --verify names it
-			case m == nil && strings.HasPrefix(e.Name(), "."):
-				continue // hidden and not the sink's: no reader sees it
-			case m == nil:
-				foreign = append(foreign, rel)
+			case !ours:
+				if !strings.HasPrefix(e.Name(), ".") { // hidden and not the sink's: no reader sees it
+					w.recovery.Foreign = append(w.recovery.Foreign, rel)
+				}
 				continue
 			case m[2] != w.opts.Shard:
 				others[m[2]] = append(others[m[2]], rel)
 				continue
 			}
-			n, _ := strconv.Atoi(m[3])
 			w.commit = max(w.commit, n+1)
 			if m[1] == "" && m[5] == "" && named[rel] {
 				continue // a committed file
@@ -107,7 +117,7 @@ func (w *Writer) recover() error {
 		}
 		w.recovery.RemovedFiles++
 	}
-	if err := w.removeStrays(foreign, others); err != nil {
+	if err := w.removeStrays(others); err != nil {
 		return err
 	}
 	if len(st.damaged) > 0 || len(st.broken) > 0 {
@@ -143,14 +153,13 @@ func (w *Writer) recover() error {
 	return nil
 }
 
-// removeStrays removes the files of the table folders that no commit names: foreign
-// (files of no shard, e.g. "extra.parquet") and, per other shard, that shard's files
-// that no complete commit of its journal names. Another shard's files are judged and
-// removed only while holding that shard's lock (resultsfs.LockName): a writer of it
+// removeStrays removes, per other shard of this directory's shard count, that shard's
+// files that no complete commit of its journal names. Another shard's files are judged
+// and removed only while holding that shard's lock (resultsfs.LockName): a writer of it
 // holds the lock from before its first temp file until after its last journal append,
 // so no file between a rename and its commit line is removed; a shard being written now
 // is left alone (its own --resume cleans it).
-func (w *Writer) removeStrays(foreign []string, others map[string][]string) error {
+func (w *Writer) removeStrays(others map[string][]string) error {
 	remove := func(rel string) error {
 		name := filepath.Join(w.opts.Dir, filepath.FromSlash(rel))
 		err := w.fs.Remove(name)
@@ -163,11 +172,6 @@ func (w *Writer) removeStrays(foreign []string, others map[string][]string) erro
 		w.recovery.RemovedFiles++
 		w.recovery.Strays = append(w.recovery.Strays, rel)
 		return nil
-	}
-	for _, rel := range foreign {
-		if err := remove(rel); err != nil {
-			return err
-		}
 	}
 	shards := make([]string, 0, len(others))
 	for sh := range others {
@@ -211,6 +215,12 @@ func (w *Writer) removeStraysOf(shard string, files []string, remove func(string
 	if err != nil {
 		return err
 	}
+	if before == nil && !w.journalExists(jpath) {
+		// No journal of that shard: nothing says these files are rocesweep's (a part
+		// of another directory's shard, copied in): left where they are.
+		w.recovery.Foreign = append(w.recovery.Foreign, files...)
+		return nil
+	}
 	named := namedBy(before)
 	unlock, err := w.fs.Lock(resultsfs.LockName(w.opts.Dir, shard))
 	var le *resultsfs.LockedError
@@ -237,4 +247,18 @@ func (w *Writer) removeStraysOf(shard string, files []string, remove func(string
 		}
 	}
 	return nil
+}
+
+// journalExists reports whether the journal file path is there (an empty one counts).
+func (w *Writer) journalExists(path string) bool {
+	entries, err := w.fs.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.Name() == filepath.Base(path) {
+			return true
+		}
+	}
+	return false
 }

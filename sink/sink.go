@@ -77,8 +77,13 @@ type Options struct {
 	// ("failed", "timeout"), so that those jobs run again; the runner commits such jobs
 	// alone, so their commits hold nothing else.
 	Retry []string
-	FS    resultsfs.FS     // nil: the operating system
-	Now   func() time.Time // nil: time.Now
+	// Redo, with Resume, withdraws the commits that hold a job for which it returns
+	// true, so that those jobs are decided again (the runner: a job recorded invalid
+	// whose point the plan of this run finds valid, e.g. under another budget). nil:
+	// none.
+	Redo func(JobLine) bool
+	FS   resultsfs.FS     // nil: the operating system
+	Now  func() time.Time // nil: time.Now
 }
 
 // JobLine is a finished job as the journal records it.
@@ -110,13 +115,18 @@ type Recovery struct {
 	// journal is written anew without them.
 	DamagedLines []int
 	// Strays are the files of the table folders (relative, with /) that no commit named
-	// and that were not this shard's: files of no shard ("jobs/extra.parquet") and
-	// leftovers of other shards not being written now. They are removed (and counted in
-	// RemovedFiles).
+	// and that were not this shard's: leftovers of other shards of this directory's
+	// shard count not being written now. They are removed (and counted in RemovedFiles).
 	Strays []string
-	// Retried counts the jobs of an Options.Retry status whose commits were withdrawn;
-	// Withdrawn the jobs of those commits (Retried and any others they held).
-	Retried, Withdrawn int
+	// Foreign are the files of the table folders (relative, with /) whose names are not
+	// the sink's for this directory's shards ("jobs/extra.parquet", a user's
+	// "jobs/part-00000-my-spark-output.parquet", a part of another shard count): never
+	// removed, never read.
+	Foreign []string
+	// Retried counts the jobs of an Options.Retry status whose commits were withdrawn,
+	// Redecided those for which Options.Redo said so; Withdrawn the jobs of those commits
+	// (Retried, Redecided and any others they held).
+	Retried, Redecided, Withdrawn int
 }
 
 // Writer writes tables into a results directory. See the package doc for the protocol.

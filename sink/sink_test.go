@@ -304,6 +304,7 @@ func TestResumeRemovesDebris(t *testing.T) {
 	for _, f := range others {
 		os.WriteFile(f, []byte("theirs"), 0o644)
 	}
+	os.WriteFile(filepath.Join(dir, "journal-2of2.jsonl"), nil, 0o644) // its writer made it at its start
 	unlock, err := resultsfs.OS{}.Lock(resultsfs.LockName(dir, "2of2"))
 	if err != nil {
 		t.Fatal(err)

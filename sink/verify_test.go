@@ -196,3 +196,75 @@ func TestJobLineAfterItsCommit(t *testing.T) {
 		t.Errorf("verify does not name the repeated line: %+v", check.Lines)
 	}
 }
+
+// A journal converted to CRLF line ends (issue 38: it read as a journal written before
+// checksums, and --resume ran every job again) reads as it was written: every line
+// verifies, every commit stands, and a resume runs nothing and appends after it.
+func TestJournalCRLF(t *testing.T) {
+	dir := t.TempDir()
+	writeCommits(t, dir, 3)
+	journal := filepath.Join(dir, "journal.jsonl")
+	data, _ := os.ReadFile(journal)
+	os.WriteFile(journal, []byte(strings.ReplaceAll(string(data), "\n", "\r\n")), 0o644)
+	c, err := VerifyJournal(nil, dir, journal, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Done) != 3 || len(c.DamagedLines) != 0 || len(c.Unsealed) != 0 || len(c.Problems) != 0 {
+		t.Fatalf("CRLF journal: %d done, damaged %v, unsealed %v, problems %v; want 3 done, nothing else", len(c.Done), c.DamagedLines, c.Unsealed, c.Problems)
+	}
+	w, err := Open(Options{Dir: dir, Resume: true}, testTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := w.Recovery(); rec.Done != 3 || len(rec.DamagedLines) != 0 || rec.RemovedFiles != 0 || rec.TruncatedBytes != 0 {
+		t.Errorf("resume of a CRLF journal: %+v, want 3 done and nothing repaired", rec)
+	}
+	w.Write("jobs", jobsRow("j3", "ok", 3, nil))
+	w.JobDone(JobLine{ID: "j3", Status: "ok"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if done, _ := ReadJournal(nil, journal); len(done) != 4 {
+		t.Errorf("after a commit appended to the CRLF journal: %d jobs, want 4", len(done))
+	}
+}
+
+// Commit numbers are 1 to MaxCommit (issue 38: a stray part numbered 2^63-2 made the
+// next commit number overflow): a journal line with another number is damaged, and
+// costs no other commit.
+func TestCommitNumbersBounded(t *testing.T) {
+	for _, line := range []string{
+		`{"job_id":"x","status":"ok","commit":0}`,
+		`{"job_id":"x","status":"ok","commit":-3}`,
+		`{"job_id":"x","status":"ok","commit":1000000000}`,
+		`{"commit":9223372036854775806,"jobs":0,"files":[],"sums":[]}`,
+		`{"void":-1}`,
+	} {
+		dir := t.TempDir()
+		writeCommits(t, dir, 2)
+		journal := filepath.Join(dir, "journal.jsonl")
+		f, _ := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(seal(line))
+		f.Close()
+		c, err := VerifyJournal(nil, dir, journal, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Done) != 2 || len(c.DamagedLines) != 1 || !strings.Contains(c.Lines[0].Problem, "commit numbers are 1 to 999999999") {
+			t.Errorf("%s: %d done, damaged lines %v (%v); want 2 done and the line damaged", line, len(c.Done), c.DamagedLines, c.Lines)
+		}
+		w, err := Open(Options{Dir: dir, Resume: true}, testTables())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write("jobs", jobsRow("j9", "ok", 9, nil))
+		w.JobDone(JobLine{ID: "j9", Status: "ok"})
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "jobs", "part-1of1-000003.parquet")); err != nil {
+			t.Errorf("%s: the next commit is not 3: %v", line, err)
+		}
+	}
+}

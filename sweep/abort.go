@@ -13,22 +13,39 @@ import (
 // finish (they run again with --resume), so that `timeout`, Slurm's scancel and a
 // service manager stop a sweep promptly; a second signal, or grace 0, abandons them at
 // once. Each abandonment is said on w.
+//
+// The same signal again within SameStop of the first is the same stop, not a second
+// one: GNU timeout sends its signal to the command and then to its whole process group,
+// so the runner gets it twice at once (which abandoned the running jobs in half of the
+// runs under timeout, whatever --grace said).
 func AbortAfter(sigs <-chan os.Signal, grace time.Duration, w io.Writer) <-chan struct{} {
+	return abortAfter(sigs, grace, w, time.Now)
+}
+
+// SameStop is how soon the same signal again counts as the first stop (AbortAfter).
+const SameStop = time.Second
+
+func abortAfter(sigs <-chan os.Signal, grace time.Duration, w io.Writer, now func() time.Time) <-chan struct{} {
 	abort := make(chan struct{})
 	go func() {
-		n := 0
+		var first os.Signal
+		var at time.Time
 		var timer <-chan time.Time
 		for {
 			select {
-			case <-sigs:
-				n++
-				if n == 1 && grace > 0 {
+			case sig := <-sigs:
+				t := now()
+				switch {
+				case first == nil && grace > 0:
+					first, at = sig, t
 					timer = time.After(grace)
 					continue
-				}
-				if n == 1 {
+				case first == nil:
 					fmt.Fprintln(w, "\nrocesweep: stop signal with --grace 0: abandoning running jobs, flushing finished ones")
-				} else {
+				case sig == first && t.Sub(at) < SameStop:
+					fmt.Fprintf(w, "\nrocesweep: %v again within %v of the first: the same stop (as GNU timeout signals a command and then its group); the running jobs keep their --grace %v (interrupt again to abandon them)\n", sig, SameStop, grace)
+					continue
+				default:
 					fmt.Fprintln(w, "\nrocesweep: second interrupt: abandoning running jobs, flushing finished ones")
 				}
 			case <-timer:

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -100,6 +101,46 @@ func TestForeignDirectoryRefused(t *testing.T) {
 	}
 }
 
+// A directory is rocesweep's only if its manifest says so (issue 38: a user's
+// journal.jsonl and notes.txt got "use --resume to continue it", which overwrote their
+// journal): a bare journal, or a manifest.json rocesweep did not write, is refused with
+// or without --resume (and --force), and nothing in it changes.
+func TestForeignJournalOrManifestRefused(t *testing.T) {
+	t.Parallel()
+	p := plan(t, spec)
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"journal", map[string]string{"journal.jsonl": `{"job_id":"mine","status":"ok"}` + "\n", "notes.txt": "my notes\n"},
+			"holds files that are not rocesweep results (journal.jsonl, notes.txt)"},
+		{"shard journal", map[string]string{"journal-2of3.jsonl": "{}\n"}, "holds files that are not rocesweep results (journal-2of3.jsonl)"},
+		{"manifest", map[string]string{"manifest.json": `{"name": "my study", "rows": 3}` + "\n"}, "holds a manifest.json that rocesweep did not write"},
+	} {
+		for _, o := range []sweep.Options{{}, {Resume: true}, {Resume: true, Force: true}} {
+			t.Run(fmt.Sprintf("%s resume=%v force=%v", tc.name, o.Resume, o.Force), func(t *testing.T) {
+				dir := t.TempDir()
+				for name, text := range tc.files {
+					os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+				}
+				o.Dir, o.Workers = dir, 1
+				_, err := sweep.Run(context.Background(), p, testJob, o)
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want %q", err, tc.want)
+				}
+				entries, _ := os.ReadDir(dir)
+				for _, e := range entries {
+					text, ok := tc.files[e.Name()]
+					if b, _ := os.ReadFile(filepath.Join(dir, e.Name())); !ok && !strings.HasPrefix(e.Name(), ".") || ok && string(b) != text {
+						t.Errorf("%s was written or changed", e.Name())
+					}
+				}
+			})
+		}
+	}
+}
+
 // A sweep started by a binary of another model version is not resumed
 // (or added to by a shard) silently: the refusal names both versions.
 func TestResumeOtherModelVersionRefused(t *testing.T) {
@@ -109,9 +150,13 @@ func TestResumeOtherModelVersionRefused(t *testing.T) {
 	if _, err := sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sweep.Shard{K: 1, N: 2}}); err != nil {
 		t.Fatal(err)
 	}
-	m := filepath.Join(dir, "manifest.json")
-	data, _ := os.ReadFile(m)
-	os.WriteFile(m, []byte(strings.Replace(string(data), sweep.ModelVersion, "rocesweep-model/0.0.9", 1)), 0o644)
+	// The manifest as a binary of another model version writes it (checksum and all).
+	m, err := results.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.ModelVersion = "rocesweep-model/0.0.9"
+	os.WriteFile(filepath.Join(dir, "manifest.json"), m.Marshal(), 0o644)
 	for _, o := range []sweep.Options{
 		{Dir: dir, Workers: 1, Shard: sweep.Shard{K: 1, N: 2}, Resume: true},
 		{Dir: dir, Workers: 1, Shard: sweep.Shard{K: 2, N: 2}},

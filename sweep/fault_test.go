@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,15 +83,16 @@ func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]
 	return nd, status
 }
 
-// A job whose spill file cannot be created, or breaks, is not ok: it fails with the
-// reason, and none of its rows is in the tables.
+// A job whose spill file cannot be created, or breaks, for a reason that is not the
+// machine's (machine.go; here an error of no file-system kind) is not ok: it fails with
+// the reason, and none of its rows is in the tables.
 func TestSpillFailureFailsTheJob(t *testing.T) {
 	spillEveryRow(t)
 	defer func(f func(string, int, os.FileMode) (*os.File, error)) { openSpill = f }(openSpill)
 	var calls atomic.Int64
 	openSpill = func(name string, flag int, perm os.FileMode) (*os.File, error) {
 		if calls.Add(1) == 2 {
-			return nil, &os.PathError{Op: "open", Path: name, Err: syscall.EACCES}
+			return nil, &os.PathError{Op: "open", Path: name, Err: errors.New("injected spill fault")}
 		}
 		return resultsfs.OpenFile(name, flag, perm)
 	}
@@ -112,16 +114,18 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 			t.Errorf("failed job %s left %d rows", id, nd[id])
 		}
 	}
-	if !strings.Contains(strings.Join(rep.Errors, "\n"), "permission denied") {
+	if !strings.Contains(strings.Join(rep.Errors, "\n"), "injected spill fault") {
 		t.Errorf("errors %v lack the spill's reason", rep.Errors)
 	}
 }
 
-// The machine running out of a resource the rows need (open files, disk space, inodes)
-// is not the job failing: the sweep stops with the finished jobs committed and says to
-// resume; the job is not recorded, and --resume runs it.
+// The machine running out of a resource the rows need (open files, disk space, inodes),
+// or a fault of the spill's file system (issue 38: a permission error on the spill
+// folder failed 16 of 24 jobs for good; EIO, EROFS and ESTALE took the same path), is
+// not the job failing: the sweep stops with the finished jobs committed and says to
+// resume, naming the cause; the job is not recorded, and --resume runs it.
 func TestSpillResourceStopsTheSweep(t *testing.T) {
-	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENOSPC} {
+	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENOSPC, syscall.EACCES, syscall.EIO, syscall.EROFS, syscall.ESTALE} {
 		t.Run(errno.Error(), func(t *testing.T) {
 			spillEveryRow(t)
 			defer func(f func(string, int, os.FileMode) (*os.File, error)) { openSpill = f }(openSpill)
@@ -135,12 +139,13 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 			p := faultPlan(t)
 			dir := filepath.Join(t.TempDir(), "out")
 			rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1})
-			if err == nil || !strings.Contains(err.Error(), "--resume") {
-				t.Fatalf("err %v, want the sweep stopped with a hint to resume", err)
+			var me *MachineError
+			if !errors.As(err, &me) || !strings.Contains(err.Error(), "--resume") || !strings.Contains(err.Error(), errno.Error()) || me.Cause == "" {
+				t.Fatalf("err %v, want the sweep stopped by the machine, naming %q and its cause, with a hint to resume", err, errno.Error())
 			}
 			// The job that met the fault, and one that started before the sweep stopped.
-			if rep.OK != 2 || rep.Failed != 0 || rep.Lost < 1 {
-				t.Fatalf("%d ok, %d failed, %d lost; want 2, 0 and the job that met the fault", rep.OK, rep.Failed, rep.Lost)
+			if rep.OK != 2 || rep.Failed != 0 || rep.Machine < 1 {
+				t.Fatalf("%d ok, %d failed, %d stopped by the machine; want 2, 0 and the job that met the fault", rep.OK, rep.Failed, rep.Machine)
 			}
 			openSpill = resultsfs.OpenFile // the resource is back
 			rep, err = Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, Resume: true})
@@ -183,5 +188,75 @@ func TestDiskBudgetFailsTheJob(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(spillDir(dir, Shard{})); len(entries) != 0 {
 		t.Errorf("spill files left: %v", entries)
+	}
+}
+
+// A job recorded invalid is decided again by --resume (issue 38: --skip-invalid on a
+// nearly full disk recorded every job invalid for good, "estimated ... above the disk
+// budget", and --retry did not take invalid): one whose point this run's plan finds
+// valid (another budget, another machine) runs, alone, without any other job running
+// again; one still invalid stays recorded; --retry invalid records it anew.
+func TestInvalidDecidedAgain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	over := errors.New("estimated at 9 GB of memory, above the limit per job (--max-mem-per-job 1 GB)")
+	p := faultPlan(t)
+	p.MarkInvalid(1, over)
+	rep, err := Run(context.Background(), p, emittingJob(20), Options{Dir: dir, Workers: 2, SkipInvalid: true})
+	if err != nil || rep.OK != 5 || rep.Invalid != 1 {
+		t.Fatalf("first run: %v, %d ok, %d invalid; want 5 and 1", err, rep.OK, rep.Invalid)
+	}
+	// The same budget: nothing runs.
+	p = faultPlan(t)
+	p.MarkInvalid(1, over)
+	rep, err = Run(context.Background(), p, emittingJob(20), Options{Dir: dir, Workers: 2, SkipInvalid: true, Resume: true})
+	if err != nil || rep.OK+rep.Invalid != 0 || rep.Skipped != 6 {
+		t.Fatalf("resume under the same budget: %v, %d ok, %d invalid, %d skipped; want 6 skipped", err, rep.OK, rep.Invalid, rep.Skipped)
+	}
+	// --retry invalid, still invalid: recorded anew, nothing else runs.
+	rep, err = Run(context.Background(), p, emittingJob(20), Options{Dir: dir, Workers: 2, SkipInvalid: true, Resume: true, Retry: []string{"invalid"}})
+	if err != nil || rep.OK != 0 || rep.Invalid != 1 || rep.Skipped != 5 {
+		t.Fatalf("--retry invalid: %v, %d ok, %d invalid, %d skipped; want 0, 1 and 5", err, rep.OK, rep.Invalid, rep.Skipped)
+	}
+	// A larger budget: the job runs, alone.
+	rep, err = Run(context.Background(), faultPlan(t), emittingJob(20), Options{Dir: dir, Workers: 2, Resume: true})
+	if err != nil || rep.OK != 1 || rep.Skipped != 5 || rep.Recovery.Redecided != 1 || rep.Recovery.Withdrawn != 1 {
+		t.Fatalf("resume under a larger budget: %v, %d ok, %d skipped, recovery %+v; want 1 ok (the invalid one) and 5 skipped", err, rep.OK, rep.Skipped, rep.Recovery)
+	}
+	nd, status := rowsPerJob(t, dir)
+	if len(status) != 6 {
+		t.Fatalf("%d jobs recorded, want 6", len(status))
+	}
+	for id, st := range status {
+		if st != "ok" || nd[id] != 20 {
+			t.Errorf("job %s: %s with %d rows; want ok with 20", id, st, nd[id])
+		}
+	}
+}
+
+// A disk budget that is a share of the free space (no --max-disk-per-job given) is the
+// machine's: a job whose rows outgrow it stops the sweep unrecorded, naming a nearly full
+// disk, and --resume runs it.
+func TestDiskShareStopsTheSweep(t *testing.T) {
+	spillEveryRow(t)
+	p := faultPlan(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		n := 50
+		if cfg.Switch.SharedBufferManager.LossyAlpha == 16 {
+			n = 20_000
+		}
+		return emittingJob(n)(ctx, cfg, id)
+	}
+	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 1, MaxDiskPerJob: 1 << 20, MaxDiskShare: true})
+	var me *MachineError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "nearly full") || rep.Failed != 0 || rep.Machine != 1 {
+		t.Fatalf("%v; %d failed, %d stopped by the machine; want the sweep stopped unrecorded, naming a nearly full disk", err, rep.Failed, rep.Machine)
+	}
+	rep, err = Run(context.Background(), p, job, Options{Dir: dir, Workers: 1, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, status := rowsPerJob(t, dir); len(status) != 6 {
+		t.Errorf("%d jobs recorded after --resume, want 6", len(status))
 	}
 }

@@ -36,6 +36,8 @@ func FuzzParseSpec(f *testing.F) {
 		"replicates: 0\n", "sweep: [1, 2]\n", ": :\n", "switch: {LossyAlpa: 1}\n",
 		"sweep:\n  grid:\n\tswitch.LossyAlpha: [1]\n", "sweep:\n    grid: {}\n  zip: {}\n", "grid:\n  switch.LossyAlpha: [1]\n",
 		"sweep:\n  grid:\n    switch.LossyAlpha: [1, 2]\n      seed: 3\n", "sweep:\n  seed: 3\n",
+		"replicates: 2\nreplicates: 3\n", "objective: {metric: drops_total, metric: x}\n", "seed: *a\n", "name: a\x00\n",
+		"sweep: {grid: {seed: [1, 2]}}\n",
 	} {
 		f.Add(s)
 	}

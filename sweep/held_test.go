@@ -389,7 +389,7 @@ func TestSpillBound(t *testing.T) {
 func TestSpillHeldRules(t *testing.T) {
 	row := stats.Batch{NdStats: []stats.NdStats{{JobID: "j", NdName: strings.Repeat("x", 100)}}}
 
-	s := newSpill(filepath.Join(t.TempDir(), "j.rows"), 0)
+	s := newSpill(filepath.Join(t.TempDir(), "j.rows"), 0, false)
 	s.write(row)
 	s.discard()
 	if err := s.write(row); !errors.Is(err, errAbandoned) {

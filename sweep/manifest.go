@@ -58,6 +58,16 @@ func checkManifest(p *Plan, o Options) error {
 		}
 		return fmt.Errorf("output directory %s: %v (use --force to overwrite it)", o.Dir, err)
 	}
+	if m.Damage != "" && !o.Force {
+		// What ran is known from the manifest alone (the spec, the question): one that
+		// was edited or damaged is not built on.
+		return fmt.Errorf("output directory %s: %s: %s; restore it, or use another -o (--force writes it anew from this run)", o.Dir, results.ManifestFile, m.Damage)
+	}
+	if m.ModelVersion == "" || m.PlanHash == "" {
+		// JSON, but not rocesweep's: a directory is rocesweep's only if its manifest says
+		// so, and no flag overwrites a user's file.
+		return fmt.Errorf("output directory %s holds a manifest.json that rocesweep did not write (no model_version or plan_hash); use a new or empty directory", o.Dir)
+	}
 	var diffs []string
 	if m.ModelVersion != ModelVersion {
 		diffs = append(diffs, fmt.Sprintf("model version %s, this tool runs %s", m.ModelVersion, ModelVersion))

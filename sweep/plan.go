@@ -203,7 +203,11 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 		p.Points++
 	}
 	if len(p.Jobs) == 0 {
-		return nil, fmt.Errorf("%s: the sweep has no jobs: every one of %d points fails a constraint", s.File, p.Filtered)
+		at := s.File
+		if len(s.Constraints) > 0 {
+			at = s.Constraints[0].Pos
+		}
+		return nil, fmt.Errorf("%s: sweep.constraint: the sweep has no jobs: every one of %d points fails a constraint", at, p.Filtered)
 	}
 	if _, err := p.Grid(); err != nil {
 		return nil, err

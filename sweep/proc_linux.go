@@ -57,3 +57,21 @@ func exitPeakRSS(ps *os.ProcessState) int64 {
 func setWorkerAttr(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
+
+// The resource limits machineCause names (syscall lacks RLIMIT_NPROC).
+const (
+	rlimitNoFile = syscall.RLIMIT_NOFILE
+	rlimitNProc  = 6 // RLIMIT_NPROC
+)
+
+// limitText is " is N" for the resource limit of this process, or "" when unknown.
+func limitText(resource int) string {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(resource, &lim); err != nil {
+		return ""
+	}
+	if lim.Cur == ^uint64(0) {
+		return ": unlimited"
+	}
+	return " is " + strconv.FormatUint(lim.Cur, 10)
+}

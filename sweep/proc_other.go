@@ -18,3 +18,12 @@ func exitPeakRSS(ps *os.ProcessState) int64 { return 0 }
 
 // setWorkerAttr: a worker whose runner died ends when its stdin closes (ServeWorker).
 func setWorkerAttr(cmd *exec.Cmd) {}
+
+// The resource limits machineCause names; -1: not known here.
+const (
+	rlimitNoFile = -1
+	rlimitNProc  = -1
+)
+
+// limitText: the limits are not known here.
+func limitText(resource int) string { return "" }

@@ -1,11 +1,9 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rocesweep/rocesweep/internal/memory"
@@ -16,16 +14,9 @@ import (
 // Recording: the one goroutine that owns the sink writes each finished job's rows, its
 // jobs row and its journal line, and counts it in the report.
 
-// statusResource is the outcome of a job that could not write its rows because the
-// machine lacks a resource (resourceError); it is never recorded.
+// statusResource is the outcome of a job that ended without its result because of the
+// machine, not the job (machine.go); it is never recorded.
 const statusResource = "resource"
-
-// resourceError reports whether err is the machine lacking a resource a job's rows need:
-// disk space or quota, inodes (ENOSPC too), open files. Such a job did not fail: it is
-// run again once the resource is there.
-func resourceError(err error) bool {
-	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
-}
 
 // sinkLoop is the one goroutine that owns the sink: it writes each outcome's rows, then
 // its jobs row, then marks it done; a ticker commits jobs that waited.
@@ -80,9 +71,9 @@ func (r *runner) record(o outcome) error {
 		// The machine, not the job: nothing is recorded, the sweep stops with the jobs
 		// finished so far committed, and --resume runs this one again.
 		r.mu.Lock()
-		r.rep.Lost++
+		r.rep.Machine++
 		if r.resource == nil {
-			r.resource = fmt.Errorf("%s: %s; the jobs finished before it are committed: free the resource and run again with --resume", r.plan.Label(o.job), firstLine(o.err))
+			r.resource = &MachineError{Job: r.plan.Label(o.job), Err: firstLine(o.err), Cause: o.cause}
 		}
 		r.mu.Unlock()
 		r.halt("results")
@@ -169,6 +160,18 @@ func (r *runner) record(o outcome) error {
 	r.prog.done.Add(1)
 	r.prog.render(true)
 	return nil
+}
+
+// MachineError is a sweep stopped by the machine, not by a job (machine.go): the job
+// that met it is not recorded, and --resume runs it.
+type MachineError struct {
+	Job   string // the job's label
+	Err   string // what happened, in one line
+	Cause string // the limit or fault, with what to look at
+}
+
+func (e *MachineError) Error() string {
+	return fmt.Sprintf("%s: %s: %s. Not the job's failure: it is not recorded, and the jobs finished before it are committed; fix that and run again with --resume", e.Job, e.Err, e.Cause)
 }
 
 func firstLine(s string) string {

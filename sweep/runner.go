@@ -38,6 +38,14 @@ type Options struct {
 	// MaxDiskPerJob bounds the bytes of a job's rows held on disk while it runs (its
 	// spill file): a job over it fails with the reason; 0 = no bound.
 	MaxDiskPerJob int64
+	// MaxDiskShare says that MaxDiskPerJob was not given but is a share of the free disk
+	// space (ParseMaxDisk's default): a job over it stops the sweep unrecorded (the disk
+	// is nearly full), and no job is refused by its estimate against it.
+	MaxDiskShare bool
+	// SpillEveryRow makes every job write its rows to a spill file, however few (a job
+	// otherwise holds up to 4,096 in memory: spill.go): the same rows, through the
+	// spill's file system, which scripts/chaos.sh fails on purpose.
+	SpillEveryRow bool
 	Shard         Shard
 	// Jobs, when not nil, are the jobs to run instead of the plan's (still split by
 	// Shard): a selection's round (JobFor makes jobs beyond the plan). The manifest
@@ -91,6 +99,7 @@ type Report struct {
 	Abandoned                    int    // running at an abort; not recorded, rerun by --resume
 	WorkerProcesses              int    // worker processes started (Options.Isolate): jobs reuse them
 	Lost                         int    // finished but not recorded: a commit failed (disk full); rerun by --resume
+	Machine                      int    // ended by the machine, not the job (machine.go): not recorded, rerun by --resume
 	NotRun                       int    // not started because the sweep stopped
 	Stopped                      string // why the sweep stopped early: "interrupted", "fail-fast", "results"; "" if not
 	Wall                         time.Duration
@@ -116,6 +125,7 @@ type outcome struct {
 	res    *stats.Result // its Rec holds the rows its recorder held at its end (nil from a worker)
 	spill  string        // the job's spill file (spill.go), "" if it spilled no rows
 	held   stats.Batch   // the rows its spill held (spill.close; a worker's Rows), after the file's
+	cause  string        // statusResource: the machine's cause (machineCause)
 }
 
 // Run runs the jobs of plan p (those of o.Shard not yet in the journal) with job, writing
@@ -154,8 +164,19 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 	if err := claimDir(p, o, start, tables); err != nil {
 		return nil, &SetupError{err}
 	}
+	// A job recorded invalid is decided again: one whose point this run's plan finds
+	// valid (a budget is a setting of the run and the machine, not of the job: more
+	// memory, another -j, a freer disk) has its commit withdrawn and runs.
+	byID := make(map[string]*Job, len(jobs))
+	for _, j := range jobs {
+		byID[j.ID] = j
+	}
+	redo := func(l sink.JobLine) bool {
+		j := byID[l.ID]
+		return l.Status == "invalid" && j != nil && j.Invalid == nil
+	}
 	w, err := sink.Open(sink.Options{Dir: o.Dir, Format: o.Format, Shard: o.Shard.Tag(), Resume: o.Resume,
-		CommitInterval: o.CommitInterval, FS: o.FS, Retry: o.Retry}, tables)
+		CommitInterval: o.CommitInterval, FS: o.FS, Retry: o.Retry, Redo: redo}, tables)
 	if err != nil {
 		return nil, &SetupError{err}
 	}
@@ -191,12 +212,27 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 	prog := newProgress(o, len(todo)+len(invalid))
 	r.prog = prog
 
+	// The invalid jobs are recorded first, in commits of their own, so that deciding one
+	// again (redo above, --retry invalid) withdraws no other job.
+	for _, j := range invalid {
+		if err = r.record(outcome{job: j, status: "invalid", err: j.Invalid.Error()}); err != nil {
+			break
+		}
+	}
+	if err == nil && len(invalid) > 0 {
+		err = w.Commit()
+	}
+	if err != nil {
+		w.Close()
+		prog.finish()
+		rep.Stopped = "results"
+		rep.recount(w.Done(), invalid)
+		return rep, err
+	}
+
 	results := make(chan outcome, o.Workers)
 	sinkDone := make(chan error, 1)
 	go r.sinkLoop(results, sinkDone)
-	for _, j := range invalid {
-		results <- outcome{job: j, status: "invalid", err: j.Invalid.Error()}
-	}
 
 	finished := make(chan struct{})
 	go func() {
@@ -344,8 +380,11 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 		res *stats.Result
 		err error
 	}
-	sp := newSpill(spillPath(r.o.Dir, r.o.Shard, j), r.o.MaxDiskPerJob)
+	sp := newSpill(spillPath(r.o.Dir, r.o.Shard, j), r.o.MaxDiskPerJob, r.o.MaxDiskShare)
 	sp.held = heldMemory()
+	if r.o.SpillEveryRow {
+		sp.hold = 0
+	}
 	ch := make(chan ret, 1) // buffered: an abandoned job can still finish and exit
 	begin := time.Now()
 	go func() {
@@ -369,8 +408,8 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; abandoned", r.o.MaxWallPerJob)}, true
 	case x.err != nil:
 		sp.discard()
-		if resourceError(x.err) {
-			return outcome{job: j, status: statusResource, err: x.err.Error()}, true
+		if cause := machineCause(x.err); cause != "" {
+			return outcome{job: j, status: statusResource, err: x.err.Error(), cause: cause}, true
 		}
 		return outcome{job: j, status: "failed", err: x.err.Error()}, true
 	case x.res.Rec == nil:
@@ -379,11 +418,10 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 	}
 	path, held, err := sp.close()
 	if err != nil {
-		status := "failed"
-		if resourceError(err) {
-			status = statusResource
+		if cause := machineCause(err); cause != "" {
+			return outcome{job: j, status: statusResource, err: err.Error(), cause: cause}, true
 		}
-		return outcome{job: j, status: status, err: err.Error()}, true
+		return outcome{job: j, status: "failed", err: err.Error()}, true
 	}
 	setWall(&x.res.Summary, wall)
 	// The job's devices are garbage now: collect them before the sink encodes its rows.

@@ -260,6 +260,7 @@ func runRounds(ctx context.Context, p *Plan, job JobFunc, o Options, sr *SelectR
 			}
 			select {
 			case <-ctx.Done():
+				sr.Report.Stopped = "interrupted" // exit 130, as an interrupt while jobs run
 				return fmt.Errorf("interrupted while waiting for %d jobs of other shards; the journal is consistent, run again with --resume", len(nr.need))
 			case <-time.After(pause):
 			}
@@ -308,6 +309,7 @@ func (sr *SelectReport) add(r *Report) {
 	t.Abandoned += r.Abandoned
 	t.WorkerProcesses += r.WorkerProcesses
 	t.Lost += r.Lost
+	t.Machine += r.Machine
 	t.NotRun += r.NotRun
 	t.Stopped = r.Stopped
 	t.Wall += r.Wall

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/sink"
@@ -26,8 +27,11 @@ func SimPlan(file string, data []byte, sets []string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	// As run does: a job estimated above this machine's memory is refused, not started
+	// (a report interval of 1 ps is terabytes of rows).
+	MarkOverBudget(p, MachineMemory(), "this machine's memory", 0)
 	if bad := p.Invalid(); len(bad) > 0 {
-		return nil, bad[0].Invalid
+		return nil, fmt.Errorf("%s: %v", file, bad[0].Invalid)
 	}
 	return p, nil
 }
@@ -57,7 +61,11 @@ func Sim(ctx context.Context, p *Plan, job JobFunc, o SimOptions) (*Report, erro
 			return nil, err
 		}
 	}
-	rep, err := Run(ctx, p, job, Options{Dir: runDir, Workers: 1, Format: o.Format, CommandLine: o.CommandLine})
+	// The job's spill may take its share of the free disk, as in run without
+	// --max-disk-per-job: a job that outgrows it stops, the disk is not filled.
+	maxDisk, _ := ParseMaxDisk("", filepath.Dir(o.Dir), 1)
+	rep, err := Run(ctx, p, job, Options{Dir: runDir, Workers: 1, Format: o.Format, CommandLine: o.CommandLine,
+		MaxDiskPerJob: maxDisk, MaxDiskShare: maxDisk > 0})
 	if perr := stop(); perr != nil && err == nil {
 		err = perr
 	}

@@ -158,7 +158,7 @@ func ParseSpecOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
 		return nil, err
 	}
 	if err := CheckName(s.Base.Name); err != nil {
-		return nil, fmt.Errorf("%s: %v", s.File, err)
+		return nil, fmt.Errorf("%s: %v", s.namePos(doc), err)
 	}
 	if _, _, err := s.planSize(); err != nil {
 		return nil, err
@@ -167,6 +167,25 @@ func ParseSpecOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
 }
 
 func pos(file string, n *yaml.Node) string { return fmt.Sprintf("%s:%d:%d", file, n.Line, n.Column) }
+
+// namePos is where the spec's name comes from, for a message about it: the last --set
+// name=..., else the name key's value in doc, else the file.
+func (s *Spec) namePos(doc *yaml.Node) string {
+	for i := len(s.Sets) - 1; i >= 0; i-- {
+		if strings.HasPrefix(s.Sets[i], "name=") {
+			return "--set name"
+		}
+	}
+	if len(doc.Content) > 0 {
+		root := doc.Content[0]
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == "name" {
+				return pos(s.File, root.Content[i+1])
+			}
+		}
+	}
+	return s.File
+}
 
 func (s *Spec) parseSweep(v *yaml.Node) error {
 	if v.Kind != yaml.MappingNode {

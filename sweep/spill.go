@@ -90,6 +90,7 @@ type spill struct {
 	mu       sync.Mutex
 	path     string
 	maxBytes int64
+	share    bool        // maxBytes is a share of the free space (DiskBudgetError.Share)
 	hold     int         // rows it may hold before it makes the file (newSpill: holdRows)
 	held     stats.Batch // the rows emitted so far, while there is no file; copies
 	f        *os.File
@@ -102,8 +103,8 @@ type spill struct {
 
 // newSpill returns the spill of a job whose file would be path, holding up to holdRows
 // rows in memory.
-func newSpill(path string, maxBytes int64) *spill {
-	return &spill{path: path, maxBytes: maxBytes, hold: holdRows}
+func newSpill(path string, maxBytes int64, share bool) *spill {
+	return &spill{path: path, maxBytes: maxBytes, share: share, hold: holdRows}
 }
 
 // heldPool keeps the memory of rows the runner has written from an outcome's held (a
@@ -129,14 +130,15 @@ func freeHeld(b stats.Batch) {
 
 // countingWriter counts the bytes written through it and refuses to go past max.
 type countingWriter struct {
-	w   io.Writer
-	n   int64
-	max int64 // 0: no bound
+	w     io.Writer
+	n     int64
+	max   int64 // 0: no bound
+	share bool  // max is a share of the free space
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
 	if c.max > 0 && c.n+int64(len(p)) > c.max {
-		return 0, &DiskBudgetError{Max: c.max}
+		return 0, &DiskBudgetError{Max: c.max, Share: c.share}
 	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)
@@ -145,9 +147,19 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // DiskBudgetError is a job whose rows outgrew its disk budget (--max-disk-per-job): the
 // job fails with this reason.
-type DiskBudgetError struct{ Max int64 }
+//
+// Share says that the budget was not given but taken from the free space of the results
+// directory's file system when the run started (ParseMaxDisk's default): the job then
+// did not fail, the disk is nearly full (machineCause), and --resume runs it again.
+type DiskBudgetError struct {
+	Max   int64
+	Share bool
+}
 
 func (e *DiskBudgetError) Error() string {
+	if e.Share {
+		return fmt.Sprintf("the job's rows outgrew its share of the free disk space, %s (the free space of the results directory's file system when the run started, less a fifth, over -j)", config.FormatBytes(config.Bytes(e.Max)))
+	}
 	return fmt.Sprintf("the job's rows outgrew its disk budget of %s (--max-disk-per-job): lower its report intervals, duration or traffic, or raise the budget", config.FormatBytes(config.Bytes(e.Max)))
 }
 
@@ -177,7 +189,7 @@ func (s *spill) writeLocked(b stats.Batch) error {
 		// file that is one.
 		dir := filepath.Dir(s.path)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return fmt.Errorf("spill folder: %w", err)
 		}
 		if err := resultsfs.CheckNotLink(dir); err != nil {
 			return err
@@ -186,7 +198,7 @@ func (s *spill) writeLocked(b stats.Batch) error {
 		if err != nil {
 			return fmt.Errorf("spill %s: %w", s.path, err)
 		}
-		s.f, s.cw = f, &countingWriter{w: f, max: s.maxBytes}
+		s.f, s.cw = f, &countingWriter{w: f, max: s.maxBytes, share: s.share}
 		s.bw = bufio.NewWriterSize(s.cw, spillBuffer)
 		s.enc = gob.NewEncoder(s.bw)
 		held := s.held

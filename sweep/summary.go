@@ -18,10 +18,13 @@ func (r *Report) Notes() []string {
 	rc := r.Recovery
 	if rc.Retried > 0 {
 		s := fmt.Sprintf("resume: --retry: %d failed or timed-out jobs run again", rc.Retried)
-		if rc.Withdrawn > rc.Retried {
-			s += fmt.Sprintf(", with %d others committed beside them", rc.Withdrawn-rc.Retried)
+		if rc.Withdrawn > rc.Retried+rc.Redecided {
+			s += fmt.Sprintf(", with %d others committed beside them", rc.Withdrawn-rc.Retried-rc.Redecided)
 		}
 		out = append(out, s)
+	}
+	if rc.Redecided > 0 {
+		out = append(out, fmt.Sprintf("resume: %d jobs recorded invalid are valid now (their point passes this run's rules and budgets): they run", rc.Redecided))
 	}
 	for _, d := range rc.Damaged {
 		out = append(out, fmt.Sprintf("resume: %s: %s; its commit's %d jobs run again", d.File, d.Problem, len(d.Jobs)))
@@ -45,7 +48,7 @@ func (r *Report) Summary() string {
 	for _, x := range []struct {
 		n    int
 		what string
-	}{{r.Failed, "failed"}, {r.Timeout, "timeout"}, {r.Invalid, "invalid"}, {r.Skipped, "already done"}, {r.NotRun, "not run"}, {r.Abandoned, "abandoned"}, {r.Lost, "finished but not recorded"}} {
+	}{{r.Failed, "failed"}, {r.Timeout, "timeout"}, {r.Invalid, "invalid"}, {r.Skipped, "already done"}, {r.NotRun, "not run"}, {r.Abandoned, "abandoned"}, {r.Lost, "finished but not recorded"}, {r.Machine, "stopped by the machine, not recorded"}} {
 		if x.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.what))
 		}

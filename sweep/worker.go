@@ -70,6 +70,11 @@ type workerRequest struct {
 	Spill     string // path of the job's spill file (spill.go)
 	MaxMem    int64
 	MaxDisk   int64 // the spill's bound (--max-disk-per-job); 0 = none
+	// MaxDiskShare says that MaxDisk is a share of the free disk space, not a budget the
+	// user gave (DiskBudgetError.Share).
+	MaxDiskShare bool
+	// SpillEveryRow: the spill holds no rows in memory (Options.SpillEveryRow).
+	SpillEveryRow bool
 }
 
 type axisSetting struct{ Path, Text string }
@@ -157,10 +162,10 @@ type workerResponse struct {
 	Rows    stats.Batch
 	Spilled bool   // a spill file holds rows the job emitted, to be written before Rows
 	Err     string // the job failed (an error or a panic); nothing to record but this
-	// Resource says that Err is the machine lacking a resource (disk space, inodes, open
-	// files: resourceError), not the job failing: the runner stops the sweep instead of
-	// recording the job, so that --resume runs it again.
-	Resource bool
+	// Cause, when not "", says that Err is the machine, not the job (machineCause: a
+	// resource it lacks, a fault of the file system): the runner stops the sweep instead
+	// of recording the job, so that --resume runs it again.
+	Cause string
 }
 
 // ServeWorker is the worker process's side: it reads jobs from stdin one after another,
@@ -235,8 +240,11 @@ func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batc
 	gc := debug.SetGCPercent(-1)
 	debug.SetGCPercent(gc)
 	defer debug.SetGCPercent(gc)
-	sp := newSpill(req.Spill, req.MaxDisk)
+	sp := newSpill(req.Spill, req.MaxDisk, req.MaxDiskShare)
 	sp.held = rows
+	if req.SpillEveryRow {
+		sp.hold = 0
+	}
 	ctx := withEmitter(context.Background(), sp.write)
 	begin := time.Now()
 	var res *stats.Result
@@ -252,7 +260,7 @@ func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batc
 	resp := new(workerResponse)
 	if err != nil {
 		sp.discard()
-		resp.Err, resp.Resource = err.Error(), resourceError(err)
+		resp.Err, resp.Cause = err.Error(), machineCause(err)
 	} else {
 		resp.Summary = res.Summary
 		resp.Spilled = spilled != ""
@@ -434,17 +442,44 @@ func (w *worker) wait() {
 }
 
 // runWorker runs job j in a worker process, reusing an idle one. ok is false when the
-// job was abandoned by an abort (nothing to record).
+// job was abandoned by an abort (nothing to record). A worker that ends without a result
+// for a reason the job did not cause (killed by a signal from outside, its pipe broken)
+// costs one more try in a fresh worker; a second such end, or a worker that cannot be
+// started or handed the job, is the machine's (statusResource: the sweep stops, the job
+// is not recorded, --resume runs it).
 func (r *runner) runWorker(ctx context.Context, j *Job) (outcome, bool) {
+	o, ok, again := r.runWorkerOnce(ctx, j)
+	if !again {
+		return o, ok
+	}
+	if r.o.Progress != nil {
+		fmt.Fprintf(r.o.Progress, "\nrocesweep: %s: %s; trying it once more in a fresh worker\n", r.plan.Label(j), firstLine(o.err))
+	}
+	first := o.err
+	if o, ok, again = r.runWorkerOnce(ctx, j); again {
+		o.status = statusResource
+		o.err = "twice: " + first + "; then " + o.err
+	}
+	return o, ok
+}
+
+// runWorkerOnce runs job j in a worker process once. again is true when the worker
+// ended without a result for a reason of the machine that a fresh worker may not meet
+// (o says which, with the cause).
+func (r *runner) runWorkerOnce(ctx context.Context, j *Job) (o outcome, ok, again bool) {
 	iso := r.o.Isolate
 	path := spillPath(r.o.Dir, r.o.Shard, j)
 	req := newWorkerRequest(r.plan, j)
-	req.Spill, req.MaxMem, req.MaxDisk = path, iso.MaxMem, r.o.MaxDiskPerJob
+	req.Spill, req.MaxMem, req.MaxDisk, req.MaxDiskShare, req.SpillEveryRow = path, iso.MaxMem, r.o.MaxDiskPerJob, r.o.MaxDiskShare, r.o.SpillEveryRow
 	var w *worker
 	for attempt := 0; ; attempt++ {
 		var err error
 		if w, err = r.workers.get(iso); err != nil {
-			return outcome{job: j, status: "failed", err: fmt.Sprintf("starting a worker process: %v", err)}, true
+			cause := machineCause(err)
+			if cause == "" {
+				cause = "the worker process cannot be started"
+			}
+			return outcome{job: j, status: statusResource, err: fmt.Sprintf("starting a worker process: %v", err), cause: cause}, true, false
 		}
 		// The request (the spec text and a few values) is small: the pipe's buffer
 		// (64 KiB) takes it whatever the worker does. An idle worker that has died since
@@ -454,7 +489,8 @@ func (r *runner) runWorker(ctx context.Context, j *Job) (outcome, bool) {
 		}
 		w.kill()
 		if attempt == 1 {
-			return outcome{job: j, status: "failed", err: fmt.Sprintf("handing the job to a worker process: %v", err)}, true
+			return outcome{job: j, status: statusResource, err: fmt.Sprintf("handing the job to a worker process: %v", err),
+				cause: "the worker processes end before they read their job (" + lastLines(w.stderr.String(), 2) + ")"}, true, false
 		}
 	}
 	tick := time.NewTicker(rssPoll)
@@ -507,36 +543,47 @@ wait:
 	}()
 	switch {
 	case r.abortCtx.Err() != nil:
-		return outcome{}, false
+		return outcome{}, false, false
 	case oom:
-		return outcome{job: j, status: "failed", err: fmt.Sprintf("out of memory: %s > limit %s (--max-mem-per-job); worker killed", gb(peak), gb(iso.MaxMem))}, true
+		return outcome{job: j, status: "failed", err: fmt.Sprintf("out of memory: %s > limit %s (--max-mem-per-job); worker killed", gb(peak), gb(iso.MaxMem))}, true, false
 	case ctx.Err() != nil:
-		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; worker killed", r.o.MaxWallPerJob)}, true
+		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; worker killed", r.o.MaxWallPerJob)}, true, false
 	case !got && w.waitErr != nil:
-		return outcome{job: j, status: "failed", err: workerDied(w.waitErr, w.stderr.String(), peak, iso.MaxMem)}, true
+		why, cause, external := workerDied(w.waitErr, w.stderr.String(), peak, iso.MaxMem)
+		switch {
+		case external:
+			return outcome{job: j, status: statusResource, err: why, cause: cause}, true, true
+		case cause != "":
+			return outcome{job: j, status: statusResource, err: why, cause: cause}, true, false
+		}
+		return outcome{job: j, status: "failed", err: why}, true, false
 	case !got:
-		return outcome{job: j, status: "failed", err: fmt.Sprintf("the worker process gave no result (%v): %s", reply.err, lastLines(w.stderr.String(), 4))}, true
+		return outcome{job: j, status: statusResource, err: fmt.Sprintf("the worker process gave no result (%v): %s", reply.err, lastLines(w.stderr.String(), 4)),
+			cause: "the worker process's pipe ended without its result"}, true, true
 	}
 	resp := reply.resp
 	if resp.Err != "" {
-		status := "failed"
-		if resp.Resource {
-			status = statusResource
+		if resp.Cause != "" {
+			return outcome{job: j, status: statusResource, err: resp.Err, cause: resp.Cause}, true, false
 		}
-		return outcome{job: j, status: status, err: resp.Err}, true
+		return outcome{job: j, status: "failed", err: resp.Err}, true, false
 	}
-	o := outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary}, held: resp.Rows}
+	o = outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary}, held: resp.Rows}
 	if resp.Spilled {
 		o.spill = path
 	}
 	keep = true // the spill is the outcome's now, or was never written
-	return o, true
+	return o, true, false
 }
 
 // workerDied says why a worker ended without a result: the Go runtime's fatal error
 // (out of memory above all), a signal (the kernel's OOM killer sends SIGKILL) or its exit
-// status, with the last lines it wrote.
-func workerDied(waitErr error, stderr string, peak, limit int64) string {
+// status, with the last lines it wrote. cause is the machine's part, "" when the job
+// caused it (machine.go): a runtime that could not start a thread met the limit of
+// processes; external is true for a signal from outside (rocesweep kills a worker only
+// at a limit of the job's, or when it abandons the job, which never gets here), which a
+// fresh worker may not meet.
+func workerDied(waitErr error, stderr string, peak, limit int64) (why, cause string, external bool) {
 	var fatal string
 	for _, line := range strings.Split(stderr, "\n") {
 		if strings.HasPrefix(line, "fatal error: ") || strings.HasPrefix(line, "runtime: out of memory") {
@@ -548,17 +595,27 @@ func workerDied(waitErr error, stderr string, peak, limit int64) string {
 	if limit > 0 {
 		lim = "limit " + gb(limit)
 	}
+	if c, line := workerCrashCause(stderr); c != "" {
+		return "the worker process crashed: " + line, c, false
+	}
 	if strings.Contains(fatal, "out of memory") {
-		return fmt.Sprintf("out of memory: %s (%s); the Go runtime stopped the worker: %s", gb(peak), lim, fatal)
+		return fmt.Sprintf("out of memory: %s (%s); the Go runtime stopped the worker: %s", gb(peak), lim, fatal), "", false
 	}
 	if fatal != "" {
-		return fmt.Sprintf("the worker process crashed: %s\n%s", fatal, lastLines(stderr, 12))
+		return fmt.Sprintf("the worker process crashed: %s\n%s", fatal, lastLines(stderr, 12)), "", false
 	}
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) && !ee.Exited() {
-		return fmt.Sprintf("the worker process was killed (%v) at %s resident (%s): the system's OOM killer, or a kill from outside", ee, gb(peak), lim)
+		return fmt.Sprintf("the worker process was killed (%v) at %s resident (%s)", ee, gb(peak), lim),
+			"a signal from outside: the system's OOM killer (dmesg) or another process; rocesweep kills a worker only at --max-mem-per-job or --max-wall-per-job", true
 	}
-	return fmt.Sprintf("the worker process ended with %v: %s", waitErr, lastLines(stderr, 12))
+	for _, sig := range []string{"SIGQUIT: quit", "SIGABRT: abort"} {
+		if strings.Contains(stderr, sig) {
+			return fmt.Sprintf("the worker process was stopped by %s", sig),
+				"a signal from outside (" + sig[:7] + "), sent by another process", true
+		}
+	}
+	return fmt.Sprintf("the worker process ended with %v: %s", waitErr, lastLines(stderr, 12)), "", false
 }
 
 // gb formats bytes in decimal units: "6.1 GB", "70.2 MB".

@@ -15,6 +15,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/export"
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/report"
 )
 
 // cmdExport writes a results directory's tables as CSV next to the Parquet
@@ -71,5 +72,24 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if wrote == 0 {
 		return usagef("export: %s holds no committed rows yet: no job has finished ('rocesweep status %s' shows its progress)", dir, dir)
 	}
-	return nil
+	return damageError("export", dir, stderr)
+}
+
+// damageError names, on stderr, the damaged commits of dir that a reader (export,
+// report) left out of every table, and makes the command exit 1: its output is
+// consistent (no table holds rows of a job the jobs table does not list) but lacks
+// those jobs. nil when there are none.
+func damageError(cmd, dir string, stderr io.Writer) error {
+	damaged, err := results.Damage(dir)
+	if err != nil || len(damaged) == 0 {
+		return err
+	}
+	jobs := map[string]bool{}
+	for _, d := range damaged {
+		fmt.Fprintf(stderr, "rocesweep: %s: damaged: %s\n", cmd, results.DamageText(d))
+		for _, id := range d.Jobs {
+			jobs[id] = true
+		}
+	}
+	return exitError{1, fmt.Errorf("%s: %s of %s are left out of every table: committed files of theirs are damaged (above); run the sweep again with --resume to run them again", cmd, report.Plural(len(jobs), "job"), dir)}
 }

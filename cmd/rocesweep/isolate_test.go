@@ -423,3 +423,63 @@ sweep:
 		t.Errorf("the results directory holds %d bytes", size)
 	}
 }
+
+// What is the machine is never a job's failure (issue 38). A worker that cannot be
+// started (`ulimit -n 12`: "pipe2: too many open files") stops the sweep unrecorded,
+// naming the cause and the limit, and --resume without the limit runs every job. A
+// worker killed from outside (SIGKILL, as the OOM killer sends) is tried once more in
+// a fresh worker; killed again, the sweep stops unrecorded. No job is recorded failed.
+func TestMachineIsNotTheJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		env    func(t *testing.T) []string
+		code   int
+		stderr []string // substrings
+		ok     int      // jobs recorded ok by the first run (all recorded jobs are ok)
+	}{
+		{"ulimit -n", func(*testing.T) []string { return []string{"ROCESWEEP_TEST_NOFILE=12"} }, 1,
+			[]string{"starting a worker process: ", "too many open files", "ulimit -n is 12", "Not the job's failure", "--resume"}, -1},
+		{"killed once", func(t *testing.T) []string { return []string{"ROCESWEEP_TEST_SIGKILL_ALPHA2=once:" + t.TempDir()} }, 0,
+			[]string{"the worker process was killed (signal: killed)", "trying it once more in a fresh worker"}, 4},
+		{"killed twice", func(*testing.T) []string { return []string{"ROCESWEEP_TEST_SIGKILL_ALPHA2=always"} }, 1,
+			[]string{"twice: the worker process was killed", "a signal from outside", "Not the job's failure", "--resume"}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := writeSpec(t, sweeptestGrid)
+			dir := filepath.Join(t.TempDir(), "out")
+			cmd := child(1000, "run", spec, "-o", dir, "-j", "1")
+			cmd.Env = append(cmd.Env, tc.env(t)...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != tc.code {
+				t.Fatalf("exit %d (%v), want %d\n%s", code, err, tc.code, stderr.String())
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
+				}
+			}
+			done, _ := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+			for id, st := range done {
+				if st != "ok" {
+					t.Errorf("job %s recorded %s: the machine's fault recorded as the job's", id, st)
+				}
+			}
+			if tc.ok >= 0 && len(done) != tc.ok {
+				t.Errorf("%d jobs recorded, want %d", len(done), tc.ok)
+			}
+			out, err := child(1000, "run", spec, "-o", dir, "-j", "1", "--resume").CombinedOutput()
+			if err != nil {
+				t.Fatalf("--resume without the fault: %v\n%s", err, out)
+			}
+			if done, _ := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl")); len(done) != 4 {
+				t.Errorf("after --resume: %d jobs recorded, want 4", len(done))
+			}
+		})
+	}
+}

@@ -209,7 +209,7 @@ func mainWithArgs(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return 0
 	}
 	if err != nil && !errors.Is(err, errSilent) {
-		msg := err.Error()
+		msg := clipLines(err.Error())
 		if !strings.HasPrefix(msg, "rocesweep:") {
 			msg = "rocesweep: " + msg
 		}

@@ -39,8 +39,12 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dir := fs.Arg(0)
 	// A directory that is not one (no manifest) is a mistake in the command line, as in
 	// export and status: exit 2 with the usage line.
-	if _, err := results.ReadManifest(dir); err != nil {
+	m, err := results.ReadManifest(dir)
+	if err != nil {
 		return usagef("report: %s is not a results directory (%v); report reads the DIR of 'rocesweep run -o DIR'", dir, err)
+	}
+	if m.Damage != "" {
+		fmt.Fprintf(stderr, "rocesweep: report: warning: %s: %s\n", filepath.Join(dir, results.ManifestFile), m.Damage)
 	}
 	eff, effErr := effectiveConfig(dir)
 	dec, _, decErr := sweep.DecideDir(dir)
@@ -79,5 +83,5 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		fmt.Fprintf(stdout, "wrote %d PNG files (%dx%d) to %s\n", len(paths), *width, *height, *pngDir)
 	}
-	return nil
+	return damageError("report", dir, stderr)
 }

@@ -36,7 +36,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	workers := fl.IntP("jobs", "j", runtime.NumCPU(), "jobs run in parallel")
 	resume := fl.Bool("resume", false, "run only the jobs absent from the journal; remove debris of an interrupted run")
 	force := fl.Bool("force", false, "with --resume: accept a directory whose manifest has another plan or model version")
-	retry := fl.StringSlice("retry", nil, "with --resume: run the jobs recorded as failed or timeout again (failed,timeout); implies --resume")
+	retry := fl.StringSlice("retry", nil, "with --resume: run the jobs recorded as failed, timeout or invalid again (failed,timeout); implies --resume")
 	extend := fl.Bool("extend", false, "run the jobs of SPEC that DIR lacks, DIR holding an earlier plan of the same axes (more values, another range); implies --resume")
 	shard := fl.String("shard", "1/1", "run the deterministic K/N slice of the plan (jobs whose index mod N = K-1)")
 	ov := addOverrideFlags(fl, "")
@@ -48,6 +48,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	wait := fl.Bool("wait", false, "with a selection and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks or a Kubernetes Job's pods run in lock-step), instead of exiting; nothing to wait for without a selection")
 	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
+	spillEveryRow := fl.Bool("spill-every-row", false, "write every job's rows through a spill file, however few (the same rows; scripts/chaos.sh fails the spill's file system with it)")
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
 	}
@@ -104,8 +105,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	abort := sweep.AbortAfter(sigs, *rf.grace, stderr)
 
 	for _, st := range *retry {
-		if st != "failed" && st != "timeout" {
-			return usagef("run: --retry %s: want failed, timeout or both (failed,timeout)", st)
+		if st != "failed" && st != "timeout" && st != "invalid" {
+			return usagef("run: --retry %s: want failed, timeout, invalid or a list (failed,timeout)", st)
 		}
 	}
 	iso, err := rf.Isolation(*workers)
@@ -119,20 +120,29 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		iso.Env = append(iso.Env, fmt.Sprintf("GOMAXPROCS=%d", worker))
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runner))
 	}
-	maxDisk, err := rf.MaxDisk(dir, *workers)
+	maxDisk, diskShare, err := rf.MaxDisk(dir, *workers)
 	if err != nil {
 		return err
 	}
 	// Estimate before running, as validate does: a point estimated above the memory or
-	// disk budget per job is invalid (the run is refused, or with --skip-invalid its jobs
-	// are recorded as invalid), not started to exhaust the machine.
+	// the given disk budget per job is invalid (the run is refused, or with
+	// --skip-invalid its jobs are recorded as invalid, and decided again by --resume),
+	// not started to exhaust the machine. A share of today's free space refuses nothing:
+	// the job that outgrows it stops the sweep unrecorded (sweep.Options.MaxDiskShare).
 	memLimit, memWhat := sweep.MemBudget(iso)
-	sweep.MarkOverBudget(p, memLimit, memWhat, maxDisk)
+	if diskShare {
+		if w := sweep.OverDiskShare(p, maxDisk, dir); w != "" {
+			fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
+		}
+		sweep.MarkOverBudget(p, memLimit, memWhat, 0)
+	} else {
+		sweep.MarkOverBudget(p, memLimit, memWhat, maxDisk)
+	}
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
 	}
 	opts := sweep.Options{
-		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, Shard: sh,
+		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, MaxDiskShare: diskShare, SpillEveryRow: *spillEveryRow, Shard: sh,
 		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: buildinfo.Read().Short(),

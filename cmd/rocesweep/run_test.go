@@ -56,6 +56,12 @@ func TestMain(m *testing.M) {
 		if os.Getenv("ROCESWEEP_TEST_INPROCESS") == "1" {
 			defaultIsolate = false
 		}
+		if n, _ := strconv.ParseUint(os.Getenv("ROCESWEEP_TEST_NOFILE"), 10, 64); n > 0 && os.Args[1] != workerCommand {
+			// The runner's open files limited, as `ulimit -n` does (not its workers').
+			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+				panic(err)
+			}
+		}
 		ctx, stop := handleSignals()
 		code := mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
 		stop()
@@ -125,6 +131,26 @@ func childJob() sweep.JobFunc {
 					greedy[i] = byte(i)
 				}
 				defer runtime.KeepAlive(greedy)
+			}
+			return inner(ctx, cfg, id)
+		}
+	}
+	if mode := os.Getenv("ROCESWEEP_TEST_SIGKILL_ALPHA2"); mode != "" {
+		// The jobs of LossyAlpha 2 die by SIGKILL, as a worker killed from outside (the
+		// OOM killer, kill -9) does: "always", or "once:DIR" (the first time each job
+		// runs, noted in DIR).
+		inner := job
+		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			if cfg.Switch.SharedBufferManager.LossyAlpha == 2 {
+				note, once := strings.CutPrefix(mode, "once:")
+				mark := filepath.Join(note, id)
+				if _, err := os.Stat(mark); !once || err != nil {
+					if once {
+						os.WriteFile(mark, nil, 0o644)
+					}
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+					select {}
+				}
 			}
 			return inner(ctx, cfg, id)
 		}

@@ -96,13 +96,14 @@ func (f *runFlags) args() []string {
 }
 
 // MaxDisk is the disk budget per job these flags ask for, for results in dir and workers
-// jobs in parallel (sweep.ParseMaxDisk).
-func (f *runFlags) MaxDisk(dir string, workers int) (int64, error) {
-	b, err := sweep.ParseMaxDisk(*f.maxDisk, dir, workers)
+// jobs in parallel (sweep.ParseMaxDisk); share is true when the flag was not given and
+// the budget is a share of the free space (sweep.Options.MaxDiskShare).
+func (f *runFlags) MaxDisk(dir string, workers int) (b int64, share bool, err error) {
+	b, err = sweep.ParseMaxDisk(*f.maxDisk, dir, workers)
 	if err != nil {
-		return 0, usageError{err}
+		return 0, false, usageError{err}
 	}
-	return b, nil
+	return b, *f.maxDisk == "" && b > 0, nil
 }
 
 // Isolation is the sweep.Isolation these flags ask for with workers jobs in parallel: nil

@@ -31,7 +31,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	submit := fl.Bool("submit", false, "submit the script with sbatch and print the array id")
 	sbatch := fl.String("sbatch", "sbatch", "the sbatch command (a path, or a name looked up in PATH)")
 	ov := addOverrideFlags(fl, "; passed to every task")
-	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task)")
+	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task; each task's --resume decides them again)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection (default: true when the spec has a select: block): the tasks run each round's jobs in lock-step, each waiting for the others' jobs before the next round")
 	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "for a selection: a task stops (exit 3, naming the missing shards) when none of the other tasks' jobs it waits for has been committed for this long; 0 waits without a limit")
 	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task

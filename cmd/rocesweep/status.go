@@ -108,13 +108,20 @@ func printStatus(w io.Writer, st *results.Status) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	for _, d := range st.Damaged {
-		fmt.Fprintf(w, "damaged: %s: %s; %d jobs of commit %d count as missing\n", d.File, d.Problem, len(d.Jobs), d.Commit)
+		fmt.Fprintf(w, "damaged: %s\n", results.DamageText(d))
 	}
 	if len(st.Damaged) > 0 {
 		fmt.Fprintf(w, "run the sweep again with --resume: it removes the rest of those commits and runs their jobs again\n")
 	}
+	if st.ManifestDamage != "" {
+		fmt.Fprintf(w, "damaged: %s: %s; restore it (run refuses the directory until then; --force writes it anew from the run's spec)\n", results.ManifestFile, st.ManifestDamage)
+	}
 	if st.Verify != nil {
-		printVerify(w, st.Verify, len(st.Damaged)+st.DamagedLines)
+		damaged := len(st.Damaged) + st.DamagedLines
+		if st.ManifestDamage != "" {
+			damaged++
+		}
+		printVerify(w, st.Verify, damaged)
 	}
 	if msg := st.StuckPauseWarning(); msg != "" {
 		fmt.Fprintf(w, "warning: %s\n", msg)
@@ -137,6 +144,9 @@ func printStatus(w io.Writer, st *results.Status) {
 		}
 		if idle > 0 {
 			fmt.Fprintf(w, "%d of %d jobs missing in shards not running now (stopped, or waiting in a queue): run them again with --resume (rocesweep slurm ... --submit resubmits an array)\n", idle, st.PlanSize)
+		}
+		if running+idle == 0 && st.ManifestDamage != "" {
+			fmt.Fprintf(w, "not complete: %s is damaged (above)\n", results.ManifestFile)
 		}
 	}
 }

@@ -53,7 +53,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 func printWarnings(w io.Writer, p *sweep.Plan) {
 	printNotices(w, p.Spec)
 	for _, m := range p.Spec.Warnings {
-		fmt.Fprintf(w, "rocesweep: warning: %s\n", m)
+		fmt.Fprintf(w, "rocesweep: warning: %s\n", clipLines(m))
 	}
 	for _, g := range sweep.PointWarnings(p) {
 		eg := ""
@@ -61,5 +61,9 @@ func printWarnings(w io.Writer, p *sweep.Plan) {
 			eg = fmt.Sprintf(", %d variants, e.g.", g.Variants)
 		}
 		fmt.Fprintf(w, "rocesweep: warning (%d of %d points%s): %s\n", g.Points, p.Points, eg, g.Example)
+	}
+	all, _ := sweep.Estimates(p)
+	if msg := sweep.LongJobs(p, all); msg != "" {
+		fmt.Fprintf(w, "rocesweep: warning: %s\n", msg)
 	}
 }

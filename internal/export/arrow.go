@@ -65,7 +65,7 @@ func arrowText(a arrow.Array, r int) string {
 	case *array.Float64:
 		return float(a.Value(r), 64)
 	case *array.String:
-		return a.Value(r)
+		return cell(a.Value(r))
 	}
 	return "" // results.OpenArrow refuses any other type
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Subdir is the folder of DIR that holds the CSV files.
@@ -41,7 +42,7 @@ func CSV(dir, table string) (path string, rows int, err error) {
 
 // CSVTo is CSV writing outDir/<table>.csv instead (export -o: a reader's own directory).
 func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
-	parts, err := results.Parts(dir, table)
+	parts, err := results.CommittedParts(dir, table)
 	if err != nil {
 		return "", 0, err
 	}
@@ -76,11 +77,7 @@ func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
 	var header []string
 	first := ""
 	for _, p := range parts {
-		write := writePart
-		if results.IsArrow(p) {
-			write = writeArrowPart
-		}
-		n, err := write(w, p, &header, &first)
+		n, err := writeAnyPart(w, p, &header, &first)
 		if err != nil {
 			return "", 0, err
 		}
@@ -105,6 +102,26 @@ func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
 	return path, rows, nil
 }
 
+// writeAnyPart appends the rows of a committed part file, Parquet or Arrow IPC by its
+// extension, to w, after checking its size and checksum (sink.CheckPart). A file whose
+// bytes do not match or do not decode is a *sink.DamagedPartError naming it, never a
+// panic.
+func writeAnyPart(w *csv.Writer, part sink.Part, header *[]string, first *string) (rows int, err error) {
+	if err := sink.CheckPart(part); err != nil {
+		return 0, err
+	}
+	path := part.Path
+	write := writePart
+	if results.IsArrow(path) {
+		write = writeArrowPart
+	}
+	err = sink.GuardPart(path, func() (err error) {
+		rows, err = write(w, path, header, first)
+		return err
+	})
+	return rows, err
+}
+
 // writePart appends the rows of one Parquet file to w (an Arrow IPC file:
 // writeArrowPart); the first file's columns are the header, and every later file must
 // have the same.
@@ -120,7 +137,7 @@ func writePart(w *csv.Writer, path string, header *[]string, first *string) (int
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
+		return 0, sink.Damaged(path, err)
 	}
 	var names []string
 	for _, l := range pf.Schema().Columns() {
@@ -159,7 +176,7 @@ func writePart(w *csv.Writer, path string, header *[]string, first *string) (int
 			return rows, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%s: %w", path, err)
+			return 0, sink.Damaged(path, err)
 		}
 	}
 }
@@ -183,8 +200,24 @@ func text(v parquet.Value) string {
 	case parquet.Double:
 		return float(v.Double(), 64)
 	}
-	return string(v.ByteArray())
+	return cell(string(v.ByteArray()))
 }
+
+// cell is a text cell as the CSV file holds it: as it is, unless a spreadsheet would
+// evaluate it as a formula (its first character is =, +, -, @, a tab or a carriage
+// return: a job's error text, a name from a spec). Such a cell gets a leading ', as
+// OWASP's "CSV Injection" page recommends, so that Excel, LibreOffice and Google
+// Sheets show it as text (docs/results.md §1). Numbers are never text cells: a negative
+// number stays a number.
+func cell(s string) string {
+	if s != "" && strings.ContainsRune(formulaStart, rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// formulaStart are the first characters that make a spreadsheet read a cell as a formula.
+const formulaStart = "=+-@\t\r"
 
 func float(x float64, bits int) string {
 	switch {

@@ -21,13 +21,27 @@ import (
 // fs.ErrNotExist. The readers (ReadTable, PartCache, export) pick each file's reader by
 // its extension, so what they return does not depend on the format.
 func Parts(dir, table string) ([]string, error) {
-	files, err := sink.Files(dir, table)
+	parts, err := CommittedParts(dir, table)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p.Path
+	}
+	return out, nil
+}
+
+// CommittedParts is Parts with what the journals record of each file (sink.Part): a
+// reader checks each part's size and checksum (sink.CheckPart) before it decodes it.
+func CommittedParts(dir, table string) ([]sink.Part, error) {
+	files, err := sink.Parts(dir, table)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", table, err)
 	}
-	var parts []string
+	var parts []sink.Part
 	for _, p := range files {
-		if IsArrow(p) || filepath.Ext(p) == ".parquet" {
+		if IsArrow(p.Path) || filepath.Ext(p.Path) == ".parquet" {
 			parts = append(parts, p)
 		}
 	}
@@ -60,10 +74,14 @@ func OpenArrow(path string) (*ArrowPart, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := ipc.NewFileReader(f)
+	var r *ipc.FileReader
+	err = sink.GuardPart(path, func() (err error) {
+		r, err = ipc.NewFileReader(f)
+		return sink.Damaged(path, err)
+	})
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	p := &ArrowPart{Path: path, f: f, r: r}
 	for _, fd := range r.Schema().Fields() {
@@ -88,9 +106,13 @@ func (p *ArrowPart) Close() error {
 // during the call.
 func (p *ArrowPart) Records(fn func(rec arrow.Record) error) error {
 	for i := 0; i < p.r.NumRecords(); i++ {
-		rec, err := p.r.RecordAt(i)
+		var rec arrow.Record
+		err := sink.GuardPart(p.Path, func() (err error) {
+			rec, err = p.r.RecordAt(i)
+			return err
+		})
 		if err != nil {
-			return fmt.Errorf("%s: record batch %d: %w", p.Path, i, err)
+			return sink.Damaged(p.Path, fmt.Errorf("record batch %d: %w", i, err))
 		}
 		err = fn(rec)
 		rec.Release()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/sink"
 )
 
 // The names of a results directory (design.md "Results directory"), besides the
@@ -24,8 +25,21 @@ const (
 // ColumnOf is the jobs column of a swept attribute: its short canonical name with `.` →
 // `_` (switch_LossyAlpha), whichever alias the spec used (switch.LossyAlpha,
 // switch.SharedBufferManager.LossyAlpha). Attributes whose short names collide keep their
-// full paths (config.ShortName). PathOf is its inverse.
-func ColumnOf(path string) string { return strings.ReplaceAll(config.ShortName(path), ".", "_") }
+// full paths (config.ShortName). PathOf is its inverse. The one exception is the job
+// key seed, an axis whose every value is a seed base (results.md §4): its column is
+// seed_base (SeedBaseColumn), since the jobs table's seed column holds each job's
+// derived seed.
+func ColumnOf(path string) string {
+	short := config.ShortName(path)
+	if short == "seed" {
+		return SeedBaseColumn
+	}
+	return strings.ReplaceAll(short, ".", "_")
+}
+
+// SeedBaseColumn is the jobs column of a sweep over seed: the seed base of the job's
+// point, from which its seed (the seed column) is derived with the replicate.
+const SeedBaseColumn = "seed_base"
 
 // ShardTag is shard k of n in file names: "2of3"; "1of1" for the whole plan.
 func ShardTag(k, n int) string {
@@ -53,10 +67,12 @@ func ShardSize(jobs, k, n int) int {
 }
 
 // HasResults reports whether entries (a directory's listing) hold rocesweep results: a
-// manifest or a journal.
+// directory is rocesweep's only if its manifest says so. A journal.jsonl without a
+// manifest is a user's file (run writes the manifest, under the directory lock, before
+// any journal).
 func HasResults(entries []fs.DirEntry) bool {
 	for _, e := range entries {
-		if _, _, ok := resultsfs.ParseJournalName(e.Name()); ok || e.Name() == ManifestFile {
+		if e.Name() == ManifestFile && !e.IsDir() {
 			return true
 		}
 	}
@@ -64,22 +80,24 @@ func HasResults(entries []fs.DirEntry) bool {
 }
 
 // Foreign lists the entries of dir (its listing, entries) that no rocesweep command
-// writes, sorted: anything but the manifest, journals, hidden files (locks, temp and
-// spill files), slurm/, what `report` and `export` derive from the results
-// (report.html, csv/), and table folders of part and hidden files (a table folder's
-// other files are listed as folder/name).
+// writes, sorted: anything but the manifest, journals (when there is a manifest),
+// hidden files (locks, temp and spill files), slurm/, what `report` and `export` derive
+// from the results (report.html, csv/), and table folders of part files (names as the
+// sink gives them: sink.ParsePartName) and hidden files (a table folder's other files
+// are listed as folder/name).
 func Foreign(dir string, entries []fs.DirEntry) []string {
 	var out []string
+	ours := HasResults(entries)
 	for _, e := range entries {
 		name := e.Name()
-		if _, _, ok := resultsfs.ParseJournalName(name); ok || name == ManifestFile || strings.HasPrefix(name, ".") ||
+		if _, _, ok := resultsfs.ParseJournalName(name); ok && ours || name == ManifestFile || strings.HasPrefix(name, ".") ||
 			name == ReportFile || (name == CSVDir || name == SlurmDir) && e.IsDir() {
 			continue
 		}
 		if e.IsDir() && isTable(name) {
 			files, _ := os.ReadDir(filepath.Join(dir, name))
 			for _, f := range files {
-				if !f.IsDir() && (strings.HasPrefix(f.Name(), "part-") || strings.HasPrefix(f.Name(), ".")) {
+				if _, _, _, part := sink.ParsePartName(f.Name()); !f.IsDir() && (part || strings.HasPrefix(f.Name(), ".")) {
 					continue
 				}
 				out = append(out, filepath.Join(name, f.Name()))

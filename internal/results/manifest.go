@@ -1,8 +1,10 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 
@@ -41,6 +43,12 @@ type Manifest struct {
 	// a fixed design.
 	Objective *selection.Objective `json:"objective,omitempty"`
 	Select    *selection.Config    `json:"select,omitempty"`
+
+	// Sealed and Damage say what ReadManifest found of the file's checksum (Marshal):
+	// Sealed, the file has one; Damage, why it does not match ("" when it does, or when
+	// the file has none: a manifest written before manifests had checksums).
+	Sealed bool   `json:"-"`
+	Damage string `json:"-"`
 }
 
 // ReadManifest reads DIR/manifest.json. A missing file is an error wrapping
@@ -62,16 +70,52 @@ func ReadManifestFS(fsys interface{ ReadFile(string) ([]byte, error) }, dir stri
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	m.Sealed, m.Damage = checkManifestSum(data)
 	if len(m.AxisZip) != len(m.Axes) {
 		m.AxisZip = nil // not parallel to Axes: read as every axis on the grid
 	}
 	return &m, nil
 }
 
-// Marshal returns the manifest as the writer writes it: indented JSON and a newline.
+// Marshal returns the manifest as the writer writes it: indented JSON and a newline,
+// with a checksum of its content as its last member, "crc": the CRC-32C (Castagnoli) of
+// the file as it is without that member, as 8 lowercase hex digits, as a journal line
+// has (docs/results.md §3). So an edit of the spec or the objective, which no plan hash
+// catches, is found by status --verify, and refused by run.
 func (m *Manifest) Marshal() []byte {
 	data, _ := json.MarshalIndent(m, "", "  ")
-	return append(data, '\n')
+	data = append(data, '\n') // ends with "\n}\n"
+	sum := crc32.Checksum(data, castagnoli)
+	return fmt.Appendf(data[:len(data)-len(manifestEnd)], "%s%08x\"%s", manifestCRC, sum, manifestEnd)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// The checksum member of a manifest: the file ends with manifestCRC, 8 hex digits, a
+// quote and manifestEnd.
+const (
+	manifestCRC = ",\n  \"crc\": \""
+	manifestEnd = "\n}\n"
+)
+
+// checkManifestSum checks a manifest file's checksum member (Marshal): sealed is false for
+// a file without one (written before manifests had checksums); damage says why the
+// checksum does not match, "" when it does.
+func checkManifestSum(data []byte) (sealed bool, damage string) {
+	tail := len(manifestCRC) + 8 + 1 + len(manifestEnd)
+	n := len(data)
+	if n < tail || !bytes.HasSuffix(data, []byte("\""+manifestEnd)) || string(data[n-tail:n-tail+len(manifestCRC)]) != manifestCRC {
+		if bytes.Contains(data, []byte(`"crc"`)) {
+			return true, "its checksum member is not where rocesweep writes it (the last, on its own line): the file was edited"
+		}
+		return false, ""
+	}
+	want := string(data[n-tail+len(manifestCRC) : n-tail+len(manifestCRC)+8])
+	body := append(append([]byte(nil), data[:n-tail]...), manifestEnd...)
+	if got := fmt.Sprintf("%08x", crc32.Checksum(body, castagnoli)); got != want {
+		return true, fmt.Sprintf("checksum %s, the file says %s: it was changed or damaged after rocesweep wrote it, so its spec and objective may not be what ran", got, want)
+	}
+	return true, ""
 }
 
 // IsSim reports whether the directory was written by `rocesweep sim` (one job, replaced

@@ -6,14 +6,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
 // testdata/manifest.json is a manifest written by `rocesweep run` (configs/dcqcn.yaml,
-// with an objective and --select): the reader reads every field by name, and the writer
-// (Marshal) writes it back byte for byte, so directories written before keep reading
-// and a rewritten manifest does not change.
+// with an objective and --select) before manifests had checksums: the reader reads every
+// field by name, it reads as unsealed (not damaged), and the writer (Marshal) writes it
+// back byte for byte but for its checksum member, so directories written before keep
+// reading and a rewritten manifest changes in nothing else.
 func TestManifestWrittenByRun(t *testing.T) {
 	m, err := ReadManifest("testdata")
 	if err != nil {
@@ -51,8 +54,52 @@ func TestManifestWrittenByRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := m.Marshal(); !bytes.Equal(out, data) {
-		t.Errorf("Marshal of testdata/manifest.json differs from the file (%d bytes, file %d)", len(out), len(data))
+	if m.Sealed || m.Damage != "" {
+		t.Errorf("a manifest without a checksum: sealed %v, damage %q; want unsealed", m.Sealed, m.Damage)
+	}
+	out := m.Marshal()
+	crc := regexp.MustCompile(`,\n  "crc": "[0-9a-f]{8}"\n}\n$`)
+	if !crc.Match(out) || !bytes.Equal(crc.ReplaceAll(out, []byte("\n}\n")), data) {
+		t.Errorf("Marshal of testdata/manifest.json differs from the file but for its checksum (%d bytes, file %d)", len(out), len(data))
+	}
+}
+
+// The manifest's checksum covers every byte (issue 38: an edit of the spec text or of
+// the objective's goal passed status --verify): a manifest as Marshal writes it reads
+// sealed and sound; any edit of its content, of its checksum digits, or moving the
+// checksum member reads as damaged, naming the checksums.
+func TestManifestChecksum(t *testing.T) {
+	m, err := ReadManifest("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := m.Marshal()
+	for _, tc := range []struct {
+		name   string
+		edit   func(string) string
+		damage string // substring; "" for sound
+	}{
+		{"as written", func(s string) string { return s }, ""},
+		{"spec", func(s string) string { return strings.Replace(s, "ECN marking thresholds", "ECN marking threshold", 1) }, "checksum"},
+		{"objective goal", func(s string) string { return strings.Replace(s, `"goal": "min"`, `"goal": "max"`, 1) }, "checksum"},
+		{"crc digit", func(s string) string {
+			i := strings.LastIndex(s, `"crc": "`) + len(`"crc": "`)
+			return s[:i] + string("10"[s[i]&1]) + s[i+1:]
+		}, "checksum"},
+		{"crc moved", func(s string) string {
+			i := strings.LastIndex(s, `,`+"\n"+`  "crc"`)
+			return `{"crc": "00000000",` + s[1:i] + "\n}\n"
+		}, "not where rocesweep writes it"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, ManifestFile), []byte(tc.edit(string(good))), 0o644)
+		m, err := ReadManifest(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !m.Sealed || (tc.damage == "") != (m.Damage == "") || !strings.Contains(m.Damage, tc.damage) {
+			t.Errorf("%s: sealed %v, damage %q; want damage with %q", tc.name, m.Sealed, m.Damage, tc.damage)
+		}
 	}
 }
 

@@ -10,6 +10,9 @@ import (
 // underscores turned into dots that names a known attribute (topology_hosts_per_leaf ->
 // topology.hosts_per_leaf); else the column itself.
 func PathOf(col string) string {
+	if col == SeedBaseColumn {
+		return "seed"
+	}
 	n := strings.Count(col, "_")
 	for k := n; k >= 1; k-- {
 		p := strings.Replace(col, "_", ".", k)

@@ -91,7 +91,7 @@ var ErrNoParts = errors.New("no committed part files")
 // A missing table folder is an error wrapping fs.ErrNotExist; files whose schemas differ
 // are refused, naming both files.
 func ReadTable(dir, name string, keep func(jobID string) bool) (*Table, error) {
-	parts, err := Parts(dir, name)
+	parts, err := CommittedParts(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +120,34 @@ func ReadJobs(dir string) (*Manifest, *Table, error) {
 	return m, jobs, nil
 }
 
-// readPart appends the rows of one Parquet file to t (an Arrow IPC file: readArrowPart).
-func readPart(t *Table, path string, keep func(string) bool, first *string) error {
-	if IsArrow(path) {
-		return readArrowPart(t, path, keep, first)
+// ReadPart reads one part file (Parquet or Arrow IPC, by its extension) into a table
+// named after nothing: what ReadTable reads of each committed part. keep is as
+// ReadTable's. A file whose bytes do not decode is a *sink.DamagedPartError naming it.
+func ReadPart(path string, keep func(jobID string) bool) (*Table, error) {
+	t := &Table{}
+	first := ""
+	if err := readPart(t, sink.Part{Path: path}, keep, &first); err != nil {
+		return nil, err
 	}
+	return t, nil
+}
+
+// readPart appends the rows of one Parquet file to t (an Arrow IPC file: readArrowPart),
+// after checking its size and checksum against its journal (sink.CheckPart). A file
+// whose bytes do not match or do not decode is a *sink.DamagedPartError naming it, never
+// a panic; t is then left with part of its rows, and the caller drops it.
+func readPart(t *Table, part sink.Part, keep func(string) bool, first *string) error {
+	if err := sink.CheckPart(part); err != nil {
+		return err
+	}
+	path := part.Path
+	if IsArrow(path) {
+		return sink.GuardPart(path, func() error { return readArrowPart(t, path, keep, first) })
+	}
+	return sink.GuardPart(path, func() error { return readParquetPart(t, path, keep, first) })
+}
+
+func readParquetPart(t *Table, path string, keep func(string) bool, first *string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -136,7 +159,7 @@ func readPart(t *Table, path string, keep func(string) bool, first *string) erro
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return sink.Damaged(path, err)
 	}
 	schema := pf.Schema()
 	leaves := schema.Columns()
@@ -177,7 +200,7 @@ func readPart(t *Table, path string, keep func(string) bool, first *string) erro
 				kept = append(kept, keep(string(v.ByteArray())))
 			})
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return sink.Damaged(path, err)
 			}
 		}
 		rows := int(rg.NumRows())
@@ -217,7 +240,7 @@ func readPart(t *Table, path string, keep func(string) bool, first *string) erro
 				err = fmt.Errorf("column %s has %d values in a row group of %d rows", c.Name, r, rows)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return sink.Damaged(path, err)
 			}
 		}
 		t.Rows += want
@@ -366,7 +389,7 @@ type cachedPart struct {
 
 // ReadTable is ReadTable(dir, name, nil) through the cache.
 func (c *PartCache) ReadTable(dir, name string) (*Table, error) {
-	parts, err := Parts(dir, name)
+	parts, err := CommittedParts(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +398,8 @@ func (c *PartCache) ReadTable(dir, name string) (*Table, error) {
 	}
 	out := &Table{Name: name}
 	first := ""
-	for _, p := range parts {
+	for _, part := range parts {
+		p := part.Path
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err
@@ -384,7 +408,7 @@ func (c *PartCache) ReadTable(dir, name string) (*Table, error) {
 		if !ok || cp.size != st.Size() {
 			t := &Table{Name: name}
 			f := ""
-			if err := readPart(t, p, nil, &f); err != nil {
+			if err := readPart(t, part, nil, &f); err != nil {
 				return nil, err
 			}
 			cp = cachedPart{st.Size(), t}

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/rocesweep/rocesweep/sink"
 )
 
 // TableRows is one table of a results directory as its committed files hold it:
@@ -24,7 +26,7 @@ type TableRows struct {
 func CountRows(dir string) ([]TableRows, error) {
 	var out []TableRows
 	for _, table := range append([]string{JobsTable}, Tables...) {
-		parts, err := Parts(dir, table)
+		parts, err := CommittedParts(dir, table)
 		if errors.Is(err, ErrNoParts) {
 			continue
 		}
@@ -33,7 +35,16 @@ func CountRows(dir string) ([]TableRows, error) {
 		}
 		tr := TableRows{Table: table, Files: len(parts)}
 		for _, p := range parts {
-			n, err := partRows(p)
+			// As every reader: the part's checksum first, then a decoder whose panic on
+			// damaged bytes is a *sink.DamagedPartError naming it.
+			if err := sink.CheckPart(p); err != nil {
+				return nil, err
+			}
+			var n int64
+			err := sink.GuardPart(p.Path, func() (err error) {
+				n, err = partRows(p.Path)
+				return err
+			})
 			if err != nil {
 				return nil, err
 			}
@@ -74,7 +85,7 @@ func partRows(path string) (int64, error) {
 	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
+		return 0, sink.Damaged(path, err)
 	}
 	return pf.NumRows(), nil
 }

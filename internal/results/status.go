@@ -55,9 +55,12 @@ type Status struct {
 	// count as missing, and `run --resume` runs them again.
 	Damaged []sink.FileProblem `json:"damaged,omitempty"`
 	// DamagedLines counts journal lines that did not parse (each costs its commit).
-	DamagedLines int      `json:"damaged_lines,omitempty"`
-	Complete     bool     `json:"complete"` // every planned job is recorded, every file sound
-	Notes        []string `json:"notes,omitempty"`
+	DamagedLines int `json:"damaged_lines,omitempty"`
+	// ManifestDamage says why manifest.json's checksum does not match (Manifest.Damage):
+	// its spec and objective may not be what ran. Not complete while it is set.
+	ManifestDamage string   `json:"manifest_damage,omitempty"`
+	Complete       bool     `json:"complete"` // every planned job is recorded, every file sound
+	Notes          []string `json:"notes,omitempty"`
 	// Verify is what verification found beyond the files' checksums (verify.go); nil
 	// without it. Any problem in it makes Complete false.
 	Verify *VerifyReport `json:"verify,omitempty"`
@@ -247,7 +250,11 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 	}
 	m, err := ReadManifest(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && len(journals) == 0:
+	case errors.Is(err, fs.ErrNotExist) && len(journals) > 0:
+		// run writes the manifest, under the directory lock, before any journal: a
+		// journal without one is not rocesweep's.
+		return nil, fmt.Errorf("%s is not a results directory: no manifest.json (its %s is not rocesweep's: run writes a manifest before any journal)", dir, journals[0].name)
+	case errors.Is(err, fs.ErrNotExist):
 		script := filepath.Join(dir, SlurmDir, o.SlurmScript)
 		if _, serr := os.Stat(script); serr == nil && o.SlurmScript != "" {
 			st.Notes = append(st.Notes, fmt.Sprintf("no task has started yet (the array script is %s; squeue lists its tasks)", script))
@@ -257,14 +264,11 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 			return nil, fmt.Errorf("%s is not a results directory: no manifest.json and no journal*.jsonl; it holds results directories (rocesweep ls %s lists them)", dir, dir)
 		}
 		return nil, fmt.Errorf("%s is not a results directory: no manifest.json and no journal*.jsonl", dir)
-	case errors.Is(err, fs.ErrNotExist):
-		// The first shard creates its journal just before it writes the manifest.
-		st.Notes = append(st.Notes, "manifest.json is not written yet: plan size unknown")
-		m = nil
 	case err != nil:
 		return nil, err
 	default:
 		st.Name, st.PlanSize = m.Name, m.PlanSize
+		st.ManifestDamage = m.Damage
 		if v := m.ModelVersion; v != "" && o.ModelVersion != "" && v != o.ModelVersion {
 			st.Notes = append(st.Notes, fmt.Sprintf("the results are of model %s; this binary runs %s (run --resume refuses to add to them)", v, o.ModelVersion))
 		}
@@ -367,7 +371,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 	if st.DamagedLines > 0 {
 		st.Notes = append(st.Notes, fmt.Sprintf("%d journal lines are damaged; the jobs of their commits count as missing", st.DamagedLines))
 	}
-	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0
+	st.Complete = st.PlanSize > 0 && st.Total.Missing == 0 && len(st.Damaged) == 0 && st.ManifestDamage == ""
 	if dec != nil && selecting && dec.Going {
 		st.Complete = false // the selection goes on: run --resume
 	}

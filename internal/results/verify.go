@@ -27,10 +27,19 @@ type VerifyReport struct {
 	// and that are not a running shard's work in progress: rocesweep's readers skip them,
 	// a glob reader does not; run --resume removes them (folders excepted).
 	Strays []string `json:"strays,omitempty"`
+	// Foreign are the entries of the table folders (relative, with /; a folder ends with
+	// /) whose names are not rocesweep's: a file of no shard ("jobs/extra.parquet", a
+	// user's "jobs/part-00000-my-spark-output.parquet"), a part of a shard without a
+	// journal here, a folder. rocesweep's readers skip them and run --resume leaves them
+	// (they are not its to remove); a glob reader reads them. A note, not a problem.
+	Foreign []string `json:"foreign,omitempty"`
 	// Links are paths of the directory that are symbolic links where rocesweep writes.
 	Links []string `json:"links,omitempty"`
 	// PlanNote says why job ids were not checked against the plan, when they were not.
 	PlanNote string `json:"plan_note,omitempty"`
+	// ManifestUnsealed is true for a manifest.json without a checksum (written before
+	// manifests had one): read as it is, but its spec and objective cannot be verified.
+	ManifestUnsealed bool `json:"manifest_unsealed,omitempty"`
 }
 
 // LineProblem is one journal line found wanting.
@@ -59,6 +68,9 @@ type JournalCheck struct {
 // not strays.
 func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id string) bool, memberNote string) *VerifyReport {
 	v := &VerifyReport{}
+	if m := st.Manifest(); m != nil && !m.Sealed {
+		v.ManifestUnsealed = true
+	}
 	if member == nil && memberNote != "" {
 		v.PlanNote = "job ids not checked against the plan: " + memberNote
 	}
@@ -69,7 +81,8 @@ func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id str
 	where := map[string][]loc{}
 	var order []string
 	committed := map[string]bool{}
-	last := map[string]int{}
+	last := map[string]int{} // by the shard of each journal found
+	journals := map[string]bool{}
 	incomplete := map[string]bool{} // "2of3/4": commit 4 of shard 2of3 has a closing line but does not count
 	for _, jc := range checks {
 		for _, p := range jc.Check.Lines {
@@ -95,6 +108,7 @@ func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id str
 			committed[f] = true
 		}
 		last[jc.Shard] = jc.Check.LastCommit
+		journals[jc.Shard] = true
 		for _, n := range jc.Check.Incomplete {
 			incomplete[fmt.Sprintf("%s/%d", jc.Shard, n)] = true
 		}
@@ -147,8 +161,10 @@ func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id str
 			shard, n, temp, ok := sink.ParsePartName(e.Name())
 			switch {
 			case e.IsDir():
-				v.Strays = append(v.Strays, rel+"/")
+				v.Foreign = append(v.Foreign, rel+"/")
 			case committed[rel]:
+			case ok && !journals[shard]:
+				v.Foreign = append(v.Foreign, rel) // no journal of its shard says it is rocesweep's
 			case ok && !temp && incomplete[fmt.Sprintf("%s/%d", shard, n)]:
 				// a file of a commit that does not count: reported with the commit
 			case ok && isRunning(shard) && (temp || n > last[shard]):
@@ -156,6 +172,8 @@ func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id str
 				// and not yet journalled
 			case !ok && strings.HasPrefix(e.Name(), "."):
 				// hidden and not rocesweep's: no reader sees it
+			case !ok:
+				v.Foreign = append(v.Foreign, rel)
 			default:
 				v.Strays = append(v.Strays, rel)
 			}

@@ -25,8 +25,14 @@ func (v *VerifyReport) Findings() []string {
 	for _, s := range v.Strays {
 		out = append(out, fmt.Sprintf("verify: stray %s: no complete commit names it; rocesweep's readers skip it, a glob reader does not (run --resume removes stray files)", s))
 	}
+	for _, f := range v.Foreign {
+		out = append(out, fmt.Sprintf("note: foreign %s: not a name rocesweep writes (or of a shard without a journal here); its readers skip it and run --resume leaves it, a glob reader reads it: move it out of the results if it is not one", f))
+	}
 	for _, l := range v.Links {
 		out = append(out, fmt.Sprintf("verify: %s is a symbolic link; rocesweep never writes through links: remove it", l))
+	}
+	if v.ManifestUnsealed {
+		out = append(out, "note: manifest.json has no checksum (written before manifests had one): read as it is, its spec and objective cannot be verified")
 	}
 	if v.PlanNote != "" {
 		out = append(out, fmt.Sprintf("note: %s", v.PlanNote))

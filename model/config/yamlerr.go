@@ -29,8 +29,38 @@ func yamlSyntaxErr(file string, data []byte, err error) error {
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s:%s: YAML syntax: %s", file, m[1], m[2])
 	}
-	return fmt.Errorf("%s: YAML syntax: %s", file, strings.TrimPrefix(msg, "yaml: "))
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	// Two errors yaml.v3 gives without a line: find the place in the text.
+	if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
+		if line, col := find(lines, func(l string) int { return strings.Index(l, "*"+m[1]) }); line > 0 {
+			return fmt.Errorf("%s:%d:%d: YAML syntax: %s (an alias *%s of no &%s before it)", file, line, col, msg, m[1], m[1])
+		}
+	}
+	if strings.Contains(msg, "control characters are not allowed") {
+		if line, col := find(lines, func(l string) int {
+			return strings.IndexFunc(l, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' || r == 0x7f || r == '\uFFFD' })
+		}); line > 0 {
+			return fmt.Errorf("%s:%d:%d: YAML syntax: %s (byte %s)", file, line, col, msg, strconvQuoteByte(lines[line-1][col-1]))
+		}
+	}
+	return fmt.Errorf("%s: YAML syntax: %s", file, msg)
 }
+
+// unknownAnchor is yaml.v3's error for an alias of no anchor.
+var unknownAnchor = regexp.MustCompile(`unknown anchor '([^']*)' referenced`)
+
+// find returns the first line (1-based) where at finds something, and its column
+// (1-based, in bytes), or 0, 0.
+func find(lines []string, at func(string) int) (line, col int) {
+	for i, l := range lines {
+		if c := at(l); c >= 0 {
+			return i + 1, c + 1
+		}
+	}
+	return 0, 0
+}
+
+func strconvQuoteByte(b byte) string { return fmt.Sprintf("0x%02x", b) }
 
 // tabIndent returns the first line (1-based) with a tab in its indentation and the
 // tab's column, or 0. A content line is looked for first: a blank line or a comment

@@ -24,6 +24,7 @@ type Estimate struct {
 	Bytes                        float64 // payload bytes
 	Rows                         float64 // record rows the job writes
 	Events                       float64 // events, roughly
+	CPUSec                       float64 // seconds of one core, roughly: Events at EventsPerSecond
 	MemBytes                     int64   // peak resident memory, estimated
 	// DiskBytes is the disk a job's rows take while it runs (the runner's spill file of
 	// the rows, before they join the Parquet parts): Rows × diskPerRow.
@@ -115,11 +116,12 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 	buffered := float64(e.Switches)*float64(cfg.Switch.SharedBufferManager.TotalSharedBufferSize) +
 		float64(e.Hosts)*float64(cfg.NIC.NetworkInterface.IngressBufferManager.TotalBufferSize+cfg.NIC.NetworkInterface.EgressBufferManager.TotalBufferSize)
 	mss := float64(max(cfg.NIC.RoceQpManager.MSS, 1))
-	// The sending NIC keeps 8 B per segment of each active message.
-	segs := 8 * math.Ceil(float64(c.MaxSize)/mss) * math.Min(e.Messages, float64(e.Hosts))
+	// A message's size costs no memory of its own: the sending NIC keeps a send time per
+	// PSN in flight (a ring sized by the window, in memPerHost), not per segment of the
+	// message (issue 38: a 1e12-byte incast was estimated at 15.7 GB, 28 MB measured).
 	mem := float64(memBase) + float64(e.Hosts)*memPerHost + float64(e.SwitchPorts)*memPerPort +
 		float64(sh.RouteEntries())*memPerRouteEntry +
-		e.Messages*memPerMessage + e.Rows*memPerRow + math.Min(buffered, e.Bytes)*memPerInFlightByte + segs
+		e.Messages*memPerMessage + e.Rows*memPerRow + math.Min(buffered, e.Bytes)*memPerInFlightByte
 	e.MemBytes = int64(math.Min(mem, math.MaxInt64/2))
 	e.DiskBytes = int64(math.Min(e.Rows*diskPerRow, math.MaxInt64/2))
 	// Cables a data packet crosses: 2 in a star (NIC, switch, NIC), 4 taken for the
@@ -129,9 +131,18 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 	if e.Switches > 1 {
 		hops = 4
 	}
-	e.Events = 4*hops*e.Bytes/mss + intervals(cfg.Global.NDStatsReportInterval)*(ports+1)
+	// The bytes that can move before `duration` ends a job (it caps stop: drain too):
+	// every host sending at its line rate, at most (issue 38: a 1e12-byte incast capped
+	// at 10 ms was estimated at 16,000 M events, half an hour; it ran 0.9 M, 0.1 s).
+	moved := math.Min(e.Bytes, float64(e.Hosts)*hostLineRate(cfg)/8*cfg.Duration.Seconds())
+	e.Events = 4*hops*moved/mss + intervals(cfg.Global.NDStatsReportInterval)*(ports+1)
+	e.CPUSec = e.Events / EventsPerSecond
 	return e, nil
 }
+
+// EventsPerSecond is the rate CPUSec assumes: the bench jobs ran 3.4 to 14.2 M events/s
+// on one core (README "Performance"), so a job may take up to three times longer.
+const EventsPerSecond = 10e6
 
 // hostLineRate is the rate of a host's cable, which Build gives every host alike: the
 // smaller of the NIC's DataRate and the rack tier's downlink DataRate (records.md §2 link

@@ -9,9 +9,9 @@ import (
 	"github.com/rocesweep/rocesweep/model/sim"
 )
 
-// MaxMessageSize bounds one message: the sending NIC keeps a send time per segment of
-// its active message (8 B per MSS-sized segment, nic.md §4), so a 1 TiB message costs
-// 2 GiB of them.
+// MaxMessageSize bounds one message (1 TiB). A job's time grows with its messages' bytes
+// (fabric.Estimate.CPUSec), its memory does not: the sending NIC keeps a send time per
+// PSN in flight (a ring sized by its window), not per segment of the message.
 const MaxMessageSize = 1 << 40
 
 // Count is the size of a schedule, known without generating it.
