@@ -26,8 +26,8 @@ const libraryDir = "../configs"
 // planSize is the number of jobs each library spec is documented to expand to (a
 // selection: its first stage); a spec not listed here only has to parse and validate.
 var planSize = map[string]int{
-	"quickstart.yaml":                   60,  // 4 alpha x 3 Xoff x 5 first-stage replicates
-	"lossyalpha-xoff.yaml":              60,  // 3 alpha x 2 Xoff x 2 loads x 5
+	"quickstart.yaml":                   60, // 4 alpha x 3 Xoff x 5 first-stage replicates
+	"lossyalpha-xoff.yaml":              60, // 3 alpha x 2 Xoff x 2 loads x 5
 	"ci.yaml":                           6,
 	"headroom.yaml":                     5,  // a bisection's first probes: 1MB for each of 5 delays
 	"headroom-per-tier.yaml":            2,  // 4MB for each of 2 cable lengths
