@@ -11,8 +11,13 @@ import (
 	"unicode"
 
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/model/sim"
 )
+
+// picosPerSecond converts config.ParseTime's sim.Time (integer picoseconds) to seconds,
+// the base unit a literal such as "2us" is compared in. It is sim.Second, restated so
+// that this expression language does not import the simulator's core for one constant;
+// TestPicosPerSecondIsSimSecond keeps the two equal.
+const picosPerSecond = 1e12
 
 // Expr is a boolean expression, e.g. a constraint that keeps a grid point (design.md
 // "Sweep spec"):
@@ -434,7 +439,7 @@ func parseLiteral(tok string) (float64, error) {
 		return float64(r), nil
 	}
 	if t, err := config.ParseTime(tok, false); err == nil {
-		return float64(t) / float64(sim.Second), nil
+		return float64(t) / picosPerSecond, nil
 	}
 	return 0, fmt.Errorf("%q is not a number with a known unit (B, KB, KiB, MB, MiB, Gbps, Mbps, ps, ns, us, ms, s)", tok)
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/internal/resultsfs"
-	"github.com/rocesweep/rocesweep/model/fabric"
 )
 
 // DefaultArraySize caps the tasks of an array when --array-size is not given: enough to
@@ -92,7 +91,7 @@ func Script(sp Params) string {
 		fmt.Fprintf(&b, "#SBATCH --cpus-per-task=%d\n", sp.CPUs)
 	}
 	if sp.MemJob > 0 {
-		fmt.Fprintf(&b, "# --mem: %d jobs at once (one a CPU) x %s (the largest job's estimate) + %s for the runner\n", max(sp.CPUs, 1), fabric.HumanBytes(sp.MemJob), fabric.HumanBytes(RunnerMem))
+		fmt.Fprintf(&b, "# --mem: %d jobs at once (one a CPU) x %s (the largest job's estimate) + %s for the runner\n", max(sp.CPUs, 1), humanBytes(sp.MemJob), humanBytes(RunnerMem))
 		fmt.Fprintf(&b, "#SBATCH --mem=%dM\n", Mem(sp.MemJob, sp.CPUs))
 	}
 	fmt.Fprintf(&b, "set -eu\n")
@@ -244,4 +243,23 @@ func Submit(ctx context.Context, sbatch, script string) (string, error) {
 		return "", fmt.Errorf("%s --parsable %s printed %q, not a job id", path, script, strings.TrimSpace(so.String()))
 	}
 	return id, nil
+}
+
+// humanBytes formats a memory size for people: "97.1 MB", "2.4 GB" (decimal units).
+//
+// It is a copy of model/fabric.HumanBytes, which owns the format (sweep's estimates print
+// with it): this package launches jobs and must not link the model, so it may not import
+// fabric for one formatter. TestHumanBytesMatchesFabric keeps the two identical.
+func humanBytes(b int64) string {
+	x := float64(b)
+	for _, u := range []string{"B", "KB", "MB", "GB", "TB", "PB"} {
+		if x < 1000 || u == "PB" {
+			if u == "B" {
+				return fmt.Sprintf("%.0f B", x)
+			}
+			return fmt.Sprintf("%.3g %s", x, u)
+		}
+		x /= 1000
+	}
+	return ""
 }
