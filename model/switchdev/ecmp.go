@@ -356,8 +356,9 @@ func (s *Switch) flowletPick(set *ecmpSet, slot *flowSlot, tc int, now sim.Time)
 // the frame being serialised.
 func (s *Switch) load(e int16) int64 {
 	var l int64
-	for i := range s.ports[e].pl {
-		l += s.ports[e].pl[i].egQ
+	pt := &s.ports[e]
+	for pl := 0; pl < 8; pl++ {
+		l += pt.eg(pl).egQ
 	}
 	return l
 }

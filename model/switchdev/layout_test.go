@@ -7,23 +7,22 @@ import (
 	"github.com/rocesweep/rocesweep/model/internal/ring"
 )
 
-// TestPortHotLines pins the port layout: what an egress touches per frame
-// fills line 0, what an ingress touches line 1 (with its own copies of uplink and views !=
-// nil), each pool's state is 32 bytes (pools 0
-// and 1, the usual data and control pools, share the third line), a queue is 32 bytes
+// TestPortHotLines pins the port layout: what an egress touches per frame fills line 0
+// (with pool 0's egQ and ECN average), what an ingress touches line 1 (with its own
+// copies of uplink and views != nil, and pool 0's ingOcc and hdrm), a queue is 32 bytes
 // and a queue entry 8 (the queues of classes 0 and 1 share a line), and the port is a
 // whole number of lines.
 func TestPortHotLines(t *testing.T) {
 	var pt port
 	checkLayout(t, []layoutCheck{
-		{"offset of egSent (last field of line 0)", unsafe.Offsetof(pt.egSent), 56},
+		{"offset of eg0 (end of line 0)", unsafe.Offsetof(pt.eg0), 48},
+		{"size of poolEg", unsafe.Sizeof(poolEg{}), 16},
 		{"offset of xoff (first field of line 1)", unsafe.Offsetof(pt.xoff), 64},
 		{"offset of rxUplink (line 1)", unsafe.Offsetof(pt.rxUplink), 72},
 		{"offset of rxViews (line 1)", unsafe.Offsetof(pt.rxViews), 73},
-		{"offset of rxDrops (last field of line 1)", unsafe.Offsetof(pt.rxDrops), 120},
-		{"offset of pl", unsafe.Offsetof(pt.pl), 128},
-		{"size of poolState", unsafe.Sizeof(poolState{}), 32},
-		{"offset of fifo", unsafe.Offsetof(pt.fifo), 384},
+		{"offset of ing0 (end of line 1)", unsafe.Offsetof(pt.ing0), 112},
+		{"size of poolIng", unsafe.Sizeof(poolIng{}), 16},
+		{"offset of fifo mod 64", unsafe.Offsetof(pt.fifo) % 64, 0},
 		{"size of ring", unsafe.Sizeof(ring.Ring[qent]{}), 32},
 		{"size of qent", unsafe.Sizeof(qent{}), 8},
 		{"size of port mod 64", unsafe.Sizeof(pt) % 64, 0},

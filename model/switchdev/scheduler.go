@@ -3,6 +3,7 @@ package switchdev
 import (
 	"math/bits"
 
+	"github.com/rocesweep/rocesweep/model/internal/invariants"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
@@ -65,7 +66,7 @@ func (s *Switch) ecnDecide(e, tc int, h pkt.Handle) {
 		return // Not-ECT and already-CE packets are left alone
 	}
 	pl := int(s.fp.poolOfTC[tc])
-	avg := s.ports[e].pl[pl].avgQ
+	avg := s.ports[e].eg(pl).avgQ
 	minB, maxB := s.fp.pool[pl].ecnMin, s.fp.pool[pl].ecnMax
 	switch {
 	case avg < minB:
@@ -105,14 +106,16 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 	s.c.TxFrames++
 	s.c.TxBytes += wire
 	// §5.5 onTxComplete: egress release, then ingress release (may send a resume).
-	pt.pl[pl].egQ -= b
+	pt.eg(pl).egQ -= b
 	s.pools[pl].egTotal -= b
-	pt.egSent += b
+	if invariants.Enabled {
+		pt.egSent += b
+		s.ports[q.in].sentCharged += b
+	}
 	s.pools[pl].eg[dir(pt.uplink)].add(-b)
 	if pt.views != nil {
 		pt.views.eg[pl].add(-b)
 	}
-	s.ports[q.in].sentCharged += b
 	s.releaseIngress(q.in, pl, b, !s.fp.lossless[tc])
 	pt.out.Send(s.eng, now, h, wire)
 	s.startNext(e)
