@@ -73,25 +73,24 @@ func (d *pcieDir) start(x *xfer) sim.Time { return x.end - d.serOf(x, x.from, x.
 // arrival, so RX is empty whenever a transfer starts and fits() admits anything into an
 // empty buffer. They are not tracked.
 type pcieDir struct {
-	dir                 int
-	rateBps             float64
-	readHdr             int32    // header part of a read request: ReadRequestSize + 34
-	readSer             sim.Time // its serialization
+	readSer             sim.Time // serialization of a read request
 	fullSer             sim.Time // serialization of a full 512 B + 34 B transfer
 	txHdrCap, txDataCap int64
-	txHdr, txData       int64 // TX buffer occupancy: accepted transfers not yet ended
+	txHdr, txData       int64    // TX buffer occupancy: accepted transfers not yet ended
+	tail                sim.Time // end of the last accepted transfer (the link is free after it)
+	armedAt             sim.Time // when timer is armed for (sim.Never: not armed); the engine knows too, but this is read on every step
 	wait, acc           ring.Ring[xfer]
 	marks               ring.Ring[sim.Time] // ends of the accepted entries that end a segment or packet, in order
-	tail                sim.Time            // end of the last accepted transfer (the link is free after it)
-	timer               sim.TimerID         // KindPCIeDone at the next moment that needs an event
-	armedAt             sim.Time            // when timer is armed for (sim.Never: not armed); the engine knows too, but this is read on every step
-	stepwise            bool                // an event at every transfer end (reference path)
-	memoBytes           int64               // ser's last short transfer size (0: none yet)
-	memoSer             sim.Time            // and its serialization time
+	memoSer             sim.Time            // ser's serialization of memoBytes
+	rateBps             float64
+	readHdr             int32       // header part of a read request: ReadRequestSize + 34
+	timer               sim.TimerID // KindPCIeDone at the next moment that needs an event
 	// readsDue counts the accepted read requests (n2h) whose arrival at the host is still
 	// to run at their own event: while any is, no later read may queue its completions
 	// ahead (they would overtake its completions).
-	readsDue int32
+	readsDue  int32
+	memoBytes uint16 // ser's last short transfer size (0: none yet)
+	stepwise  bool   // an event at every transfer end (reference path)
 }
 
 // size is transfer i of x: its header and payload parts (§5 [DC]).
@@ -114,8 +113,8 @@ func (d *pcieDir) ser(x *xfer, i int16) sim.Time {
 		return d.fullSer
 	}
 	b := int64(h) + int64(p)
-	if b != d.memoBytes {
-		d.memoBytes, d.memoSer = b, sim.SerializationNearest(b, d.rateBps)
+	if b != int64(d.memoBytes) {
+		d.memoBytes, d.memoSer = uint16(b), sim.SerializationNearest(b, d.rateBps)
 	}
 	return d.memoSer
 }
