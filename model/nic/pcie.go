@@ -169,6 +169,10 @@ func (n *NIC) hostWrite(q *qp, tc uint8, charge, payload int64, se bool) {
 // the common case that nothing waits and x fits the TX buffers as it is: it is accepted
 // at once, without passing through wait.
 func (n *NIC) pcieEnqueue(d *pcieDir, x xfer) {
+	// Quiet reads have no event to take them off the link: those that have ended leave
+	// here, while the ring's head is still in cache (their credit frees as a lazy
+	// retirement would free it, see pcieStep).
+	n.pcieRetireQuiet(d)
 	if d.wait.Len() == 0 && !d.stepwise && x.total > 0 {
 		h, p := d.bytesOf(&x, 0, x.total)
 		if d.txHdr+h <= d.txHdrCap && d.txData+p <= d.txDataCap {
@@ -268,7 +272,8 @@ func (n *NIC) pcieRetire(d *pcieDir, now sim.Time, atEvent bool) {
 
 // pcieRetireQuiet takes the quiet reads at the head of d that have ended by now off the
 // link (their arrival has run already, pcieCompleteAhead), so that the head is an entry
-// whose own event may be due: the shortcut of pcieDone then applies.
+// whose own event may be due (the shortcut of pcieDone then applies) and the ring holds
+// no more quiet reads than are on the link or behind an entry that is.
 func (n *NIC) pcieRetireQuiet(d *pcieDir) {
 	for d.acc.Len() > 0 {
 		x := d.acc.Peek()
