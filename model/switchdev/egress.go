@@ -92,7 +92,7 @@ func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 		pt.views.eg[pl].add(b)
 	}
 	// §9: EWMA at every egress admission, after the packet is counted.
-	w := s.cfg.EcnHandler.EwmaWeight
+	w := s.fp.ewma
 	eg.avgQ = (1-w)*eg.avgQ + w*float64(eg.egQ)
 	// §10.3, §10.4: commit the flowlet choice and count the member's traffic.
 	s.lbOnAdmit(e, b, dec, now)

@@ -61,8 +61,7 @@ func (s *Switch) transmit(e int, q qent, tc int, now sim.Time) {
 // ecnDecide is the §9 marking decision at transmit start for an ECN-capable frame h of
 // class tc.
 func (s *Switch) ecnDecide(e, tc int, h pkt.Handle) {
-	ec := &s.cfg.EcnHandler
-	if !ec.EnableEcn {
+	if !s.fp.ecnOn {
 		return // Not-ECT and already-CE packets are left alone
 	}
 	pl := int(s.fp.poolOfTC[tc])
@@ -73,7 +72,7 @@ func (s *Switch) ecnDecide(e, tc int, h pkt.Handle) {
 		return
 	case avg >= maxB:
 	default:
-		prob := ec.MaxMarkProbability * (avg - minB) / (maxB - minB)
+		prob := s.cfg.EcnHandler.MaxMarkProbability * (avg - minB) / (maxB - minB)
 		if s.rng.Float64() >= prob {
 			return
 		}
