@@ -39,3 +39,26 @@ func TestNICHotLines(t *testing.T) {
 		}
 	}
 }
+
+// TestQPHotLines pins the QP layout: both roles' per-packet fields and a requester's
+// fetch state fill line 0, a requester's window, RTT ring and DCQCN flag line 1, a
+// responder's state line 3, and a QP is a whole number of lines (the NIC holds them by
+// value in one table).
+func TestQPHotLines(t *testing.T) {
+	var q qp
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"offset of una (end of line 0)", unsafe.Offsetof(q.una), 56},
+		{"offset of cc.congested (line 1)", unsafe.Offsetof(q.cc) + unsafe.Offsetof(q.cc.congested), 112},
+		{"offset of cc.p (end of line 1)", unsafe.Offsetof(q.cc) + unsafe.Offsetof(q.cc.p), 120},
+		{"offset of expected (line 3)", unsafe.Offsetof(q.expected), 200},
+		{"offset of gap (line 3)", unsafe.Offsetof(q.gap), 228},
+		{"size of qp", unsafe.Sizeof(q), 320},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+}

@@ -114,7 +114,7 @@ type NIC struct {
 	eng   *sim.Engine
 	pool  *pkt.Pool
 	out   *link.Link
-	qps   []*qp   // QPs (§3): qps[i] has QPN i+1
+	qps   []qp    // QPs (§3): qps[i] has QPN i+1 (a *qp into it is stale after newQP)
 	L     float64 // line rate (§0)
 	clk   float64 // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
 	egOcc [8]int64
@@ -335,11 +335,11 @@ func (n *NIC) Handle(ev sim.Event) {
 			n.pcieDone(&n.h2n)
 		}
 	case KindRtxTimer:
-		n.rtxExpired(n.qps[ev.Arg])
+		n.rtxExpired(&n.qps[ev.Arg])
 	case KindAckTimer:
-		n.ackTimerExpired(n.qps[ev.Arg])
+		n.ackTimerExpired(&n.qps[ev.Arg])
 	case KindRateTimer:
-		n.rateTimer(n.qps[ev.Arg])
+		n.rateTimer(&n.qps[ev.Arg])
 	case KindPfcRefresh:
 		n.pfcRefresh(int(ev.Port))
 	case KindPauseEnd:
@@ -357,7 +357,7 @@ func (n *NIC) Handle(ev sim.Event) {
 // duration with all its records.
 func (n *NIC) Stalled() error {
 	if n.gen == genBlocked && n.blockedNeed > n.P.Egress[n.blockedPool] {
-		q := n.qps[n.blockedQP]
+		q := &n.qps[n.blockedQP]
 		return fmt.Errorf("nic %s: packet generation blocked for good: a %d B data packet of QP %d (to host %d) does not fit the %d B egress pool of data TC %d (EgressBufferManager.PoolAllocationVector[%d] x TotalBufferSize; it must hold MSS + 58 = %d B, nic.md §4, §11)",
 			n.id.Name, n.blockedNeed, q.wqp, q.peerHost, n.P.Egress[n.blockedPool], n.blockedPool, n.blockedPool, n.mss+pkt.DataOverhead)
 	}

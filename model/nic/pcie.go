@@ -474,9 +474,9 @@ func (n *NIC) pcieArrived(d *pcieDir, x *xfer) {
 		n.n2h.readsDue--
 		n.pcieEnqueue(&n.h2n, completionOf(x))
 	case opCompletion:
-		n.segmentFetched(n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
+		n.segmentFetched(&n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
 	case opWrite:
-		n.writtenToHost(n.qps[x.qp], int64(x.payload), x.se)
+		n.writtenToHost(&n.qps[x.qp], int64(x.payload), x.se)
 	}
 }
 

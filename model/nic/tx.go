@@ -270,7 +270,7 @@ func (n *NIC) kick() {
 	p := n.pool.Get(h)
 	rate := n.L
 	if p.Type == pkt.Data {
-		if q := n.qps[p.SrcQP-1]; q.cc.congested {
+		if q := &n.qps[p.SrcQP-1]; q.cc.congested {
 			rate = max(q.cc.rc, n.dc.floor)
 		}
 	}
@@ -296,7 +296,7 @@ func (n *NIC) txDone() {
 	case pkt.Data:
 		n.cnt.DataFramesSent++
 		n.cnt.DataPayloadSent += int64(p.Payload)
-		q := n.qps[p.SrcQP-1]
+		q := &n.qps[p.SrcQP-1]
 		if s := p.PSN - q.msgBase; q.active && s >= 0 && s < q.msgSegs {
 			q.sentAt.set(p.PSN, q.una, now) // §10 RTT [DC]: latest transmission of the PSN
 		}
