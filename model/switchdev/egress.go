@@ -88,7 +88,7 @@ func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 		s.c.MaxEgressQueueBytes = eg.egQ
 	}
 	s.pools[pl].eg[dir(pt.uplink)].add(b)
-	if pt.views != nil {
+	if pt.egViews {
 		pt.views.eg[pl].add(b)
 	}
 	// §9: EWMA at every egress admission, after the packet is counted.

@@ -8,13 +8,14 @@ import (
 )
 
 // TestPortHotLines pins the port layout: what an egress touches per frame fills line 0
-// (with pool 0's egQ and ECN average), what an ingress touches line 1 (with its own
+// (with its link's rate and pool 0's egQ and ECN average), what an ingress touches line 1 (with its own
 // copies of uplink and views != nil, and pool 0's ingOcc and hdrm), a queue is 32 bytes
 // and a queue entry 8 (the queues of classes 0 and 1 share a line), and the port is a
 // whole number of lines.
 func TestPortHotLines(t *testing.T) {
 	var pt port
 	checkLayout(t, []layoutCheck{
+		{"offset of rate (line 0)", unsafe.Offsetof(pt.rate), 24},
 		{"offset of eg0 (end of line 0)", unsafe.Offsetof(pt.eg0), 48},
 		{"size of poolEg", unsafe.Sizeof(poolEg{}), 16},
 		{"offset of xoff (first field of line 1)", unsafe.Offsetof(pt.xoff), 64},

@@ -43,8 +43,8 @@ type poolEg struct {
 // and its ingress ledger (ingOcc, hdrm, xoff) per pool (switch.md §2).
 //
 // Layout (TestPortHotLines): line 0 holds what the port touches as an egress for every
-// frame (flags, the frame on the wire, the link, transmit counters, pool 0's egQ and ECN
-// average), line 1 what it touches as an ingress (xoff, its own copies of uplink and
+// frame (flags, the frame on the wire, the link and its rate, transmit counters, pool 0's
+// egQ and ECN average), line 1 what it touches as an ingress (xoff, its own copies of uplink and
 // views != nil, receive counters, pool 0's ingOcc and hdrm), then the other pools'
 // state, the queues of classes 0 and 1 in one line, and last what only PFC, records and
 // checks read. Pool 0 is the data pool of the default TrafficClassPoolMapping, so a data
@@ -58,12 +58,10 @@ type port struct {
 	pfcQueued bool  // pfcQ holds frames
 	txTC      uint8 // class of the data frame being serialised
 	uplink    bool  // peer has a smaller tier number ("ul"), else "dl"
-	peerTier  int8  // 0..3 (3 = NIC)
+	egViews   bool  // views != nil, for the egress side
 	tx        qent  // the data frame being serialised
 	out       *link.Link
-	// port-buffer-stats views: nil unless ReportPerPortBufferStats (1,152 B a port that
-	// a large fabric should not pay for when nobody asked).
-	views *portViews
+	rate      float64 // out.RateBps, so that a transmission start reads no line of the link
 	// Counters (§8; DC-13: frames and wire bytes incl. PFC).
 	txFrames, txBytes int64
 	eg0               poolEg // pool 0's egress state (eg)
@@ -72,7 +70,8 @@ type port struct {
 	// uplink and views != nil again, for the ingress side, so that charging and releasing a
 	// frame's ingress views reads line 1 only.
 	rxUplink, rxViews bool
-	_                 [6]byte
+	peerTier          int8 // 0..3 (3 = NIC)
+	_                 [5]byte
 	rxFrames, rxBytes int64
 	txDrops, rxDrops  int64
 	ing0              poolIng // pool 0's ingress ledger (ing)
@@ -102,7 +101,12 @@ type port struct {
 	ivlRxBytes         int64
 
 	trimCharged int64
-	dropCharged int64 // last, so that the port is a whole number of lines and every port of a switch starts a line
+	dropCharged int64
+	// port-buffer-stats views: nil unless ReportPerPortBufferStats (1,152 B a port that
+	// a large fabric should not pay for when nobody asked); egViews and rxViews say
+	// whether there are any without reading this line.
+	views *portViews
+	_     [56]byte // the port is a whole number of lines: every port of a switch starts a line
 }
 
 // eg is the port's egress state in pool pl: pool 0's in line 0, with the rest of what

@@ -19,7 +19,7 @@ func (s *Switch) startNext(e int) {
 		pt.pfcQueued = pt.pfcQ.Len() > 0
 		pt.busy, pt.busyPfc = true, true
 		// DC-1: serialization rounded up to a whole ps; 0 interframe gap.
-		s.eng.Schedule(now+sim.SerializationCeil(pkt.PfcWire, pt.out.RateBps), KindTxDone, s.dev, int16(e), int64(h))
+		s.eng.Schedule(now+sim.SerializationCeil(pkt.PfcWire, pt.rate), KindTxDone, s.dev, int16(e), int64(h))
 		return
 	}
 	// Strict priority, highest class first, over the classes that hold frames.
@@ -55,7 +55,7 @@ func (s *Switch) transmit(e int, q qent, tc int, now sim.Time) {
 	pt.tx, pt.txTC = q, uint8(tc)
 	// DC-1: serialization rounded up to a whole ps; 0 interframe gap. The wire size is
 	// max(46, L3) + 18 = the charged bytes + 18 (switch.md §5.1, DC-6).
-	s.eng.Schedule(now+sim.SerializationCeil(q.bytes()+pkt.EthOverhead, pt.out.RateBps), KindTxDone, s.dev, int16(e), int64(q.h))
+	s.eng.Schedule(now+sim.SerializationCeil(q.bytes()+pkt.EthOverhead, pt.rate), KindTxDone, s.dev, int16(e), int64(q.h))
 }
 
 // ecnDecide is the §9 marking decision at transmit start for an ECN-capable frame h of
@@ -112,7 +112,7 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 		s.ports[q.in].sentCharged += b
 	}
 	s.pools[pl].eg[dir(pt.uplink)].add(-b)
-	if pt.views != nil {
+	if pt.egViews {
 		pt.views.eg[pl].add(-b)
 	}
 	s.releaseIngress(q.in, pl, b, !s.fp.lossless[tc])

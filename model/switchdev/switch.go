@@ -202,7 +202,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 			return nil, fmt.Errorf("%s: port %d has no link", id.Name, i)
 		}
 		pt := &s.ports[i]
-		pt.out, pt.uplink, pt.peerTier = ports[i].Out, ports[i].Uplink, int8(ports[i].PeerTier)
+		pt.out, pt.rate, pt.uplink, pt.peerTier = ports[i].Out, ports[i].Out.RateBps, ports[i].Uplink, int8(ports[i].PeerTier)
 		pt.rxUplink = pt.uplink
 		for p := 0; p < 8; p++ {
 			if b.Group[p] != 0 {
@@ -214,7 +214,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		}
 		if cfg.SharedBufferManager.ReportPerPortBufferStats {
 			pt.views = &portViews{}
-			pt.rxViews = true
+			pt.egViews, pt.rxViews = true, true
 			for p := 0; p < 8; p++ {
 				pt.views.eg[p].restart()
 				pt.views.ing[p].restart()
