@@ -162,7 +162,9 @@ type NIC struct {
 	P  Pools // pools, thresholds and pause times (§11, §12)
 	id Identity
 
-	// OnComplete is called at the sender when a WR's last PSN is retired (§10). Nil: ignored.
+	// OnComplete is called at the sender when a WR's last PSN is retired (§10). Nil:
+	// ignored. It must not Post to this NIC (the fabric posts through an event): the NIC
+	// goes on with a QP of its table after the call, which a new QP would move.
 	OnComplete func(c Completion)
 	// OnReceived is called at the receiver when a message's last packet has been written to
 	// host memory ("message received", §8 [DC]); bytes = payload since the previous SE.
