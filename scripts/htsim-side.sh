@@ -10,6 +10,12 @@
 #
 #   STUDY=1 scripts/htsim-side.sh /path/to/htsim_roce         # whole studies on both cores
 #   BASE=/path/to/old/rocesweep scripts/htsim-side.sh /path/to/htsim_roce   # before/after
+#   CPU=1 scripts/htsim-side.sh /path/to/htsim_roce          # CPU seconds, not wall
+#
+# CPU=1 times each command by the user + system CPU seconds of its processes (and theirs)
+# instead of its wall time: on a machine whose other load comes and goes, the figure a
+# run's neighbours move least (they still share its caches). A study's CPU is both cores'
+# together; a single job's leaves out its waits (fsync).
 #
 # BASE adds another rocesweep binary (say, built at the commit a change started from),
 # run after this tree's in each round with the same arguments: its median and ratios are
@@ -98,9 +104,18 @@ fi
 # writes its log files
 wall() {
   local t0=$EPOCHREALTIME
+  times >"$tmp/times0" # in this shell: a command substitution's subshell has no children
   "$@" >/dev/null 2>&1 || { echo "htsim-side: failed: $*" >&2; exit 2; }
-  awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.6f\n", b - a}'
+  if [ "$cpu" = 1 ]; then
+    times >"$tmp/times1"
+    # the second line of bash's times: user and system time of the waited-for children
+    awk 'FNR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] }; v[++n] = s }
+         END { printf "%.6f\n", v[2] - v[1] }' "$tmp/times0" "$tmp/times1"
+  else
+    awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.6f\n", b - a}'
+  fi
 }
+cpu=${CPU:-0}
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 spec_dir=$PWD/configs/bench
