@@ -30,6 +30,44 @@ func ModelVersionWarning(baseDir, newDir string) string {
 		baseDir, orUnknown(b), newDir, orUnknown(n))
 }
 
+// ModelChange says, when two results directories ran different model versions, what
+// compare does about it: job ids include the model version, so the jobs pair by their
+// swept values and replicate (pairing p, chosen by the caller); "" when they ran the same.
+func ModelChange(baseDir, newDir string, p Pairing) string {
+	b, n := ModelVersions(baseDir, newDir)
+	if b == n {
+		return ""
+	}
+	how := "job ids include the model version, so the jobs are paired by their swept values and replicate (--by params)"
+	if p == PairByJob {
+		how = "job ids include the model version, and --by job_id pairs none across it: use --by params"
+	}
+	return fmt.Sprintf("the model changed: %s ran model_version %s, %s ran %s; %s. What moved may come from the model, not only from the change under test",
+		baseDir, orUnknown(b), newDir, orUnknown(n), how)
+}
+
+// DefaultMetricsOnBothSides is DefaultMetrics less the metrics one of the two jobs
+// tables lacks (a newer model's columns), and those it left out. compare uses it across
+// model versions, where new columns are expected rather than a failure.
+func DefaultMetricsOnBothSides(baseDir, newDir string) (both, left []string, err error) {
+	_, bj, err := results.ReadJobs(baseDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, nj, err := results.ReadJobs(newDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, m := range DefaultMetrics() {
+		if bj.Col(m) == nil || nj.Col(m) == nil {
+			left = append(left, m)
+			continue
+		}
+		both = append(both, m)
+	}
+	return both, left, nil
+}
+
 func orUnknown(s string) string {
 	if s == "" {
 		return "(not recorded)"

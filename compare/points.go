@@ -194,14 +194,16 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 // the other) makes the point beyond tolerance and moved.
 func pointDelta(label, m string, bc, nc *results.Column, bRows, nRows []int, opts Options) PointDelta {
 	d := PointDelta{Point: label, Metric: m, Half: math.NaN()}
-	var bv, nv []float64
+	var bv, nv, bOnly, nOnly []float64
 	oneSided := false
 	for i := range bRows {
 		b, n := value(bc, bRows[i]), value(nc, nRows[i])
 		switch {
 		case math.IsNaN(b) && math.IsNaN(n):
-		case math.IsNaN(b) || math.IsNaN(n):
-			oneSided = true
+		case math.IsNaN(n):
+			oneSided, bOnly = true, append(bOnly, b)
+		case math.IsNaN(b):
+			oneSided, nOnly = true, append(nOnly, n)
 		default:
 			bv, nv = append(bv, b), append(nv, n)
 		}
@@ -211,7 +213,9 @@ func pointDelta(label, m string, bc, nc *results.Column, bRows, nRows []int, opt
 		d.Beyond, d.Excludes0 = true, true
 	}
 	if d.Pairs == 0 {
-		d.Base, d.New, d.Delta = math.NaN(), math.NaN(), math.NaN()
+		// No pair: the side that has values shows their mean (a p99 that became null
+		// reads "38.78 -> -"), the delta is unknown.
+		d.Base, d.New, d.Delta = meanOrNaN(bOnly), meanOrNaN(nOnly), math.NaN()
 		return d
 	}
 	iv := ci.Paired(bv, nv)
@@ -232,6 +236,14 @@ func pointDelta(label, m string, bc, nc *results.Column, bRows, nRows []int, opt
 		d.Rel = d.Delta / math.Abs(d.Base)
 	}
 	return d
+}
+
+// meanOrNaN is the mean of v, NaN when v is empty.
+func meanOrNaN(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	return ci.Mean(v).Mean
 }
 
 // pointLabel names a point as users write it: "switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=100KB"

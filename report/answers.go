@@ -241,8 +241,10 @@ func (s *study) neighbours(p *results.Point, m *results.Column, pv []float64) []
 	return out
 }
 
-// pareto returns the front of (x, y), both lower-is-better, over the points' means.
-func (s *study) pareto(x, y string) *Pareto {
+// pareto returns the front of (x, y), both lower-is-better, over the means of the points
+// that keep allows (nil: every point): a point that fails the objective's constraints is
+// no trade-off to offer.
+func (s *study) pareto(x, y string, keep []bool) *Pareto {
 	xc, yc := s.jobs.Col(x), s.jobs.Col(y)
 	if xc == nil || yc == nil || xc.IsString() || yc.IsString() {
 		return nil
@@ -250,7 +252,7 @@ func (s *study) pareto(x, y string) *Pareto {
 	xi, yi := s.intervals(xc), s.intervals(yc)
 	var idx []int
 	for i := range s.points {
-		if xi[i].N > 0 && yi[i].N > 0 {
+		if xi[i].N > 0 && yi[i].N > 0 && (keep == nil || keep[i]) {
 			idx = append(idx, i)
 		}
 	}
@@ -352,10 +354,9 @@ func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, he
 		if same, _ := constant(st.intervals(col)); same {
 			continue // on the page's line of metrics with one value at every point
 		}
-		keep := []bool(nil)
-		if obj != nil && c.Name == obj.Metric {
-			keep = feasible
-		}
+		// Every metric's best point is among the points meeting the objective's
+		// constraints, as the decision's is (once only the objective's own was).
+		keep := feasible
 		a := st.answer(c.Name, c.Lower, keep)
 		if keep != nil {
 			n := 0
@@ -364,10 +365,9 @@ func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, he
 					n++
 				}
 			}
-			among := fmt.Sprintf("among the %d of %d points that meet %s in every replicate", n, len(keep), strings.Join(obj.SubjectTo, " and "))
+			among := fmt.Sprintf("among the %d of %d points that meet %s", n, len(keep), strings.Join(obj.SubjectTo, " and "))
 			if n == len(keep) {
 				among = ""
-				r.AnswerNote += fmt.Sprintf("Every point meets %s in every replicate. ", strings.Join(obj.SubjectTo, " and "))
 			}
 			if a == nil {
 				if headline {
@@ -387,6 +387,9 @@ func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, he
 			}
 		}
 	}
+	if feasible != nil && !slices.Contains(feasible, false) {
+		r.AnswerNote += fmt.Sprintf("Every point meets %s in every replicate. ", strings.Join(obj.SubjectTo, " and "))
+	}
 	switch {
 	case st.reps < 2:
 		r.AnswerNote += "One replicate per point: no intervals. If the jobs draw random numbers that depend on the replicate (start jitter, clock tolerance, transmit jitter, a load or permutation workload), no answer can be told from noise: run a selection (run --select) or 3 or more replicates; if they draw none, the study is deterministic and one replicate is its answer. "
@@ -400,7 +403,7 @@ func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, he
 		if c := st.jobs.Col(fct); c == nil || !hasValue(c) {
 			fct = "fct_p99_usec"
 		}
-		if pf := st.pareto("drops_total", fct); pf != nil && len(pf.Points) > 0 && varies(st, "drops_total") && varies(st, fct) {
+		if pf := st.pareto("drops_total", fct, feasible); pf != nil && len(pf.Points) > 0 && varies(st, "drops_total") && varies(st, fct) {
 			r.Pareto = pf
 		}
 	}

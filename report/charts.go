@@ -178,7 +178,7 @@ func heatScale(g *grid) (lo, hi float64, note string) {
 	case spread == 0:
 		note = fmt.Sprintf("Every cell is %s.", ci.Num(lo))
 	case !math.IsNaN(typical) && spread < typical:
-		note = fmt.Sprintf("The spread between cells (%s) is below the typical 95%% interval of one cell (±%s): these colours show replicate noise, not an effect.", ci.Num(spread), ci.Num(typical/2))
+		note = fmt.Sprintf("The spread between cells (%s) is less than the width of a typical cell's 95%% interval (%s, ±%s): these colours show replicate noise, not an effect.", ci.Num(spread), ci.Num(typical), ci.Num(typical/2))
 	case span > spread:
 		note = fmt.Sprintf("The cells span %s (%.1f%% of the largest value); the colour scale covers %s so that a small spread looks small.", ci.Num(spread), 100*spread/math.Max(math.Abs(lo), math.Abs(hi)), ci.Num(span))
 	}

@@ -216,12 +216,25 @@ func columns(axes []*axis) []string {
 
 func formatValue(a config.Attr, v float64) string { return results.FormatValue(a, v) }
 
+// shortName is the last part of an attribute path, with its tier for a tier block's
+// attribute: "spine.StaticPoolXoffThreshold" for tiers.spine.switch...., so that it is
+// not read as the plain switch block's.
+func shortName(path string) string {
+	last := path[strings.LastIndex(path, ".")+1:]
+	if rest, ok := strings.CutPrefix(path, "tiers."); ok {
+		if tier, _, ok := strings.Cut(rest, "."); ok {
+			return tier + "." + last
+		}
+	}
+	return last
+}
+
 // setShort names each axis by the last part of its path (a zip group by its label
 // without the members' common prefix), or the whole label where two short names clash.
 func setShort(axes []*axis) {
 	count := map[string]int{}
 	for _, a := range axes {
-		a.Short = a.Label[strings.LastIndex(a.Label, ".")+1:]
+		a.Short = shortName(a.Label)
 		if a.zip {
 			a.Short = a.short
 		}

@@ -28,10 +28,31 @@ type DecisionView struct {
 	Why         string // Decision.Why
 	Next        string // the next step, with its command
 	Procedure   string // the procedure's settings in words
+	Split       string // how the confidence is divided between the procedure's statements
 	// Contenders are the other points still in contention (running, budget).
 	Contenders []string
+	// Equivalent (decided) are the other points as good as the selected one to within
+	// the indifference, as measured; Flat is set when that is every acceptable point:
+	// the headline then says that nothing swept matters, not "Selected".
+	Equivalent []string
+	Flat       bool
+	// Classes are every traffic class at the selected point against the best any point
+	// achieved for it; Costs the sentences of the classes it costs more than
+	// ClassIndifference.
+	Classes []ClassView
+	Costs   []string
+	// FrontHead and Front (a Pareto objective): the metrics, and the front's points
+	// with their means.
+	FrontHead  []string
+	Front      []FrontRow
 	Eliminated []Eliminated
 	Few        bool // a p99 above is over fewer than 100 messages (the page adds the footnote)
+}
+
+// FrontRow is one point of a Pareto front with its means, one per metric.
+type FrontRow struct {
+	Point  string
+	Values []string
 }
 
 // Eliminated is one point that left the selection, in the order they left.
@@ -75,6 +96,17 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		metric, subject = obj.Metric, strings.Join(obj.SubjectTo, " and ")
 		if obj.Goal == selection.Max {
 			goal = "highest"
+		}
+		if t := obj.Then; t != nil {
+			// The selection is on then's metric, among the points near the best on the
+			// primary.
+			near := fmt.Sprintf("within %s of the best on %s", amount(obj.Metric, obj.Indifference), obj.Metric)
+			metric, goal = t.Metric, map[bool]string{true: "highest", false: "lowest"}[t.Goal == selection.Max]
+			if subject != "" {
+				subject = near + " and " + subject
+			} else {
+				subject = near
+			}
 		}
 	}
 	k := max(len(dec.Labels), len(dec.Means)) // the points
@@ -157,20 +189,49 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 	}
 	if m.Select != nil {
 		c := m.Select.WithDefaults(k)
-		v.Procedure = fmt.Sprintf("Sequential selection (Kim and Nelson's fully sequential procedure, KN): %s confidence, %s per point first, "+
-			"then one more replicate per point still in contention each round; at most %s.",
-			conf, Plural(c.Initial, "replicate"), Plural(c.MaxJobs, "job"))
+		first := Plural(c.Initial, "replicate")
+		if dec.FirstStage > c.Initial {
+			first = fmt.Sprintf("%s (extended from %d: the paired differences looked heavy-tailed)", Plural(dec.FirstStage, "replicate"), c.Initial)
+		}
+		v.Procedure = fmt.Sprintf("Sequential selection (Kim and Nelson's KN, the variances of paired differences updated every round): %s confidence, %s per point first, "+
+			"then one more replicate per point still in contention each round; events rarer than %s of runs are below its resolution; at most %s.",
+			conf, first, percent(c.Rare), Plural(c.MaxJobs, "job"))
 	} else {
 		v.Procedure = fmt.Sprintf("The selection procedure (KN) replayed over this fixed design, its %s per point as the first stage, at %s confidence.",
 			Plural(st.reps, "replicate"), conf)
 	}
-	v.Cost = costText(dec, st, rowsOf, conf, delta, v.Fixed)
+	v.Cost = costText(dec, st, conf, delta, v.Fixed)
+	if dec.State == selection.Decided || dec.State == selection.Budget {
+		v.Classes = classViews(dir, st, dec, rowsOf)
+		for _, c := range v.Classes {
+			if c.Cost != "" {
+				v.Costs = append(v.Costs, c.Cost)
+			}
+		}
+	}
+	v.Split = splitText(dec)
 	switch dec.State {
 	case selection.Decided:
 		headline = fmt.Sprintf("Selected: %s — %s %s, %s.", v.Selected, goal, describeMetric(metric), v.Value)
-		v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s.", conf, delta, Plural(k, "point"))
+		among := Plural(k, "point")
 		if subject != "" {
-			v.Guarantee = fmt.Sprintf("With %s confidence, within %s of the best of %s, counting only those that satisfy %s.", conf, delta, Plural(k, "point"), subject)
+			among += " that satisfy " + subject
+		}
+		v.Guarantee = fmt.Sprintf("With %s confidence, the best of the %s when the best leads every other by at least %s (the indifference); a point closer than that to the best may be selected in its place.", conf, among, delta)
+		for _, i := range dec.Equivalent {
+			if i != dec.Best {
+				v.Equivalent = append(v.Equivalent, label(i))
+			}
+		}
+		if dec.Flat {
+			v.Flat = true
+			n := len(dec.Equivalent)
+			which := fmt.Sprintf("the %d points", n)
+			if n < k {
+				which = fmt.Sprintf("the %d acceptable points (of %d: the others fail a constraint or a job)", n, k)
+			}
+			headline = fmt.Sprintf("Nothing else swept here matters at this indifference: %s are within %s of each other on %s; any of them will do (the selection names %s, %s).",
+				which, spread(dec, metric), describeMetric(metric), v.Selected, v.Value)
 		}
 	case selection.Running:
 		if v.Fixed {
@@ -180,7 +241,7 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 				Plural(selection.DefaultInitial, "replicate"), delta, conf)
 		} else {
 			headline = "Not decided yet: " + v.Why
-			v.Next = fmt.Sprintf("`%s` runs the %s it needs next and decides again.", continueCmd(dir), Plural(len(dec.Need), "job"))
+			v.Next = fmt.Sprintf("`%s` runs %s and decides again.", continueCmd(dir), needText(dec))
 		}
 	case selection.Budget:
 		headline = "Not decided: " + v.Why
@@ -198,6 +259,13 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 			v.Next = "Every point left (table below): the failures say why."
 		}
 	}
+	if dec.Front != nil && obj != nil && len(obj.Pareto) > 0 {
+		paretoView(v, dec, obj, label)
+		if dec.State == selection.Decided {
+			headline = v.Guarantee
+			v.Guarantee = ""
+		}
+	}
 	if v.Selected != "" && dec.State != selection.Decided {
 		v.BestSoFar = "Best so far: " + v.Selected + ", " + v.Value + "."
 		v.Selected, v.Value = "", ""
@@ -207,11 +275,19 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 		if dec.State != selection.Decided {
 			what = "the best so far"
 		}
+		runs := 0
+		if dec.Best < len(dec.Used) {
+			runs = dec.Used[dec.Best]
+		}
 		switch dec.Feasible[dec.Best] {
 		case 1:
-			v.Feasibility = fmt.Sprintf("Known feasible: %s holds at %s with %s confidence (the interval over its replicates lies on the right side).", subject, what, conf)
+			v.Feasibility = fmt.Sprintf("Known feasible: %s at %s, by sequential tests over its %s", subject, what, Plural(runs, "run"))
+			if dec.Split.PerTest > 0 {
+				v.Feasibility += fmt.Sprintf(" (a point that violates a plain condition in %s of runs or more, or misses a bound by more than its tolerance, passes them with probability at most %s per test)", percent(dec.Rare), percent(dec.Split.PerTest))
+			}
+			v.Feasibility += "."
 		case 0:
-			v.Feasibility = fmt.Sprintf("Not known feasible: the replicates of %s do not yet show that %s holds.", what, subject)
+			v.Feasibility = fmt.Sprintf("Not known feasible: %s of %s do not yet show that %s holds.", Plural(runs, "run"), what, subject)
 		default:
 			v.Feasibility = fmt.Sprintf("Infeasible: %s does not hold at %s.", subject, what)
 		}
@@ -220,52 +296,120 @@ func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir s
 	return v, headline
 }
 
+// paretoView fills v for a Pareto objective's decision.
+func paretoView(v *DecisionView, dec *selection.Decision, obj *selection.Objective, label func(int) string) {
+	var names []string
+	for _, o := range obj.Pareto {
+		v.FrontHead = append(v.FrontHead, fmt.Sprintf("%s (%s; indifference %s)", o.Metric, map[bool]string{true: "higher", false: "lower"}[o.Goal == selection.Max]+" is better", amount(o.Metric, o.Indifference)))
+		names = append(names, o.Metric)
+	}
+	for _, i := range dec.Front {
+		row := FrontRow{Point: label(i)}
+		for m, o := range obj.Pareto {
+			row.Values = append(row.Values, amount(o.Metric, dec.ParetoMeans[m][i]))
+		}
+		v.Front = append(v.Front, row)
+	}
+	v.Selected, v.Value = "", ""
+	v.Guarantee = fmt.Sprintf("Pareto front of %s: %s that no other point beats by more than the indifference on every metric, with %s confidence that it holds every Pareto-optimal point meeting the constraints.",
+		strings.Join(names, " and "), Plural(len(dec.Front), "point"), ci.Num(100*dec.Confidence)+"%")
+}
+
+// needText counts the jobs a running selection waits for: the missing jobs of the stage
+// it is at, and apart from them those it asked for ahead (selection: while nothing can
+// change but a refusal, a round asks for several stages).
+func needText(dec *selection.Decision) string {
+	stage := dec.Stage + 1
+	if dec.Stage == 0 {
+		stage = max(dec.FirstStage, 1)
+		for _, n := range dec.Need {
+			if dec.FirstStage == 0 {
+				stage = max(stage, n.Replicate+1) // the first stage: every job asked for
+			}
+		}
+	}
+	now := 0
+	for _, n := range dec.Need {
+		if n.Replicate < stage {
+			now++
+		}
+	}
+	s := "the " + Plural(now, "missing job") + " of this round"
+	if ahead := len(dec.Need) - now; ahead > 0 {
+		s += fmt.Sprintf(" and %d of the rounds after it (asked for ahead: nothing but a refusal can change before them)", ahead)
+	}
+	return s
+}
+
+// spread is the range of the equivalent points' means: "0.0003 µs (0.004%)".
+func spread(dec *selection.Decision, metric string) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, i := range dec.Equivalent {
+		if i < len(dec.Means) && !math.IsNaN(dec.Means[i]) {
+			lo, hi = min(lo, dec.Means[i]), max(hi, dec.Means[i])
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return "the indifference"
+	}
+	s := amount(metric, hi-lo)
+	if ref := max(math.Abs(lo), math.Abs(hi)); ref > 0 {
+		s += " (" + ci.Num(100*(hi-lo)/ref) + "%)"
+	}
+	return s
+}
+
+// splitText says how the confidence was divided (selection.Split) in one sentence; ""
+// before the procedure has started.
+func splitText(dec *selection.Decision) string {
+	sp := dec.Split
+	if sp.Screening == 0 && sp.Feasibility == 0 {
+		return ""
+	}
+	var parts []string
+	if sp.Feasibility > 0 {
+		parts = append(parts, fmt.Sprintf("%s to feasibility (%s per test, %s per point)", percent(sp.Feasibility), percent(sp.PerTest), Plural(sp.Tests, "test")))
+	}
+	if sp.Screening > 0 {
+		parts = append(parts, fmt.Sprintf("%s to screening", percent(sp.Screening)),
+			fmt.Sprintf("%s to the rare-event rule (%s per pair: a pair with equal results, or a point whose results sit on one value, waits %s)", percent(sp.Rare), percent(sp.PerPair), Plural(dec.RareRunsPair, "replicate")))
+	}
+	return fmt.Sprintf("The %s error allowed is split: %s.", percent(1-dec.Confidence), strings.Join(parts, ", "))
+}
+
+// percent writes a share as a percent with at most four significant digits.
+func percent(p float64) string { return ci.Num(100*p) + "%" }
+
 // costText says what the selection spent, in jobs and simulation time (the jobs' summed
 // wall_sec), against a fixed design of equal confidence (FixedJobs jobs at the mean
 // wall_sec per job).
-func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, delta string, fixed bool) string {
+func costText(dec *selection.Decision, st *study, conf, delta string, fixed bool) string {
 	if dec.Jobs == 0 {
 		return ""
 	}
+	// Every job the study ran counts (once only the first stage's did): the rows of the
+	// jobs table, ok or not, including those run ahead or after their point left.
+	ran := st.jobs.Rows
 	wall := st.jobs.Col("wall_sec")
-	meanWall, exact, used := math.NaN(), true, 0.0
+	meanWall, total := math.NaN(), 0.0
 	if wall != nil && !wall.IsString() {
-		var sum float64
-		var n int
-		for _, p := range st.points {
-			for _, r := range p.Rows {
-				if !wall.Null[r] {
-					sum += wall.Num[r]
-					n++
-				}
+		n := 0
+		for r := range st.jobs.Rows {
+			if !wall.Null[r] {
+				total += wall.Num[r]
+				n++
 			}
 		}
 		if n > 0 {
-			meanWall = sum / float64(n)
-		}
-		for i := range dec.Labels {
-			if i < len(dec.Used) && dec.Used[i] == 0 {
-				continue
-			}
-			rows := rowsOf(i)
-			if rows == nil {
-				exact = false
-				break
-			}
-			for _, r := range rows {
-				if !wall.Null[r] {
-					used += wall.Num[r]
-				}
-			}
+			meanWall = total / float64(n)
 		}
 	}
-	spent := Plural(dec.Jobs, "job")
+	spent := Plural(ran, "job")
 	if !math.IsNaN(meanWall) {
-		if exact {
-			spent += ", " + duration(used) + " of simulation time"
-		} else {
-			spent += ", about " + duration(float64(dec.Jobs)*meanWall) + " of simulation time"
-		}
+		spent += ", " + duration(total) + " of simulation time"
+	}
+	if extra := ran - dec.Jobs; extra > 0 && !fixed {
+		spent += fmt.Sprintf(" (%s used by the procedure; %s ran ahead of it or after their point left)", Plural(dec.Jobs, "job"), Plural(extra, "job"))
 	}
 	if fixed {
 		s := fmt.Sprintf("This design ran %s", spent)
@@ -283,7 +427,7 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 		if !math.IsNaN(meanWall) {
 			s += " (about " + duration(float64(dec.FixedJobs)*meanWall) + ")"
 		}
-		s += fmt.Sprintf(" for a fixed design of equal confidence: %s%% of its jobs", ci.Num(math.Round(100*float64(dec.Jobs)/float64(dec.FixedJobs))))
+		s += fmt.Sprintf(" for a fixed design of equal confidence: %s%% of its jobs", ci.Num(math.Round(100*float64(ran)/float64(dec.FixedJobs))))
 	}
 	s += "."
 	if !math.IsNaN(meanWall) {
@@ -297,10 +441,23 @@ func costText(dec *selection.Decision, st *study, rowsOf func(int) []int, conf, 
 // backquotes.
 func pivotLine(v *DecisionView, headline string) string {
 	plain := func(s string) string { return strings.TrimSuffix(strings.ReplaceAll(s, "`", ""), ".") }
+	if v.Flat {
+		return lowerFirst(plain(headline))
+	}
+	if v.Front != nil {
+		var pts []string
+		for _, f := range v.Front {
+			pts = append(pts, f.Point+" ("+strings.Join(f.Values, "; ")+")")
+		}
+		return lowerFirst(plain(headline)) + ": " + strings.Join(pts, "; ")
+	}
 	if v.State == string(selection.Decided) {
 		line := "selected: " + v.Selected + ", " + v.Value + "; " + lowerFirst(plain(v.Guarantee))
 		if v.Feasibility != "" {
 			line += "; " + lowerFirst(plain(strings.SplitN(v.Feasibility, " (", 2)[0]))
+		}
+		for _, c := range v.Costs {
+			line += "; the choice " + c
 		}
 		return line
 	}

@@ -92,8 +92,9 @@ func nullColumn(tb *results.Table, name string) {
 	}
 }
 
-// pcieGen3 is configs/pcie-gen3.yaml's design: both ends' lane counts zipped (4, 8, 16)
-// on a grid with three NIC Xoff vectors, reps replicates. fct_p99_usec_lossless falls with
+// pcieGen3 is configs/pcie-gen3.yaml's first design (a grid; the spec now bisects the
+// Xoff): both ends' lane counts zipped (4, 8, 16) on a grid with three NIC Xoff vectors,
+// reps replicates. fct_p99_usec_lossless falls with
 // the lanes and rises with the Xoff index: 100·16/lanes + 10·xoff.
 func pcieGen3(reps int) study {
 	xoffs := []string{"[0.5, 0.8, 0, 0, 0, 0, 0, 0]", "[0.8, 0.8, 0, 0, 0, 0, 0, 0]", "[0.95, 0.8, 0, 0, 0, 0, 0, 0]"}
@@ -107,6 +108,7 @@ func pcieGen3(reps int) study {
 				j := resultstest.Job{ID: fmt.Sprintf("j%04d", n), Status: "ok", Replicate: int64(r), Params: []float64{lanes, lanes, float64(x)}}
 				j.Summary.FctP99UsecLossless = 100*16/lanes + 10*float64(x) + 0.5*float64(r)
 				j.Summary.MsgsCompletedLossless = 150 // every p99 over 150 messages: no dagger
+				j.Summary.MsgsStartedLossless = 150
 				j.Summary.PfcPauseTx = int64(1000 / lanes)
 				j.Summary.WallSec = 1
 				s.Jobs = append(s.Jobs, j)

@@ -96,8 +96,16 @@ details#all-metrics section.metric { display: inline-block; vertical-align: top;
 Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if .Start}}, started {{.Start}}{{end}}.</p>
 {{if .Objective}}<p class="objective" id="objective"><strong>Objective:</strong> {{.Objective}}.{{if .ObjectiveDefault}} <em>{{.ObjectiveDefault}}</em>{{end}}</p>
 {{end}}{{if .Headline}}<p class="headline" id="headline">{{code .Headline}}</p>
-{{end}}{{with .Decision}}<div class="decision" id="decision" data-state="{{.State}}">
+{{end}}{{with .Bisection}}{{template "bisection" .}}{{end}}{{with .Decision}}<div class="decision" id="decision" data-state="{{.State}}">
 {{if .Guarantee}}<p class="guarantee" id="guarantee">{{.Guarantee}}</p>
+{{end}}{{if .Front}}<table class="front" id="front"><tr><th>point on the front</th>{{range .FrontHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .Front}}<tr><td>{{.Point}}</td>{{range .Values}}<td class="num">{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{range .Costs}}<p class="cost-class"><strong>The choice {{.}}.</strong></p>
+{{end}}{{if .Classes}}<table class="classes" id="classes"><tr><th>traffic class</th><th>completed</th><th>goodput</th><th>p99 FCT</th><th>best any point achieved</th></tr>
+{{range .Classes}}<tr><td>{{.Class}}</td><td class="num">{{.Completed}}</td><td class="num">{{.Goodput}}</td><td class="num">{{.P99}}</td><td class="small">completed {{.BestCompleted}}; goodput {{.BestGoodput}}; p99 {{.BestP99}}</td></tr>
+{{end}}</table>
+{{end}}{{if and .Equivalent (not .Flat)}}<p id="equivalent">As good to within the indifference, as measured ({{len .Equivalent}}): {{range $i, $c := .Equivalent}}{{if $i}}; {{end}}{{$c}}{{end}}.</p>
 {{end}}{{if .BestSoFar}}<p>{{.BestSoFar}}</p>
 {{end}}{{if .Contenders}}<p>Still in contention ({{len .Contenders}}): {{range $i, $c := .Contenders}}{{if $i}}; {{end}}{{$c}}{{end}}.</p>
 {{end}}{{if .Few}}<p class="small">{{fewNote}}</p>
@@ -107,7 +115,8 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{end}}{{end}}{{if .Next}}<p class="next"><strong>Next:</strong> {{code .Next}}</p>
 {{end}}{{if .Cost}}<p id="cost">{{.Cost}}</p>
 {{end}}<p class="small">{{.Procedure}}</p>
-{{if .Eliminated}}<h3 id="eliminated">Eliminated: {{len .Eliminated}} point{{if ne (len .Eliminated) 1}}s{{end}}, in the order they left</h3>
+{{if .Split}}<p class="small" id="split">{{.Split}}</p>
+{{end}}{{if .Eliminated}}<h3 id="eliminated">Eliminated: {{len .Eliminated}} point{{if ne (len .Eliminated) 1}}s{{end}}, in the order they left</h3>
 <div class="scroll"><table class="eliminated">
 <tr><th>point</th><th>left in round<br><span class="small">0: after the first stage</span></th><th>mean</th><th>replicates</th><th>why</th></tr>
 {{range .Eliminated}}<tr><td>{{.Point}}</td><td class="num">{{.Round}}</td><td class="num">{{.Mean}}</td><td class="num">{{.Used}}</td><td class="small">{{.Reason}}</td></tr>
@@ -115,7 +124,7 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{end}}</div>
 {{end}}{{range .Notes}}<p><em>{{.}}</em></p>
 {{end}}
-{{if or .Answers .Constant .Uniform}}<h2 id="answers">Answers</h2>
+{{if or .Answers .Constant .Uniform}}<h2 id="answers">{{if .Bisection}}The same at every probe{{else}}Answers{{end}}</h2>
 {{if .Answers}}<table class="answers">
 {{$reps := gt $.Replicates 1}}<tr><th>metric</th><th>best point</th><th>best value{{if not $reps}}<br><span class="small">one replicate: no interval</span>{{end}}</th><th>runner-up − best{{if $reps}} (paired){{end}}</th>{{if $reps}}<th>points within noise of the best</th>{{end}}<th>neighbours − best{{if $reps}} (paired; bold: beyond noise){{else}} (one replicate: no interval){{end}}</th></tr>
 {{range .Answers}}<tr><td><code>{{.Metric}}</code><br><span class="small">{{.Better}} is better</span></td><td>{{.Best}}{{if .Equal}}<br><span class="small">and {{.Equal}} other points at the same value</span>{{end}}{{if .Among}}<br><span class="small">{{.Among}}</span>{{end}}</td>
@@ -127,7 +136,7 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{if .Constant}}<p>Values: {{range $i, $c := .Constant}}{{if $i}}, {{end}}<code>{{$c.Name}}</code> = {{$c.Value}}{{end}}.</p>{{end}}
 {{if .Uniform}}<p id="uniform">{{.UniformLine}}</p>{{end}}
 {{if .Answers}}{{if answerFew .Answers}}<p class="small">{{fewNote}}</p>{{end}}{{end}}
-<p class="small">{{.AnswerNote}}Answers, in this order when the results have them and they vary: {{if .Objective}}the objective's metric and its also metrics, then {{end}}the lossless class's p99 FCT and p99 slowdown, lossless drops, the lossy class's p99 FCT, lossy drops, goodput, PFC pause time.</p>
+{{if not $.Bisection}}<p class="small">{{.AnswerNote}}Answers, in this order when the results have them and they vary: {{if .Objective}}the objective's metric and its also metrics, then {{end}}the lossless class's p99 FCT and p99 slowdown, lossless drops, the lossy class's p99 FCT, lossy drops, goodput, PFC pause time.</p>{{end}}
 {{if .Pareto}}<h3 id="pareto">Pareto front: <code>{{.Pareto.X}}</code> vs <code>{{.Pareto.Y}}</code></h3>
 <p class="small">The points no other point beats on both (by their means, lower is better), by increasing {{.Pareto.X}}.</p>
 <table class="pareto">
@@ -198,5 +207,24 @@ Results <code>{{.Dir}}</code>{{if .Version}}, rocesweep {{.Version}}{{end}}{{if 
 {{end}}</table>
 </details>{{end}}{{end}}
 </section>
+{{end}}
+{{define "bisection"}}<div class="decision" id="bisection" data-state="{{.State}}">
+<table class="bisection">
+<tr><th>{{.Condition}}</th><th>{{.AnswerHead}}</th><th>{{.FailsHead}}</th><th>jobs</th>{{if .HasFormula}}<th>seed's formula<br><span class="small">rocesweep explain</span></th><th>formula vs answer</th><th>pause points</th>{{end}}</tr>
+{{range .Rows}}<tr{{if .Flag}} class="fail"{{end}} data-state="{{.State}}"><td>{{.Condition}}</td><td class="num clear">{{.Answer}}</td><td class="num">{{.Fails}}</td><td class="num">{{.Jobs}}</td>{{if $.HasFormula}}<td class="num">{{.Formula}}</td><td class="small">{{.Margin}}</td><td class="small">{{.Pause}}</td>{{end}}</tr>
+{{end}}</table>
+{{if .HasFormula}}<p class="small">Formula: {{.FormulaWhat}}.</p>
+{{end}}{{range .Notes}}<p class="fail">{{.}}</p>
+{{end}}<p class="guarantee" id="guarantee">{{.Guarantee}}</p>
+{{if .Next}}<p class="next"><strong>Next:</strong> {{code .Next}}</p>
+{{end}}<p id="cost">{{.Cost}}</p>
+<p class="small">{{.Procedure}}</p>
+{{if .Split}}<p class="small" id="split">{{.Split}}</p>
+{{end}}<details><summary>Probes, in the order run (✓ holds, ✗ fails)</summary>
+<table class="probes">
+{{range .Rows}}<tr><td>{{.Condition}}</td><td class="small">{{.Probes}}</td></tr>
+{{end}}</table>
+</details>
+</div>
 {{end}}`))
 })

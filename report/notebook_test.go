@@ -91,9 +91,10 @@ func TestNotebookStructure(t *testing.T) {
 			t.Errorf("cell %d: cell_type %q", i, c.CellType)
 		}
 	}
-	// Every table goes through load(), whose three readers (DuckDB, pyarrow, the CSV of
-	// `rocesweep export`) CI runs end to end on the CSV path (.ci/run) and the duckdb-tagged
-	// test on the DuckDB one; nothing reads Parquet around it.
+	// Every table goes through load(), which reads Parquet with pandas + pyarrow (CI
+	// executes the notebook that way: .ci/run and notebooks/test_results.py) or, as the
+	// documented fallback, the CSV of `rocesweep export`; it checks each table's rows and
+	// dtypes, so nothing reads Parquet around it.
 	tables := notebookTables(nb)
 	if len(tables) < 4 {
 		t.Fatalf("notebook reads %q through load(), want jobs and the record tables", tables)
@@ -106,7 +107,7 @@ func TestNotebookStructure(t *testing.T) {
 	for _, c := range nb.Cells {
 		src := strings.Join(c.Source, "")
 		if c.CellType == "code" && c.ID != "setup" && (strings.Contains(src, "read_parquet") || strings.Contains(src, "duckdb")) {
-			t.Errorf("cell %s reads Parquet itself; go through load() so the notebook runs with pandas alone", c.ID)
+			t.Errorf("cell %s reads Parquet itself; go through load(), which checks rows and dtypes and has the CSV fallback", c.ID)
 		}
 	}
 }

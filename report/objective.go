@@ -82,14 +82,20 @@ func describeUnit(m string) string {
 // countColumn is the count a percentile metric is taken over: the messages (or
 // collective iterations) that completed in the job. A p99 over fewer than 100 is the
 // largest one or few completions, not a tail.
+// A message percentile is over every message started (records.md RC-24: an unfinished
+// one counts as not completed, never as absent), so its count is the started messages.
 var countColumn = map[string]string{
-	"fct_p50_usec":          "msgs_completed",
-	"fct_p99_usec":          "msgs_completed",
-	"fct_p99_usec_lossless": "msgs_completed_lossless",
-	"slowdown_p99_lossless": "msgs_completed_lossless",
-	"fct_p99_usec_lossy":    "msgs_completed_lossy",
-	"slowdown_p99_lossy":    "msgs_completed_lossy",
-	"cct_p50_usec":          "cct_iterations",
+	"fct_p50_usec":               "msgs_started",
+	"fct_p99_usec":               "msgs_started",
+	"host_fct_p50_usec":          "msgs_started",
+	"host_fct_p99_usec":          "msgs_started",
+	"fct_p99_usec_lossless":      "msgs_started_lossless",
+	"host_fct_p99_usec_lossless": "msgs_started_lossless",
+	"slowdown_p99_lossless":      "msgs_started_lossless",
+	"fct_p99_usec_lossy":         "msgs_started_lossy",
+	"host_fct_p99_usec_lossy":    "msgs_started_lossy",
+	"slowdown_p99_lossy":         "msgs_started_lossy",
+	"cct_p50_usec":               "cct_iterations",
 }
 
 // fewP99 is the count below which a p99 is marked with a dagger.
@@ -158,6 +164,9 @@ func countOf(jobs *results.Table, m string, rows []int) *count {
 // percent indifference): "lowest fct_p99_usec_lossless (p99
 // FCT of the lossless traffic), subject to drops_lossless == 0; indifference 5 µs".
 func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
+	if b := o.Bisect; b != nil {
+		return BisectText(o)
+	}
 	best := "lowest"
 	if o.Goal == selection.Max {
 		best = "highest"
@@ -178,6 +187,34 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 			s += " (" + amount(o.Metric, dec.Delta) + ")"
 		}
 	}
+	if t := o.Then; t != nil {
+		then := "lowest"
+		if t.Goal == selection.Max {
+			then = "highest"
+		}
+		s += fmt.Sprintf("; then, among the points within that indifference of the best: %s %s", then, t.Metric)
+		if d, ok := describe[t.Metric]; ok {
+			s += " (" + d + ")"
+		}
+		switch {
+		case t.Indifference > 0:
+			s += ", indifference " + amount(t.Metric, t.Indifference)
+		case t.IndifferencePercent > 0:
+			s += fmt.Sprintf(", indifference %s%% of the best mean", ci.Num(t.IndifferencePercent))
+		}
+	}
+	if len(o.Also) > 0 {
+		s += "; also shown: " + strings.Join(o.Also, ", ")
+	}
+	return s
+}
+
+// BisectText is a bisection's question in words: "the smallest
+// switch.HeadRoomPerPortLimit in [0, 1MB], to 1KB, such that drops_lossless == 0, for
+// each condition".
+func BisectText(o *selection.Objective) string {
+	b := o.Bisect
+	s := fmt.Sprintf("the %s %s in [%s, %s], to %s, such that %s, for each condition", b.Direction, b.Attr, b.FromText, b.ToText, b.ResolutionText, strings.Join(o.SubjectTo, " and "))
 	if len(o.Also) > 0 {
 		s += "; also shown: " + strings.Join(o.Also, ", ")
 	}
@@ -185,20 +222,22 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 }
 
 // feasibleEverywhere evaluates the objective's constraints on every ok job and returns,
-// per point of st, whether every one of its jobs meets all of them (observed, not a
-// statistical finding), and the constraints that could not be evaluated.
+// per point of st, whether its jobs meet all of them as observed (not a statistical
+// finding): a plain condition in every job, a probability bound by the share of its jobs,
+// a mean bound by the mean of its jobs.
 func feasibleEverywhere(st *study, subjectTo []string) ([]bool, error) {
-	var exprs []*constraint.Expr
+	var reqs []*constraint.Requirement
 	for _, s := range subjectTo {
-		e, err := constraint.Parse(s)
+		e, err := constraint.ParseRequirement(s)
 		if err != nil {
 			return nil, fmt.Errorf("subject_to %q: %w", s, err)
 		}
-		exprs = append(exprs, e)
+		reqs = append(reqs, e)
 	}
 	out := make([]bool, len(st.points))
 	for i, p := range st.points {
 		out[i] = true
+		sums := make([]float64, len(reqs))
 		for _, r := range p.Rows {
 			env := func(name string) (any, error) {
 				c := st.jobs.Col(name)
@@ -213,13 +252,37 @@ func feasibleEverywhere(st *study, subjectTo []string) ([]bool, error) {
 				}
 				return c.Num[r], nil
 			}
-			for _, e := range exprs {
-				ok, err := e.Eval(env)
-				if err != nil {
-					return nil, fmt.Errorf("subject_to %q: %w", e.Text, err)
+			for k, e := range reqs {
+				for _, ref := range e.Refs() {
+					if _, err := env(ref); err != nil {
+						return nil, fmt.Errorf("subject_to %q: %w", e.Text, err)
+					}
 				}
-				out[i] = out[i] && ok
+				v := e.Observe(env)
+				if e.Kind == constraint.EveryRun && v != 1 {
+					out[i] = false
+				}
+				sums[k] += v // a NaN makes the share or mean NaN: not met
 			}
+		}
+		n := float64(len(p.Rows))
+		for k, e := range reqs {
+			if e.Kind == constraint.EveryRun || n == 0 {
+				continue
+			}
+			m := sums[k] / n
+			var met bool
+			switch e.Sense {
+			case constraint.LE:
+				met = m <= e.Bound
+			case constraint.LT:
+				met = m < e.Bound
+			case constraint.GE:
+				met = m >= e.Bound
+			case constraint.GT:
+				met = m > e.Bound
+			}
+			out[i] = out[i] && met
 		}
 	}
 	return out, nil

@@ -55,7 +55,10 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 		name += " (" + u + ")"
 	}
 	head := fmt.Sprintf("%s: mean ± 95%% CI over %d replicates", name, reps)
-	if reps == 1 {
+	if fewest, short := repsPerPoint(jobs, all, axes, reps); short > 0 {
+		// A partial run: say so rather than claim every point's full count.
+		head = fmt.Sprintf("%s: mean ± 95%% CI over %d to %d replicates (%s fewer than %d: a job failed or did not run)", name, fewest, reps, map[bool]string{true: "1 point has", false: fmt.Sprint(short) + " points have"}[short == 1], reps)
+	} else if reps == 1 {
 		head = fmt.Sprintf("%s; %s", name, oneRep)
 	}
 	if len(axes) > 2 {
@@ -130,6 +133,22 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 			line += "; " + fewNote
 		}
 		fmt.Fprintln(w, line)
+		nulls := 0
+		for _, r := range okRows {
+			if mc.Null[r] {
+				nulls++
+			}
+		}
+		if nulls > 0 && strings.Contains(metric, "_p") {
+			fmt.Fprintf(w, "  - : not reached in %s: the percentile falls among messages unfinished at the job's end (records.md RC-24); completion fractions are in completed_frac_*\n", Plural(nulls, "job"))
+		}
+	}
+	okAll := make([]bool, jobs.Rows)
+	for r := range okAll {
+		okAll[r] = status == nil || status.Text(r) == "ok"
+	}
+	if dead := deadAxes(jobs, axes, okAll); len(dead) > 0 {
+		fmt.Fprintln(w, "  "+lowerFirst(strings.TrimSuffix(deadNote(dead), ".")))
 	}
 	if dec != nil {
 		st := newStudy(jobs, all, axes)
@@ -210,6 +229,31 @@ func cellOf(axes []*axis, r int) ([2]int, bool) {
 		}
 	}
 	return k, true
+}
+
+// repsPerPoint returns the fewest replicates any point has among the use rows and how
+// many points have fewer than reps (0 when every point has them all).
+func repsPerPoint(jobs *results.Table, use []bool, axes []*axis, reps int) (fewest, short int) {
+	count := map[string]int{}
+	for r := 0; r < jobs.Rows; r++ {
+		if !use[r] {
+			continue
+		}
+		var key strings.Builder
+		for _, a := range axes {
+			key.WriteString(a.key(r))
+			key.WriteByte(0)
+		}
+		count[key.String()]++
+	}
+	fewest = reps
+	for _, n := range count {
+		fewest = min(fewest, n)
+		if n < reps {
+			short++
+		}
+	}
+	return fewest, short
 }
 
 // cellIntervals returns, per (level of axis 0, level of axis 1), the interval over

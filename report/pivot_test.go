@@ -24,12 +24,12 @@ func TestPivot(t *testing.T) {
 	}
 	// α 0.5, 200KB: {460, 460.01}: mean 460.005, s = 0.00707, half = 12.706205·0.005 = 0.0635.
 	// Each job completed 15 messages: every p99 is marked.
-	want := `fct_p99_usec (µs): mean ± 95% CI over 2 replicates:
-  switch.LossyAlpha \ switch.StaticPoolXoffThreshold             200KB               1MB
-  0.5                                                 460.005 ± 0.064†  620.005 ± 0.064†
-  2                                                   520.005 ± 0.064†              680†
-  p99 of 15 messages per job (msgs_completed); † p99 of fewer than 100 messages: the largest few completions, not a tail.
-  lowest: LossyAlpha=0.5, StaticPoolXoffThreshold=200KB, 460.005 ± 0.064; neighbour − best, paired: LossyAlpha 0.5 → 2: 60 ± 0; StaticPoolXoffThreshold 200KB → 1MB: 160 ± 0
+	want := `fct_p99_usec (µs): mean ± 95% CI over 1 to 2 replicates (1 point has fewer than 2: a job failed or did not run):
+  switch.LossyAlpha \ switch.StaticPoolXoffThreshold           200KB             1MB
+  0.5                                                 460.0 ± 0.064†  620.0 ± 0.064†
+  2                                                   520.0 ± 0.064†            680†
+  p99 of 15 messages per job (msgs_started); † p99 of fewer than 100 messages: the largest few completions, not a tail.
+  lowest: LossyAlpha=0.5, StaticPoolXoffThreshold=200KB, 460.0 ± 0.064; neighbour − best, paired: LossyAlpha 0.5 → 2: 60 ± 0; StaticPoolXoffThreshold 200KB → 1MB: 160 ± 0
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)

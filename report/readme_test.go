@@ -74,7 +74,15 @@ func schemaTables() string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "`%s` %s", c, parquetType(t.Type.Field(i).Type))
+			ft := t.Type.Field(i).Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			typ := parquetType(ft)
+			if t.Nullable(i) { // a pointer, or a float64 whose NaN is written as null
+				typ = "nullable " + typ
+			}
+			fmt.Fprintf(&b, "`%s` %s", c, typ)
 		}
 		b.WriteString("\n")
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	// ("switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=300KB") lets the page sum the
 	// simulation time of exactly the jobs it used and show percentile counts.
 	Decision *selection.Decision
+	// Bisection is the answer of a bisection (an objective of smallest: or largest:),
+	// replayed by the caller (sweep.BisectDir); nil for other studies. With it the page
+	// opens with its answer table and charts the probes over the bisected attribute.
+	Bisection *results.BisectionStatus
 }
 
 // Report is everything the page shows; its charts are drawn when the page or the PNG
@@ -80,13 +84,15 @@ type Report struct {
 	Shared   []Setting // non-swept jobs columns: one value for every job
 	Spec     string    // the spec as given (manifest.json)
 	Notes    []string  // what the reader should know about how charts were folded
+	Dead     []string  // swept axes that change no output at any point (deadAxes)
 
 	// The first screen: the question, and the decision or the best answer.
 	Objective        string // the objective in words; "" for results without one
 	ObjectiveDefault string // why rocesweep chose the objective, when the spec states none
 	Decision         *DecisionView
-	Replicates       int    // replicates per point (1 + the largest replicate number)
-	Headline         string // one sentence: the decision, or the best point of the first answer
+	Bisection        *BisectView // a bisection's answer table (bisect.go)
+	Replicates       int         // replicates per point (1 + the largest replicate number)
+	Headline         string      // one sentence: the decision, or the best point of the first answer
 
 	// The answers (answers.go).
 	Answers    []Answer  // one per metric that varies: objective, also, main metrics
@@ -164,7 +170,7 @@ func (r *Report) split(focus bool) []MetricCharts {
 
 // OtherKind names the chart each metric under "All metrics" has.
 func (r *Report) OtherKind() string {
-	if len(r.Axes) >= 2 {
+	if len(r.Axes) >= 2 && r.Bisection == nil {
 		return "heat map"
 	}
 	return "line chart"
@@ -255,6 +261,13 @@ func Build(dir string, opts Options) (*Report, error) {
 	for _, a := range axes {
 		r.Axes = append(r.Axes, a.Label)
 	}
+	okAll := make([]bool, jobs.Rows)
+	for i := range okAll {
+		okAll[i] = status.Text(i) == "ok"
+	}
+	if r.Dead = deadAxes(jobs, axes, okAll); len(r.Dead) > 0 {
+		r.Notes = append(r.Notes, deadNote(r.Dead))
+	}
 	for _, name := range opts.Metrics {
 		if c := jobs.Col(name); c == nil || c.IsString() {
 			return nil, optionErrorf("metric %s: not a numeric column of %s/jobs (metrics: %s)", name, dir, strings.Join(stats.MetricNames, ", "))
@@ -271,7 +284,11 @@ func Build(dir string, opts Options) (*Report, error) {
 	st := newStudy(jobs, ok, axes)
 	r.Replicates = st.reps
 	r.Perf = perfRows(jobs, ok)
-	if m.Select != nil && r.OK > 0 {
+	bisecting := m.Objective != nil && m.Objective.Bisect != nil
+	if bisecting && r.OK > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("A bisection: its jobs are probes at values of %s the run chose, so no point is compared with another; "+
+			"the charts below show every probe's value of each metric against %s, one line per condition.", m.Objective.Bisect.Attr, m.Objective.Bisect.Attr))
+	} else if m.Select != nil && r.OK > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("A sequential selection: the answers and charts below compare every point over the first stage, its first %d replicates, paired replicate by replicate; "+
 			"the decision above also used the later rounds of the points that stayed in contention.", m.Select.Initial))
 	}
@@ -288,14 +305,43 @@ func Build(dir string, opts Options) (*Report, error) {
 		if opts.Decision != nil {
 			r.Decision, r.Headline = decisionView(opts.Decision, m, st, dir)
 		}
+		if opts.Bisection != nil {
+			r.Bisection, r.Headline = bisectView(opts.Bisection, dir, wallSum(jobs))
+		}
+	}
+	if r.OK > 0 && !bisecting {
 		var feasible []bool
 		if obj != nil && len(obj.SubjectTo) > 0 {
 			if feasible, err = feasibleEverywhere(st, obj.SubjectTo); err != nil {
 				r.Notes = append(r.Notes, fmt.Sprintf("The objective's constraint cannot be checked on these results (%v): the answers are over every point.", err))
 				feasible = nil
 			}
+			if d := opts.Decision; d != nil && feasible != nil {
+				// A point the decision refused over its later rounds (a pause that sticks
+				// in 4% of runs, unseen in the first stage) is not acceptable here either.
+				for _, e := range d.Eliminated {
+					if e.Cause == selection.CauseScreened || e.Point >= len(d.Labels) {
+						continue
+					}
+					if p := st.pointOf(d.Labels[e.Point]); p >= 0 {
+						feasible[p] = false
+					}
+				}
+			}
 		}
 		r.answer(st, obj, feasible, opts.Decision == nil)
+		if m.Select != nil && r.Decision != nil {
+			// The answers compare the first stage; the decision used more replicates of the
+			// points that stayed: say so where the two could be read side by side.
+			r.AnswerNote = fmt.Sprintf("Over the first stage: %s per point (the decision above used up to %s for the points that stayed in contention). ",
+				Plural(st.reps, "replicate"), Plural(maxUsed(opts.Decision), "replicate")) + r.AnswerNote
+			for i := range r.Answers {
+				a := &r.Answers[i]
+				if obj != nil && a.Metric == obj.Metric && r.Decision.Selected != "" && a.Best != r.Decision.Selected {
+					a.Among = strings.TrimPrefix(a.Among+"; ", "; ") + "over the first stage only: the decision, over its later rounds too, selects " + r.Decision.Selected
+				}
+			}
+		}
 		if st.reps > 1 && deterministic(st) {
 			r.Notes = append(r.Notes, fmt.Sprintf("Replicates agree exactly: every metric has the same value in all %d replicates of every point, so every interval is ± 0. "+
 				"The study is deterministic; one replicate would do.", st.reps))
@@ -304,7 +350,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	switch {
 	case len(axes) == 0:
 		r.Notes = append(r.Notes, "No swept axis: nothing to chart over; see the jobs table for the values.")
-	case len(axes) > 2:
+	case len(axes) > 2 && !bisecting:
 		var over []string
 		for _, a := range axes[2:] {
 			over = append(over, a.Label)
@@ -382,6 +428,23 @@ func (r *Report) chart(jobs *results.Table, ok []bool, axes []*axis, st *study, 
 		if c := countOf(jobs, name, okRows); c != nil {
 			mc.Count, mc.Few = strings.TrimSuffix(c.String(), "†")+" per job ("+c.Col+")", c.Few
 		}
+		if bisecting := obj != nil && obj.Bisect != nil; bisecting {
+			// A bisection's probes: the metric against the bisected attribute (the last
+			// axis), one line per level of the first condition axis; no heat map, whose
+			// cells would be nearly all empty.
+			x := axes[len(axes)-1]
+			var by *axis
+			if len(axes) >= 2 {
+				by = axes[0]
+			}
+			c, err := lineChart(name, jobs, ok, axes, x, by, st.reps, opts.Width, opts.Height)
+			if err != nil {
+				return fmt.Errorf("line chart of %s over %s: %w", name, x.Label, err)
+			}
+			mc.Charts = append(mc.Charts, c)
+			r.Metrics = append(r.Metrics, mc)
+			continue
+		}
 		if len(axes) >= 2 {
 			c, err := heatmapChart(name, newGrid(jobs, ok, axes, name, st.reps), opts.Width, opts.Height)
 			if err != nil {
@@ -410,6 +473,22 @@ func (r *Report) chart(jobs *results.Table, ok []bool, axes []*axis, st *study, 
 		r.Metrics = append(r.Metrics, mc)
 	}
 	return nil
+}
+
+// wallSum is the jobs' summed wall_sec: the simulation time they took (NaN without the
+// column).
+func wallSum(jobs *results.Table) float64 {
+	c := jobs.Col("wall_sec")
+	if c == nil || c.IsString() {
+		return math.NaN()
+	}
+	sum := 0.0
+	for r := range c.Num {
+		if !c.Null[r] {
+			sum += c.Num[r]
+		}
+	}
+	return sum
 }
 
 // uniformValue reports whether metric name has one value at every point (the same mean
@@ -473,4 +552,13 @@ func firstStage(m *results.Manifest, jobs *results.Table) func(row int) bool {
 	}
 	n := float64(m.Select.Initial)
 	return func(row int) bool { return !rc.Null[row] && rc.Num[row] < n }
+}
+
+// maxUsed is the most replicates the decision used at any point.
+func maxUsed(d *selection.Decision) int {
+	n := 0
+	for _, u := range d.Used {
+		n = max(n, u)
+	}
+	return n
 }

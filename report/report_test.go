@@ -102,7 +102,8 @@ func TestReportGrid(t *testing.T) {
 	// The metrics with one value at every point take one line, no chart: the synthetic
 	// grid leaves them 0 (or fixes them).
 	if want := "0 at every point: drops_lossless, nic_rx_drops, retransmits, data_packets, stuck_pause_ports, cct_iterations, cct_p50_usec, cct_max_usec, busbw_gbps; " +
-		"15.73M at every point: bytes_delivered; 15 at every point: msgs_completed; 150 at every point: msgs_completed_lossless; 300 at every point: msgs_completed_lossy."; r.UniformLine() != want {
+		"15.73M at every point: bytes_delivered; 15 at every point: msgs_started, msgs_completed, msgs_host_completed; 150 at every point: msgs_started_lossless, msgs_completed_lossless; " +
+		"300 at every point: msgs_started_lossy, msgs_completed_lossy; 1 at every point: completed_frac_lossless, completed_frac_lossy."; r.UniformLine() != want {
 		t.Errorf("uniform line %q\nwant         %q", r.UniformLine(), want)
 	}
 	uniform := 0
@@ -112,8 +113,8 @@ func TestReportGrid(t *testing.T) {
 	// The headline's metric (no objective in these results) in full: a heat map and a
 	// line chart over each axis; every other metric a heat map under All metrics.
 	charted := len(stats.MetricNames) - len(report.PerfMetrics) - uniform
-	if len(heat) != charted || lines != 2 || charted != 17 {
-		t.Fatalf("%d heatmaps, %d line charts; want %d (17) and 2", len(heat), lines, charted)
+	if len(heat) != charted || lines != 2 || charted != 22 {
+		t.Fatalf("%d heatmaps, %d line charts; want %d (22) and 2", len(heat), lines, charted)
 	}
 	if f := r.FocusMetrics(); len(f) != 1 || f[0].Metric != "fct_p99_usec_lossless" || len(f[0].Charts) != 3 {
 		t.Fatalf("focus metrics %+v", f)
@@ -139,7 +140,7 @@ func TestReportGrid(t *testing.T) {
 	if len(r.Answers) == 0 || r.Answers[0].Metric != "fct_p99_usec_lossless" || r.Answers[0].Best != "LossyAlpha=0.25, StaticPoolXoffThreshold=200KB" {
 		t.Fatalf("answers %+v", r.Answers)
 	}
-	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.505 ± 0.064 (p99 of 150 messages); better than every other point beyond the noise."; r.Headline != want {
+	if want := "Lowest p99 FCT of the lossless traffic (µs): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 102.5 ± 0.064 (p99 of 150 messages); better than every other point beyond the noise."; r.Headline != want {
 		t.Errorf("headline %q\nwant     %q", r.Headline, want)
 	}
 	// α 0.25 → 0.5 adds 2.5 µs, Xoff 200KB → 400KB adds 20 µs.

@@ -8,7 +8,7 @@ import (
 	"github.com/rocesweep/rocesweep/report"
 )
 
-// A zip group is one axis: configs/pcie-gen3.yaml's two lane counts against the Xoff
+// A zip group is one axis: configs/pcie-gen3.yaml's first design, two lane counts against the Xoff
 // vectors, in the heat map, the closing table and the neighbours of the answers.
 func TestZipGroupIsOneAxis(t *testing.T) {
 	dir := pcieGen3(2).write(t, filepath.Join(t.TempDir(), "res"))
@@ -50,7 +50,7 @@ func TestZipGroupIsOneAxis(t *testing.T) {
   4 / 4                                                                                                       400.2 ± 3.2                   410.2 ± 3.2                    420.2 ± 3.2
   8 / 8                                                                                                       200.2 ± 3.2                   210.2 ± 3.2                    220.2 ± 3.2
   16 / 16                                                                                                     100.2 ± 3.2                   110.2 ± 3.2                    120.2 ± 3.2
-  p99 of 150 messages per job (msgs_completed_lossless)
+  p99 of 150 messages per job (msgs_started_lossless)
   lowest: {NICSide,HostSide}.LaneCount=16 / 16, PfcStaticXoffThreshold=[0.5, 0.8, 0, 0, 0, 0, 0, 0], 100.2 ± 3.2; neighbour − best, paired: {NICSide,HostSide}.LaneCount 16 / 16 → 8 / 8: 100 ± 0; PfcStaticXoffThreshold [0.5, 0.8, 0, 0, 0, 0, 0, 0] → [0.8, 0.8, 0, 0, 0, 0, 0, 0]: 10 ± 0
 `
 	if b.String() != want {

@@ -48,6 +48,10 @@ func arrowSchema(t reflect.Type) *arrow.Schema {
 		}
 		fields[i] = arrow.Field{Name: columnName(f), Type: dt, Nullable: nullable}
 	}
+	if meta := pandasMetadata(t); meta != "" {
+		md := arrow.NewMetadata([]string{pandasMetadataKey}, []string{meta})
+		return arrow.NewSchema(fields, &md)
+	}
 	return arrow.NewSchema(fields, nil)
 }
 

@@ -61,13 +61,13 @@ type parquetRows interface {
 func TableOf[T any](name string) Table {
 	t := reflect.TypeFor[T]()
 	check := sync.OnceFunc(func() { checkRowType(name, t) })
-	schema := sync.OnceValue(func() *parquet.Schema { check(); return tableSchema(name, nullMirror(t)) })
+	options := fileOptions(name, t, check)
 	return Table{Name: name, Type: t, check: check,
 		newParquet: func(w io.Writer, opts []parquet.WriterOption) parquetRows {
 			if nanNullFields(t) != nil {
-				return newNullRows(t, parquet.NewWriter(w, append(opts, schema())...))
+				return newNullRows(t, parquet.NewWriter(w, append(opts, options()...)...))
 			}
-			return typedRows[T]{parquet.NewGenericWriter[T](w, append(opts, schema())...)}
+			return typedRows[T]{parquet.NewGenericWriter[T](w, append(opts, options()...)...)}
 		}}
 }
 
@@ -75,14 +75,28 @@ func TableOf[T any](name string) Table {
 // to Writer.Write as a slice of t (reflect.MakeSlice(reflect.SliceOf(t), ...).Interface()).
 func DynamicTable(name string, t reflect.Type) Table {
 	check := sync.OnceFunc(func() { checkRowType(name, t) })
-	schema := sync.OnceValue(func() *parquet.Schema { check(); return tableSchema(name, nullMirror(t)) })
+	options := fileOptions(name, t, check)
 	return Table{Name: name, Type: t, check: check,
 		newParquet: func(w io.Writer, opts []parquet.WriterOption) parquetRows {
 			if nanNullFields(t) != nil {
-				return newNullRows(t, parquet.NewWriter(w, append(opts, schema())...))
+				return newNullRows(t, parquet.NewWriter(w, append(opts, options()...)...))
 			}
-			return dynamicRows{t: t, w: parquet.NewWriter(w, append(opts, schema())...)}
+			return dynamicRows{t: t, w: parquet.NewWriter(w, append(opts, options()...)...)}
 		}}
+}
+
+// fileOptions returns, made once at the first call, the Parquet writer options that
+// describe the table's files: the schema and, when the table has nullable integer
+// columns, the "pandas" metadata that keeps their pandas dtype (pandasMetadata).
+func fileOptions(name string, t reflect.Type, check func()) func() []parquet.WriterOption {
+	return sync.OnceValue(func() []parquet.WriterOption {
+		check()
+		opts := []parquet.WriterOption{tableSchema(name, nullMirror(t))}
+		if meta := pandasMetadata(t); meta != "" {
+			opts = append(opts, parquet.KeyValueMetadata(pandasMetadataKey, meta))
+		}
+		return opts
+	})
 }
 
 // Nullable reports whether column i of the table can hold nulls: a pointer field, or a

@@ -64,6 +64,19 @@ func EffectiveConfig(dir string) ([]Setting, error) {
 		}
 		out = append(out, Setting{Name: a.Path, Value: v})
 	}
+	// Tier blocks (README "Per-tier switches and cables"): what each sets, then the
+	// swept tier attributes.
+	for tier, name := range config.TierNames {
+		for _, kv := range cfg.TierSettings(tier) {
+			k, v, _ := strings.Cut(kv, " ")
+			out = append(out, Setting{Name: "tiers." + name + "." + k, Value: v})
+		}
+	}
+	for _, a := range spec.Axes {
+		if strings.HasPrefix(a.Attr.Path, "tiers.") {
+			out = append(out, Setting{Name: a.Attr.Path, Value: swept[a.Attr.Path]})
+		}
+	}
 	def := config.DefaultWorkload()
 	for n := range cfg.Workload.Mix {
 		for _, a := range config.Schema() {

@@ -29,10 +29,10 @@ var planSize = map[string]int{
 	"quickstart.yaml":                   60,  // 4 alpha x 3 Xoff x 5 first-stage replicates
 	"lossyalpha-xoff.yaml":              175, // 7 alpha x 5 Xoff x 5
 	"ci.yaml":                           6,
-	"headroom.yaml":                     30, // 6 headroom x 5 delays, deterministic
-	"headroom-per-tier.yaml":            10, // 2 cable lengths x 5 headroom limits
+	"headroom.yaml":                     5,  // a bisection's first probes: 1MB for each of 5 delays
+	"headroom-per-tier.yaml":            2,  // 4MB for each of 2 cable lengths
 	"ai-allreduce.yaml":                 60, // 4 rack LossyAlpha x 3 spine Xoff x 5
-	"pcie-gen3.yaml":                    9,
+	"pcie-gen3.yaml":                    3,  // Xoff 0.5 for each of 3 lane counts
 	"dcqcn.yaml":                        90, // 3 x 2 x 3 x 5
 	"bench/star-incast.yaml":            1,
 	"bench/leaf-spine-permutation.yaml": 1,

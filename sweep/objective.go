@@ -31,8 +31,9 @@ import (
 // it, `run --select` uses the defaults of selection.Config.
 
 var (
-	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also"}
-	selectKeys    = []string{"confidence", "initial", "max_jobs"}
+	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also", "then", "pareto", "smallest", "largest", "range", "resolution", "deterministic", "checks"}
+	thenKeys      = []string{"metric", "goal", "indifference"}
+	selectKeys    = []string{"confidence", "initial", "max_jobs", "rare"}
 )
 
 // DefaultIndifferencePercent is the indifference of an objective that states none: 5% of
@@ -61,10 +62,14 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 		return fmt.Errorf("%s: objective: want a mapping with %s", pos(s.File, v), strings.Join(objectiveKeys, ", "))
 	}
 	o := &selection.Objective{Goal: selection.Min}
+	bisect := map[string]bisectNode{} // a bisection's keys (bisect.go)
+	var goal *yaml.Node
 	for i := 0; i < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		at := pos(s.File, val)
 		switch k.Value {
+		case "smallest", "largest", "range", "resolution", "deterministic", "checks":
+			bisect[k.Value] = bisectNode{k, val}
 		case "metric":
 			if err := checkObjectiveMetric(val.Value); err != nil {
 				return fmt.Errorf("%s: objective.metric: %v", at, err)
@@ -77,6 +82,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 			default:
 				return fmt.Errorf("%s: objective.goal: want min or max (value %q)", at, val.Value)
 			}
+			goal = k
 		case "indifference":
 			s.indifference, s.indifferencePos = val.Value, at
 		case "subject_to":
@@ -85,11 +91,19 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 				return err
 			}
 			for _, e := range list {
-				if _, err := constraint.Parse(e.text); err != nil {
+				if _, err := constraint.ParseRequirement(e.text); err != nil {
 					return fmt.Errorf("%s: objective.subject_to: %v", e.pos, err)
 				}
 				o.SubjectTo = append(o.SubjectTo, e.text)
 				s.subjectPos = append(s.subjectPos, e.pos)
+			}
+		case "then":
+			if err := s.parseThen(o, val); err != nil {
+				return err
+			}
+		case "pareto":
+			if err := s.parsePareto(o, val); err != nil {
+				return err
 			}
 		case "also":
 			list, err := stringList(s.File, val, "objective.also")
@@ -106,10 +120,117 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 			return fmt.Errorf("%s: objective.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(objectiveKeys, ", "), config.Suggest(k.Value, objectiveKeys))
 		}
 	}
+	if err := s.parseBisect(o, bisect, v); err != nil {
+		return err
+	}
+	if o.Bisect != nil {
+		// A bisection finds a value to a resolution: it has no goal or indifference, and
+		// weighs no second metric.
+		if goal != nil {
+			return fmt.Errorf("%s: objective.goal: a bisection has no goal: %s says which end it looks for", pos(s.File, goal), "objective."+string(o.Bisect.Direction))
+		}
+		if s.indifference != "" {
+			return fmt.Errorf("%s: objective.indifference: a bisection has no indifference: objective.resolution says how finely it finds its value", s.indifferencePos)
+		}
+		if o.Pareto != nil || o.Then != nil {
+			return fmt.Errorf("%s: objective: a bisection finds a value of one attribute for subject_to; pareto and then weigh metrics of a selection: use one or the other", pos(s.File, v))
+		}
+		s.Objective = o
+		return nil
+	}
+	if o.Pareto != nil && o.Metric == "" {
+		o.Metric, o.Goal = o.Pareto[0].Metric, o.Pareto[0].Goal
+	}
 	if o.Metric == "" {
-		return fmt.Errorf("%s: objective: metric is required (a jobs metric such as fct_p99_usec_lossless, drops_lossless, cct_p50_usec)", pos(s.File, v))
+		return fmt.Errorf("%s: objective: metric is required (a jobs metric such as fct_p99_usec_lossless, drops_lossless, cct_p50_usec), or smallest:/largest: for a bisection", pos(s.File, v))
+	}
+	if o.Pareto != nil && o.Then != nil {
+		return fmt.Errorf("%s: objective: pareto and then are two ways to weigh metrics; use one", pos(s.File, v))
 	}
 	s.Objective = o
+	return nil
+}
+
+// parseThen reads objective.then: a secondary objective (README "Trade-offs").
+func (s *Spec) parseThen(o *selection.Objective, v *yaml.Node) error {
+	if v.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: objective.then: want a mapping with %s", pos(s.File, v), strings.Join(thenKeys, ", "))
+	}
+	t := &selection.Then{Goal: selection.Min}
+	for i := 0; i < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		at := pos(s.File, val)
+		switch k.Value {
+		case "metric":
+			if err := checkObjectiveMetric(val.Value); err != nil {
+				return fmt.Errorf("%s: objective.then.metric: %v", at, err)
+			}
+			t.Metric = val.Value
+		case "goal":
+			if val.Value != "min" && val.Value != "max" {
+				return fmt.Errorf("%s: objective.then.goal: want min or max (value %q)", at, val.Value)
+			}
+			t.Goal = selection.Goal(val.Value)
+		case "indifference":
+			s.thenIndifference, s.thenIndifferencePos = val.Value, at
+		default:
+			return fmt.Errorf("%s: objective.then.%s: unknown key (want %s)%s", pos(s.File, k), k.Value, strings.Join(thenKeys, ", "), config.Suggest(k.Value, thenKeys))
+		}
+	}
+	if t.Metric == "" {
+		return fmt.Errorf("%s: objective.then: metric is required (the second metric, e.g. completed_frac_lossy)", pos(s.File, v))
+	}
+	s.thenPos = pos(s.File, v)
+	o.Then = t
+	return nil
+}
+
+// parsePareto reads objective.pareto: 2 or 3 metrics, each {metric, goal, indifference}
+// with an absolute indifference (README "Trade-offs").
+func (s *Spec) parsePareto(o *selection.Objective, v *yaml.Node) error {
+	if v.Kind != yaml.SequenceNode || len(v.Content) < 2 || len(v.Content) > 3 {
+		return fmt.Errorf("%s: objective.pareto: want a list of 2 or 3 metrics, each {metric: M, goal: min|max, indifference: D}", pos(s.File, v))
+	}
+	for n, item := range v.Content {
+		where := fmt.Sprintf("objective.pareto[%d]", n)
+		if item.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s: %s: want {metric: M, goal: min|max, indifference: D}", pos(s.File, item), where)
+		}
+		t := selection.Then{Goal: selection.Min}
+		ind, indPos := "", ""
+		for i := 0; i < len(item.Content); i += 2 {
+			k, val := item.Content[i], item.Content[i+1]
+			at := pos(s.File, val)
+			switch k.Value {
+			case "metric":
+				if err := checkObjectiveMetric(val.Value); err != nil {
+					return fmt.Errorf("%s: %s.metric: %v", at, where, err)
+				}
+				t.Metric = val.Value
+			case "goal":
+				if val.Value != "min" && val.Value != "max" {
+					return fmt.Errorf("%s: %s.goal: want min or max (value %q)", at, where, val.Value)
+				}
+				t.Goal = selection.Goal(val.Value)
+			case "indifference":
+				ind, indPos = val.Value, at
+			default:
+				return fmt.Errorf("%s: %s.%s: unknown key (want %s)%s", pos(s.File, k), where, k.Value, strings.Join(thenKeys, ", "), config.Suggest(k.Value, thenKeys))
+			}
+		}
+		if t.Metric == "" || ind == "" {
+			return fmt.Errorf("%s: %s: metric and indifference are required", pos(s.File, item), where)
+		}
+		abs, pct, err := ParseIndifference(t.Metric, ind)
+		if err != nil {
+			return fmt.Errorf("%s: %s.indifference: %v", indPos, where, err)
+		}
+		if pct > 0 {
+			return fmt.Errorf("%s: %s.indifference: a Pareto metric's indifference is a value in its unit, not a percent (value %q)", indPos, where, ind)
+		}
+		t.Indifference = abs
+		o.Pareto = append(o.Pareto, t)
+	}
 	return nil
 }
 
@@ -153,6 +274,16 @@ func setSelect(c *selection.Config, key, value string) error {
 			return fmt.Errorf("want a whole number of jobs from 1 to %s (value %q)", config.Commas(MaxJobs), value)
 		}
 		c.MaxJobs = n
+	case "rare":
+		// A share of runs: 0.01 or 1% (README "Rare events").
+		f, err := strconv.ParseFloat(strings.TrimSuffix(value, "%"), 64)
+		if strings.HasSuffix(value, "%") {
+			f /= 100
+		}
+		if err != nil || !(f > 0 && f <= 0.5) {
+			return fmt.Errorf("want a share of runs above 0 and at most 50%%, e.g. 1%% or 0.01 (value %q)", value)
+		}
+		c.Rare = f
 	default:
 		return fmt.Errorf("unknown key (want %s)%s", strings.Join(selectKeys, ", "), config.Suggest(key, selectKeys))
 	}
@@ -183,7 +314,7 @@ func (s *Spec) setObjective(key, value string) error {
 	case "indifference":
 		s.indifference, s.indifferencePos = value, "--set objective.indifference"
 	case "subject_to":
-		if _, err := constraint.Parse(value); err != nil {
+		if _, err := constraint.ParseRequirement(value); err != nil {
 			return err
 		}
 		o.SubjectTo = []string{value}
@@ -232,7 +363,12 @@ func (s *Spec) resolveObjective() error {
 	}
 	o := s.Objective
 	o.Indifference, o.IndifferencePercent = 0, 0
-	if s.indifference == "" {
+	if err := s.checkBisect(); err != nil {
+		return err
+	}
+	if o.Bisect != nil {
+		// no indifference: the resolution says how fine (parseObjective refused one)
+	} else if s.indifference == "" {
 		o.IndifferencePercent = DefaultIndifferencePercent
 	} else {
 		abs, pct, err := ParseIndifference(o.Metric, s.indifference)
@@ -241,12 +377,25 @@ func (s *Spec) resolveObjective() error {
 		}
 		o.Indifference, o.IndifferencePercent = abs, pct
 	}
+	if t := o.Then; t != nil {
+		if o.Indifference == 0 {
+			return fmt.Errorf("%s: objective.indifference: with then:, the primary's indifference must be a value in %s's unit (not a percent): the points within it of the best are the ones then: chooses among", s.thenPos, o.Metric)
+		}
+		t.Indifference, t.IndifferencePercent = 0, DefaultIndifferencePercent
+		if s.thenIndifference != "" {
+			abs, pct, err := ParseIndifference(t.Metric, s.thenIndifference)
+			if err != nil {
+				return fmt.Errorf("%s: objective.then.indifference: %v", s.thenIndifferencePos, err)
+			}
+			t.Indifference, t.IndifferencePercent = abs, pct
+		}
+	}
 	columns := objectiveMetrics()
 	for _, a := range s.Axes {
 		columns = append(columns, a.Column)
 	}
 	for i, text := range o.SubjectTo {
-		c, _ := constraint.Parse(text)
+		c, _ := constraint.ParseRequirement(text)
 		for _, ref := range c.Refs() {
 			if !slices.Contains(columns, ref) {
 				return fmt.Errorf("%s: objective.subject_to: %q is not a jobs column%s (a subject_to names metrics such as drops_lossless, or swept columns such as switch_LossyAlpha)",

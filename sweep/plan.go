@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,7 +23,7 @@ import (
 // ModelVersion names the behaviour of the simulation model. It is part of every job
 // id, so results of different model versions never mix: bump it whenever a change to
 // model/... changes any job's rows or summary.
-const ModelVersion = "rocesweep-model/0.8.0"
+const ModelVersion = "rocesweep-model/0.9.0"
 
 // Plan is the expanded list of jobs of a spec, in plan order (grid order, then
 // replicates). Shards and resume select from it; the runner shuffles its selection.
@@ -38,6 +39,10 @@ type Plan struct {
 	// the jobs of replicates beyond the plan's (a selection's later rounds).
 	points []planPoint
 	extra  map[[2]int]*Job
+	// probes are a bisection's jobs beyond the plan, by (point, step, replicate)
+	// (bisect.go); validate is Expand's, for them.
+	probes   map[[3]int]*Job
+	validate func(*config.Config) error
 }
 
 // planPoint is one grid point of a plan.
@@ -92,7 +97,28 @@ func (p *Plan) Label(j *Job) string {
 // Replicates times. validate, if non-nil, adds rules beyond config.Validate (e.g. the
 // fabric's topology checks); a job breaking a rule gets Invalid set, it is not dropped.
 func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
-	p := &Plan{Spec: s, Axes: s.Axes}
+	p := &Plan{Spec: s, Axes: s.Axes, validate: validate}
+	// A bisection's attribute is the last axis: the plan holds its first probe, the
+	// range's safe end; its other end is checked too (bisect.go).
+	var first, other *Value
+	if s.Probe != nil {
+		if err := s.checkProbeSets(); err != nil {
+			return nil, err
+		}
+		b := s.Objective.Bisect
+		p.Axes = append(slices.Clone(s.Axes), s.Probe)
+		for i, k := range []int{b.SafeStep(), b.Steps() - b.SafeStep()} {
+			v, err := s.probeValue(b.Value(k))
+			if err != nil {
+				return nil, fmt.Errorf("%s: objective.%s: %v", s.Probe.Pos, b.Direction, err)
+			}
+			if i == 0 {
+				first = &v
+			} else {
+				other = &v
+			}
+		}
+	}
 	// The size first, from the axis lengths alone: nothing is allocated for a plan
 	// over MaxJobs.
 	total, _, err := s.planSize()
@@ -111,14 +137,17 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 			idx[d] = rem % len(dims[d])
 			rem /= len(dims[d])
 		}
-		values := make([]Value, len(s.Axes))
+		values := make([]Value, len(s.Axes), len(p.Axes))
 		for d, dim := range dims {
 			for _, av := range dim[idx[d]] {
 				values[av.axis] = av.Value
 			}
 		}
+		if first != nil {
+			values = append(values, *first)
+		}
 		cfg := s.Base
-		for i := range s.Axes {
+		for i := range values {
 			cfg.SetValue(values[i].Parsed) // parsed and checked once, by ParseSpec
 		}
 		keep := true
@@ -142,6 +171,17 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 			invalid = err
 		} else if validate != nil {
 			invalid = validate(&cfg)
+		}
+		if other != nil && invalid == nil {
+			end := copyConfig(&cfg)
+			end.SetValue(other.Parsed)
+			if err := end.Validate(); err != nil {
+				invalid = fmt.Errorf("at the other end of objective.range, %s = %s: %w", s.Objective.Bisect.Attr, other.Text, err)
+			} else if validate != nil {
+				if err := validate(&end); err != nil {
+					invalid = fmt.Errorf("at the other end of objective.range, %s = %s: %w", s.Objective.Bisect.Attr, other.Text, err)
+				}
+			}
 		}
 		first := len(p.Jobs)
 		for r := 0; r < s.Replicates; r++ {

@@ -58,8 +58,13 @@ type Options struct {
 	// settings (defaults applied); manifest.json records them (select.go).
 	Selection *selection.Config
 	// Wait, for Select with a Shard: when this shard has run its jobs of a round, look
-	// again every Wait for the other shards' jobs instead of returning; 0 returns.
+	// again for the other shards' jobs instead of returning (every 100 ms at first,
+	// doubling up to every Wait); 0 returns.
 	Wait time.Duration
+	// WaitLimit bounds a Wait: when no job of the round the shard waits on has been
+	// committed for WaitLimit, Select returns a *WaitLimitError naming the shards whose
+	// jobs are missing. 0 waits without a limit.
+	WaitLimit time.Duration
 	// Isolate runs each job in a worker process with memory and wall limits (worker.go);
 	// nil runs jobs as goroutines of this process (tests' fake jobs; `sim`).
 	Isolate *Isolation

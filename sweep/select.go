@@ -26,8 +26,12 @@ import (
 
 // UseSelection makes s a selection's spec: its plan runs the first stage, select.initial
 // replicates of every point (default selection.DefaultInitial), in place of
-// `replicates`. It returns a warning when that drops a `replicates` the spec set.
+// `replicates` (a bisection's spec: its first probes, useBisection). It returns a
+// warning when that drops a `replicates` the spec set.
 func (s *Spec) UseSelection() string {
+	if s.Objective != nil && s.Objective.Bisect != nil {
+		return s.useBisection()
+	}
 	if s.Select == nil {
 		s.Select = &selection.Config{}
 	}
@@ -61,18 +65,125 @@ func (p *Plan) SelectionConfig() selection.Config {
 type SelectReport struct {
 	*Report
 	Decision selection.Decision
-	Rounds   int // rounds run in this session (first stage included)
+	// Bisection is the decision of a bisection (Bisect); nil for a selection.
+	Bisection *selection.BisectDecision
+	Rounds    int // rounds run in this session (first stage included)
 	// Waiting is set when this shard has run all it can of the current round and the
-	// other shards' jobs are still missing: run again when they finish.
+	// other shards' jobs are still missing: run again when they finish. Missing lists
+	// them by shard.
 	Waiting bool
+	Missing []ShardJobs
 }
 
-// Select runs plan p as a sequential selection (see above). p must have been expanded
-// with Spec.Replicates = the first stage's replicates (SelectionConfig().Initial). It
+// ShardJobs is the jobs of one shard (K of Shard N) that a selection round still needs.
+type ShardJobs struct {
+	Shard Shard
+	IDs   []string
+}
+
+// missingByShard groups the jobs a round needs by the shard that runs them (the shard
+// of a job is its plan index mod n, results.InShard), in shard order.
+func missingByShard(need []*Job, n int) []ShardJobs {
+	var out []ShardJobs
+	for k := 1; k <= max(n, 1); k++ {
+		sj := ShardJobs{Shard: Shard{K: k, N: max(n, 1)}}
+		for _, j := range need {
+			if results.InShard(j.Index, k, n) {
+				sj.IDs = append(sj.IDs, j.ID)
+			}
+		}
+		if len(sj.IDs) > 0 {
+			out = append(out, sj)
+		}
+	}
+	return out
+}
+
+// MissingText names the shards of m and their jobs: "shard 2/3 (4 jobs: 1a2b..., ...)".
+func MissingText(m []ShardJobs) string {
+	var parts []string
+	for _, sj := range m {
+		ids := sj.IDs
+		more := ""
+		if len(ids) > 3 {
+			ids, more = ids[:3], ", ..."
+		}
+		parts = append(parts, fmt.Sprintf("shard %s (%d %s: %s%s)", sj.Shard.Tag(), len(sj.IDs), plural(len(sj.IDs), "job"), strings.Join(ids, ", "), more))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// DefaultWaitLimit is `run --wait-limit`'s default: long enough for another shard's
+// slowest job of a round (an overnight study's jobs take seconds to minutes), short
+// enough that a shard whose peers never started gives up the same hour.
+const DefaultWaitLimit = time.Hour
+
+// WaitLimitError is Select's error when a waiting shard (Options.Wait) saw none of the
+// jobs it waits for committed within Options.WaitLimit: the shards that should run them
+// are stopped, stuck or never started. The selection is not decided; the journal is
+// consistent, so the same command resumes.
+type WaitLimitError struct {
+	Round   int
+	Shard   Shard
+	Limit   time.Duration
+	Missing []ShardJobs
+}
+
+func (e *WaitLimitError) Error() string {
+	n := 0
+	for _, sj := range e.Missing {
+		n += len(sj.IDs)
+	}
+	return fmt.Sprintf("selection round %d: shard %s has run its jobs and waited --wait-limit %v for %d %s of other shards, and none was committed in that time: %s. "+
+		"The selection is not decided. Start those shards (rocesweep status DIR shows them), then run this command again (it resumes), or raise --wait-limit",
+		e.Round+1, e.Shard.Tag(), e.Limit, n, plural(n, "job"), MissingText(e.Missing))
+}
+
+// waiting is a shard's wait for the other shards' jobs of a round: when it started (or
+// last saw one of them committed) and how long it sleeps next.
+type waiting struct {
+	round, need int
+	since       time.Time
+	pause       time.Duration
+}
+
+// next returns how long to sleep before looking again, and stuck when none of the jobs
+// the shard waits for was committed within limit (0: no limit). A new round, or fewer
+// jobs missing than at the last look, restarts the limit and the polling at 100 ms,
+// which doubles up to every maxPause.
+func (w *waiting) next(round, need int, maxPause, limit time.Duration) (pause time.Duration, stuck bool) {
+	now := time.Now()
+	if w.since.IsZero() || round != w.round || need < w.need {
+		*w = waiting{round: round, need: need, since: now, pause: min(100*time.Millisecond, maxPause)}
+	} else {
+		w.pause = min(2*w.pause, maxPause)
+	}
+	if limit > 0 && now.Sub(w.since) >= limit {
+		return 0, true
+	}
+	if limit > 0 {
+		return min(w.pause, w.since.Add(limit).Sub(now)), false
+	}
+	return w.pause, false
+}
+
+// Select runs plan p as a sequential selection (see above), or, when its objective is a
+// bisection, as a bisection (bisect.go, Bisect). p must have been expanded with
+// Spec.Replicates = the first stage's replicates (SelectionConfig().Initial). It
 // reads the results directory back between rounds (either format: results.Parts). The
 // returned report adds up every round of this session; its error is the first round's
 // error that stopped it (an interrupt, --fail-fast, a results error).
 func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport, error) {
+	if p.Bisecting() {
+		return Bisect(ctx, p, job, o)
+	}
 	cfg := p.SelectionConfig()
 	if cfg.Initial != p.Spec.Replicates {
 		return nil, &SetupError{fmt.Errorf("sweep: a selection plan must have %d replicates (select.initial), has %d", cfg.Initial, p.Spec.Replicates)}
@@ -82,35 +193,75 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 	}
 	o.Selection = &cfg
 	sr := &SelectReport{Report: &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*Job]*stats.Summary{}}}
-	resume := o.Resume
-	var last []string // the jobs the previous round asked for
-	var cache results.PartCache
-	for {
-		dec, err := p.decide(o.Dir, &cache)
+	err := runRounds(ctx, p, job, o, sr, func(cache *results.PartCache) (nextRound, error) {
+		dec, committed, err := p.decide(o.Dir, cache)
 		if err != nil {
-			return sr, err
+			return nextRound{}, err
 		}
 		sr.Decision = dec
 		if dec.State != selection.Running {
-			if sr.Rounds == 0 { // decided by what an earlier session committed
-				sr.Selected, sr.Skipped = dec.Jobs, dec.Jobs
-			}
-			return sr, nil
+			return nextRound{done: true, committed: committed}, nil
 		}
-		var need []*Job
-		var ids []string
+		nr := nextRound{round: dec.Round, what: "selection"}
 		for _, n := range dec.Need {
-			j := p.JobFor(n.Point, n.Replicate)
-			need = append(need, j)
+			nr.need = append(nr.need, p.JobFor(n.Point, n.Replicate))
+		}
+		if dec.Stage > 0 || sr.Rounds > 0 {
+			nr.progress = fmt.Sprintf("selection round %d: %d points in contention, %d jobs", dec.Round+1, len(dec.Survivors), len(nr.need))
+		}
+		return nr, nil
+	})
+	return sr, err
+}
+
+// nextRound is what a sequential procedure asks for next (runRounds): the jobs of its
+// next round, or done when it has ended (committed: the jobs it has, for a session that
+// found it ended by what earlier sessions committed).
+type nextRound struct {
+	done      bool
+	committed int
+	need      []*Job
+	round     int    // the round waited for, from 0 (for messages)
+	what      string // the procedure, for messages: "selection", "bisection"
+	progress  string // the progress line before the round runs; "" for none
+}
+
+// runRounds runs a sequential procedure's rounds (a selection's, a bisection's): next
+// decides from the committed results what to run, runRounds runs this shard's part of
+// it (or waits for the other shards' with Options.Wait), then asks again, until next
+// says done, a round fails, or a shard has nothing left to run. sr adds up the rounds.
+func runRounds(ctx context.Context, p *Plan, job JobFunc, o Options, sr *SelectReport, next func(*results.PartCache) (nextRound, error)) error {
+	resume := o.Resume
+	var last []string // the jobs the previous round asked for
+	var cache results.PartCache
+	var w waiting
+	for {
+		nr, err := next(&cache)
+		if err != nil {
+			return err
+		}
+		if nr.done {
+			if sr.Rounds == 0 { // decided by what an earlier session committed
+				sr.Selected, sr.Skipped = nr.committed, nr.committed
+			}
+			return nil
+		}
+		var ids []string
+		for _, j := range nr.need {
 			ids = append(ids, j.ID)
 		}
-		mine := o.Shard.Select(need)
+		mine := o.Shard.Select(nr.need)
 		if len(mine) == 0 && o.Wait > 0 {
-			// Lock-step shards: wait for the others' jobs of this round.
+			// Lock-step shards: wait for the others' jobs of this round, as long as they
+			// keep committing some within WaitLimit.
+			pause, stuck := w.next(nr.round, len(nr.need), o.Wait, o.WaitLimit)
+			if stuck {
+				return &WaitLimitError{Round: nr.round, Shard: o.Shard, Limit: o.WaitLimit, Missing: missingByShard(nr.need, o.Shard.N)}
+			}
 			select {
 			case <-ctx.Done():
-				return sr, fmt.Errorf("interrupted while waiting for %d jobs of other shards; the journal is consistent, run again with --resume", len(need))
-			case <-time.After(o.Wait):
+				return fmt.Errorf("interrupted while waiting for %d jobs of other shards; the journal is consistent, run again with --resume", len(nr.need))
+			case <-time.After(pause):
 			}
 			resume = true
 			continue
@@ -120,21 +271,23 @@ func Select(ctx context.Context, p *Plan, job JobFunc, o Options) (*SelectReport
 			// missing), or the round it ran did not commit what it needed.
 			sr.Waiting = len(mine) == 0
 			if !sr.Waiting {
-				return sr, fmt.Errorf("selection: round %d ran but %d of its jobs are still not committed; run again with --resume", dec.Round, len(need))
+				return fmt.Errorf("%s: round %d ran but %d of its jobs are still not committed; run again with --resume", nr.what, nr.round, len(nr.need))
 			}
-			return sr, nil
+			sr.Missing = missingByShard(nr.need, o.Shard.N)
+			return nil
 		}
+		w = waiting{}
 		last = ids
-		if o.Progress != nil && (dec.Stage > 0 || sr.Rounds > 0) {
-			fmt.Fprintf(o.Progress, "rocesweep: selection round %d: %d points in contention, %d jobs\n", dec.Round+1, len(dec.Survivors), len(need))
+		if o.Progress != nil && nr.progress != "" {
+			fmt.Fprintf(o.Progress, "rocesweep: %s\n", nr.progress)
 		}
 		ro := o
-		ro.Jobs, ro.Resume = need, resume
+		ro.Jobs, ro.Resume = nr.need, resume
 		rep, err := Run(ctx, p, job, ro)
 		sr.Rounds++
 		sr.add(rep)
 		if err != nil {
-			return sr, err
+			return err
 		}
 		resume = true
 	}
@@ -175,24 +328,34 @@ func (sr *SelectReport) add(r *Report) {
 // where it stands. A directory without a jobs table yet is a selection before its first
 // stage.
 func (p *Plan) Decide(dir string) (selection.Decision, error) {
-	return p.decide(dir, &results.PartCache{})
+	d, _, err := p.decide(dir, &results.PartCache{})
+	return d, err
 }
 
 // decide is Decide reading through cache (Select keeps one across its rounds: each
-// committed part is read once).
-func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision, error) {
+// committed part is read once). It also returns the selection's committed jobs, which
+// may be more than the decision used: jobs run ahead, or after a point left.
+func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision, int, error) {
 	jobs, err := cache.ReadTable(dir, "jobs")
 	if errors.Is(err, fs.ErrNotExist) {
 		jobs, err = &results.Table{Name: "jobs"}, nil
 	}
 	if err != nil {
-		return selection.Decision{}, fmt.Errorf("selection: reading %s: %w", dir, err)
+		return selection.Decision{}, 0, fmt.Errorf("selection: reading %s: %w", dir, err)
 	}
 	prob, err := p.Problem(jobs, p.SelectionConfig())
 	if err != nil {
-		return selection.Decision{}, err
+		return selection.Decision{}, 0, err
 	}
-	return selection.Decide(prob), nil
+	committed := 0
+	for _, pt := range prob.Points {
+		for _, o := range pt.Reps {
+			if o.State != selection.Missing {
+				committed++
+			}
+		}
+	}
+	return selection.Decide(prob), committed, nil
 }
 
 // Problem builds the selection problem of plan p from a jobs table: point i's replicate
@@ -200,15 +363,23 @@ func (p *Plan) decide(dir string, cache *results.PartCache) (selection.Decision,
 // (an extended sweep, another spec) are ignored. cfg must have its defaults applied.
 func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Problem, error) {
 	obj := p.Spec.Objective
-	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg}
-	var exprs []*constraint.Expr
+	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg, Metric: obj.Metric}
+	var near *results.Column
+	if t := obj.Then; t != nil {
+		// A secondary objective: select on then's metric among the points near the best
+		// on the primary (selection.Near).
+		prob.Near = &selection.Near{Metric: obj.Metric, Goal: obj.Goal, Delta: obj.Indifference}
+		prob.Goal, prob.Delta, prob.DeltaPercent, prob.Metric = t.Goal, t.Indifference, t.IndifferencePercent, t.Metric
+		near = jobs.Col(obj.Metric)
+	}
+	var reqs []*constraint.Requirement
 	for _, text := range obj.SubjectTo {
-		c, err := constraint.Parse(text)
+		c, err := constraint.ParseRequirement(text)
 		if err != nil {
 			return prob, fmt.Errorf("objective.subject_to: %v", err)
 		}
-		exprs = append(exprs, c)
-		prob.Constraints = append(prob.Constraints, selection.Constraint{Text: text, Sense: c.Sense()})
+		reqs = append(reqs, c)
+		prob.Constraints = append(prob.Constraints, selection.Constraint{Text: text, Kind: c.Kind, Sense: c.Sense, Bound: c.Bound, Tolerance: c.Tolerance})
 	}
 	row := map[string]int{}
 	maxRep := 0
@@ -224,7 +395,12 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 			}
 		}
 	}
-	status, errCol, metric := jobs.Col("status"), jobs.Col("error"), jobs.Col(obj.Metric)
+	var vec []*results.Column
+	for _, o := range obj.Pareto {
+		prob.Pareto = append(prob.Pareto, selection.Objective2{Metric: o.Metric, Goal: o.Goal, Delta: o.Indifference})
+		vec = append(vec, jobs.Col(o.Metric))
+	}
+	status, errCol, metric := jobs.Col("status"), jobs.Col("error"), jobs.Col(prob.Metric)
 	labels := p.PointLabels()
 	for i := 0; i < p.Points; i++ {
 		pt := selection.Point{Label: labels[i]}
@@ -234,7 +410,21 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 				pt.Reps = append(pt.Reps, selection.Obs{State: selection.Missing}) // another shard's, or not run yet
 				continue
 			}
-			pt.Reps = append(pt.Reps, observe(jobs, k, status, errCol, metric, exprs))
+			o := observe(jobs, k, status, errCol, metric, reqs)
+			for _, c := range vec {
+				x := math.NaN()
+				if c != nil && !c.IsString() && !c.Null[k] {
+					x = c.Num[k]
+				}
+				o.Vec = append(o.Vec, x)
+			}
+			if prob.Near != nil {
+				o.Near = math.NaN()
+				if near != nil && !near.IsString() && !near.Null[k] {
+					o.Near = near.Num[k]
+				}
+			}
+			pt.Reps = append(pt.Reps, o)
 		}
 		prob.Points = append(prob.Points, pt)
 	}
@@ -242,7 +432,7 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 }
 
 // observe reads row k of jobs as one observation.
-func observe(jobs *results.Table, k int, status, errCol, metric *results.Column, exprs []*constraint.Expr) selection.Obs {
+func observe(jobs *results.Table, k int, status, errCol, metric *results.Column, reqs []*constraint.Requirement) selection.Obs {
 	if status != nil && status.Text(k) != "ok" {
 		o := selection.Obs{State: selection.Failed, Err: status.Text(k)}
 		if errCol != nil && errCol.Text(k) != "" {
@@ -253,6 +443,9 @@ func observe(jobs *results.Table, k int, status, errCol, metric *results.Column,
 	o := selection.Obs{State: selection.OK, X: math.NaN()}
 	if metric != nil && !metric.IsString() && !metric.Null[k] {
 		o.X = metric.Num[k]
+	}
+	if metric != nil && metric.Null[k] {
+		o.Err = notReached(jobs, k, metric.Name)
 	}
 	env := func(name string) (any, error) {
 		c := jobs.Col(name)
@@ -267,14 +460,37 @@ func observe(jobs *results.Table, k int, status, errCol, metric *results.Column,
 		}
 		return c.Num[k], nil
 	}
-	for _, e := range exprs {
-		m, _, err := e.Margin(env)
-		if err != nil {
-			m = math.NaN()
-		}
-		o.Margins = append(o.Margins, m)
+	for _, c := range reqs {
+		o.Values = append(o.Values, c.Observe(env))
 	}
 	return o
+}
+
+// notReached says why a percentile metric is null in row k of jobs (records.md RC-24:
+// it falls among messages not completed by the job's end): "not reached: 6 of 120
+// lossless messages completed". "" for other metrics.
+func notReached(jobs *results.Table, k int, metric string) string {
+	if !strings.Contains(metric, "fct_") && !strings.Contains(metric, "slowdown_") {
+		return ""
+	}
+	class := ""
+	for _, c := range []string{"_lossless", "_lossy"} {
+		if strings.HasSuffix(metric, c) {
+			class = c
+		}
+	}
+	started, done := jobs.Col("msgs_started"+class), jobs.Col("msgs_completed"+class)
+	if strings.HasPrefix(metric, "host_") {
+		done = jobs.Col("msgs_host_completed" + class)
+	}
+	if started == nil || done == nil || started.IsString() || done.IsString() || started.Null[k] || done.Null[k] {
+		return "not reached"
+	}
+	what := "messages"
+	if class != "" {
+		what = class[1:] + " messages"
+	}
+	return fmt.Sprintf("not reached: %d of %d %s completed", int64(done.Num[k]), int64(started.Num[k]), what)
 }
 
 // PointLabels names every grid point of p for people, in plan order: its swept values
@@ -285,6 +501,12 @@ func (p *Plan) PointLabels() []string {
 	count := map[string]int{}
 	for i, a := range p.Axes {
 		short[i] = a.Path[strings.LastIndex(a.Path, ".")+1:]
+		if rest, ok := strings.CutPrefix(a.Path, "tiers."); ok {
+			// A tier block's attribute keeps its tier: spine.StaticPoolXoffThreshold.
+			if tier, _, ok := strings.Cut(rest, "."); ok {
+				short[i] = tier + "." + short[i]
+			}
+		}
 		count[short[i]]++
 	}
 	for i, a := range p.Axes {
@@ -338,11 +560,15 @@ func Replan(dir string) (*Plan, *results.Manifest, error) {
 // DecideDir replays the decision of the results in dir: a selection's (run --select),
 // or, for a fixed design of 2 or more replicates, what the procedure concludes from its
 // replicates taken as a first stage (usually that more jobs are needed: a fixed design
-// rarely decides). nil without a decision to make (one replicate, one point).
+// rarely decides). nil without a decision to make (one replicate, one point) and for a
+// bisection, whose answers BisectDir replays.
 func DecideDir(dir string) (*selection.Decision, *Plan, error) {
 	p, m, err := Replan(dir)
 	if err != nil {
 		return nil, nil, err
+	}
+	if p.Bisecting() {
+		return nil, p, nil // a bisection decides per condition: BisectDir
 	}
 	if m.Select == nil && (p.Spec.Replicates < 2 || p.Points < 1) {
 		return nil, p, nil

@@ -21,6 +21,7 @@ func SimPlan(file string, data []byte, sets []string) (*Plan, error) {
 		return nil, fmt.Errorf("sim: %s sweeps %d axes; sim runs one job — use 'rocesweep run %s' for a sweep", file, len(spec.Axes), file)
 	}
 	spec.Replicates = 1
+	spec.DropBisection() // one job answers no question: a --set gives the bisected value
 	p, err := Expand(spec, ValidateJob)
 	if err != nil {
 		return nil, err

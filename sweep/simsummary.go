@@ -39,8 +39,8 @@ func WriteSimJSON(w io.Writer, s *stats.Summary, dir string, peakRSS, estimated 
 	return err
 }
 
-// orNone formats a metric that may have no value: "none" when the job completed no
-// message of that kind (NaN).
+// orNone formats a metric that may have no value: "none" (NaN) when the job had no
+// message of that kind.
 func orNone(v float64) string {
 	if math.IsNaN(v) {
 		return "none"
@@ -48,15 +48,36 @@ func orNone(v float64) string {
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
+// fracText formats a completed fraction as a percentage, "none" (NaN) when nothing of
+// that kind started.
+func fracText(v float64) string {
+	if math.IsNaN(v) {
+		return "none"
+	}
+	return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+}
+
+// tailText formats a percentile over started messages: "not reached" (NaN with messages
+// started: its rank falls among those unfinished at the end, records.md RC-24), "none"
+// (NaN, nothing started).
+func tailText(v float64, started int64) string {
+	if math.IsNaN(v) && started > 0 {
+		return "not reached"
+	}
+	return orNone(v)
+}
+
 // WriteSimSummary is `sim`'s short human summary of its one job.
 func WriteSimSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "simulated\t%.6g s in %.3g s wall (%s events, %.3g M events/s)\n", s.SimTimeSec, s.WallSec, config.Commas(s.Events), s.EventsPerSec/1e6)
 	fmt.Fprintf(tw, "data packets\t%s sent, %.4g M per wall second\n", config.Commas(s.DataPackets), float64(s.DataPackets)/s.WallSec/1e6)
-	fmt.Fprintf(tw, "messages completed\t%d, %s B delivered, goodput %.4g Gbps\n", s.MsgsCompleted, config.Commas(s.BytesDelivered), s.GoodputGbps)
-	fmt.Fprintf(tw, "FCT p50 / p99 / max\t%s / %s / %s us\n", orNone(s.FctP50Usec), orNone(s.FctP99Usec), orNone(s.FctMaxUsec))
-	fmt.Fprintf(tw, "FCT p99 lossless / lossy\t%s / %s us (slowdown p99 %s / %s)\n", orNone(s.FctP99UsecLossless), orNone(s.FctP99UsecLossy),
-		orNone(s.SlowdownP99Lossless), orNone(s.SlowdownP99Lossy))
+	fmt.Fprintf(tw, "messages\t%d started, %d completed at the sender, %d at host memory; %s B delivered, goodput %.4g Gbps\n",
+		s.MsgsStarted, s.MsgsCompleted, s.MsgsHostCompleted, config.Commas(s.BytesDelivered), s.GoodputGbps)
+	fmt.Fprintf(tw, "FCT p50 / p99 / max\t%s / %s / %s us (at host memory %s / %s / %s)\n", tailText(s.FctP50Usec, s.MsgsStarted), tailText(s.FctP99Usec, s.MsgsStarted), tailText(s.FctMaxUsec, s.MsgsStarted),
+		tailText(s.HostFctP50Usec, s.MsgsStarted), tailText(s.HostFctP99Usec, s.MsgsStarted), tailText(s.HostFctMaxUsec, s.MsgsStarted))
+	fmt.Fprintf(tw, "FCT p99 lossless / lossy\t%s / %s us (slowdown p99 %s / %s; completed %s / %s)\n", tailText(s.FctP99UsecLossless, s.MsgsStartedLossless), tailText(s.FctP99UsecLossy, s.MsgsStartedLossy),
+		tailText(s.SlowdownP99Lossless, s.MsgsStartedLossless), tailText(s.SlowdownP99Lossy, s.MsgsStartedLossy), fracText(s.CompletedFracLossless), fracText(s.CompletedFracLossy))
 	fmt.Fprintf(tw, "drops\t%d total: %d lossless, %d lossy (switch), %d NIC rx\n", s.DropsTotal, s.DropsLossless, s.DropsLossy, s.NicRxDrops)
 	fmt.Fprintf(tw, "PFC\t%d pause frames sent, %.4g us paused\n", s.PfcPauseTx, s.PfcPausedUsec)
 	fmt.Fprintf(tw, "ECN / DCQCN\t%d marked, %d CNPs, %d retransmission episodes\n", s.EcnMarked, s.CnpSent, s.Retransmits)

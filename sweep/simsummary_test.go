@@ -11,15 +11,19 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// A metric with no value (NaN: no message of that kind) is "none" in the summary and
-// null in the JSON; a drain that ran into the duration cap says so.
+// A metric with no value (NaN) is "not reached" in the summary when messages of that kind
+// started (its rank falls among the unfinished), "none" when none did, and null in the
+// JSON; a drain that ran into the duration cap says so.
 func TestSimSummaryNone(t *testing.T) {
 	cfg := config.Default()
 	cfg.Stop = "drain"
-	s := &stats.Summary{SimTimeSec: cfg.Duration.Seconds(), WallSec: 1, FctP50Usec: 12.5, FctP99Usec: math.NaN(), FctP99UsecLossy: math.NaN()}
+	s := &stats.Summary{SimTimeSec: cfg.Duration.Seconds(), WallSec: 1, MsgsStarted: 15, MsgsCompleted: 10, MsgsStartedLossy: 15,
+		FctP50Usec: 12.5, FctP99Usec: math.NaN(), FctMaxUsec: math.NaN(), HostFctP50Usec: 13, HostFctP99Usec: math.NaN(), HostFctMaxUsec: math.NaN(),
+		FctP99UsecLossless: math.NaN(), FctP99UsecLossy: math.NaN(), CompletedFracLossless: math.NaN(), CompletedFracLossy: 10.0 / 15}
 	var b bytes.Buffer
 	WriteSimSummary(&b, &cfg, s)
-	for _, want := range []string{"FCT p50 / p99 / max", "12.5 / none / 0 us", "note: stop: drain reached the duration cap"} {
+	for _, want := range []string{"FCT p50 / p99 / max", "12.5 / not reached / not reached us (at host memory 13 / not reached / not reached)",
+		"none / not reached us", "completed none / 66.7%", "15 started, 10 completed at the sender", "note: stop: drain reached the duration cap"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}

@@ -38,9 +38,14 @@ type Spec struct {
 	// settings (nil without the block): with them `run` is a sequential selection.
 	Objective *selection.Objective
 	Select    *selection.Config
+	// Probe is the attribute a bisection's objective finds a value of (bisect.go), the
+	// plan's last axis, whose values are chosen as the run goes; nil otherwise.
+	Probe *Axis
 
-	indifference, indifferencePos string   // objective.indifference as given, and where
-	subjectPos                    []string // where each objective.subject_to entry is
+	indifference, indifferencePos         string   // objective.indifference as given, and where
+	thenIndifference, thenIndifferencePos string   // objective.then.indifference as given, and where
+	thenPos                               string   // where objective.then is
+	subjectPos                            []string // where each objective.subject_to entry is
 }
 
 // Axis is one swept attribute.

@@ -15,7 +15,7 @@ import (
 // decision the study replays (DecideStatus), and with verify the plan's job ids
 // (PlanMember). slurmScript is the file name under DIR/slurm/ of an array's script.
 func ReadStatus(dir string, now time.Time, verify bool, slurmScript string) (*results.Status, error) {
-	o := results.StatusOptions{ModelVersion: ModelVersion, Decide: DecideStatus, Verify: verify, SlurmScript: slurmScript}
+	o := results.StatusOptions{ModelVersion: ModelVersion, Decide: DecideStatus, Verify: verify, SlurmScript: slurmScript, Rows: true}
 	if verify {
 		member, err := PlanMember(dir)
 		o.Member = member
@@ -29,6 +29,9 @@ func ReadStatus(dir string, now time.Time, verify bool, slurmScript string) (*re
 // DecideStatus replays the decision of the study in dir (DecideDir) as the status shows it.
 func DecideStatus(dir string) (*results.Decided, error) {
 	d, p, err := DecideDir(dir)
+	if err == nil && p != nil && p.Bisecting() {
+		return bisectDecided(p, dir)
+	}
 	if err != nil || d == nil {
 		return nil, err
 	}
@@ -54,7 +57,12 @@ func selectionStatus(d *selection.Decision, p *Plan, sequential bool) *results.S
 	}
 	ss := &results.SelectionStatus{Sequential: sequential, State: string(d.State), Why: d.Why, Round: d.Round, Jobs: d.Jobs,
 		NeedJobs: len(d.Need), FixedJobs: d.FixedJobs, Confidence: d.Confidence, Indifference: d.Delta,
-		Unit: MetricUnit(p.Spec.Objective.Metric), Survivors: []results.PointStatus{}, Eliminated: []results.EliminatedPt{}}
+		Unit: MetricUnit(p.Spec.Objective.Metric), Survivors: []results.PointStatus{}, Eliminated: []results.EliminatedPt{},
+		FirstStage: d.FirstStage, Rare: d.Rare, RareRuns: d.RareRunsPair}
+	if sp := d.Split; sp.Screening > 0 || sp.Feasibility > 0 {
+		ss.Split = &results.SplitStatus{Feasibility: sp.Feasibility, PerTest: sp.PerTest, Tests: sp.Tests,
+			Screening: sp.Screening, Rare: sp.Rare, PerPair: sp.PerPair}
+	}
 	if d.Best >= 0 {
 		b := point(d.Best)
 		ss.Best = &b

@@ -77,7 +77,7 @@ type axisSetting struct{ Path, Text string }
 func newWorkerRequest(p *Plan, j *Job) *workerRequest {
 	req := &workerRequest{SpecFile: p.Spec.File, SpecText: p.Spec.Text, Sets: p.Spec.Sets, Grids: p.Spec.Grids,
 		Seed: j.Seed, Replicate: j.Replicate, JobID: j.ID}
-	for i, a := range p.Spec.Axes {
+	for i, a := range p.Axes { // a bisection's attribute too (Plan.Axes)
 		req.Axes = append(req.Axes, axisSetting{a.Attr.Path, j.Values[i].Text})
 	}
 	return req

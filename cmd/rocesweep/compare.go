@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -17,7 +18,8 @@ import (
 // and replicate instead of job id, and fails only on a move beyond tolerance whose paired
 // 95% interval excludes zero. --bench prints NEW_DIR's metrics as Go benchmark lines
 // named by parameters for benchstat. Unreadable directories, unknown metrics and bad
-// flags exit 2; 1 means a metric moved (a regression).
+// flags exit 2; 1 means a metric moved (a regression). Across model versions it pairs
+// by params unless --by says otherwise, and says that the model changed.
 func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -52,11 +54,33 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(dirs) != 2 {
 		return usagef("compare: want BASE_DIR NEW_DIR, got %d arguments", len(dirs))
 	}
-	if w := compare.ModelVersionWarning(dirs[0], dirs[1]); w != "" {
+	// Across model versions no job id pairs (ids include the model version): pair by
+	// swept values and replicate unless --by says otherwise, say that the model changed,
+	// and leave out of the default metrics the columns only one model writes.
+	pairing := compare.Pairing(*by)
+	bv, nv := compare.ModelVersions(dirs[0], dirs[1])
+	modelChanged := bv != "" && nv != "" && bv != nv
+	if modelChanged && !fs.Changed("by") {
+		pairing = compare.PairByParams
+	}
+	switch w := compare.ModelVersionWarning(dirs[0], dirs[1]); {
+	case modelChanged:
+		fmt.Fprintf(stderr, "rocesweep: compare: %s\n", compare.ModelChange(dirs[0], dirs[1], pairing))
+	case w != "": // one side does not record its model version
 		fmt.Fprintf(stderr, "rocesweep: compare: warning: %s\n", w)
 	}
 	opts := compare.Options{Metrics: *metrics, RTol: *rtol, ATol: *atol, Objective: compare.StudyObjective(dirs[1], dirs[0]), FailOnWorse: *failOn == "worse"}
-	res, err := compare.DirsBy(dirs[0], dirs[1], compare.Pairing(*by), opts)
+	if modelChanged && *metrics == nil {
+		both, left, err := compare.DefaultMetricsOnBothSides(dirs[0], dirs[1])
+		if err != nil {
+			return usagef("compare: %v", err)
+		}
+		if len(left) > 0 {
+			fmt.Fprintf(stderr, "rocesweep: compare: %d metrics only one model version writes are not compared: %s\n", len(left), strings.Join(left, ", "))
+		}
+		opts.Metrics = both
+	}
+	res, err := compare.DirsBy(dirs[0], dirs[1], pairing, opts)
 	if err != nil {
 		return usagef("compare: %v", err)
 	}
@@ -75,7 +99,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	if res.Failed() {
-		return exitError{code: 1, err: fmt.Errorf("compare: %s differs from %s: %s", dirs[1], dirs[0], res.FailureLine())}
+		changed := ""
+		if modelChanged {
+			changed = fmt.Sprintf(" (the model changed: %s -> %s)", bv, nv)
+		}
+		return exitError{code: 1, err: fmt.Errorf("compare: %s differs from %s%s: %s", dirs[1], dirs[0], changed, res.FailureLine())}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,5 +151,73 @@ func TestCompareByParamsNonSweptSet(t *testing.T) {
 				t.Errorf("%v: output lacks %q:\n%s%s", tt.args, s, out.String(), errb.String())
 			}
 		}
+	}
+}
+
+// Across a model version, every job id differs (ids include the model version) and the
+// new model may write new columns. Before, compare paired by job_id, paired nothing and
+// exited 2 ("no job of NEW has a job_id of BASE"), which scripts/ci-track.sh reported as
+// a sweep that failed to run. Now it pairs by swept values and replicate, says that the
+// model changed, leaves the new model's extra columns out, and judges the answers: exit
+// 0 when nothing moved, 1 (naming the model change) when something did.
+func TestCompareAcrossModelVersions(t *testing.T) {
+	t.Parallel()
+	base := filepath.Join(t.TempDir(), "base")
+	if err := resultstest.Write(base, resultstest.Grid([]float64{0.5, 1}, []float64{200e3, 700e3}, 2, false)); err != nil {
+		t.Fatal(err)
+	}
+	older := func(edit func(tb *results.Table)) string {
+		dir := filepath.Join(t.TempDir(), "old")
+		err := resultstest.Copy(base, dir, func(tb *results.Table) {
+			if tb.Name != "jobs" {
+				return
+			}
+			ids := tb.Col("job_id").Str
+			for i := range ids {
+				ids[i] = "old-" + ids[i]
+			}
+			// The older model did not write msgs_started.
+			tb.Columns = slices.DeleteFunc(tb.Columns, func(c *results.Column) bool { return c.Name == "msgs_started" })
+			if edit != nil {
+				edit(tb)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		setManifest(t, dir, "model_version", "rocesweep-model/0.8.0")
+		return dir
+	}
+	setManifest(t, base, "model_version", "rocesweep-model/0.9.0")
+	same := older(nil)
+	moved := older(func(tb *results.Table) {
+		c := tb.Col("fct_p99_usec_lossless")
+		for i := range c.Num {
+			c.Num[i] *= 0.9
+		}
+	})
+	changed := "the model changed: " + same + " ran model_version rocesweep-model/0.8.0, " + base + " ran rocesweep-model/0.9.0; job ids include the model version, so the jobs are paired by their swept values and replicate (--by params)"
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+	}{
+		{"same answers", []string{same, base}, 0, []string{changed, "1 metrics only one model version writes are not compared: msgs_started"}},
+		{"moved", []string{moved, base}, 1, []string{"the model changed", "(the model changed: rocesweep-model/0.8.0 -> rocesweep-model/0.9.0): ", "fct_p99_usec_lossless"}},
+		{"--by job_id as asked", []string{same, base, "--by", "job_id"}, 2, []string{"--by job_id pairs none across it: use --by params", "no job of"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := mainWithArgs(context.Background(), append([]string{"compare"}, c.args...), &out, &errb)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, out.String(), errb.String())
+			}
+			for _, s := range c.stderr {
+				if !strings.Contains(errb.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, errb.String())
+				}
+			}
+		})
 	}
 }

@@ -40,6 +40,8 @@ it runs the embedded quickstart sweep into results/quickstart. Every job is chec
 before any runs: bad input exits 2 and nothing is written. A failed job is a row with
 status failed and makes the exit status 1; the others still run. Ctrl-C stops taking
 jobs, lets running ones finish and exits 130; --resume then runs only the missing jobs.
+A selection's shard that stops before the decision because other shards' jobs are
+missing exits 3 (with --wait: after --wait-limit without progress).
 At the end it prints a table of --metric over the first two swept axes.`,
 		example: "rocesweep run\nrocesweep run configs/ci.yaml -o results/ci -j 2\nrocesweep run configs/ci.yaml -o results/ci --resume"},
 	{name: "plan", usage: "plan SPEC [--set path=value]... [--grid path=v1,v2,...]... [--json]", short: "list the jobs a sweep expands to; nothing runs", run: cmdPlan,
@@ -77,8 +79,10 @@ found on one side only. By default jobs match by job id (same configuration: a C
 regression check). --by params matches them by their swept values and replicate, so two
 runs of one spec that differ in a non-swept --set compare point by point: per point the
 paired delta over the replicates with its 95% interval, and a failure only when a move
-beyond tolerance has an interval that excludes zero. Exit 1 means a regression; 2 a bad
-flag, an unreadable directory or an unknown metric. --bench prints NEW_DIR's metrics as
+beyond tolerance has an interval that excludes zero. Directories of two model versions
+share no job id: compare then pairs by params (unless --by job_id is given) and says
+that the model changed. Exit 1 means a regression; 2 a bad flag, an unreadable
+directory, an unknown metric or nothing to pair. --bench prints NEW_DIR's metrics as
 Go benchmark lines named by parameters (benchstat -col /LossyAlpha).`,
 		example: "rocesweep compare results/ci-main results/ci --metric drops_total\nrocesweep compare results/a results/b --by params --metric fct_p99_usec --rtol 0.02"},
 	{name: "report", usage: "report DIR [-o FILE.html] [--job ID]... [--png DIR]", short: "write a self-contained HTML report with charts", run: cmdReport,

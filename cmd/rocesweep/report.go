@@ -44,7 +44,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	eff, effErr := effectiveConfig(dir)
 	dec, _, decErr := sweep.DecideDir(dir)
-	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height, Effective: eff, Decision: dec})
+	bis, _, bisErr := sweep.BisectDir(dir)
+	if decErr == nil {
+		decErr = bisErr
+	}
+	r, err := report.Build(dir, report.Options{Jobs: *jobs, Metrics: *metrics, Width: *width, Height: *height, Effective: eff, Decision: dec, Bisection: bis})
 	if oe := (*report.OptionError)(nil); errors.As(err, &oe) {
 		return usagef("report: %v", err)
 	} else if err != nil {

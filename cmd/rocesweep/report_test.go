@@ -125,3 +125,41 @@ func TestClosingTableArrow(t *testing.T) {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out, stderr)
 	}
 }
+
+// Tier blocks and swept tier attributes are part of the effective configuration (they
+// were once left out entirely), and a swept tier attribute keeps its tier in a point's
+// label: "spine.StaticPoolXoffThreshold=100KB", not the plain switch's name.
+func TestEffectiveConfigTiers(t *testing.T) {
+	spec := writeSpec(t, `name: tiers
+duration: 100us
+topology: {kind: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}
+workload: {kind: incast, senders: 3, message_size: 64KiB}
+tiers:
+  rack: {uplink: {rate: 800Gbps}}
+sweep:
+  grid:
+    switch.LossyAlpha: [0.5, 1]
+    tiers.spine.switch.StaticPoolXoffThreshold: [100KB, 200KB]
+`)
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, stderr, _ := runMain(t, "run", spec, "-o", dir)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	eff, err := effectiveConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range eff {
+		got[s.Name] = s.Value
+	}
+	for k, v := range map[string]string{"tiers.rack.uplink.rate": "800Gbps", "tiers.spine.switch.SharedBufferManager.StaticPoolXoffThreshold": "swept: 100KB, 200KB"} {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q (effective configuration %v)", k, got[k], v, got)
+		}
+	}
+	if !strings.Contains(out, "spine.StaticPoolXoffThreshold=") {
+		t.Errorf("the closing table does not name the spine's Xoff:\n%s", out)
+	}
+}

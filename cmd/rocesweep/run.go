@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
+	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sink"
@@ -43,8 +44,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	failFast := fl.Bool("fail-fast", false, "stop taking jobs after the first failed or timed-out job")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest")
 	metric := fl.String("metric", "", "summary metric of the closing table (default: the objective's metric)")
-	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates")
-	wait := fl.Bool("wait", false, "with --select and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks run in lock-step), instead of exiting")
+	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates; an objective of smallest: or largest: always runs as a bisection")
+	wait := fl.Bool("wait", false, "with a selection and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks or a Kubernetes Job's pods run in lock-step), instead of exiting; nothing to wait for without a selection")
+	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
@@ -72,8 +74,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if w != "" {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", w)
 	}
-	if !selecting && *wait {
-		return usagef("run: --wait goes with --select")
+	if *waitLimit < 0 {
+		return usagef("run: --wait-limit %v: want a duration of 0 (no limit) or more", *waitLimit)
+	}
+	if fl.Changed("wait-limit") && !*wait {
+		return usagef("run: --wait-limit goes with --wait")
 	}
 	p, err := expandSpec(spec)
 	if err != nil {
@@ -134,19 +139,32 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var rep *sweep.Report
 	var dec *selection.Decision
+	var bis *results.BisectionStatus
+	var undecided error // a selection this shard stopped before its decision (exit 3)
 	if selecting {
-		cfg := p.SelectionConfig()
-		fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", selectHeadline(p, cfg), dir, *workers, sh.Tag())
+		headline := ""
+		if p.Bisecting() {
+			headline = bisectHeadline(p, p.BisectConfig())
+		} else {
+			headline = selectHeadline(p, p.SelectionConfig())
+		}
+		fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", headline, dir, *workers, sh.Tag())
 		if *wait {
-			opts.Wait = selectPoll
+			opts.Wait, opts.WaitLimit = selectPoll, *waitLimit
 		}
 		var sr *sweep.SelectReport
 		sr, err = sweep.Select(ctx, p, jobFunc, opts)
 		if sr != nil {
 			rep, dec = sr.Report, &sr.Decision
+			what, round, need := "selection", sr.Decision.Round+1, len(sr.Decision.Need)
+			if sr.Bisection != nil {
+				dec, bis = nil, p.BisectionStatus(sr.Bisection)
+				what, round, need = "bisection", sr.Bisection.Round, len(sr.Bisection.Need)
+			}
 			if sr.Waiting {
-				fmt.Fprintf(stderr, "rocesweep: shard %s has run its jobs of round %d; %d jobs of other shards are still missing: run this command again when they are done (or with --wait)\n",
-					sh.Tag(), sr.Decision.Round+1, len(sr.Decision.Need))
+				undecided = fmt.Errorf("shard %s has run its jobs of %s round %d; %d jobs of other shards are still missing: %s. "+
+					"The %s is not decided: run this command again when they are done, or with --wait",
+					sh.Tag(), what, round, need, sweep.MissingText(sr.Missing), what)
 			}
 		}
 	} else {
@@ -157,8 +175,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if errors.As(err, &se) {
 		return usageError{err}
 	}
+	var wl *sweep.WaitLimitError
+	if errors.As(err, &wl) {
+		undecided, err = err, nil
+	}
 	if rep != nil {
-		printRunReport(stdout, stderr, p, rep, *metric, dec)
+		printRunReport(stdout, stderr, p, rep, *metric, dec, bis)
 		if rep.OK+rep.Skipped > 0 && err == nil {
 			fmt.Fprintf(stdout, "next: rocesweep report %s   (charts and answers in %s)\n", dir, filepath.Join(dir, "report.html"))
 			if rf.Format() == sink.Arrow { // DuckDB reads no Arrow IPC file without an extension (README "Arrow IPC results")
@@ -173,11 +195,21 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	case rep.Failed+rep.Timeout > 0:
 		return exitError{1, fmt.Errorf("%d of %d jobs failed or timed out (listed above; status and error are in %s/jobs)", rep.Failed+rep.Timeout, rep.Selected, dir)}
+	case undecided != nil:
+		return exitError{ExitUndecided, undecided}
 	}
 	return nil
 }
 
-// selectPoll is how often `run --select --wait` looks for the other shards' jobs.
+// ExitUndecided is run's exit status when a shard of a selection stops before the
+// selection is decided because jobs of other shards are missing: without --wait once it
+// has run its part of a round, with --wait when none of them was committed within
+// --wait-limit. Distinct from 1 (failed jobs) and 2 (bad input), so that a cluster does
+// not count the shard as done.
+const ExitUndecided = 3
+
+// selectPoll is the longest pause between two looks of `run --select --wait` for the
+// other shards' jobs (it starts at 100 ms and doubles up to this).
 const selectPoll = 5 * time.Second
 
 // selectHeadline says what a selection runs first: "name: selection over 42 points, first
@@ -192,12 +224,36 @@ func selectHeadline(p *sweep.Plan, c selection.Config) string {
 	return s
 }
 
-func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision) {
+func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision, bis *results.BisectionStatus) {
 	for _, n := range rep.Notes() {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", n)
 	}
-	closingTable(stdout, stderr, p, rep, metric, dec)
+	if bis != nil {
+		// A bisection's answer is its table: the probes chose the values, no grid to pivot.
+		report.BisectTable(stdout, bis)
+	} else {
+		closingTable(stdout, stderr, p, rep, metric, dec)
+	}
 	fmt.Fprintln(stdout, rep.Summary())
+}
+
+// bisectHeadline says what a bisection runs: "headroom: bisection of the smallest
+// switch.HeadRoomPerPortLimit in [0, 1MB] to 1KB for 5 conditions, at most 12 probes
+// each, first probes 5 jobs, at most 60 jobs; deterministic: one run per probe".
+func bisectHeadline(p *sweep.Plan, c selection.Config) string {
+	b := p.Spec.Objective.Bisect
+	s := fmt.Sprintf("%s: bisection of the %s %s in [%s, %s] to %s for %s, at most %d probes each, first probes %s, at most %s; ",
+		p.Spec.Base.Name, b.Direction, b.Attr, b.FromText, b.ToText, b.ResolutionText, report.Plural(p.Points, "condition"), b.BisectProbes(),
+		report.Plural(len(p.Jobs), "job"), report.Plural(c.MaxJobs, "job"))
+	if b.Deterministic {
+		s += "deterministic: one run per probe"
+	} else {
+		s += fmt.Sprintf("each probe a sequential test, %g%% confidence over all", 100*c.Confidence)
+	}
+	if bad := p.Invalid(); len(bad) > 0 {
+		s += fmt.Sprintf("; %d conditions INVALID (see 'rocesweep validate')", len(bad))
+	}
+	return s
 }
 
 // closingTable prints metric over the swept axes for the whole results directory (every

@@ -27,12 +27,13 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	size := fl.Int("array-size", 0, fmt.Sprintf("tasks in the array = shards of the plan (default: the shard count already in DIR, else min(jobs, %d))", slurm.DefaultArraySize))
 	partition := fl.String("partition", "", "Slurm partition (default: the cluster's default partition)")
 	timeLimit := fl.String("time", "", "time limit per task, in sbatch's format (e.g. 4:00:00 or 1-00:00:00; default: the partition's)")
-	cpus := fl.Int("cpus-per-task", 0, "CPUs per task = parallel jobs per task (default: Slurm's, usually 1)")
+	cpus := fl.Int("cpus-per-task", 0, "CPUs per task = parallel jobs per task (default: Slurm's, usually 1; for a selection, what its rounds can use: ceil(points / tasks))")
 	submit := fl.Bool("submit", false, "submit the script with sbatch and print the array id")
 	sbatch := fl.String("sbatch", "sbatch", "the sbatch command (a path, or a name looked up in PATH)")
 	ov := addOverrideFlags(fl, "; passed to every task")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection (default: true when the spec has a select: block): the tasks run each round's jobs in lock-step, each waiting for the others' jobs before the next round")
+	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "for a selection: a task stops (exit 3, naming the missing shards) when none of the other tasks' jobs it waits for has been committed for this long; 0 waits without a limit")
 	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task
 	if err := fl.Parse(args); err != nil {
 		return flagError("slurm", fl, err)
@@ -85,9 +86,35 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := slurm.CheckPaths(dir, cwd); err != nil {
 		return usagef("slurm: %v", err)
 	}
-	n, err := slurm.ArraySize(dir, *size, len(p.Jobs))
+	if *waitLimit < 0 {
+		return usagef("slurm: --wait-limit %v: want a duration of 0 (no limit) or more", *waitLimit)
+	}
+	// A selection's rounds after the first stage run at most one job per point, spread
+	// over the tasks: tasks beyond the points, or CPUs beyond ceil(points / tasks), would
+	// idle in every one of them (the first stage runs points × select.initial jobs on the
+	// same CPUs, in select.initial waves).
+	taskJobs := len(p.Jobs)
+	if selecting && *size == 0 {
+		taskJobs = min(taskJobs, p.Points)
+	}
+	n, err := slurm.ArraySize(dir, *size, taskJobs)
 	if err != nil {
 		return usageError{fmt.Errorf("slurm: %w", err)}
+	}
+	waitLimitArg := ""
+	if fl.Changed("wait-limit") {
+		waitLimitArg = waitLimit.String()
+	}
+	if selecting {
+		fit := (p.Points + n - 1) / n
+		switch {
+		case *cpus == 0:
+			*cpus = fit
+		case *cpus > fit:
+			fmt.Fprintf(stderr, "rocesweep: slurm: --cpus-per-task %d lowered to %d: after its first stage a selection runs at most one job per point, %d points over %d tasks = at most %d jobs per task and round; more CPUs would idle in every later round\n",
+				*cpus, fit, p.Points, n, fit)
+			*cpus = fit
+		}
 	}
 	if err := sweep.CheckDir(p, dir, rf.Format()); err != nil {
 		return usageError{fmt.Errorf("slurm: %w", err)}
@@ -107,7 +134,8 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	script, err := slurm.Write(slurm.Params{
 		Name: p.Spec.Base.Name, Jobs: len(p.Jobs), N: n, Exe: exe, Spec: slurm.SpecPath(dir), SpecFrom: p.Spec.File, Dir: dir, Cwd: cwd,
 		Partition: *partition, Time: *timeLimit, CPUs: *cpus, Sets: ov.Sets, Grids: ov.Grids, SkipInvalid: *skipInvalid, RunArgs: rf.args(), Select: selecting, NoSelect: noSelect,
-		Written: time.Now().UTC(), MemJob: largest.Mem(),
+		WaitLimit: waitLimitArg,
+		Written:   time.Now().UTC(), MemJob: largest.Mem(),
 	}, p.Spec.Text)
 	if err != nil {
 		return fmt.Errorf("slurm: %w", err)

@@ -197,3 +197,51 @@ func TestSlurmScriptRunsEveryShard(t *testing.T) {
 		t.Errorf("another format: exit %d, want 2\n%s", code, stderr)
 	}
 }
+
+// A selection's array fits its rounds: the README's lossyalpha-xoff (35 points, a first
+// stage of 175 jobs) asked for --cpus-per-task 16 on 16 tasks, 256 CPUs, while every
+// round after the first stage runs at most 35 jobs, at most ceil(35/16) = 3 per task:
+// the request is lowered to 3, saying why, and unset it is 3. A spec of 6 points gets 6
+// tasks of 1 CPU, not 16 tasks of which 10 would idle in every later round. Every task
+// runs --select --wait, with --wait-limit when given.
+func TestSlurmSelectionFitsRounds(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		spec   string
+		args   []string
+		tasks  string
+		cpus   string
+		stderr string
+		line   string
+	}{
+		{"lossyalpha-xoff --cpus-per-task 16", "../../configs/lossyalpha-xoff.yaml", []string{"--cpus-per-task", "16"}, "1-16", "3",
+			"--cpus-per-task 16 lowered to 3: after its first stage a selection runs at most one job per point, 35 points over 16 tasks = at most 3 jobs per task and round", " --select --wait\n"},
+		{"lossyalpha-xoff unset", "../../configs/lossyalpha-xoff.yaml", []string{"--wait-limit", "30m"}, "1-16", "3", "", " --select --wait --wait-limit 30m0s\n"},
+		{"ci selection", "", nil, "1-6", "1", "", " --select --wait\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := c.spec
+			if spec == "" {
+				spec = ciSelection(t)
+			}
+			dir := filepath.Join(t.TempDir(), "out")
+			code, out, stderr := runCmd(t, append([]string{"slurm", spec, "-o", dir}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, stderr)
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "slurm", "rocesweep-array.sbatch"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := string(data)
+			for _, want := range []string{"#SBATCH --array=" + c.tasks + "\n", "#SBATCH --cpus-per-task=" + c.cpus + "\n", c.line} {
+				if !strings.Contains(text, want) {
+					t.Errorf("script lacks %q:\n%s", want, text)
+				}
+			}
+			if !strings.Contains(stderr, c.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", c.stderr, stderr)
+			}
+		})
+	}
+}

@@ -87,6 +87,23 @@ func printStatus(w io.Writer, st *results.Status) {
 		}
 		fmt.Fprintln(w, line)
 	}
+	if b := st.Bisection; b != nil {
+		fmt.Fprintf(w, "bisection %s after round %d, %s used (at most %s): %s\n", b.State, b.Round, report.Plural(b.Jobs, "job"), report.Plural(b.MaxJobs, "job"), b.Why)
+		for _, c := range b.Conditions {
+			line := fmt.Sprintf("  %s: %s", c.Label, c.State)
+			if c.AnswerText != "" {
+				line += fmt.Sprintf(", %s %s", b.Direction, c.AnswerText)
+			}
+			if c.FailsText != "" {
+				line += ", fails at " + c.FailsText
+			}
+			line += fmt.Sprintf(" (%s, %s)", report.Plural(len(c.Probes), "probe"), report.Plural(c.Jobs, "job"))
+			if c.State != "answered" && c.State != "running" {
+				line += ": " + c.Why
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
 	for _, n := range st.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

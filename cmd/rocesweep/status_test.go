@@ -181,6 +181,15 @@ func TestStatusAcrossShards(t *testing.T) {
 	if text := statusText(t, dir); !strings.Contains(text, "complete: all 6 jobs ok") {
 		t.Errorf("after resume:\n%s", text)
 	}
+	// tables: each table's rows in the committed files of all three shards.
+	if len(st.Tables) == 0 || st.Tables[0].Table != "jobs" || st.Tables[0].Rows != 6 || st.Tables[0].Files != 4 {
+		t.Errorf("status --json tables = %+v, want jobs first: 6 rows in 4 files", st.Tables)
+	}
+	for _, tr := range st.Tables {
+		if tb, err := results.ReadTable(dir, tr.Table, nil); err != nil || int64(tb.Rows) != tr.Rows {
+			t.Errorf("status counts %d rows of %s; ReadTable: %v", tr.Rows, tr.Table, err)
+		}
+	}
 }
 
 // Failed jobs count as recorded, not missing; shards of the array that have not started

@@ -120,7 +120,10 @@ func TestFormat(t *testing.T) {
 		{Interval{N: 3, Mean: 82.8412, Half: 0.3712}, "82.84 ± 0.37"},
 		{Interval{N: 3, Mean: 5, Half: 0}, "5 ± 0"},
 		{Interval{N: 3, Mean: 2.5, Half: 0}, "2.5 ± 0"}, {Interval{N: 3, Mean: 12345, Half: 0}, "12.35k ± 0"},
-		{Interval{N: 2, Mean: 15728640, Half: 3000}, "15.7286M ± 0.0030M"},
+		{Interval{N: 2, Mean: 15728640, Half: 3000}, "15.73M ± 0.0030M"},
+		// At most four significant digits in the mean, whatever the half-width: once
+		// "8.62015 ± 0.00026".
+		{Interval{N: 5, Mean: 8.62015, Half: 0.00026}, "8.620 ± 0.00026"},
 		{Interval{N: 1, Mean: 40316, Half: nan}, "40.32k"},
 		{Interval{N: 1, Mean: 702.7, Half: nan}, "702.7"},
 		{Interval{N: 0, Mean: nan, Half: nan}, "-"},

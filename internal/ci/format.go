@@ -6,9 +6,11 @@ import (
 	"strings"
 )
 
-// String formats the interval as people read it: "36.1k ± 2.1k", "82.84 ± 0.37", "5 ± 0".
-// The half-width gets two significant digits and the mean the same number of decimals;
-// both share the mean's k/M/G scale (from 10,000, 10 M, 10 G up). An unknown interval
+// String formats the interval as people read it: "36.1k ± 2.1k", "82.84 ± 0.37", "5 ± 0",
+// "8.620 ± 0.00026". The half-width gets two significant digits and the mean the same
+// number of decimals, but never more than four significant digits (README "Numbers"):
+// a mean known more finely than that shows four; both share the mean's k/M/G scale
+// (from 10,000, 10 M, 10 G up). An unknown interval
 // (one replicate) prints the mean alone with four significant digits; no value is "-".
 func (iv Interval) String() string {
 	if iv.N == 0 || math.IsNaN(iv.Mean) {
@@ -24,7 +26,11 @@ func (iv Interval) String() string {
 	m, h := iv.Mean/scale, iv.Half/scale
 	dec := max(0, 1-int(math.Floor(math.Log10(h))))
 	dec = min(dec, 6)
-	return strconv.FormatFloat(m, 'f', dec, 64) + suffix + " ± " + strconv.FormatFloat(h, 'f', dec, 64) + suffix
+	mdec := dec
+	if a := math.Abs(m); a > 0 {
+		mdec = min(dec, max(0, 3-int(math.Floor(math.Log10(a)))))
+	}
+	return strconv.FormatFloat(m, 'f', mdec, 64) + suffix + " ± " + strconv.FormatFloat(h, 'f', dec, 64) + suffix
 }
 
 // Num formats one value in the same style: at most four significant digits (trailing

@@ -32,18 +32,20 @@ import (
 // not checked. `spec/X.md` is refused: the spec is not in the repository; cite docs pages.
 
 // Pages are the pages of docs/ that citations may name.
-var Pages = []string{"switch.md", "nic.md", "records.md", "results.md", "design.md"}
+var Pages = []string{"switch.md", "nic.md", "records.md", "results.md", "design.md", "statistics.md"}
 
 // homePages gives the page a bare § or DC-n citation means in files under a directory.
 var homePages = map[string]string{
-	"model/switchdev/": "switch.md",
-	"model/nic/":       "nic.md",
-	"model/stats/":     "records.md",
-	"docs/switch.md":   "switch.md",
-	"docs/nic.md":      "nic.md",
-	"docs/records.md":  "records.md",
-	"docs/results.md":  "results.md",
-	"docs/design.md":   "design.md",
+	"model/switchdev/":    "switch.md",
+	"model/nic/":          "nic.md",
+	"model/stats/":        "records.md",
+	"docs/switch.md":      "switch.md",
+	"docs/nic.md":         "nic.md",
+	"docs/records.md":     "records.md",
+	"docs/results.md":     "results.md",
+	"docs/design.md":      "design.md",
+	"docs/statistics.md":  "statistics.md",
+	"internal/selection/": "statistics.md",
 }
 
 // Page is a parsed docs page: its headings.

@@ -101,6 +101,9 @@ func listOne(dir string, entries []fs.DirEntry, now time.Time, o StatusOptions) 
 	if st.Selection != nil {
 		r.Decision = st.Selection.State
 	}
+	if b := st.Bisection; b != nil {
+		r.Decision = "bisection " + b.State
+	}
 	r.State = StatePartial
 	for _, s := range st.Shards {
 		if s.Writer != "" {

@@ -7,6 +7,9 @@ func (r Run) Question() string {
 	if r.Objective == nil || r.Sim {
 		return "" // a sim's one job answers no question
 	}
+	if b := r.Objective.Bisect; b != nil {
+		return "bisect " + string(b.Direction) + " " + b.Attr // "bisect smallest switch.HeadRoomPerPortLimit"
+	}
 	goal := "min"
 	if r.Objective.Goal == selection.Max {
 		goal = "max"

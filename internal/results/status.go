@@ -66,10 +66,15 @@ type Status struct {
 	// what its results decide; nil when there is nothing to decide.
 	Objective *selection.Objective `json:"objective,omitempty"`
 	Selection *SelectionStatus     `json:"selection,omitempty"`
+	// Bisection is where a bisection (an objective of smallest: or largest:) stands.
+	Bisection *BisectionStatus `json:"bisection,omitempty"`
 	// StuckPause lists the jobs whose stuck_pause_ports is above 0: a switch port stayed
 	// paused for more than half the run with its pool at or below Xon, the trap of
 	// switch.md §4.6 condition 3, not congestion.
 	StuckPause []string `json:"stuck_pause_jobs,omitempty"`
+	// Tables are the rows of each table in the committed files (CountRows): what a
+	// reader of exactly those files gets. Only with StatusOptions.Rows (`status`).
+	Tables []TableRows `json:"tables,omitempty"`
 
 	manifest *Manifest
 }
@@ -98,6 +103,25 @@ type SelectionStatus struct {
 	// when the objective states one.
 	Indifference float64 `json:"indifference"`
 	Unit         string  `json:"unit,omitempty"`
+	// FirstStage is the first stage's replicates per point (extended past select.initial
+	// when the paired differences looked heavy-tailed).
+	FirstStage int `json:"first_stage,omitempty"`
+	// Rare is the rare-event resolution (select.rare); RareRuns the replicates a pair with
+	// equal results, or a point mass, waits before it counts.
+	Rare     float64 `json:"rare,omitempty"`
+	RareRuns int     `json:"rare_runs,omitempty"`
+	// Split is how 1 − confidence is divided between the procedure's statements.
+	Split *SplitStatus `json:"split,omitempty"`
+}
+
+// SplitStatus is selection.Split for status --json: the error each part may make.
+type SplitStatus struct {
+	Feasibility float64 `json:"feasibility"`
+	PerTest     float64 `json:"per_test"`
+	Tests       int     `json:"tests_per_point"`
+	Screening   float64 `json:"screening"`
+	Rare        float64 `json:"rare_events"`
+	PerPair     float64 `json:"per_pair"`
 }
 
 // PointStatus is one grid point of a decision.
@@ -118,10 +142,12 @@ type EliminatedPt struct {
 // Decided is a study's decision as ReadStatus needs it (the sweep package replays it).
 type Decided struct {
 	Selection *SelectionStatus
+	Bisection *BisectionStatus
 	// Need are the plan indices of the jobs the decision waits for (a selection's next
 	// round); they are the shards' missing jobs.
 	Need []int
-	// Going is true while a selection goes on (state running): not complete.
+	// Going is true while a selection or a bisection goes on (state running): not
+	// complete.
 	Going bool
 }
 
@@ -141,6 +167,9 @@ type StatusOptions struct {
 	// SlurmScript is the array script's name in SlurmDir: a directory holding only it
 	// is an array not started yet.
 	SlurmScript string
+	// Rows counts each table's rows in its committed files (Status.Tables, CountRows):
+	// a footer read per Parquet file, the whole file for Arrow IPC.
+	Rows bool
 }
 
 // ReadStatus reads dir's manifest and journals. now dates the journals' ages. A path
@@ -253,7 +282,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 				st.Notes = append(st.Notes, fmt.Sprintf("the study's decision cannot be replayed: %v", err))
 			case d != nil:
 				dec = d
-				st.Selection = d.Selection
+				st.Selection, st.Bisection = d.Selection, d.Bisection
 			}
 		}
 	}
@@ -294,6 +323,13 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 		st.Complete = st.Complete && st.Verify.Problems() == 0
 	}
 	st.StuckPause = stuckPauseJobs(dir)
+	if o.Rows {
+		tables, err := CountRows(dir)
+		if err != nil {
+			st.Notes = append(st.Notes, fmt.Sprintf("rows not counted: %v", err))
+		}
+		st.Tables = tables
+	}
 	return st, nil
 }
 

@@ -40,8 +40,24 @@ func fuzzProblem(data []byte) Problem {
 		p.Delta = 0.25 * float64(1+b.next(8))
 	}
 	p.Config.MaxJobs = k*p.Config.Initial + b.next(40)
+	if b.next(2) == 0 {
+		p.Config.Rare = []float64{0.05, 0.2, 0.5}[b.next(3)]
+	}
 	for range b.next(3) {
-		p.Constraints = append(p.Constraints, Constraint{Text: "c", Sense: constraint.Sense(b.next(7))})
+		c := Constraint{Text: "c", Kind: constraint.Kind(b.next(3))}
+		switch c.Kind {
+		case constraint.Probability:
+			c.Sense, c.Bound = constraint.Sense(1+b.next(4)), []float64{0, 0.3, 0.6, 1}[b.next(4)]
+		case constraint.Mean:
+			c.Sense, c.Bound, c.Tolerance = constraint.Sense(1+b.next(4)), float64(b.next(5))-2, 0.5*float64(1+b.next(3))
+		}
+		p.Constraints = append(p.Constraints, c)
+	}
+	switch b.next(4) {
+	case 0:
+		p.Near = &Near{Metric: "primary", Goal: []Goal{Min, Max}[b.next(2)], Delta: 0.5 * float64(1+b.next(4))}
+	case 1:
+		p.Pareto = []Objective2{{Metric: "a", Goal: Min, Delta: 0.5}, {Metric: "b", Goal: []Goal{Min, Max}[b.next(2)], Delta: 1}}
 	}
 	for i := range k {
 		pt := Point{Label: fmt.Sprint(i)}
@@ -57,6 +73,12 @@ func fuzzProblem(data []byte) Problem {
 			default:
 				o = ok(float64(b.next(7)) - 3)
 			}
+			if o.State == OK && p.Near != nil {
+				o.Near = float64(b.next(5))
+			}
+			if o.State == OK && p.Pareto != nil && b.next(30) != 0 {
+				o.Vec = []float64{float64(b.next(5)), float64(b.next(5))}
+			}
 			if o.State == OK {
 				n := len(p.Constraints)
 				if b.next(20) == 0 {
@@ -64,10 +86,13 @@ func fuzzProblem(data []byte) Problem {
 				}
 				for range n {
 					m := float64(b.next(5)) - 2
+					if p.Constraints[len(o.Values)].Kind != constraint.Mean {
+						m = float64(b.next(2))
+					}
 					if b.next(25) == 0 {
 						m = math.NaN()
 					}
-					o.Margins = append(o.Margins, m)
+					o.Values = append(o.Values, m)
 				}
 			}
 			pt.Reps = append(pt.Reps, o)
@@ -100,7 +125,7 @@ func FuzzDecide(f *testing.F) {
 		// Pad every point to beyond the last stage with missing jobs, then add jobs:
 		// nothing the procedure uses changes.
 		q := clone(p)
-		pad := max(d.Stage+1, p.Config.WithDefaults(len(p.Points)).Initial)
+		pad := max(d.Stage+1, 4*p.Config.WithDefaults(len(p.Points)).Initial)
 		for i := range q.Points {
 			pad = max(pad, len(q.Points[i].Reps))
 		}
@@ -108,10 +133,21 @@ func FuzzDecide(f *testing.F) {
 			for len(q.Points[i].Reps) < pad {
 				q.Points[i].Reps = append(q.Points[i].Reps, Obs{})
 			}
-			margins := make([]float64, len(p.Constraints))
-			q.Points[i].Reps = append(q.Points[i].Reps, ok(-1e6, margins...), Obs{State: Failed})
+			values := make([]float64, len(p.Constraints))
+			q.Points[i].Reps = append(q.Points[i].Reps, ok(-1e6, values...), Obs{State: Failed})
 		}
-		if e := Decide(q); !same(e, d) {
+		e := Decide(q)
+		if d.State == Running {
+			// Jobs committed ahead are not asked for again (ahead): e's needs are d's
+			// less those.
+			for _, n := range e.Need {
+				if !slices.Contains(d.Need, n) {
+					t.Errorf("need %+v with more committed, not without", n)
+				}
+			}
+			e.Need, e.Why = d.Need, d.Why
+		}
+		if !same(e, d) {
 			t.Errorf("replicates beyond the stages changed the decision:\n%+v\nwant\n%+v", e, d)
 		}
 	})
@@ -167,9 +203,9 @@ func checkInvariants(t *testing.T, p Problem, d Decision) {
 			if reps := p.Points[n.Point].Reps; n.Replicate < len(reps) && reps[n.Replicate].State != Missing {
 				t.Errorf("need %+v of a committed job", n)
 			}
-			lo, hi := d.Stage, d.Stage+1
-			if d.Stage == 0 {
-				lo, hi = 0, n0
+			lo, hi := d.Stage, d.Stage+maxAhead
+			if d.Stage == 0 { // the first stage, perhaps extended up to 4 × n0
+				lo, hi = 0, 4*n0
 			}
 			if n.Replicate < lo || n.Replicate >= hi {
 				t.Errorf("need %+v outside the stage after %d", n, d.Stage)
@@ -179,16 +215,25 @@ func checkInvariants(t *testing.T, p Problem, d Decision) {
 			}
 		}
 	case Decided:
+		if p.Pareto != nil {
+			for _, i := range d.Front {
+				if !slices.Contains(d.Survivors, i) || d.Feasible[i] != 1 {
+					t.Errorf("front point %d not a known-feasible survivor: %+v", i, d)
+				}
+			}
+			if len(d.Front) == 0 {
+				t.Errorf("decided without a front: %+v", d)
+			}
+			break
+		}
 		if d.Best < 0 {
 			t.Errorf("decided without a best: %+v", d)
 		}
-		for _, i := range d.Survivors {
-			if d.Feasible[i] != 1 {
-				t.Errorf("decided with survivor %d of unknown feasibility: %+v", i, d)
-			}
+		if d.Feasible[d.Best] != 1 {
+			t.Errorf("decided for point %d of unknown feasibility: %+v", d.Best, d)
 		}
 	case Budget:
-		if d.Best < 0 {
+		if d.Best < 0 && p.Pareto == nil {
 			t.Errorf("budget without a best: %+v", d)
 		}
 	case Infeasible:

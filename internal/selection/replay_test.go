@@ -24,7 +24,7 @@ type replayCase struct {
 func replayCases() []replayCase {
 	m := model{mu: []float64{0.6, 0.3, 0.5, 0, 0.4, 0.5}, sigma: 1, crn: 0.5, seed: 42}
 	plain := func(i, j int) Obs { return m.job(i, j) }
-	eq := []Constraint{{Text: "drops_lossless == 0", Sense: constraint.EQ}}
+	eq := []Constraint{{Text: "drops_lossless == 0", Kind: constraint.EveryRun}}
 	messy := func(i, j int) Obs {
 		o := m.job(i, j)
 		drops := 0.0
@@ -36,10 +36,10 @@ func replayCases() []replayCase {
 		case i == 5 && j == 12:
 			o.X = math.NaN()
 		}
-		o.Margins = []float64{drops}
+		o.Values = []float64{b2f(drops == 0)}
 		return o
 	}
-	cfg := Config{Confidence: 0.95, Initial: 5, MaxJobs: 10_000}
+	cfg := Config{Confidence: 0.95, Initial: 5, MaxJobs: 10_000, Rare: 0.1}
 	newP := func(cons []Constraint) Problem {
 		return Problem{Goal: Min, Delta: 0.3, Constraints: cons, Config: cfg, Points: make([]Point, len(m.mu))}
 	}
@@ -123,7 +123,7 @@ func TestReplayPurity(t *testing.T) {
 			for i := range q.Points {
 				n := len(q.Points[i].Reps)
 				for j := n; j < n+3; j++ {
-					commit(&q, i, j, ok(-1e9, 1e9)) // absurd values: they must be ignored
+					commit(&q, i, j, ok(-1e9, 0)) // absurd values: they must be ignored
 				}
 			}
 			if got := Decide(q); !same(got, want) {

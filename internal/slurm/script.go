@@ -46,6 +46,7 @@ type Params struct {
 	Sets, Grids []string
 	SkipInvalid bool
 	Select      bool     // a sequential selection: every task runs with --select --wait
+	WaitLimit   string   // with Select: run's --wait-limit as given ("": not given, run's default)
 	NoSelect    bool     // the spec has a select: block that --select=false turned off
 	RunArgs     []string // --format, --max-wall-per-job, --commit-interval as given
 	MemJob      int64    // the plan's largest job's estimated memory, for --mem (0: no --mem)
@@ -71,6 +72,8 @@ func Script(sp Params) string {
 		fmt.Fprintf(&b, "# A sequential selection: the %d jobs are its first stage. The tasks run each round's jobs\n", sp.Jobs)
 		fmt.Fprintf(&b, "# in lock-step (--select --wait): a task that has run its shard of a round waits for the\n")
 		fmt.Fprintf(&b, "# others' jobs, then every task computes the same next round from the committed results.\n")
+		fmt.Fprintf(&b, "# A task that sees none of the jobs it waits for committed within --wait-limit exits 3,\n")
+		fmt.Fprintf(&b, "# naming the missing shards (its log says which); submit again to resume.\n")
 	}
 	fmt.Fprintf(&b, "#SBATCH --job-name=%s\n", JobName(sp.Name, sp.Dir))
 	fmt.Fprintf(&b, "#SBATCH --array=1-%d\n", sp.N)
@@ -110,6 +113,9 @@ func Script(sp Params) string {
 	switch {
 	case sp.Select:
 		line = append(line, "--select", "--wait")
+		if sp.WaitLimit != "" {
+			line = append(line, "--wait-limit", ShellQuote(sp.WaitLimit))
+		}
 	case sp.NoSelect:
 		line = append(line, "--select=false")
 	}

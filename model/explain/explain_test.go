@@ -117,10 +117,11 @@ func TestSwitch128(t *testing.T) {
 
 // TestSwitchDerived covers switch.md §12.5 fix (a), §12.6 and §12.7.
 func TestSwitchDerived(t *testing.T) {
-	// switch.md §12.7 unbalanced map: residue to the last pool; ECN band from the nominal.
+	// switch.md §12.7 unbalanced map: residue to the last pool; ECN band from the corrected
+	// pool (DC-4), 20% and 80% of 111,616,000 B.
 	ex, ws := explainSets(t, "topology.hosts=128", "switch.PoolAllocationMap=[0.5, 0.3, 0, 0, 0, 0, 0, 0]")
 	p0, p1 := pool(t, ex.Switch, 0), pool(t, ex.Switch, 1)
-	if p0.Size != 111_616_000 || p1.Nominal != 66_969_600 || p1.Size != 111_616_000 || p1.EcnMin != 13_393_920 || p1.EcnMax != 53_575_680 {
+	if p0.Size != 111_616_000 || p1.Nominal != 66_969_600 || p1.Size != 111_616_000 || p1.EcnMin != 22_323_200 || p1.EcnMax != 89_292_800 {
 		t.Errorf("unbalanced map: %+v %+v", p0, p1)
 	}
 	if !hasWarning(ws, "sums to 0.8, not 1") {

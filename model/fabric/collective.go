@@ -58,6 +58,7 @@ func (f *Fabric) workloadEvent(ev sim.Event) {
 		}
 		tag := int64(len(f.msgs)) + ev.Arg
 		f.nics[m.Src].Post(nic.WorkRequest{Dst: m.Dst, QP: m.QP, Size: m.Size, Verb: verb, DataTC: m.DataTC, CtrlTC: m.CtrlTC, Tag: tag})
+		f.started(tag, m)
 		f.posted += m.Size
 		f.tcPosted[m.DataTC&7]++ // a step is a message of its class like any other (records.md §8.1)
 		f.pair(m.Src, m.Dst).posted += m.Size

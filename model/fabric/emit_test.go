@@ -37,7 +37,9 @@ func TestEmittedBatchesEqualKeptRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		appendBatch(&all, res.Rec.Batch)
-		if want := kept.Rec.Batch; !reflect.DeepEqual(all, want) {
+		// As text: a message whose last byte had not reached host memory by the end has
+		// NaN host columns, and NaN != NaN for reflect.DeepEqual.
+		if want := kept.Rec.Batch; fmt.Sprint(all) != fmt.Sprint(want) {
 			t.Errorf("batches of %d: the %d rows emitted in %d batches differ from the %d rows kept", batch, all.Rows(), batches, want.Rows())
 		}
 		res.Summary.WallSec, res.Summary.EventsPerSec = kept.Summary.WallSec, kept.Summary.EventsPerSec

@@ -85,12 +85,27 @@ type Fabric struct {
 	delivered int64                 // payload bytes delivered in order to receiving hosts
 	pairs     map[uint64]*pairBytes // key pairKey(src, dst): a 64-bit key takes the map's fast path (one lookup per delivered packet)
 	fcts      []float64
-	// Per data traffic class: messages posted, and FCTs and slowdowns of completed ones
-	// (the classes table).
-	tcPosted [8]int64
-	tcFct    [8][]float64
-	tcSlow   [8][]float64
-	ideal    map[[2]int32]idealPath
+	// Per data traffic class: messages posted (started), and FCTs and slowdowns of completed
+	// ones (the classes table).
+	tcPosted  [8]int64
+	tcFct     [8][]float64
+	tcSlow    [8][]float64
+	tcNoIdeal [8]int64 // completed messages without an ideal FCT (no slowdown)
+	ideal     map[[2]int32]idealPath
+
+	// Completion at host memory (nic.md §5): per message, by tag (msgs, then dyn), its
+	// post time and the moment the receiver's PCIe transmit buffer accepted its last byte.
+	// qpTags[src][qpn-1] lists the tags posted on a requester QP whose last byte has not
+	// reached host memory yet, oldest first: a QP's messages reach the receiver in post
+	// order, so the next host-memory completion of the QP is its head.
+	msgAt         []msgTimes
+	qpTags        [][]tagList
+	hostCompleted int
+	hostFcts      []float64
+	tcHostFct     [8][]float64
+	// ACK completions whose last byte had not reached host memory yet: their messages rows
+	// are written once it has (or at the end, with null host columns).
+	pendingRows map[int64]nic.Completion
 
 	lastTierHop [3]int64
 	stopReason  string
@@ -107,6 +122,18 @@ type Fabric struct {
 	ccts     []float64 // µs, one per finished iteration
 	busbw    []float64 // Gbps, likewise
 }
+
+// msgTimes is one message's post time and its completion at host memory (0 = not yet:
+// no message reaches host memory at time 0, its data needs a PCIe fetch and a link
+// first); next is the tag+1 of the next message posted on the same QP (0 = none).
+type msgTimes struct {
+	posted, host sim.Time
+	next         int64
+}
+
+// tagList is a FIFO of tags threaded through msgTimes.next; head and tail are tag+1, 0
+// when empty, so that the zero value is an empty list.
+type tagList struct{ head, tail int64 }
 
 // pairBytes is the payload ledger of one (sender, receiver) host pair: what the workload
 // posted and what the receiver wrote in order to its host. delivered <= posted always;
@@ -180,7 +207,8 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Fabric{cfg: &cfg, eng: sim.NewEngine(), g: g, rec: stats.NewRecorder(opts.JobID, opts.Clock), ideal: map[[2]int32]idealPath{}, pairs: map[uint64]*pairBytes{}}
+	f := &Fabric{cfg: &cfg, eng: sim.NewEngine(), g: g, rec: stats.NewRecorder(opts.JobID, opts.Clock), ideal: map[[2]int32]idealPath{}, pairs: map[uint64]*pairBytes{},
+		pendingRows: map[int64]nic.Completion{}}
 	f.rec.Topology = g.TopologyRows(opts.JobID)
 	f.rec.Emit, f.rec.BatchRows = opts.Emit, opts.BatchRows
 
@@ -238,8 +266,10 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 			f.delivered += bytes
 			last.delivered += bytes
 		}
+		nc.OnHostAccepted = f.hostAccepted
 		f.nics = append(f.nics, nc)
 	}
+	f.qpTags = make([][]tagList, len(f.nics))
 
 	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
 	cdfs := opts.CDFs
@@ -250,6 +280,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.msgAt = make([]msgTimes, len(f.msgs))
 	if len(f.msgs) > 0 {
 		f.eng.Schedule(f.msgs[0].Start, kindPost, 0, 0, 0)
 	}
@@ -370,6 +401,7 @@ func (f *Fabric) post() {
 			verb = nic.Send
 		}
 		f.nics[m.Src].Post(nic.WorkRequest{Dst: m.Dst, QP: m.QP, Size: m.Size, Verb: verb, DataTC: m.DataTC, CtrlTC: m.CtrlTC, Tag: int64(f.next)})
+		f.started(int64(f.next), m)
 		f.posted += m.Size
 		f.tcPosted[m.DataTC&7]++
 		f.pair(m.Src, m.Dst).posted += m.Size
@@ -395,38 +427,107 @@ func pairKey(src, dst int32) uint64 { return uint64(uint32(src))<<32 | uint64(ui
 
 func pairHosts(k uint64) (src, dst int32) { return int32(uint32(k >> 32)), int32(uint32(k)) }
 
-// onComplete writes the messages row of a completed work request (records.md §8 perf
-// record plus FCT columns).
+// started records that message tag (m) was posted now: it counts in every percentile
+// from now on (records.md §8.1 "started"), and its host-memory completion is the next
+// one of its requester QP after those posted before it.
+func (f *Fabric) started(tag int64, m *workload.Message) {
+	for int64(len(f.msgAt)) <= tag { // a collective's step: tags grow with dyn
+		f.msgAt = append(f.msgAt, msgTimes{})
+	}
+	f.msgAt[tag] = msgTimes{posted: f.eng.Now()}
+	qpn := int(f.nics[m.Src].RequesterQPN(m.Dst, m.QP))
+	lists := f.qpTags[m.Src]
+	for len(lists) < qpn {
+		lists = append(lists, tagList{})
+	}
+	f.qpTags[m.Src] = lists
+	l := &lists[qpn-1]
+	if l.tail == 0 {
+		l.head = tag + 1
+	} else {
+		f.msgAt[l.tail-1].next = tag + 1
+	}
+	l.tail = tag + 1
+}
+
+// hostAccepted is the receiver's NIC.OnHostAccepted: the last byte of the oldest message
+// of requester QP (src, qpn) not yet at host memory has been accepted by the receiver's
+// PCIe transmit buffer (nic.md §5: "handed it to the host interface"). It records the
+// host-memory completion and writes the messages row if the sender's ACK completion came
+// first.
+func (f *Fabric) hostAccepted(src int32, qpn uint32) {
+	l := &f.qpTags[src][qpn-1]
+	tag := l.head - 1
+	t := &f.msgAt[tag]
+	l.head = t.next
+	if l.head == 0 {
+		l.tail = 0
+	}
+	t.host = f.eng.Now()
+	fct := (t.host - t.posted).Micros()
+	f.hostCompleted++
+	f.hostFcts = append(f.hostFcts, fct)
+	tc := f.message(tag).DataTC & 7
+	f.tcHostFct[tc] = append(f.tcHostFct[tc], fct)
+	if c, ok := f.pendingRows[tag]; ok {
+		delete(f.pendingRows, tag)
+		f.messageRow(c)
+		f.rec.Spill()
+	}
+}
+
+// onComplete counts a work request completed at the sender (its last PSN acknowledged,
+// nic.md §10) and writes its messages row (records.md §8 perf record plus FCT columns)
+// once its completion at host memory is known too.
 func (f *Fabric) onComplete(c nic.Completion) {
 	f.completed++
 	m := f.message(c.Tag)
 	fct := (c.Completed - c.Posted).Micros()
 	ideal := f.idealFCT(m)
 	f.fcts = append(f.fcts, fct)
+	tc := c.DataTC & 7
+	f.tcFct[tc] = append(f.tcFct[tc], fct)
+	if ideal > 0 {
+		f.tcSlow[tc] = append(f.tcSlow[tc], fct/ideal.Micros())
+	} else {
+		f.tcNoIdeal[tc]++
+	}
+	if f.msgAt[c.Tag].host == 0 {
+		f.pendingRows[c.Tag] = c // ACKs leave on arrival (nic.md §8): the host write may be behind
+	} else {
+		f.messageRow(c)
+	}
+	if c.Tag >= int64(len(f.msgs)) {
+		f.collCompleted(int(c.Tag) - len(f.msgs))
+	}
+	f.checkDrained()
+	f.rec.Spill()
+}
+
+// messageRow appends the messages row of completion c, with its completion at host
+// memory if there is one yet (null columns otherwise: only at the job's end).
+func (f *Fabric) messageRow(c nic.Completion) {
+	m := f.message(c.Tag)
+	fct := (c.Completed - c.Posted).Micros()
+	ideal := f.idealFCT(m)
 	slow := math.NaN()
 	if ideal > 0 {
 		slow = fct / ideal.Micros()
 	}
-	tc := c.DataTC & 7
-	f.tcFct[tc] = append(f.tcFct[tc], fct)
-	if !math.IsNaN(slow) {
-		f.tcSlow[tc] = append(f.tcSlow[tc], slow)
+	hostSec, hostFct := math.NaN(), math.NaN()
+	if t := f.msgAt[c.Tag]; t.host != 0 {
+		hostSec, hostFct = t.host.Seconds(), (t.host - t.posted).Micros()
 	}
-	now := f.eng.Now()
 	f.rec.Messages = append(f.rec.Messages, stats.Message{
-		JobID: f.rec.JobID, TimeUTC: f.rec.UTC(now), SimTimeSec: c.Completed.Seconds(),
+		JobID: f.rec.JobID, TimeUTC: f.rec.UTC(f.eng.Now()), SimTimeSec: c.Completed.Seconds(),
 		MetricName: "fct", PerfMetricUsec: fct, MetricPath: "NAN", MetricAggregationID: "NAN",
 		NodeID: f.g.Nodes[f.g.NICs[c.Src]].ID, TransactionNumber: c.Tag, StartTimeSec: c.Posted.Seconds(),
 		TransferSizeB: float64(c.Size), ApplicationName: m.App,
 		SrcNode: f.g.Nodes[f.g.NICs[c.Src]].ID, DstNode: f.g.Nodes[f.g.NICs[c.Dst]].ID, QP: int64(c.QP),
 		DataTC: int32(c.DataTC), SizeBytes: c.Size, PostNs: int64(c.Posted / sim.Nanosecond),
 		CompleteNs: int64(c.Completed / sim.Nanosecond), FctUsec: fct, IdealUsec: ideal.Micros(), Slowdown: slow,
+		HostCompleteSec: hostSec, HostFctUsec: hostFct,
 	})
-	if c.Tag >= int64(len(f.msgs)) {
-		f.collCompleted(int(c.Tag) - len(f.msgs))
-	}
-	f.checkDrained()
-	f.rec.Spill()
 }
 
 // report writes the periodic records due now and schedules the next row.
@@ -506,15 +607,26 @@ func (f *Fabric) Finish() *stats.Result {
 			s.ReportLB(now, f.rec)
 		}
 	}
+	// Messages completed at the sender whose last byte had not reached host memory by
+	// the end: their rows, host columns null, in tag order (a map has none).
+	tags := make([]int64, 0, len(f.pendingRows))
+	for tag := range f.pendingRows {
+		tags = append(tags, tag)
+	}
+	slices.Sort(tags)
+	for _, tag := range tags {
+		f.messageRow(f.pendingRows[tag])
+	}
 	sum := f.summary()
 	f.rec.Classes = f.classes(&sum)
 	return &stats.Result{Rec: f.rec, Summary: sum}
 }
 
 // classes builds the classes rows (one per data TC that carried messages) and sets the
-// summary's per-kind answers: nearest-rank p99 FCT and slowdown over the completed
-// messages of lossless (rack switch EnablePFC = 1, switch.md §4.3) and lossy data classes,
-// NaN when there is none, and how many messages each p99 is taken over.
+// summary's per-kind answers: nearest-rank percentiles over every message started
+// (posted by the end) of lossless (rack switch EnablePFC = 1, switch.md §4.3) and lossy
+// data classes, a message not completed counting as slower than every completed one
+// (records.md §8.1: NaN, "not reached", where the rank falls among those).
 func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 	var drops, rtx, delivered [8]int64
 	for _, sw := range f.switches {
@@ -531,7 +643,8 @@ func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 		}
 	}
 	var rows []stats.Class
-	var fct, slow [2][]float64 // [lossy, lossless]
+	var fct, hostFct, slow [2][]float64 // [lossy, lossless]
+	var started, slowStarted [2]int64
 	now := f.eng.Now()
 	for tc := range f.tcPosted {
 		if f.tcPosted[tc] == 0 {
@@ -543,35 +656,41 @@ func (f *Fabric) classes(s *stats.Summary) []stats.Class {
 		if lossless {
 			k = 1
 		}
+		n, nSlow := f.tcPosted[tc], f.tcPosted[tc]-f.tcNoIdeal[tc]
+		started[k] += n
+		slowStarted[k] += nSlow
 		fct[k] = append(fct[k], f.tcFct[tc]...)
+		hostFct[k] = append(hostFct[k], f.tcHostFct[tc]...)
 		slow[k] = append(slow[k], f.tcSlow[tc]...)
 		r := stats.Class{JobID: f.rec.JobID, DataTC: int32(tc), Lossless: lossless,
-			MsgsPosted: f.tcPosted[tc], MsgsCompleted: int64(len(f.tcFct[tc])), BytesDelivered: delivered[tc],
-			Drops: drops[tc], Retransmits: rtx[tc]}
+			MsgsPosted: n, MsgsCompleted: int64(len(f.tcFct[tc])), MsgsHostCompleted: int64(len(f.tcHostFct[tc])),
+			BytesDelivered: delivered[tc], Drops: drops[tc], Retransmits: rtx[tc]}
+		r.CompletedFrac = float64(r.MsgsCompleted) / float64(n)
 		if now > 0 {
 			r.GoodputGbps = float64(delivered[tc]) * 8 / now.Seconds() / 1e9
 		}
-		// NaN (null) without a sample: 0 would read as the best answer (records.md §8.1).
-		r.FctP50Usec, r.FctP99Usec, r.FctMaxUsec = math.NaN(), math.NaN(), math.NaN()
-		r.SlowdownP50, r.SlowdownP99 = math.NaN(), math.NaN()
-		if fs := sortedCopy(f.tcFct[tc]); len(fs) > 0 {
-			r.FctP50Usec, r.FctP99Usec, r.FctMaxUsec = percentile(fs, 0.50), percentile(fs, 0.99), fs[len(fs)-1]
-		}
-		if ss := sortedCopy(f.tcSlow[tc]); len(ss) > 0 {
-			r.SlowdownP50, r.SlowdownP99 = percentile(ss, 0.50), percentile(ss, 0.99)
-		}
+		fs, hs, ss := sortedCopy(f.tcFct[tc]), sortedCopy(f.tcHostFct[tc]), sortedCopy(f.tcSlow[tc])
+		r.FctP50Usec, r.FctP99Usec, r.FctMaxUsec = percentileStarted(fs, n, 0.50), percentileStarted(fs, n, 0.99), percentileStarted(fs, n, 1)
+		r.HostFctP50Usec, r.HostFctP99Usec, r.HostFctMaxUsec = percentileStarted(hs, n, 0.50), percentileStarted(hs, n, 0.99), percentileStarted(hs, n, 1)
+		r.SlowdownP50, r.SlowdownP99 = percentileStarted(ss, nSlow, 0.50), percentileStarted(ss, nSlow, 0.99)
 		rows = append(rows, r)
 	}
-	p99 := func(v []float64) float64 {
-		if len(v) == 0 {
-			return math.NaN()
-		}
-		return percentile(sortedCopy(v), 0.99)
-	}
+	p99 := func(v []float64, n int64) float64 { return percentileStarted(sortedCopy(v), n, 0.99) }
+	s.MsgsStartedLossy, s.MsgsStartedLossless = started[0], started[1]
 	s.MsgsCompletedLossy, s.MsgsCompletedLossless = int64(len(fct[0])), int64(len(fct[1]))
-	s.FctP99UsecLossy, s.FctP99UsecLossless = p99(fct[0]), p99(fct[1])
-	s.SlowdownP99Lossy, s.SlowdownP99Lossless = p99(slow[0]), p99(slow[1])
+	s.CompletedFracLossy, s.CompletedFracLossless = fraction(len(fct[0]), started[0]), fraction(len(fct[1]), started[1])
+	s.FctP99UsecLossy, s.FctP99UsecLossless = p99(fct[0], started[0]), p99(fct[1], started[1])
+	s.HostFctP99UsecLossy, s.HostFctP99UsecLossless = p99(hostFct[0], started[0]), p99(hostFct[1], started[1])
+	s.SlowdownP99Lossy, s.SlowdownP99Lossless = p99(slow[0], slowStarted[0]), p99(slow[1], slowStarted[1])
 	return rows
+}
+
+// fraction is done / started, NaN when nothing started (null: no answer).
+func fraction(done int, started int64) float64 {
+	if started == 0 {
+		return math.NaN()
+	}
+	return float64(done) / float64(started)
 }
 
 func sortedCopy(v []float64) []float64 {
@@ -585,24 +704,24 @@ func sortedCopy(v []float64) []float64 {
 func (f *Fabric) summary() stats.Summary {
 	now := f.eng.Now()
 	s := stats.Summary{
-		SimTimeSec:     now.Seconds(),
-		Events:         int64(f.eng.Fired()) - f.reports, // model events only
-		BytesDelivered: f.delivered,
-		MsgsCompleted:  int64(f.completed),
+		SimTimeSec:        now.Seconds(),
+		Events:            int64(f.eng.Fired()) - f.reports, // model events only
+		BytesDelivered:    f.delivered,
+		MsgsCompleted:     int64(f.completed),
+		MsgsHostCompleted: int64(f.hostCompleted),
 	}
 	if now > 0 {
 		s.GoodputGbps = float64(f.delivered) * 8 / now.Seconds() / 1e9
 	}
-	// NaN (null in jobs) when no message completed: for a lower-is-better metric 0 would
-	// read as the best job (results.md §2).
-	s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec = math.NaN(), math.NaN(), math.NaN()
-	if len(f.fcts) > 0 {
-		sorted := slices.Clone(f.fcts)
-		slices.Sort(sorted)
-		s.FctP50Usec = percentile(sorted, 0.50)
-		s.FctP99Usec = percentile(sorted, 0.99)
-		s.FctMaxUsec = sorted[len(sorted)-1]
+	// Over every message started, unfinished ones counted as slower than any completed:
+	// NaN (null in jobs) where the rank falls among them, "not reached" (results.md §2);
+	// 0 would read as the best job, a percentile of the completed alone flatters it.
+	for _, n := range f.tcPosted {
+		s.MsgsStarted += n
 	}
+	fs, hs := sortedCopy(f.fcts), sortedCopy(f.hostFcts)
+	s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec = percentileStarted(fs, s.MsgsStarted, 0.50), percentileStarted(fs, s.MsgsStarted, 0.99), percentileStarted(fs, s.MsgsStarted, 1)
+	s.HostFctP50Usec, s.HostFctP99Usec, s.HostFctMaxUsec = percentileStarted(hs, s.MsgsStarted, 0.50), percentileStarted(hs, s.MsgsStarted, 0.99), percentileStarted(hs, s.MsgsStarted, 1)
 	var paused sim.Time
 	for _, sw := range f.switches {
 		c := sw.Counters()
@@ -635,6 +754,25 @@ func (f *Fabric) summary() stats.Summary {
 func percentile(sorted []float64, p float64) float64 {
 	k := int(math.Ceil(p*float64(len(sorted)))) - 1
 	return sorted[max(0, min(k, len(sorted)-1))]
+}
+
+// percentileStarted is the nearest-rank p-quantile over the started messages, of which
+// the completed ones have the values sorted: the k-th smallest with k = ceil(p ×
+// started). A message not completed counts as slower than every completed one (its time
+// is at least the job's end minus its post time, and unknown), so when k exceeds the
+// completed count the quantile is among the unfinished: NaN, "not reached" (records.md
+// §8.1). p = 1 is the maximum: NaN unless every started message completed. Nothing
+// started: NaN.
+func percentileStarted(sorted []float64, started int64, p float64) float64 {
+	started = max(started, int64(len(sorted)))
+	if started == 0 {
+		return math.NaN()
+	}
+	k := max(1, int64(math.Ceil(p*float64(started))))
+	if k > int64(len(sorted)) {
+		return math.NaN()
+	}
+	return sorted[k-1]
 }
 
 // idealFCT is the completion time of message m alone in an idle fabric: the 80 ns

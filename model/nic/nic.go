@@ -169,6 +169,11 @@ type NIC struct {
 	// OnReceived is called at the receiver when a message's last packet has been written to
 	// host memory ("message received", §8 [DC]); bytes = payload since the previous SE.
 	OnReceived func(src int32, bytes int64)
+	// OnHostAccepted is called at the receiver when the PCIe transmit buffer accepts the
+	// last write of a message's last packet: the moment the seed calls "handed it to the
+	// host interface" (nic.md §5, §8). src and srcQPN name the requester QP that sent it;
+	// its messages arrive in post order, one at a time. May be nil.
+	OnHostAccepted func(src int32, srcQPN uint32)
 
 	// Configuration, resolved once.
 	jitRng    *rand.Rand

@@ -459,6 +459,11 @@ func (n *NIC) pcieAccepted(d *pcieDir, x *xfer) {
 		// §5: the packet's ingress charge is released when its last write is accepted,
 		// and only this release runs the Xon test (§12.2).
 		n.inReleaseToHost(int(x.tc), int64(x.charge))
+		if x.se && n.OnHostAccepted != nil {
+			// The message's last byte is handed to the host interface (nic.md §5).
+			q := &n.qps[x.qp]
+			n.OnHostAccepted(q.peerHost, q.peerQPN)
+		}
 	}
 }
 

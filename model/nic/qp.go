@@ -116,6 +116,16 @@ func (n *NIC) Post(wr WorkRequest) {
 	}
 }
 
+// RequesterQPN is the QPN of the requester QP that Post uses for (dst, qpIndex), 0 before
+// the first WR to it. The receiver's OnHostAccepted names a message's QP by it.
+func (n *NIC) RequesterQPN(dst, qpIndex int32) uint32 {
+	i, ok := n.reqIndex[qpKey{dst, qpIndex}]
+	if !ok {
+		return 0
+	}
+	return n.qps[i].qpn
+}
+
 // startMessage makes the head WR the QP's active message (§3 Rule 1) and puts the QP on
 // the ready queue. PSNs continue from the previous message (§4).
 func (n *NIC) startMessage(q *qp) {

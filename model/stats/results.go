@@ -167,35 +167,51 @@ type Summary struct {
 	DataPackets    int64   `parquet:"data_packets"` // data frames the NICs serialized, retransmissions included
 	BytesDelivered int64   `parquet:"bytes_delivered"`
 	GoodputGbps    float64 `parquet:"goodput_gbps"`
-	MsgsCompleted  int64   `parquet:"msgs_completed"`
-	// Percentiles over every completed message; NaN (null in jobs) when none completed.
-	FctP50Usec float64 `parquet:"fct_p50_usec"`
-	FctP99Usec float64 `parquet:"fct_p99_usec"`
-	FctMaxUsec float64 `parquet:"fct_max_usec"`
-	// The completed messages of lossless / lossy data classes: the samples of the per-kind
-	// p99s below (0 when none, where those are NaN).
-	MsgsCompletedLossless int64 `parquet:"msgs_completed_lossless"`
-	MsgsCompletedLossy    int64 `parquet:"msgs_completed_lossy"`
-	// The answers per kind of traffic (lossless = a PFC-enabled data class, switch
-	// EnablePFC): nearest-rank p99 over the completed messages of lossless / lossy data
-	// classes. NaN when the job completed no message of that kind; the jobs table writes
-	// NaN as null.
-	FctP99UsecLossless  float64 `parquet:"fct_p99_usec_lossless"`
-	FctP99UsecLossy     float64 `parquet:"fct_p99_usec_lossy"`
-	SlowdownP99Lossless float64 `parquet:"slowdown_p99_lossless"`
-	SlowdownP99Lossy    float64 `parquet:"slowdown_p99_lossy"`
-	DropsTotal          int64   `parquet:"drops_total"`
-	DropsLossless       int64   `parquet:"drops_lossless"`
-	DropsLossy          int64   `parquet:"drops_lossy"`
-	NicRxDrops          int64   `parquet:"nic_rx_drops"`
-	PfcPauseTx          int64   `parquet:"pfc_pause_tx"`
-	PfcPausedUsec       float64 `parquet:"pfc_paused_usec"`
-	EcnMarked           int64   `parquet:"ecn_marked"`
-	CnpSent             int64   `parquet:"cnp_sent"`
-	Retransmits         int64   `parquet:"retransmits"`
-	MaxEgressQueueBytes int64   `parquet:"max_egress_queue_bytes"`
-	MaxIngressPortBytes int64   `parquet:"max_ingress_port_bytes"`
-	MaxPoolBytes        int64   `parquet:"max_pool_bytes"`
+	// Messages started (posted to a NIC by the job's end), completed at the sender (last
+	// PSN acknowledged: rows of messages) and completed at host memory (last byte accepted
+	// by the receiver's PCIe transmit buffer, nic.md §5).
+	MsgsStarted       int64 `parquet:"msgs_started"`
+	MsgsCompleted     int64 `parquet:"msgs_completed"`
+	MsgsHostCompleted int64 `parquet:"msgs_host_completed"`
+	// Nearest-rank percentiles over every started message, one not completed counting as
+	// slower than every completed one; NaN (null in jobs) where the rank falls among the
+	// unfinished ("not reached", records.md §8.1) or nothing started. fct_*: completion at
+	// the sender's last ACK; host_fct_*: at host memory.
+	FctP50Usec     float64 `parquet:"fct_p50_usec"`
+	FctP99Usec     float64 `parquet:"fct_p99_usec"`
+	FctMaxUsec     float64 `parquet:"fct_max_usec"`
+	HostFctP50Usec float64 `parquet:"host_fct_p50_usec"`
+	HostFctP99Usec float64 `parquet:"host_fct_p99_usec"`
+	HostFctMaxUsec float64 `parquet:"host_fct_max_usec"`
+	// Per kind of traffic (lossless = a PFC-enabled data class, switch EnablePFC): the
+	// messages started, completed at the sender, and their ratio (NaN when none started):
+	// the samples of the per-kind p99s below.
+	MsgsStartedLossless   int64   `parquet:"msgs_started_lossless"`
+	MsgsStartedLossy      int64   `parquet:"msgs_started_lossy"`
+	MsgsCompletedLossless int64   `parquet:"msgs_completed_lossless"`
+	MsgsCompletedLossy    int64   `parquet:"msgs_completed_lossy"`
+	CompletedFracLossless float64 `parquet:"completed_frac_lossless"`
+	CompletedFracLossy    float64 `parquet:"completed_frac_lossy"`
+	// The answers per kind: nearest-rank p99 over the started messages of lossless / lossy
+	// data classes, as above (NaN: none started, or "not reached").
+	FctP99UsecLossless     float64 `parquet:"fct_p99_usec_lossless"`
+	FctP99UsecLossy        float64 `parquet:"fct_p99_usec_lossy"`
+	HostFctP99UsecLossless float64 `parquet:"host_fct_p99_usec_lossless"`
+	HostFctP99UsecLossy    float64 `parquet:"host_fct_p99_usec_lossy"`
+	SlowdownP99Lossless    float64 `parquet:"slowdown_p99_lossless"`
+	SlowdownP99Lossy       float64 `parquet:"slowdown_p99_lossy"`
+	DropsTotal             int64   `parquet:"drops_total"`
+	DropsLossless          int64   `parquet:"drops_lossless"`
+	DropsLossy             int64   `parquet:"drops_lossy"`
+	NicRxDrops             int64   `parquet:"nic_rx_drops"`
+	PfcPauseTx             int64   `parquet:"pfc_pause_tx"`
+	PfcPausedUsec          float64 `parquet:"pfc_paused_usec"`
+	EcnMarked              int64   `parquet:"ecn_marked"`
+	CnpSent                int64   `parquet:"cnp_sent"`
+	Retransmits            int64   `parquet:"retransmits"`
+	MaxEgressQueueBytes    int64   `parquet:"max_egress_queue_bytes"`
+	MaxIngressPortBytes    int64   `parquet:"max_ingress_port_bytes"`
+	MaxPoolBytes           int64   `parquet:"max_pool_bytes"`
 	// StuckPausePorts counts switch ports whose pause has held for more than half the run
 	// with their pool's occupancy at or below Xon at the end: a sticky pause of switch.md
 	// §4.6 condition 3, not congestion.
@@ -212,9 +228,11 @@ type Summary struct {
 // MetricNames lists the summary metrics in column order (design.md fixed names).
 var MetricNames = []string{
 	"sim_time_sec", "wall_sec", "events", "events_per_sec", "data_packets", "bytes_delivered", "goodput_gbps",
-	"msgs_completed", "fct_p50_usec", "fct_p99_usec", "fct_max_usec",
-	"msgs_completed_lossless", "msgs_completed_lossy",
-	"fct_p99_usec_lossless", "fct_p99_usec_lossy", "slowdown_p99_lossless", "slowdown_p99_lossy", "drops_total",
+	"msgs_started", "msgs_completed", "msgs_host_completed",
+	"fct_p50_usec", "fct_p99_usec", "fct_max_usec", "host_fct_p50_usec", "host_fct_p99_usec", "host_fct_max_usec",
+	"msgs_started_lossless", "msgs_started_lossy", "msgs_completed_lossless", "msgs_completed_lossy",
+	"completed_frac_lossless", "completed_frac_lossy",
+	"fct_p99_usec_lossless", "fct_p99_usec_lossy", "host_fct_p99_usec_lossless", "host_fct_p99_usec_lossy", "slowdown_p99_lossless", "slowdown_p99_lossy", "drops_total",
 	"drops_lossless", "drops_lossy", "nic_rx_drops", "pfc_pause_tx", "pfc_paused_usec",
 	"ecn_marked", "cnp_sent", "retransmits", "max_egress_queue_bytes",
 	"max_ingress_port_bytes", "max_pool_bytes", "stuck_pause_ports",
@@ -225,8 +243,11 @@ var MetricNames = []string{
 func (s *Summary) Values() []float64 {
 	return []float64{
 		s.SimTimeSec, s.WallSec, float64(s.Events), s.EventsPerSec, float64(s.DataPackets), float64(s.BytesDelivered),
-		s.GoodputGbps, float64(s.MsgsCompleted), s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec,
-		float64(s.MsgsCompletedLossless), float64(s.MsgsCompletedLossy), s.FctP99UsecLossless, s.FctP99UsecLossy, s.SlowdownP99Lossless, s.SlowdownP99Lossy,
+		s.GoodputGbps, float64(s.MsgsStarted), float64(s.MsgsCompleted), float64(s.MsgsHostCompleted),
+		s.FctP50Usec, s.FctP99Usec, s.FctMaxUsec, s.HostFctP50Usec, s.HostFctP99Usec, s.HostFctMaxUsec,
+		float64(s.MsgsStartedLossless), float64(s.MsgsStartedLossy), float64(s.MsgsCompletedLossless), float64(s.MsgsCompletedLossy),
+		s.CompletedFracLossless, s.CompletedFracLossy,
+		s.FctP99UsecLossless, s.FctP99UsecLossy, s.HostFctP99UsecLossless, s.HostFctP99UsecLossy, s.SlowdownP99Lossless, s.SlowdownP99Lossy,
 		float64(s.DropsTotal), float64(s.DropsLossless), float64(s.DropsLossy),
 		float64(s.NicRxDrops), float64(s.PfcPauseTx), s.PfcPausedUsec, float64(s.EcnMarked),
 		float64(s.CnpSent), float64(s.Retransmits), float64(s.MaxEgressQueueBytes),

@@ -276,28 +276,41 @@ type Message struct {
 	FctUsec    float64 `parquet:"fct_usec"`
 	IdealUsec  float64 `parquet:"ideal_usec"`
 	Slowdown   float64 `parquet:"slowdown"`
+	// Completion at host memory: when the receiver's PCIe transmit buffer accepted the
+	// message's last byte (nic.md §5), s, and that minus the post time, us; NaN (null)
+	// when it had not by the job's end (records.md §8).
+	HostCompleteSec float64 `parquet:"host_complete_sec,optional"`
+	HostFctUsec     float64 `parquet:"host_fct_usec,optional"`
 }
 
 // Class is one row of the classes table: one per job per data traffic class that carried
 // messages (some message of the workload had this data_tc, a collective's steps
-// included). Percentiles are nearest-rank over the class's completed messages (the
-// messages table), NaN when none completed (slowdowns: none with an ideal FCT), written
-// as null (the `optional` tag option of sink.Table): 0 would read as the best answer.
+// included). Percentiles are nearest-rank over the class's started messages (posted by
+// the end), one not completed counting as slower than every completed one: NaN where the
+// rank falls among the unfinished ("not reached") or none started, written as null (the
+// `optional` tag option of sink.Table): 0 would read as the best answer, a percentile of
+// the completed alone flatters a class that loses messages (records.md §8.1).
 type Class struct {
-	JobID          string  `parquet:"job_id"`
-	DataTC         int32   `parquet:"data_tc"`
-	Lossless       bool    `parquet:"lossless"`        // PFC-enabled at the switch (EnablePFC[data_tc] = 1)
-	MsgsPosted     int64   `parquet:"msgs_posted"`     // messages posted to the NICs by the end
-	MsgsCompleted  int64   `parquet:"msgs_completed"`  // rows of messages with this data_tc
-	BytesDelivered int64   `parquet:"bytes_delivered"` // in-order payload written to receiving hosts
-	GoodputGbps    float64 `parquet:"goodput_gbps"`    // bytes_delivered × 8 / sim_time_sec
-	FctP50Usec     float64 `parquet:"fct_p50_usec,optional"`
-	FctP99Usec     float64 `parquet:"fct_p99_usec,optional"`
-	FctMaxUsec     float64 `parquet:"fct_max_usec,optional"`
-	SlowdownP50    float64 `parquet:"slowdown_p50,optional"`
-	SlowdownP99    float64 `parquet:"slowdown_p99,optional"`
-	Drops          int64   `parquet:"drops"`       // switch drops of packets in this TC (any kind)
-	Retransmits    int64   `parquet:"retransmits"` // NAK and timeout rewinds of QPs of this data TC
+	JobID         string `parquet:"job_id"`
+	DataTC        int32  `parquet:"data_tc"`
+	Lossless      bool   `parquet:"lossless"`       // PFC-enabled at the switch (EnablePFC[data_tc] = 1)
+	MsgsPosted    int64  `parquet:"msgs_posted"`    // messages posted to the NICs by the end
+	MsgsCompleted int64  `parquet:"msgs_completed"` // rows of messages with this data_tc
+	// completed at host memory (last byte accepted by the receiver's PCIe transmit buffer)
+	MsgsHostCompleted int64   `parquet:"msgs_host_completed"`
+	CompletedFrac     float64 `parquet:"completed_frac"`  // msgs_completed / msgs_posted
+	BytesDelivered    int64   `parquet:"bytes_delivered"` // in-order payload written to receiving hosts
+	GoodputGbps       float64 `parquet:"goodput_gbps"`    // bytes_delivered × 8 / sim_time_sec
+	FctP50Usec        float64 `parquet:"fct_p50_usec,optional"`
+	FctP99Usec        float64 `parquet:"fct_p99_usec,optional"`
+	FctMaxUsec        float64 `parquet:"fct_max_usec,optional"`
+	HostFctP50Usec    float64 `parquet:"host_fct_p50_usec,optional"`
+	HostFctP99Usec    float64 `parquet:"host_fct_p99_usec,optional"`
+	HostFctMaxUsec    float64 `parquet:"host_fct_max_usec,optional"`
+	SlowdownP50       float64 `parquet:"slowdown_p50,optional"`
+	SlowdownP99       float64 `parquet:"slowdown_p99,optional"`
+	Drops             int64   `parquet:"drops"`       // switch drops of packets in this TC (any kind)
+	Retransmits       int64   `parquet:"retransmits"` // NAK and timeout rewinds of QPs of this data TC
 }
 
 // TopologyLink is one topology-report row: one per link, upper end first (records.md §9).

@@ -32,17 +32,18 @@ func Unit(metric string) string {
 }
 
 // Better says which way a jobs metric is better, by what it measures: +1 when higher is
-// better (delivered work: goodput, bus bandwidth, completed messages), -1 when lower is
+// better (delivered work: goodput, bus bandwidth, completed messages and their fraction of
+// the started ones), -1 when lower is
 // better (losses, waits and completion times: drops, pauses, retransmissions, FCTs,
 // slowdowns, collective completion times), 0 when neither is (a count of activity such
-// as ECN marks or events, a buffer's peak, the simulated time). A study's objective
+// as ECN marks or events, a buffer's peak, the simulated time, the messages started). A study's objective
 // overrides it for its own metric.
 func Better(metric string) int {
 	switch {
 	case slices.Contains(higherBetter, metric):
 		return 1
 	case slices.Contains(lowerBetter, metric),
-		strings.HasPrefix(metric, "fct_"), strings.HasPrefix(metric, "slowdown_"), strings.HasPrefix(metric, "drops_"),
+		strings.HasPrefix(metric, "fct_"), strings.HasPrefix(metric, "host_fct_"), strings.HasPrefix(metric, "slowdown_"), strings.HasPrefix(metric, "drops_"),
 		strings.HasPrefix(metric, "cct_") && metric != "cct_iterations":
 		return -1
 	}
@@ -51,6 +52,6 @@ func Better(metric string) int {
 
 var (
 	higherBetter = []string{"goodput_gbps", "busbw_gbps", "bytes_delivered", "msgs_completed", "msgs_completed_lossless",
-		"msgs_completed_lossy", "cct_iterations"}
+		"msgs_completed_lossy", "msgs_host_completed", "completed_frac_lossless", "completed_frac_lossy", "cct_iterations"}
 	lowerBetter = []string{"nic_rx_drops", "pfc_pause_tx", "pfc_paused_usec", "retransmits", "stuck_pause_ports"}
 )

@@ -29,9 +29,9 @@ var uetShares = [3]float64{1.5 / 3.5, 1 / 3.5, 1 / 3.5}
 // ports. It is computed once, before traffic, and never changes during a run.
 type Buffer struct {
 	N                              int
-	HeadroomPerPort, HeadroomTotal int64 // HeadRoomPerPortLimit, × N (§4.1)
-	SizingTotal                    int64 // TotalSharedBufferSize − HeadroomTotal (§4.1)
-	PoolSize, PoolNominal          [8]int64
+	HeadroomPerPort, HeadroomTotal int64    // HeadRoomPerPortLimit, × N (§4.1)
+	SizingTotal                    int64    // TotalSharedBufferSize − HeadroomTotal (§4.1)
+	PoolSize, PoolNominal          [8]int64 // corrected (§4.2, used by every later stage) and map × sizing total alone (explain only)
 	PoolOfTC                       [8]int   // TrafficClassPoolMapping (UET: TC n -> pool n for 0..2)
 	LosslessTC                     [8]bool  // EnablePFC[tc]==1
 	Group                          [8]uint8 // per pool: bitmask of lossless TCs (priority group)
@@ -87,8 +87,9 @@ func InitBuffer(sw *config.Switch, n int) (Buffer, error) {
 		return b, fmt.Errorf("switch: SharedBufferManager.PoolAllocationMap %v has no non-zero entry (switch.md §11 rule 3)", m.PoolAllocationMap)
 	}
 	b.PoolSize = b.PoolNominal
-	// §4.2: the residue (rounding, or a map not summing to 1) lands on the last non-zero
-	// pool only; its nominal keeps the pre-correction value.
+	// §4.2, DC-4: the residue (rounding, or a map not summing to 1) lands on the last
+	// non-zero pool only, so the pools sum to the sizing total exactly. Every later stage
+	// uses this corrected PoolSize; PoolNominal is kept only for explain.
 	b.PoolSize[b.LastPool] += b.SizingTotal - sum
 
 	// §4.3 Stage 3 — classes, pools, priority groups (UET §6.1: TC n → pool n, n = 0..2;
@@ -107,7 +108,8 @@ func InitBuffer(sw *config.Switch, n int) (Buffer, error) {
 		}
 	}
 
-	// §4.4 Stage 4 — lossy egress limit and static limit S (UET §6.1: fixed B, DC-10).
+	// §4.4 Stage 4 — lossy egress limit and static limit S (UET §6.1: fixed B, DC-10),
+	// from the corrected pool of Stage 2 (DC-4: "each using the output of the one before").
 	b.Alpha = m.LossyAlpha
 	fixedCap := int64(m.QueueDropThreshold) * int64(m.PlaneBDP)
 	switch {
@@ -125,15 +127,15 @@ func InitBuffer(sw *config.Switch, n int) (Buffer, error) {
 	case m.LossyAlpha > 0:
 		b.LimitForm = LimitDynamic
 		for p := 0; p < 8; p++ {
-			b.StaticLimit[p] = b.PoolNominal[p]
+			b.StaticLimit[p] = b.PoolSize[p]
 		}
 	case !m.QueueDropThresholdEnable:
 		b.LimitForm = LimitEvenSplit
 		for p := 0; p < 8; p++ {
 			if n > 0 {
-				b.PerPortLimit[p] = b.PoolNominal[p] / int64(n) // floor(poolNominal / N)
+				b.PerPortLimit[p] = b.PoolSize[p] / int64(n) // floor(poolSize / N): N limits sum to the pool
 			} else {
-				b.PerPortLimit[p] = b.PoolNominal[p]
+				b.PerPortLimit[p] = b.PoolSize[p]
 			}
 			b.StaticLimit[p] = b.PerPortLimit[p]
 		}

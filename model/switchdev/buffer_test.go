@@ -67,17 +67,43 @@ func TestInitBufferWorkedNumbers(t *testing.T) {
 		{"§12.7 unbalanced [0.5, 0.3]", func(s *config.Switch) {
 			s.SharedBufferManager.PoolAllocationMap = config.Vec8{0.5, 0.3}
 		}, want{
+			// DC-4: the ECN band comes from the corrected pool 1 (111,616,000 B), not the
+			// map's 0.3 × 223,232,000 = 66,969,600 B (switch seed, Stage 2 then Stage 4).
 			sizing: 223_232_000, pool: [3]int64{111_616_000, 111_616_000}, nominal: [3]int64{111_616_000, 66_969_600},
-			form: LimitDynamic, static: [2]int64{111_616_000, 66_969_600},
-			ecnMin: [2]float64{22_323_200, 13_393_920}, ecnMax: [2]float64{89_292_800, 53_575_680},
+			form: LimitDynamic, static: [2]int64{111_616_000, 111_616_000},
+			ecnMin: [2]float64{22_323_200, 22_323_200}, ecnMax: [2]float64{89_292_800, 89_292_800},
+			fits: [2]bool{true, true},
+		}},
+		{"§12.7 unbalanced [0.5, 0.3], even split", func(s *config.Switch) {
+			s.SharedBufferManager.PoolAllocationMap = config.Vec8{0.5, 0.3}
+			s.SharedBufferManager.LossyAlpha = 0
+		}, want{
+			// 111,616,000 / 128 = 872,000 per port for both pools: 128 × 872,000 is
+			// exactly each pool ("Exactly each pool"); the nominal would give 523,200.
+			sizing: 223_232_000, pool: [3]int64{111_616_000, 111_616_000}, nominal: [3]int64{111_616_000, 66_969_600},
+			form: LimitEvenSplit, limit: [2]int64{872_000, 872_000}, static: [2]int64{872_000, 872_000},
+			ecnMin: [2]float64{174_400, 174_400}, ecnMax: [2]float64{697_600, 697_600},
 			fits: [2]bool{true, true},
 		}},
 		{"§12.7 over-allocated [0.9, 0.2]", func(s *config.Switch) {
 			s.SharedBufferManager.PoolAllocationMap = config.Vec8{0.9, 0.2}
 		}, want{
+			// The 0.1 excess comes off pool 1 (44,646,400 → 22,323,200 B) and its ECN band
+			// follows the corrected size.
 			sizing: 223_232_000, pool: [3]int64{200_908_800, 22_323_200}, nominal: [3]int64{200_908_800, 44_646_400},
-			form: LimitDynamic, static: [2]int64{200_908_800, 44_646_400},
-			ecnMin: [2]float64{40_181_760, 8_929_280}, ecnMax: [2]float64{160_727_040, 35_717_120},
+			form: LimitDynamic, static: [2]int64{200_908_800, 22_323_200},
+			ecnMin: [2]float64{40_181_760, 4_464_640}, ecnMax: [2]float64{160_727_040, 17_858_560},
+			fits: [2]bool{true, false},
+		}},
+		{"§12.7 over-allocated [0.9, 0.2], even split", func(s *config.Switch) {
+			s.SharedBufferManager.PoolAllocationMap = config.Vec8{0.9, 0.2}
+			s.SharedBufferManager.LossyAlpha = 0
+		}, want{
+			// 22,323,200 / 128 = 174,400, as at the default map; the nominal would give 348,800
+			// per port, 128 × 348,800 = 44,646,400 B: twice the pool.
+			sizing: 223_232_000, pool: [3]int64{200_908_800, 22_323_200}, nominal: [3]int64{200_908_800, 44_646_400},
+			form: LimitEvenSplit, limit: [2]int64{1_569_600, 174_400}, static: [2]int64{1_569_600, 174_400},
+			ecnMin: [2]float64{313_920, 34_880}, ecnMax: [2]float64{1_255_680, 139_520},
 			fits: [2]bool{true, false},
 		}},
 		{"§12.7 UET, trimming off", func(s *config.Switch) {

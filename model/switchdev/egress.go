@@ -17,7 +17,7 @@ const trimmedL3 = 20 + 8 + 16
 type limitForm uint8
 
 const (
-	limitEvenSplit limitForm = iota // LimitEvenSplit: floor(poolNominal / N) per port
+	limitEvenSplit limitForm = iota // LimitEvenSplit: floor(poolSize / N) per port
 	limitFixedCap                   // LimitFixedCap: QueueDropThreshold × PlaneBDP (UET: B)
 	limitDynamic                    // LimitDynamic: LossyAlpha × (poolSize − egTotal)
 )

@@ -181,8 +181,11 @@ func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
 				j.Summary = stats.Summary{
 					SimTimeSec: 0.002, WallSec: 0.5 + d, Events: 100000 + int64(n), EventsPerSec: 2e5,
 					BytesDelivered: 15 << 20, GoodputGbps: 380 - 10*a + d, MsgsCompleted: 15, MsgsCompletedLossless: 150, MsgsCompletedLossy: 300, // synthetic: the per-kind p99s over many messages, the all-class one over few
+					MsgsStarted: 15, MsgsHostCompleted: 15, MsgsStartedLossless: 150, MsgsStartedLossy: 300, CompletedFracLossless: 1, CompletedFracLossy: 1,
 					FctP50Usec: 300 + 20*a + x/1e4 + d, FctP99Usec: 400 + 40*a + x/5e3 + d, FctMaxUsec: 420 + 40*a + x/5e3,
+					HostFctP50Usec: 302 + 20*a + x/1e4 + d, HostFctP99Usec: 402 + 40*a + x/5e3 + d, HostFctMaxUsec: 422 + 40*a + x/5e3,
 					FctP99UsecLossless: 80 + 10*a + x/1e4 + d, FctP99UsecLossy: 400 + 40*a + x/5e3 + d,
+					HostFctP99UsecLossless: 82 + 10*a + x/1e4 + d, HostFctP99UsecLossy: 402 + 40*a + x/5e3 + d,
 					SlowdownP99Lossless: 8 + a + x/1e5, SlowdownP99Lossy: 40 + 4*a,
 					DropsTotal: int64(100 * a), DropsLossy: int64(100 * a), PfcPauseTx: int64(1e6 / x * 10),
 					PfcPausedUsec: 1e7/x + d, EcnMarked: int64(50 * a), CnpSent: int64(10 * a),

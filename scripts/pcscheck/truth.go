@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rocesweep/rocesweep/internal/constraint"
+	"github.com/rocesweep/rocesweep/internal/selection"
+)
+
+// Feasibility classes of the truth (README "Selecting the best point": a tolerance
+// zone between what must be accepted and what must be refused).
+const (
+	desirable    = iota // must not be refused
+	acceptable          // either answer is right
+	unacceptable        // must not be selected
+)
+
+type truth struct {
+	mean  []float64 // over the pool, in the metric's orientation
+	class []int
+	why   []string
+	best  int // the best desirable point, -1 if none
+	goal  selection.Goal
+}
+
+// judgeTruth classifies every point over the whole pool, by the tolerance zones of the
+// procedure's tests (docs/statistics.md): a plain condition violated in no run is
+// desirable, in a share rare of runs or more unacceptable; a probability bound's bad
+// share at most half the bound is desirable, at least the bound unacceptable; a mean
+// bound met by the tolerance is desirable, missed by it unacceptable.
+func judgeTruth(p selection.Problem, cfg selection.Config) truth {
+	k := len(p.Points)
+	t := truth{mean: make([]float64, k), class: make([]int, k), why: make([]string, k), best: -1, goal: p.Goal}
+	for i, pt := range p.Points {
+		var sum float64
+		var every, failed int
+		n := len(pt.Reps)
+		bad := make([]int, len(p.Constraints))
+		vals := make([]float64, len(p.Constraints))
+		for _, o := range pt.Reps {
+			if o.State != selection.OK || math.IsNaN(o.X) {
+				failed++
+				continue
+			}
+			sum += o.X
+			violated := false
+			for c, con := range p.Constraints {
+				v := o.Values[c]
+				switch con.Kind {
+				case constraint.EveryRun:
+					violated = violated || v != 1
+				case constraint.Probability:
+					if con.Sense == constraint.GE || con.Sense == constraint.GT {
+						v = 1 - v
+					}
+					if v != 0 {
+						bad[c]++
+					}
+				case constraint.Mean:
+					vals[c] += v
+				}
+			}
+			if violated {
+				every++
+			}
+		}
+		t.mean[i] = sum / float64(n-failed)
+		class, why := desirable, "desirable"
+		worse := func(c int, w string) {
+			if c > class {
+				class = c
+			}
+			if c > desirable {
+				why = w
+			}
+		}
+		if failed > 0 {
+			worse(unacceptable, fmt.Sprintf("unacceptable: %d runs without a value", failed))
+		}
+		if rate := float64(every) / float64(n); every > 0 {
+			c := acceptable
+			if rate >= cfg.Rare {
+				c = unacceptable
+			}
+			worse(c, fmt.Sprintf("%s: %d of %d runs violate a plain condition (%.2f%%)", name(c), every, n, 100*rate))
+		}
+		for c, con := range p.Constraints {
+			switch con.Kind {
+			case constraint.Probability:
+				p1 := con.Bound
+				if con.Sense == constraint.GE || con.Sense == constraint.GT {
+					p1 = 1 - con.Bound
+				}
+				rate := float64(bad[c]) / float64(n)
+				switch {
+				case rate >= p1:
+					worse(unacceptable, fmt.Sprintf("unacceptable: %s bad in %.2f%% of runs", con.Text, 100*rate))
+				case rate > p1/2:
+					worse(acceptable, fmt.Sprintf("acceptable: %s bad in %.2f%% of runs", con.Text, 100*rate))
+				}
+			case constraint.Mean:
+				m := vals[c] / float64(n-failed)
+				off := m - con.Bound // above 0: the wrong side
+				if con.Sense == constraint.GE || con.Sense == constraint.GT {
+					off = -off
+				}
+				switch {
+				case off >= con.Tolerance:
+					worse(unacceptable, fmt.Sprintf("unacceptable: %s with mean %.5g", con.Text, m))
+				case off > -con.Tolerance:
+					worse(acceptable, fmt.Sprintf("acceptable: %s with mean %.5g", con.Text, m))
+				}
+			}
+		}
+		t.class[i], t.why[i] = class, why
+		if class == desirable && (t.best < 0 || t.better(i, t.best)) {
+			t.best = i
+		}
+	}
+	return t
+}
+
+func name(class int) string { return [...]string{"desirable", "acceptable", "unacceptable"}[class] }
+
+func (t truth) better(i, j int) bool {
+	if t.goal == selection.Max {
+		return t.mean[i] > t.mean[j]
+	}
+	return t.mean[i] < t.mean[j]
+}
+
+// correct says whether decision d is right by the truth, for indifference delta.
+func (t truth) correct(d selection.Decision, delta float64) bool {
+	if t.best < 0 {
+		return d.State == selection.Infeasible
+	}
+	if d.Best < 0 || t.class[d.Best] == unacceptable {
+		return false
+	}
+	return math.Abs(t.mean[d.Best]-t.mean[t.best]) < delta || t.better(d.Best, t.best)
+}
