@@ -9,6 +9,18 @@
 #   RUNS=3 JOBS="ft8 ft12 ft16 ft20" scripts/htsim-side.sh /path/to/htsim_roce  # scaling
 #
 #   STUDY=1 scripts/htsim-side.sh /path/to/htsim_roce         # whole studies on both cores
+#   BASE=/path/to/old/rocesweep scripts/htsim-side.sh /path/to/htsim_roce   # before/after
+#   CPU=1 scripts/htsim-side.sh /path/to/htsim_roce          # CPU seconds, not wall
+#
+# CPU=1 times each command by the user + system CPU seconds of its processes (and theirs)
+# instead of its wall time: on a machine whose other load comes and goes, the figure a
+# run's neighbours move least (they still share its caches). A study's CPU is both cores'
+# together; a single job's leaves out its waits (fsync).
+#
+# BASE adds another rocesweep binary (say, built at the commit a change started from),
+# run after this tree's in each round with the same arguments: its median and ratios are
+# printed after this tree's, so that a change is measured against htsim and against what
+# it changed in one sitting.
 #
 # STUDY=1 times a study instead of one job: the job N times (inc1 100, inc100 10, ls128
 # 20, fat trees 4), htsim as N processes two at a time (both cores), rocesweep as one
@@ -34,6 +46,11 @@ set -euo pipefail
 htsim=${1:?usage: htsim-side.sh /path/to/htsim_roce}
 [ -x "$htsim" ] || { echo "htsim-side: $htsim is not an executable" >&2; exit 2; }
 htsim=$(cd "$(dirname "$htsim")" && pwd)/$(basename "$htsim")
+base=${BASE:-}
+if [ -n "$base" ]; then
+  [ -x "$base" ] || { echo "htsim-side: BASE $base is not an executable" >&2; exit 2; }
+  base=$(cd "$(dirname "$base")" && pwd)/$(basename "$base")
+fi
 cd "$(dirname "$0")/.."
 gen=$(dirname "$htsim")/connection_matrices # htsim's own matrix generators, if there
 runs=${RUNS:-5}
@@ -87,9 +104,18 @@ fi
 # writes its log files
 wall() {
   local t0=$EPOCHREALTIME
+  times >"$tmp/times0" # in this shell: a command substitution's subshell has no children
   "$@" >/dev/null 2>&1 || { echo "htsim-side: failed: $*" >&2; exit 2; }
-  awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.6f\n", b - a}'
+  if [ "$cpu" = 1 ]; then
+    times >"$tmp/times1"
+    # the second line of bash's times: user and system time of the waited-for children
+    awk 'FNR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, t, "m"); s += t[1] * 60 + t[2] }; v[++n] = s }
+         END { printf "%.6f\n", v[2] - v[1] }' "$tmp/times0" "$tmp/times1"
+  else
+    awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.6f\n", b - a}'
+  fi
 }
+cpu=${CPU:-0}
 median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 spec_dir=$PWD/configs/bench
@@ -113,7 +139,11 @@ htsim_study() {
 if [ "$study" = 1 ]; then
   echo "whole studies: each job N times on both cores (N after the job's name)"
 fi
-printf '%-8s %14s %14s %14s %16s\n' job "htsim (s)" "htsim -q1000" "rocesweep" "ratio"
+if [ -n "$base" ]; then
+  printf '%-8s %14s %14s %14s %16s %14s %16s\n' job "htsim (s)" "htsim -q1000" "rocesweep" "ratio" "BASE" "ratio BASE"
+else
+  printf '%-8s %14s %14s %14s %16s\n' job "htsim (s)" "htsim -q1000" "rocesweep" "ratio"
+fi
 : >"$tmp/fit"
 for job in $jobs; do
   set=()
@@ -126,7 +156,7 @@ for job in $jobs; do
   esac
   n=$runs
   case $job in ft1024 | ft1[6-9] | ft[2-9]?) n=$((runs < 3 ? runs : 3)) ;; esac
-  : >"$tmp/a"; : >"$tmp/b"; : >"$tmp/c"
+  : >"$tmp/a"; : >"$tmp/b"; : >"$tmp/c"; : >"$tmp/d"
   label=$job
   if [ "$study" = 1 ]; then
     case $job in inc1) jobs_n=100 ;; inc100) jobs_n=10 ;; ls128) jobs_n=20 ;; *) jobs_n=4 ;; esac
@@ -139,17 +169,26 @@ for job in $jobs; do
       # shellcheck disable=SC2086
       wall htsim_study "$jobs_n" "$htsim" -tm "$tmp/$job.cm" $args $hs -q 1000 >>"$tmp/b"
       wall "$tmp/rocesweep" run "$spec_dir/$spec.yaml" "${set[@]}" --set "replicates=$jobs_n" -j 2 -o "$tmp/out" >>"$tmp/c"
+      rm -rf "$tmp/out"
+      [ -z "$base" ] || wall "$base" run "$spec_dir/$spec.yaml" "${set[@]}" --set "replicates=$jobs_n" -j 2 -o "$tmp/out" >>"$tmp/d"
     else
       # shellcheck disable=SC2086
       wall "$htsim" -tm "$tmp/$job.cm" $args $hs >>"$tmp/a"
       # shellcheck disable=SC2086
       wall "$htsim" -tm "$tmp/$job.cm" $args $hs -q 1000 >>"$tmp/b"
       wall "$tmp/rocesweep" sim "$spec_dir/$spec.yaml" "${set[@]}" -o "$tmp/out" >>"$tmp/c"
+      rm -rf "$tmp/out"
+      [ -z "$base" ] || wall "$base" sim "$spec_dir/$spec.yaml" "${set[@]}" -o "$tmp/out" >>"$tmp/d"
     fi
     rm -rf "$tmp/out"
   done
   a=$(median <"$tmp/a"); b=$(median <"$tmp/b"); c=$(median <"$tmp/c")
-  awk -v j="$label" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {printf "%-8s %14.4f %14.4f %14.4f %7.2f / %-6.2f\n", j, a, b, c, a / c, b / c}'
+  if [ -n "$base" ]; then
+    d=$(median <"$tmp/d")
+    awk -v j="$label" -v a="$a" -v b="$b" -v c="$c" -v d="$d" 'BEGIN {printf "%-8s %14.4f %14.4f %14.4f %7.2f / %-6.2f %14.4f %7.2f / %-6.2f\n", j, a, b, c, a / c, b / c, d, a / d, b / d}'
+  else
+    awk -v j="$label" -v a="$a" -v b="$b" -v c="$c" 'BEGIN {printf "%-8s %14.4f %14.4f %14.4f %7.2f / %-6.2f\n", j, a, b, c, a / c, b / c}'
+  fi
   case $job in ft*) [ "$study" = 1 ] || echo "${args#-nodes } $a $b $c" >>"$tmp/fit" ;; esac
 done
 if [ "$(wc -l <"$tmp/fit")" -ge 2 ]; then

@@ -2,7 +2,8 @@
 # rowscheck.sh: the "rows identical" gate of a performance change. It runs every
 # study of configs/*.yaml and every job of configs/bench/*.yaml with two binaries and
 # requires every table of every results directory to hold the same rows
-# (internal/results/rowsdiff: machine columns such as wall_sec are ignored).
+# (internal/results/rowsdiff: the columns that measure the machine or the simulator,
+# wall_sec, events and events_per_sec, are ignored).
 #
 #   scripts/rowscheck.sh BASE_REV            # e.g. main, or a commit: builds it in a worktree
 #   BASE_DIR=/tmp/base scripts/rowscheck.sh BASE_REV   # keep/reuse the base results there

@@ -300,11 +300,10 @@ func readSpill(t *testing.T, path string) stats.Batch {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dec := gob.NewDecoder(f)
-	var all stats.Batch
+	dec := rowDecoder{r: bufio.NewReader(f)}
+	var all, b stats.Batch
 	for {
-		var b stats.Batch
-		if err := dec.Decode(&b); err == io.EOF {
+		if err := dec.decode(&b); err == io.EOF {
 			return all
 		} else if err != nil {
 			t.Fatalf("%s: %v", path, err)
@@ -369,7 +368,7 @@ func TestSpillBound(t *testing.T) {
 				}
 				f, _ := os.Open(path)
 				var first stats.Batch
-				if err := gob.NewDecoder(f).Decode(&first); err != nil || len(first.NdStats) != c.first {
+				if err := (&rowDecoder{r: bufio.NewReader(f)}).decode(&first); err != nil || len(first.NdStats) != c.first {
 					t.Errorf("the file's first batch: %d rows (%v), want the %d held", len(first.NdStats), err, c.first)
 				}
 				f.Close()

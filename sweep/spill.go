@@ -3,7 +3,6 @@ package sweep
 import (
 	"bufio"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +22,7 @@ import (
 // A job's rows leave it while it runs: the job hands each batch of rows
 // (stats.Recorder.Spill) to its spill. The spill holds a small job's rows in memory, up
 // to holdRows; only a job whose rows pass that bound gets a spill file of its own,
-// DIR/.spill-SHARD/ID.rows, a stream of gob-encoded stats.Batch values: the rows held so
+// DIR/.spill-SHARD/ID.rows, a stream of stats.Batch values (rowcodec.go): the rows held so
 // far as its first batch, then each batch as it comes. When the job ends ok, the one sink
 // goroutine replays the file into the shared part files, then writes the rows the spill
 // still held (a job run in a worker sends those in its response), then the rows the job's
@@ -56,7 +55,7 @@ func spillPath(dir string, sh Shard, j *Job) string {
 	return filepath.Join(spillDir(dir, sh), j.ID+".rows")
 }
 
-// spillBuffer is the buffer of a spill file's writer and reader: a few batches (~20 KB
+// spillBuffer is the buffer of a spill file's writer and reader: a few batches (~10 KB
 // each, stats.DefaultBatchRows), enough for few large writes, small enough not to weigh
 // on a job's footprint.
 const spillBuffer = 64 << 10
@@ -72,8 +71,8 @@ var errAbandoned = errors.New("the job was abandoned")
 // 0.4-2.5 MB (a row is 88-624 bytes in memory, and its strings), a few MB at most on a
 // job's footprint and on the runner's, which holds a finished job's rows until it
 // records them. Most jobs of a sweep (the quickstart's hold ~830 rows) stay under it, so
-// they never pay for a file: its creation and removal, and a gob stream that describes
-// the eleven row types again for every job, encoded by the job and decoded by the runner.
+// they never pay for a file: its creation and removal, and the encoding of their rows by
+// the job and their decoding by the runner.
 // A variable: the fault tests set 0, so that a spill makes its file at the first batch.
 var holdRows = 4096
 
@@ -96,7 +95,7 @@ type spill struct {
 	f        *os.File
 	cw       *countingWriter
 	bw       *bufio.Writer
-	enc      *gob.Encoder
+	enc      rowEncoder
 	done     bool
 	err      error
 }
@@ -200,7 +199,7 @@ func (s *spill) writeLocked(b stats.Batch) error {
 		}
 		s.f, s.cw = f, &countingWriter{w: f, max: s.maxBytes, share: s.share}
 		s.bw = bufio.NewWriterSize(s.cw, spillBuffer)
-		s.enc = gob.NewEncoder(s.bw)
+		s.enc = rowEncoder{w: s.bw}
 		held := s.held
 		s.held = stats.Batch{} // the file holds them now
 		if held.Rows() > 0 {
@@ -213,7 +212,7 @@ func (s *spill) writeLocked(b stats.Batch) error {
 }
 
 func (s *spill) encode(b *stats.Batch) error {
-	if err := s.enc.Encode(b); err != nil {
+	if err := s.enc.encode(b); err != nil {
 		var be *DiskBudgetError
 		if errors.As(err, &be) {
 			return be
@@ -290,23 +289,24 @@ func writeBatch(w *sink.Writer, b stats.Batch) error {
 }
 
 // replaySpill writes the batches of the spill file path into the record tables, one
-// batch in memory at a time. A spill that does not decode aborts the writer's open commit
-// (sink.Writer.Abort): some of its rows may already be in the open files.
+// batch in memory at a time, decoded into the memory of the one before (rowDecoder): a
+// job's rows cost the replay no allocation per row, whatever their number. A spill that
+// does not decode aborts the writer's open commit (sink.Writer.Abort): some of its rows
+// may already be in the open files.
 func replaySpill(w *sink.Writer, path string) error {
 	f, err := resultsfs.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return w.Abort(fmt.Errorf("reading the rows of a finished job: %w", err))
 	}
 	defer f.Close()
-	dec := gob.NewDecoder(bufio.NewReaderSize(f, spillBuffer))
+	dec := rowDecoder{r: bufio.NewReaderSize(f, spillBuffer)}
 	var b stats.Batch // one batch's memory, reused for every batch of the file
 	for {
-		// Decoding allocates every batch anew (gob's message buffer, each row's
-		// strings): collect that garbage every replayGarbage bytes, so that a job's
-		// rows cost the process the same memory at any count.
+		// What the sink allocates as it writes rows (its encoding) is collected every
+		// replayGarbage bytes, so that a job's rows cost the process the same memory at
+		// any count.
 		memory.CollectGarbage(replayGarbage)
-		clearBatch(&b)
-		err := dec.Decode(&b)
+		err := dec.decode(&b)
 		if err == io.EOF {
 			return nil
 		}
@@ -319,10 +319,9 @@ func replaySpill(w *sink.Writer, path string) error {
 	}
 }
 
-// replayGarbage is the garbage replaySpill lets pile up before it collects: 1 MiB, the
-// decoding of ~5,000 rows (~25 spilled batches). It is what a job of many rows holds
-// beyond a job of few (whose replay is never collected), so it is kept small; each
-// collection marks only the open writers.
+// replayGarbage is the garbage replaySpill lets pile up before it collects: 1 MiB. It
+// is what a job of many rows holds beyond a job of few (whose replay is never
+// collected), so it is kept small; each collection marks only the open writers.
 const replayGarbage = 1 << 20
 
 // clearBatch empties every table of b and zeroes the rows its slices held. gob decodes a

@@ -109,4 +109,5 @@ func benchJob(b *testing.B, sets []string) {
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(heapPerHost, "B/host")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	b.ReportMetric(float64(packets)/float64(b.N), "pkts/op")
 }

@@ -80,6 +80,7 @@ type Fabric struct {
 	msgs      []workload.Message
 	next      int                   // next message to post
 	completed int                   // messages completed
+	drained   bool                  // every message posted and completed, every collective run done (checkDrained): where stop: drain ends
 	posted    int64                 // payload bytes posted
 	delivered int64                 // payload bytes delivered in order to receiving hosts
 	pairs     map[uint64]*pairBytes // key pairKey(src, dst): a 64-bit key takes the map's fast path (one lookup per delivered packet)
@@ -303,6 +304,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		f.eng.Schedule(base+iv, kindReportNetBuf, 0, 0, 0)
 	}
 	f.eng.SetStop(cfg.Duration)
+	f.checkDrained()
 	return f, nil
 }
 
@@ -338,12 +340,13 @@ func (f *Fabric) Loop(ctx context.Context) error {
 			f.nics[ev.Dev].Handle(ev)
 		case sim.OwnerWorkload:
 			f.workloadEvent(ev)
+			f.checkDrained()
 		case sim.OwnerFabric:
 			f.report(ev)
 		default:
 			return fmt.Errorf("fabric: event of unknown kind %#04x at %v", uint16(ev.Kind), ev.At)
 		}
-		if drain && f.next == len(f.msgs) && f.completed == len(f.msgs)+len(f.dyn) && f.runsDone == len(f.runs) {
+		if drain && f.drained {
 			f.stopReason = "drained"
 			return nil
 		}
@@ -362,6 +365,13 @@ func (f *Fabric) Loop(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// checkDrained sets drained from the counts it depends on: messages posted, completed
+// and created by collectives, and collective runs done. Those change only in the
+// workload's events and at completions, which call it (and New, once).
+func (f *Fabric) checkDrained() {
+	f.drained = f.next == len(f.msgs) && f.completed == len(f.msgs)+len(f.dyn) && f.runsDone == len(f.runs)
 }
 
 // Stalled reports why messages remain incomplete when a NIC can never send them (nic.md
@@ -490,6 +500,7 @@ func (f *Fabric) onComplete(c nic.Completion) {
 	if c.Tag >= int64(len(f.msgs)) {
 		f.collCompleted(int(c.Tag) - len(f.msgs))
 	}
+	f.checkDrained()
 	f.rec.Spill()
 }
 

@@ -37,12 +37,13 @@ func newDcqcnParams(e *config.ECNHandler, line float64) dcqcnParams {
 
 // dcqcnState is one QP's rate control state (§13).
 type dcqcnState struct {
-	congested   bool
+	congested   bool    // what every packet's transmission reads: first (qp line 1)
+	p           int64   // data packets sent in the current interval
 	rc, rt      float64 // Rc current, Rt target, bit/s
 	alpha       float64
 	rcount      int // rc: recovery count
 	step        float64
-	c, p        int64 // CNPs and data packets sent in the current interval
+	c           int64 // CNPs in the current interval
 	cnpSinceRed bool
 	k           int
 	reduceNext  bool // which half the rate timer runs next

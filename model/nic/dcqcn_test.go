@@ -68,7 +68,7 @@ func TestDCQCNSingleCNP(t *testing.T) {
 			break
 		}
 	}
-	q := A.qps[0]
+	q := &A.qps[0]
 	if math.Abs(q.cc.step-4e9) > 1e-6*4e9 {
 		t.Errorf("step %g, want 4 Gbps", q.cc.step)
 	}

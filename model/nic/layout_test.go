@@ -6,10 +6,14 @@ import (
 )
 
 // TestNICHotLines pins the NIC's per-frame lines: the pointers and rates fill line 0, the
-// egress and ingress occupancies lines 1 and 2, the limits of classes 0 and 1 line 3, and
-// the transmit parameters share line 7 with the transmit state and class flags.
+// egress and ingress occupancies lines 1 and 2, the limits of classes 0 and 1 line 3, the
+// per-frame flags and parameters lines 7 and 8, the dedicated queue shares line 9 with
+// class 0's egress queue, the per-frame counters of Counters and RoceCounters are a line
+// each, and each PCIe direction takes three lines of its own.
 func TestNICHotLines(t *testing.T) {
 	var n NIC
+	var c Counters
+	var r RoceCounters
 	for _, c := range []struct {
 		name      string
 		got, want uintptr
@@ -18,8 +22,40 @@ func TestNICHotLines(t *testing.T) {
 		{"offset of inOcc", unsafe.Offsetof(n.inOcc), 128},
 		{"offset of lim", unsafe.Offsetof(n.lim), 192},
 		{"size of tcLimits", unsafe.Sizeof(tcLimits{}), 32},
-		{"offset of txJitter", unsafe.Offsetof(n.txJitter), 448},
-		{"offset of pfcEnable (end of line 7)", unsafe.Offsetof(n.pfcEnable), 497},
+		{"offset of txCur (line 7)", unsafe.Offsetof(n.txCur), 448},
+		{"offset of rto (end of line 7)", unsafe.Offsetof(n.rto), 504},
+		{"offset of OnDelivered (line 8)", unsafe.Offsetof(n.OnDelivered), 552},
+		{"offset of dedicated (line 9)", unsafe.Offsetof(n.dedicated), 576},
+		{"offset of txq (line 9)", unsafe.Offsetof(n.txq), 608},
+		{"offset of cnt mod 64", unsafe.Offsetof(n.cnt) % 64, 0},
+		{"offset of Counters.MessagesReceived (end of its first line)", unsafe.Offsetof(c.MessagesReceived), 56},
+		{"offset of roce mod 64", unsafe.Offsetof(n.roce) % 64, 0},
+		{"offset of RoceCounters.NacksSent (end of its first line)", unsafe.Offsetof(r.NacksSent), 56},
+		{"offset of n2h mod 64", unsafe.Offsetof(n.n2h) % 64, 0},
+		{"size of pcieDir", unsafe.Sizeof(pcieDir{}), 192},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestQPHotLines pins the QP layout: both roles' per-packet fields and a requester's
+// fetch state fill line 0, a requester's window, RTT ring and DCQCN flag line 1, a
+// responder's state line 3, and a QP is a whole number of lines (the NIC holds them by
+// value in one table).
+func TestQPHotLines(t *testing.T) {
+	var q qp
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"offset of una (end of line 0)", unsafe.Offsetof(q.una), 56},
+		{"offset of cc.congested (line 1)", unsafe.Offsetof(q.cc) + unsafe.Offsetof(q.cc.congested), 112},
+		{"offset of cc.p (end of line 1)", unsafe.Offsetof(q.cc) + unsafe.Offsetof(q.cc.p), 120},
+		{"offset of expected (line 3)", unsafe.Offsetof(q.expected), 200},
+		{"offset of gap (line 3)", unsafe.Offsetof(q.gap), 228},
+		{"size of qp", unsafe.Sizeof(q), 320},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)

@@ -102,45 +102,70 @@ const (
 // driven by the fabric: Post (doorbells), Receive (frames from the link), Handle (its own
 // events). It is single-threaded and allocates nothing per packet once its rings and QP
 // table have grown. Every callback runs synchronously inside the call that caused it.
+//
+// Layout (TestNICHotLines): what a data packet's events read and write at its sender and
+// its receiver comes first, in as few cache lines as it fits (a large fabric's NICs do
+// not all fit in cache): the pointers and rates (line 0), the pools' occupancies and
+// limits (lines 1-6), the per-frame flags and parameters (lines 7-8), the dedicated
+// queue with class 0's egress queue and class 1's with the ready queue (lines 9-10), the
+// per-frame counters (a line each of Counters and RoceCounters), then the PCIe link. The
+// rest is read at set-up, on timers, for control frames or at report instants.
 type NIC struct {
-	// Per-frame state first, then the pools and counters every frame updates, so that a
-	// frame touches few of the NIC's cache lines (a large fabric's NICs do not all fit in
-	// cache; the rest is read at set-up, on timers or at report instants).
-	eng       *sim.Engine
-	pool      *pkt.Pool
-	out       *link.Link
-	qps       []*qp   // QPs (§3): qps[i] has QPN i+1
-	L         float64 // line rate (§0)
-	clk       float64 // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
-	egOcc     [8]int64
-	inOcc     [8]int64
-	lim       [8]tcLimits                                  // P's per-class pools and thresholds, 32 B a class
-	txJitter  int64                                        // config TxJitter in ps; 0 = frames leave at serialisation end
-	mss       int64                                        // MSS (§4)
-	rto       sim.Time                                     // RetransmitTimeout (§10)
-	trace     func(ev string, h pkt.Handle, p *pkt.Packet) // tests only
-	txCur     pkt.Handle
-	txBusy    bool
-	txqQueued uint8 // bit c set: txq[c] holds frames (strict priority scans only these)
-	schedMode schedMode
-	ecn       bool // EnableECN (§13)
-	gen       genState
-	paused    [8]bool
-	pfcEnable [8]bool   // PFCEnableVector[c] == 1 (§12.1)
-	written   int64     // in-order payload bytes handed to the PCIe write FIFO
-	bs        *bufStats // net-buff-stats sampling (records.md §6.2); nil when the record is off
+	eng   *sim.Engine
+	pool  *pkt.Pool
+	out   *link.Link
+	qps   []qp    // QPs (§3): qps[i] has QPN i+1 (a *qp into it is stale after newQP)
+	L     float64 // line rate (§0)
+	clk   float64 // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
+	egOcc [8]int64
+	inOcc [8]int64
+	lim   [8]tcLimits // P's per-class pools and thresholds, 32 B a class
 
-	P    Pools        // pools, thresholds and pause times (§11, §12)
-	cnt  Counters     // counters and report state (§16)
-	roce RoceCounters // roce-transport-stats (§16.1)
-
-	id Identity
-
-	// OnComplete is called at the sender when a WR's last PSN is retired (§10). Nil: ignored.
-	OnComplete func(c Completion)
+	txCur      pkt.Handle
+	host       int32 // id.Host: a frame's SrcHost (§6)
+	txBusy     bool
+	txqQueued  uint8 // bit c set: txq[c] holds frames (strict priority scans only these)
+	ackWaiting uint8 // bit c set: ackWait[c] holds ACK/NAK (retryAcks reads only these)
+	schedMode  schedMode
+	ecn        bool // EnableECN (§13)
+	gen        genState
+	coalesce   bool                                         // AckCoalescingEnabled (§9)
+	paused     [8]bool                                      // a received pause holds class c (§12.3)
+	pfcEnable  [8]bool                                      // PFCEnableVector[c] == 1 (§12.1)
+	pauseOut   [8]bool                                      // a pause this NIC sent for class c is out (§12.1, §12.2)
+	trace      func(ev string, h pkt.Handle, p *pkt.Packet) // tests only
+	mss        int64                                        // MSS (§4)
+	rto        sim.Time                                     // RetransmitTimeout (§10)
+	txJitter   int64                                        // config TxJitter in ps; 0 = frames leave at serialisation end
+	written    int64                                        // in-order payload bytes handed to the PCIe write FIFO
+	bs         *bufStats                                    // net-buff-stats sampling (records.md §6.2); nil when the record is off
+	ackDelay   sim.Time                                     // AckDelay (§9)
+	ackThresh  int                                          // AckThreshold (§9)
 	// OnDelivered is called at the receiver when an in-order data packet's payload has been
 	// written to host memory (its last PCIe write reached the host, §5). May be nil.
 	OnDelivered func(src int32, bytes int64)
+	_           [16]byte
+
+	// Egress (§4, §6, §7, §11): the dedicated queue shares a line with class 0's queue.
+	dedicated ring.Ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
+	txq       [8]ring.Ring[pkt.Handle] // per-TC egress queues
+	ready     ring.Ring[int32]         // QPs with segments to fetch (§3 rule 2)
+
+	cnt  Counters // counters and report state (§16)
+	_    [48]byte
+	roce RoceCounters // roce-transport-stats (§16.1)
+	_    [24]byte
+
+	// PCIe (§5), three lines each.
+	n2h, h2n pcieDir
+
+	P  Pools // pools, thresholds and pause times (§11, §12)
+	id Identity
+
+	// OnComplete is called at the sender when a WR's last PSN is retired (§10). Nil:
+	// ignored. It must not Post to this NIC (the fabric posts through an event): the NIC
+	// goes on with a QP of its table after the call, which a new QP would move.
+	OnComplete func(c Completion)
 	// OnReceived is called at the receiver when a message's last packet has been written to
 	// host memory ("message received", §8 [DC]); bytes = payload since the previous SE.
 	OnReceived func(src int32, bytes int64)
@@ -153,9 +178,6 @@ type NIC struct {
 	// Configuration, resolved once.
 	jitRng    *rand.Rand
 	lastOut   sim.Time // when the previous frame left the port (TxJitter keeps the order)
-	ackDelay  sim.Time // AckDelay (§9)
-	ackThresh int      // AckThreshold (§9)
-	coalesce  bool     // AckCoalescingEnabled (§9)
 	quanta    [8]int64 // QuantaValue (§12)
 	wrrWeight [8]int64
 	dc        dcqcnParams
@@ -170,28 +192,20 @@ type NIC struct {
 	respIndex map[qpKey]int32 // (source host, source QPN) -> responder QP index; first packet only
 
 	// Packet generation (§3).
-	ready       ring.Ring[int32]
 	blockedPool int
 	blockedNeed int64
 	blockedQP   int32
 
-	// Egress (§4, §6, §7, §11).
-	txq       [8]ring.Ring[pkt.Handle] // per-TC egress queues
-	ackWait   [8]ring.Ring[pkt.Handle] // ACK/NAK waiting for control-pool room (§6 [DC])
-	dedicated ring.Ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
-	rrLast    int                      // §7 RoundRobin "last served"
-	wrrCur    int                      // §7 WRR turn holder
-	wrrUsed   int64                    // §7 WRR frames sent in the current turn
+	ackWait [8]ring.Ring[pkt.Handle] // ACK/NAK waiting for control-pool room (§6 [DC])
+	rrLast  int                      // §7 RoundRobin "last served"
+	wrrCur  int                      // §7 WRR turn holder
+	wrrUsed int64                    // §7 WRR frames sent in the current turn
 
 	// Received PFC (§12.3).
 	pauseTimer [8]sim.TimerID
 
 	// Ingress (§8, §11, §12).
-	pauseOut     [8]bool
 	refreshTimer [8]sim.TimerID
-
-	// PCIe (§5).
-	n2h, h2n pcieDir
 
 	// Counters and report state (§16).
 	pfc  [8]pfcStat
@@ -234,7 +248,7 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		return nil, fmt.Errorf("nic %s: PCIe rate LaneBps x LaneCount must be positive (NIC side %g, host side %g bit/s; nic.md §5)", id.Name, n2hRate, h2nRate)
 	}
 	n := &NIC{
-		id: id, eng: eng, pool: pool, out: out,
+		id: id, host: id.Host, eng: eng, pool: pool, out: out,
 		P:         ComputePools(cfg, g, out.RateBps),
 		L:         out.RateBps,
 		mss:       mss,
@@ -298,13 +312,13 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 			break
 		}
 	}
-	n.n2h = pcieDir{dir: dirN2H, rateBps: n2hRate,
+	n.n2h = pcieDir{rateBps: n2hRate,
 		txHdrCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.NICSide.TransactionLayer.TXDataBufferSize),
 		readHdr: int32(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize) + PCIeOverhead,
 		readSer: sim.SerializationNearest(int64(cfg.HostInterface.NICSide.NICPCIeHandler.ReadRequestSize)+PCIeOverhead, n2hRate),
 		fullSer: sim.SerializationNearest(PCIeMaxPayload+PCIeOverhead, n2hRate),
 		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirN2H), 0), armedAt: sim.Never}
-	n.h2n = pcieDir{dir: dirH2N, rateBps: h2nRate,
+	n.h2n = pcieDir{rateBps: h2nRate,
 		txHdrCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXHeaderBufferSize), txDataCap: int64(cfg.HostInterface.HostSide.TransactionLayer.TXDataBufferSize),
 		fullSer: sim.SerializationNearest(PCIeMaxPayload+PCIeOverhead, h2nRate),
 		timer:   eng.NewTimer(KindPCIeDone, id.Dev, int16(dirH2N), 0), armedAt: sim.Never}
@@ -328,11 +342,11 @@ func (n *NIC) Handle(ev sim.Event) {
 			n.pcieDone(&n.h2n)
 		}
 	case KindRtxTimer:
-		n.rtxExpired(n.qps[ev.Arg])
+		n.rtxExpired(&n.qps[ev.Arg])
 	case KindAckTimer:
-		n.ackTimerExpired(n.qps[ev.Arg])
+		n.ackTimerExpired(&n.qps[ev.Arg])
 	case KindRateTimer:
-		n.rateTimer(n.qps[ev.Arg])
+		n.rateTimer(&n.qps[ev.Arg])
 	case KindPfcRefresh:
 		n.pfcRefresh(int(ev.Port))
 	case KindPauseEnd:
@@ -350,7 +364,7 @@ func (n *NIC) Handle(ev sim.Event) {
 // duration with all its records.
 func (n *NIC) Stalled() error {
 	if n.gen == genBlocked && n.blockedNeed > n.P.Egress[n.blockedPool] {
-		q := n.qps[n.blockedQP]
+		q := &n.qps[n.blockedQP]
 		return fmt.Errorf("nic %s: packet generation blocked for good: a %d B data packet of QP %d (to host %d) does not fit the %d B egress pool of data TC %d (EgressBufferManager.PoolAllocationVector[%d] x TotalBufferSize; it must hold MSS + 58 = %d B, nic.md §4, §11)",
 			n.id.Name, n.blockedNeed, q.wqp, q.peerHost, n.P.Egress[n.blockedPool], n.blockedPool, n.blockedPool, n.mss+pkt.DataOverhead)
 	}

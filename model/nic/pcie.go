@@ -39,6 +39,9 @@ type xfer struct {
 	op       uint8
 	tc       uint8 // write: ingress pool to release on acceptance
 	se       bool  // write: the packet ended a message
+	// quiet: a read whose arrival at the host was run when it was accepted (its
+	// completions are queued ahead, pcieCompleteAhead): it has no mark and no event.
+	quiet bool
 }
 
 // final: the entry holds the last transfer of its segment or packet, whose arrival is
@@ -70,21 +73,24 @@ func (d *pcieDir) start(x *xfer) sim.Time { return x.end - d.serOf(x, x.from, x.
 // arrival, so RX is empty whenever a transfer starts and fits() admits anything into an
 // empty buffer. They are not tracked.
 type pcieDir struct {
-	dir                 int
-	rateBps             float64
-	readHdr             int32    // header part of a read request: ReadRequestSize + 34
-	readSer             sim.Time // its serialization
+	readSer             sim.Time // serialization of a read request
 	fullSer             sim.Time // serialization of a full 512 B + 34 B transfer
 	txHdrCap, txDataCap int64
-	txHdr, txData       int64 // TX buffer occupancy: accepted transfers not yet ended
+	txHdr, txData       int64    // TX buffer occupancy: accepted transfers not yet ended
+	tail                sim.Time // end of the last accepted transfer (the link is free after it)
+	armedAt             sim.Time // when timer is armed for (sim.Never: not armed); the engine knows too, but this is read on every step
 	wait, acc           ring.Ring[xfer]
 	marks               ring.Ring[sim.Time] // ends of the accepted entries that end a segment or packet, in order
-	tail                sim.Time            // end of the last accepted transfer (the link is free after it)
-	timer               sim.TimerID         // KindPCIeDone at the next moment that needs an event
-	armedAt             sim.Time            // when timer is armed for (sim.Never: not armed); the engine knows too, but this is read on every step
-	stepwise            bool                // an event at every transfer end (reference path)
-	memoBytes           int64               // ser's last short transfer size (0: none yet)
-	memoSer             sim.Time            // and its serialization time
+	memoSer             sim.Time            // ser's serialization of memoBytes
+	rateBps             float64
+	readHdr             int32       // header part of a read request: ReadRequestSize + 34
+	timer               sim.TimerID // KindPCIeDone at the next moment that needs an event
+	// readsDue counts the accepted read requests (n2h) whose arrival at the host is still
+	// to run at their own event: while any is, no later read may queue its completions
+	// ahead (they would overtake its completions).
+	readsDue  int32
+	memoBytes uint16 // ser's last short transfer size (0: none yet)
+	stepwise  bool   // an event at every transfer end (reference path)
 }
 
 // size is transfer i of x: its header and payload parts (§5 [DC]).
@@ -107,8 +113,8 @@ func (d *pcieDir) ser(x *xfer, i int16) sim.Time {
 		return d.fullSer
 	}
 	b := int64(h) + int64(p)
-	if b != d.memoBytes {
-		d.memoBytes, d.memoSer = b, sim.SerializationNearest(b, d.rateBps)
+	if b != int64(d.memoBytes) {
+		d.memoBytes, d.memoSer = uint16(b), sim.SerializationNearest(b, d.rateBps)
 	}
 	return d.memoSer
 }
@@ -163,6 +169,10 @@ func (n *NIC) hostWrite(q *qp, tc uint8, charge, payload int64, se bool) {
 // the common case that nothing waits and x fits the TX buffers as it is: it is accepted
 // at once, without passing through wait.
 func (n *NIC) pcieEnqueue(d *pcieDir, x xfer) {
+	// Quiet reads have no event to take them off the link: those that have ended leave
+	// here, while the ring's head is still in cache (their credit frees as a lazy
+	// retirement would free it, see pcieStep).
+	n.pcieRetireQuiet(d)
 	if d.wait.Len() == 0 && !d.stepwise && x.total > 0 {
 		h, p := d.bytesOf(&x, 0, x.total)
 		if d.txHdr+h <= d.txHdrCap && d.txData+p <= d.txDataCap {
@@ -170,8 +180,13 @@ func (n *NIC) pcieEnqueue(d *pcieDir, x xfer) {
 			d.txData += p
 			x.end = max(d.tail, n.eng.Now()) + d.serOf(&x, 0, x.total)
 			d.tail = x.end
+			if x.op == opRead {
+				n.pcieReadAccepted(&x)
+			}
 			d.acc.Push(x)
-			d.marks.Push(x.end) // x holds its last transfer: it is final
+			if !x.quiet {
+				d.marks.Push(x.end) // x holds its last transfer: it is final
+			}
 			n.pcieAccepted(d, &x)
 			n.pcieArmMark(d) // nothing waits: pcieArm's second case
 			return
@@ -190,6 +205,7 @@ func (n *NIC) pcieEnqueue(d *pcieDir, x xfer) {
 // lazily, see pcieStep), so that is all it does.
 func (n *NIC) pcieDone(d *pcieDir) {
 	d.armedAt = sim.Never // the timer has fired
+	n.pcieRetireQuiet(d)
 	if d.wait.Len() == 0 && !d.stepwise && d.acc.Len() > 0 {
 		if x := d.acc.Peek(); x.from == 0 && x.final() && x.end == n.eng.Now() {
 			d.retire(x, x.to)
@@ -239,7 +255,7 @@ func (n *NIC) pcieRetire(d *pcieDir, now sim.Time, atEvent bool) {
 		if k == 0 {
 			break
 		}
-		if x.from+k == x.to && x.final() && !atEvent {
+		if x.from+k == x.to && x.final() && !x.quiet && !atEvent {
 			k-- // its event is due at this very time and runs the arrival
 		}
 		d.retire(x, k)
@@ -247,10 +263,25 @@ func (n *NIC) pcieRetire(d *pcieDir, now sim.Time, atEvent bool) {
 			break // the rest of the entry is still on the link
 		}
 		v := d.acc.Pop()
-		if v.final() {
+		if v.final() && !v.quiet {
 			d.marks.Drop()
 			n.pcieArrived(d, &v)
 		}
+	}
+}
+
+// pcieRetireQuiet takes the quiet reads at the head of d that have ended by now off the
+// link (their arrival has run already, pcieCompleteAhead), so that the head is an entry
+// whose own event may be due (the shortcut of pcieDone then applies) and the ring holds
+// no more quiet reads than are on the link or behind an entry that is.
+func (n *NIC) pcieRetireQuiet(d *pcieDir) {
+	for d.acc.Len() > 0 {
+		x := d.acc.Peek()
+		if !x.quiet || x.end > n.eng.Now() {
+			return
+		}
+		d.retire(x, x.to-x.from)
+		d.acc.Drop()
 	}
 }
 
@@ -323,8 +354,11 @@ func (n *NIC) pcieAccept(d *pcieDir, now sim.Time, retired bool) {
 		run.end = start + d.serOf(x, x.from, k)
 		run.to = k
 		d.tail = run.end
+		if run.op == opRead {
+			n.pcieReadAccepted(&run)
+		}
 		d.acc.Push(run)
-		if run.final() {
+		if run.final() && !run.quiet {
 			d.marks.Push(run.end)
 		}
 		if k < x.to {
@@ -369,6 +403,56 @@ func (n *NIC) pcieSetTimer(d *pcieDir, at sim.Time) {
 	}
 }
 
+// completionOf is the run of read completions that answers read request x (§5; [DC] a
+// 0-byte segment gets one 34 B header-only completion).
+func completionOf(x *xfer) xfer {
+	k := transfers(int64(x.payload))
+	return xfer{op: opCompletion, qp: x.qp, epoch: x.epoch, seg: x.seg, payload: x.payload, to: k, total: k}
+}
+
+// pcieReadAccepted runs when read request x enters the NIC-side TX buffer, its end (its
+// arrival at the host) known: it queues the read's completions on the host side ahead of
+// time when that is what the arrival would do (pcieCompleteAhead), which makes x quiet;
+// else x's arrival runs at its own event.
+func (n *NIC) pcieReadAccepted(x *xfer) {
+	if n.pcieCompleteAhead(x) {
+		x.quiet = true
+		return
+	}
+	n.n2h.readsDue++
+}
+
+// pcieCompleteAhead queues the completions of read request x, accepted and ending at
+// x.end, on the host side now, as its arrival at x.end would (§5: the host answers at
+// once), when the outcome is known now: the completions are accepted at x.end, start
+// at max(tail, x.end) and take their place on the link, exactly as at the arrival. It is
+// known when every earlier read's completions are on the host side already (no read
+// waits for its own arrival event: nothing else can queue there before x.end), nothing
+// waits there, and the completions fit the host TX buffers as they are now: their
+// occupancy at x.end can only be lower (transfers end, none but these are accepted).
+// Then the read's arrival needs no event of its own: one event per segment fewer. It
+// reports false, leaving the arrival to its event, otherwise, on the stepwise reference
+// path, and for a traced NIC (tests see "read-at-host" at its time).
+func (n *NIC) pcieCompleteAhead(x *xfer) bool {
+	d := &n.h2n
+	if d.stepwise || n.n2h.readsDue > 0 || d.wait.Len() > 0 || n.trace != nil {
+		return false
+	}
+	c := completionOf(x)
+	h, p := d.bytesOf(&c, 0, c.total)
+	if d.txHdr+h > d.txHdrCap || d.txData+p > d.txDataCap {
+		return false
+	}
+	d.txHdr += h
+	d.txData += p
+	c.end = max(d.tail, x.end) + d.serOf(&c, 0, c.total)
+	d.tail = c.end
+	d.acc.Push(c)
+	d.marks.Push(c.end)
+	n.pcieArmMark(d)
+	return true
+}
+
 // pcieAccepted runs when (the rest of) a segment or packet enters its TX buffer.
 func (n *NIC) pcieAccepted(d *pcieDir, x *xfer) {
 	if x.op == opWrite && x.final() {
@@ -377,7 +461,7 @@ func (n *NIC) pcieAccepted(d *pcieDir, x *xfer) {
 		n.inReleaseToHost(int(x.tc), int64(x.charge))
 		if x.se && n.OnHostAccepted != nil {
 			// The message's last byte is handed to the host interface (nic.md §5).
-			q := n.qps[x.qp]
+			q := &n.qps[x.qp]
 			n.OnHostAccepted(q.peerHost, q.peerQPN)
 		}
 	}
@@ -392,12 +476,12 @@ func (n *NIC) pcieArrived(d *pcieDir, x *xfer) {
 	case opRead:
 		// §5: the host answers at once; its completions queue without limit ahead of the
 		// host TX buffer. [DC] a 0-byte segment gets one 34 B header-only completion.
-		k := transfers(int64(x.payload))
-		n.pcieEnqueue(&n.h2n, xfer{op: opCompletion, qp: x.qp, epoch: x.epoch, seg: x.seg, payload: x.payload, to: k, total: k})
+		n.n2h.readsDue--
+		n.pcieEnqueue(&n.h2n, completionOf(x))
 	case opCompletion:
-		n.segmentFetched(n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
+		n.segmentFetched(&n.qps[x.qp], x.seg, int64(x.payload), x.epoch)
 	case opWrite:
-		n.writtenToHost(n.qps[x.qp], int64(x.payload), x.se)
+		n.writtenToHost(&n.qps[x.qp], int64(x.payload), x.se)
 	}
 }
 

@@ -15,41 +15,48 @@ const GenStartDelay = 80 * sim.Nanosecond
 // qp is one end of a reliable-connected queue pair (nic.md §3). A requester QP is created
 // by Post for a new (Dst, QP); a responder QP by the first data packet of a peer QP. The
 // two roles use disjoint fields.
+//
+// Layout (TestQPHotLines): what both roles read for every packet and what a requester
+// reads to fetch, number and send a segment fill line 0, the rest of a requester's
+// per-packet state (its window, the RTT ring, whether DCQCN holds its rate) line 1, a
+// responder's per-packet state line 3; the DCQCN loop's other state, the message queue
+// and the active message's WR fill the rest.
 type qp struct {
-	idx            int32  // index in NIC.qps; QPN = idx+1
-	qpn            uint32 // BTH QPN of this end
+	idx            int32       // index in NIC.qps; QPN = idx+1
+	qpn            uint32      // BTH QPN of this end
+	peerHost       int32       //
+	peerQPN        uint32      // requester: 0 until an ACK names it; responder: the requester's QPN
+	epoch          uint32      // requester (§10)
+	rtxTimer       sim.TimerID // requester (§10)
 	requester      bool
-	peerHost       int32
-	peerQPN        uint32 // requester: 0 until an ACK names it; responder: the requester's QPN
-	wqp            int32  // requester: the workload's QP index
+	active         bool // requester: a message is active (§3 Rule 1)
+	inReady        bool // requester: on the ready queue
 	dataTC, ctrlTC uint8
+	_              uint8
 	sport          uint16 // UDP source port: ECMP entropy, fixed per QP (see sourcePort)
+	msgBase        int64  // requester: PSN of the active message's first segment
+	msgSegs        int64
+	cursor         int64 // requester: next segment index to fetch (§3)
+	una            int64 // requester transport (§10)
 
-	// Requester: WR FIFO and the one active message (§3 Rule 1).
-	wrq     ring.Ring[pendingWR]
-	active  bool
-	msg     pendingWR
-	msgBase int64 // PSN of the message's first segment
-	msgSegs int64
-	cursor  int64 // next segment index to fetch (§3)
-	inReady bool
-
-	// Requester transport (§10).
-	una, nxt, maxAssigned int64
-	epoch                 uint32
-	sentAt                sentRing // serialization end of the latest transmission of each PSN in flight
-	rtxTimer              sim.TimerID
-
-	// Requester rate control (§13).
-	cc        dcqcnState
-	rateTimer sim.TimerID
+	nxt, maxAssigned int64
+	msgSize          int64    // requester: the active message's bytes (msg.Size)
+	sentAt           sentRing // serialization end of the latest transmission of each PSN in flight
+	cc               dcqcnState
 
 	// Responder (§8, §9).
 	expected int64 // E
-	gap      bool
 	held     int
-	ackTimer sim.TimerID
 	msgBytes int64 // payload since the last SE, for OnReceived
+	ackTimer sim.TimerID
+	gap      bool
+
+	// Requester: WR FIFO and the one active message (§3 Rule 1), rate control (§13).
+	wqp       int32 // the workload's QP index
+	rateTimer sim.TimerID
+	wrq       ring.Ring[pendingWR]
+	msg       pendingWR
+	_         [8]byte // 320 bytes: in the NIC's table every QP's line 0 is a whole line
 }
 
 type pendingWR struct {
@@ -66,10 +73,14 @@ func sourcePort(host int32, qpn uint32) uint16 {
 	return uint16(49152 + h%16384)
 }
 
+// newQP appends a QP to the NIC's table and returns it. The table holds QPs by value, so
+// a *qp taken from it before is stale after: no caller holds one across newQP (Post and
+// responder take theirs after it).
 func (n *NIC) newQP(requester bool, peerHost int32, dataTC, ctrlTC uint8) *qp {
 	idx := int32(len(n.qps))
-	q := &qp{idx: idx, qpn: uint32(idx + 1), requester: requester, peerHost: peerHost,
-		dataTC: dataTC & 7, ctrlTC: ctrlTC & 7, maxAssigned: -1}
+	n.qps = append(n.qps, qp{idx: idx, qpn: uint32(idx + 1), requester: requester, peerHost: peerHost,
+		dataTC: dataTC & 7, ctrlTC: ctrlTC & 7, maxAssigned: -1})
+	q := &n.qps[idx]
 	q.sport = sourcePort(n.id.Host, q.qpn)
 	if requester {
 		q.rtxTimer = n.eng.NewTimer(KindRtxTimer, n.id.Dev, 0, int64(idx))
@@ -79,7 +90,6 @@ func (n *NIC) newQP(requester bool, peerHost int32, dataTC, ctrlTC uint8) *qp {
 	} else {
 		q.ackTimer = n.eng.NewTimer(KindAckTimer, n.id.Dev, 0, int64(idx))
 	}
-	n.qps = append(n.qps, q)
 	return q
 }
 
@@ -94,7 +104,7 @@ func (n *NIC) Post(wr WorkRequest) {
 		i = q.idx
 		n.reqIndex[key] = i
 	}
-	q := n.qps[i]
+	q := &n.qps[i]
 	q.wqp = wr.QP
 	if wr.Size < 0 {
 		panic(fmt.Sprintf("nic %s: work request of %d bytes", n.id.Name, wr.Size))
@@ -120,9 +130,10 @@ func (n *NIC) RequesterQPN(dst, qpIndex int32) uint32 {
 // the ready queue. PSNs continue from the previous message (§4).
 func (n *NIC) startMessage(q *qp) {
 	q.msg = q.wrq.Pop()
+	q.msgSize = q.msg.Size
 	q.active = true
 	q.msgBase = q.nxt
-	q.msgSegs = segments(q.msg.Size, n.mss)
+	q.msgSegs = segments(q.msgSize, n.mss)
 	q.cursor = 0
 	n.appendReady(q)
 }
@@ -130,7 +141,7 @@ func (n *NIC) startMessage(q *qp) {
 // segPayload is the payload of segment s of the active message: all full except the last
 // (§4).
 func (n *NIC) segPayload(q *qp, s int64) int64 {
-	rest := q.msg.Size - s*n.mss
+	rest := q.msgSize - s*n.mss
 	return min(rest, n.mss)
 }
 
@@ -156,7 +167,7 @@ func (n *NIC) genRun() {
 	n.gen = genRunning
 	for n.ready.Len() > 0 {
 		i := *n.ready.Peek()
-		q := n.qps[i]
+		q := &n.qps[i]
 		if !q.active || q.cursor >= q.msgSegs {
 			// Nothing left to fetch (an ACK past nxt moved the cursor, §10 [DC]).
 			n.ready.Drop()

@@ -5,11 +5,22 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// Counters are a NIC's cumulative totals for the job summary and for tests.
+// Counters are a NIC's cumulative totals for the job summary and for tests. The first
+// eight are what a data frame updates at its sender and its receiver, one cache line
+// (TestNICHotLines), and PayloadDeliveredTC the next.
 type Counters struct {
 	TxFrames, TxBytes int64 // frames and wire bytes sent on the port, PFC included (§16.2)
 	RxFrames, RxBytes int64 // frames and wire bytes received
-	RxDrops           int64 // ingress admission drops (§8 step 4; nd-stats rx_drops)
+	DataFramesSent    int64 // data frames serialized (retransmissions included)
+	DataPayloadSent   int64 // their payload bytes
+	PayloadDelivered  int64 // in-order payload written to host memory (receiver)
+	MessagesReceived  int64 // SE packets written to host
+	// Per data traffic class (the classes table): PayloadDelivered by the QP's data TC,
+	// and retransmissions (NAK or timeout rewinds, = Retransmits) by the QP's data TC.
+	PayloadDeliveredTC [8]int64
+	RetransmitsTC      [8]int64
+
+	RxDrops int64 // ingress admission drops (§8 step 4; nd-stats rx_drops)
 
 	PfcPauseTx, PfcXonTx int64    // PFC frames emitted (all TCs; refreshes included)
 	PfcPauseRx, PfcXonRx int64    // PFC frames received (per TC named)
@@ -18,36 +29,34 @@ type Counters struct {
 	CnpSent, CnpRecvd int64 // = roce num_cnp_sent / num_cnp_recvd
 	Retransmits, RTO  int64 // = roce num_rtx / num_rto
 
-	DataFramesSent   int64 // data frames serialized (retransmissions included)
-	DataPayloadSent  int64 // their payload bytes
-	PayloadDelivered int64 // in-order payload written to host memory (receiver)
-	// Per data traffic class (the classes table): PayloadDelivered by the QP's data TC,
-	// and retransmissions (NAK or timeout rewinds, = Retransmits) by the QP's data TC.
-	PayloadDeliveredTC [8]int64
-	RetransmitsTC      [8]int64
-	PayloadWritten     int64 // in-order payload accepted, incl. writes still on PCIe
-	MessagesReceived   int64 // SE packets written to host
-	BufferedBytes      int64 // ingress + egress pool occupancy now
-	QPs                int   // queue pairs (both roles)
+	PayloadWritten int64 // in-order payload accepted, incl. writes still on PCIe
+	BufferedBytes  int64 // ingress + egress pool occupancy now
+	QPs            int   // queue pairs (both roles)
 
 	Roce RoceCounters
 }
 
-// RoceCounters are the counters of roce-transport-stats (nic.md §16.1), cumulative.
+// RoceCounters are the counters of roce-transport-stats (nic.md §16.1), cumulative. The
+// first eight are what a data frame and its ACK update, one cache line (TestNICHotLines).
 type RoceCounters struct {
-	PktsSent, VerbPktsSent, NonVerbPktsSent    int64
-	ConnPktsSent, ConnPktsRecvd                int64 // 0: connections out of band (§3 [DC])
-	RdmaWriteCnt, RdmaSendCnt, RdmaAtomicCnt   int64
-	AcksSent, AcksRecvd, SacksSent, SacksRecvd int64
-	NacksSent, NacksRecvd                      int64
-	WritesRecvd, SendsRecvd                    int64
-	CnpSent, CnpRecvd                          int64
-	SeqOutOfOrder, Duplicate                   int64
-	WqeCreated, WqeCompleted                   int64
-	Rtx, Rto                                   int64
-	RxDropsNoQpData, RxDropsNoQpCtrl           int64
-	RxDropsAfterNak, RxDropsGhostAck           int64
-	TxPayloadDiscards                          int64
+	PktsSent, VerbPktsSent, NonVerbPktsSent int64
+	RdmaWriteCnt                            int64
+	AcksSent, AcksRecvd                     int64
+	WritesRecvd                             int64
+	NacksSent                               int64
+
+	ConnPktsSent, ConnPktsRecvd      int64 // 0: connections out of band (§3 [DC])
+	RdmaSendCnt, RdmaAtomicCnt       int64
+	SacksSent, SacksRecvd            int64
+	NacksRecvd                       int64
+	SendsRecvd                       int64
+	CnpSent, CnpRecvd                int64
+	SeqOutOfOrder, Duplicate         int64
+	WqeCreated, WqeCompleted         int64
+	Rtx, Rto                         int64
+	RxDropsNoQpData, RxDropsNoQpCtrl int64
+	RxDropsAfterNak, RxDropsGhostAck int64
+	TxPayloadDiscards                int64
 }
 
 // RxDrops is num_rx_drops: the sum of the four receive-discard reasons (§16.1).

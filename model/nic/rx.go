@@ -50,7 +50,7 @@ func (n *NIC) Receive(h pkt.Handle) {
 		n.pool.Free(h)
 		return
 	}
-	q := n.qps[i]
+	q := &n.qps[i]
 	// 6. CE applies to data only: control frames are Not-ECT, so no switch marks them.
 	// 7. ACK/NAK -> §10; CNP -> §13. Released right after processing.
 	switch p.Type {
@@ -78,7 +78,7 @@ func (n *NIC) Receive(h pkt.Handle) {
 // that source host. Memory grows with the QPs that exist, not with hosts × QPNs.
 func (n *NIC) responder(p *pkt.Packet) *qp {
 	if i := int(p.DestQP) - 1; i >= 0 && i < len(n.qps) {
-		if q := n.qps[i]; !q.requester && q.peerHost == p.SrcHost && q.peerQPN == p.SrcQP {
+		if q := &n.qps[i]; !q.requester && q.peerHost == p.SrcHost && q.peerQPN == p.SrcQP {
 			return q
 		}
 	}
@@ -87,7 +87,7 @@ func (n *NIC) responder(p *pkt.Packet) *qp {
 	}
 	key := qpKey{p.SrcHost, int32(p.SrcQP)}
 	if i, ok := n.respIndex[key]; ok {
-		return n.qps[i]
+		return &n.qps[i]
 	}
 	q := n.newQP(false, p.SrcHost, p.DataTC, p.CtrlTC)
 	q.peerQPN = p.SrcQP

@@ -31,7 +31,7 @@ func (n *NIC) fillIP(p *pkt.Packet, q *qp, tc uint8) {
 	p.DPort = pkt.RoCEv2Port
 	p.DestQP = q.peerQPN
 	p.SrcQP = q.qpn
-	p.SrcHost = n.id.Host
+	p.SrcHost = n.host
 	p.DstHost = q.peerHost
 	p.DataTC = q.dataTC
 	p.CtrlTC = q.ctrlTC
@@ -103,7 +103,7 @@ func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
 		n.roce.NacksSent++
 	}
 	tc := q.ctrlTC
-	if n.ackWait[tc].Len() == 0 && n.egOcc[tc]+pkt.AckWire <= n.lim[tc].egress {
+	if n.ackWaiting&(1<<tc) == 0 && n.egOcc[tc]+pkt.AckWire <= n.lim[tc].egress {
 		n.egOcc[tc] += pkt.AckWire
 		n.sampleEg(int(tc), pkt.AckWire)
 		n.pushTx(int(tc), h)
@@ -114,13 +114,20 @@ func (n *NIC) queueAck(q *qp, t pkt.Type, psn int64) {
 		return
 	}
 	n.ackWait[tc].Push(h)
+	n.ackWaiting |= 1 << tc
 }
 
 // retryAcks moves waiting ACK/NAK of control TC tc into its queue while the pool has room.
 func (n *NIC) retryAcks(tc int) {
+	if n.ackWaiting&(1<<tc) == 0 {
+		return
+	}
 	moved := false
 	for n.ackWait[tc].Len() > 0 && n.egOcc[tc]+pkt.AckWire <= n.lim[tc].egress {
 		h := n.ackWait[tc].Pop()
+		if n.ackWait[tc].Len() == 0 {
+			n.ackWaiting &^= 1 << tc
+		}
 		n.egOcc[tc] += pkt.AckWire
 		n.sampleEg(tc, pkt.AckWire)
 		n.pushTx(int(tc), h)
@@ -154,7 +161,7 @@ func (n *NIC) queuePFC(c int, quanta int64) {
 	h, p := n.pool.New()
 	p.Type = pkt.Pfc
 	p.Size = pfcL3
-	p.SrcHost = n.id.Host
+	p.SrcHost = n.host
 	p.DstHost = -1
 	p.PfcVector = 1 << c
 	p.PfcQuanta = uint16(min(quanta, 65535))
@@ -263,7 +270,7 @@ func (n *NIC) kick() {
 	p := n.pool.Get(h)
 	rate := n.L
 	if p.Type == pkt.Data {
-		if q := n.qps[p.SrcQP-1]; q.cc.congested {
+		if q := &n.qps[p.SrcQP-1]; q.cc.congested {
 			rate = max(q.cc.rc, n.dc.floor)
 		}
 	}
@@ -289,7 +296,7 @@ func (n *NIC) txDone() {
 	case pkt.Data:
 		n.cnt.DataFramesSent++
 		n.cnt.DataPayloadSent += int64(p.Payload)
-		q := n.qps[p.SrcQP-1]
+		q := &n.qps[p.SrcQP-1]
 		if s := p.PSN - q.msgBase; q.active && s >= 0 && s < q.msgSegs {
 			q.sentAt.set(p.PSN, q.una, now) // §10 RTT [DC]: latest transmission of the PSN
 		}

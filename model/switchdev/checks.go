@@ -3,6 +3,7 @@ package switchdev
 import (
 	"fmt"
 
+	"github.com/rocesweep/rocesweep/model/internal/invariants"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
 
@@ -50,7 +51,7 @@ type PortState struct {
 // Port returns port i's state in pool pl.
 func (s *Switch) Port(i, pl int) PortState {
 	pt := &s.ports[i]
-	return PortState{IngOcc: pt.pl[pl].ingOcc, Hdrm: pt.pl[pl].hdrm, EgQ: pt.pl[pl].egQ, Xoff: pt.xoff[pl], AvgQ: pt.pl[pl].avgQ}
+	return PortState{IngOcc: pt.ing(pl).ingOcc, Hdrm: pt.ing(pl).hdrm, EgQ: pt.eg(pl).egQ, Xoff: pt.xoff[pl], AvgQ: pt.eg(pl).avgQ}
 }
 
 // StuckPauses counts the port × pool pairs whose pause nothing can lift: xoff
@@ -63,7 +64,7 @@ func (s *Switch) StuckPauses(now, longer sim.Time) int {
 	for i := range s.ports {
 		pt := &s.ports[i]
 		for pl := 0; pl < 8; pl++ {
-			if pt.xoff[pl] && now-pt.xoffSince[pl] > longer && pt.pl[pl].hdrm == 0 && pt.pl[pl].ingOcc <= s.buf.Xon {
+			if pt.xoff[pl] && now-pt.xoffSince[pl] > longer && pt.ing(pl).hdrm == 0 && pt.ing(pl).ingOcc <= s.buf.Xon {
 				n++
 			}
 		}
@@ -74,10 +75,11 @@ func (s *Switch) StuckPauses(now, longer sim.Time) int {
 // PoolTotals returns ingTotal[p] and egTotal[p].
 func (s *Switch) PoolTotals(pl int) (ing, eg int64) { return s.pools[pl].ingTotal, s.pools[pl].egTotal }
 
-// CheckConservation verifies the byte ledgers, per port: charged bytes received on a port
-// = sent + dropped + trimmed off + still held (ingOcc + hdrm); bytes admitted to a port's
-// egress = sent from it + still queued; Σ ingress holdings = Σ egress queues; pool totals
-// equal the sums of their parts.
+// CheckConservation verifies the byte ledgers: Σ ingress holdings = Σ egress queues, no
+// negative occupancy, and pool totals equal the sums of their parts; in invariant builds
+// also, per port, charged bytes received on a port = sent + dropped + trimmed off + still
+// held (ingOcc + hdrm), and bytes admitted to a port's egress = sent from it + still
+// queued.
 func (s *Switch) CheckConservation() error {
 	var held, queued int64
 	var ing, eg [8]int64
@@ -85,19 +87,21 @@ func (s *Switch) CheckConservation() error {
 		pt := &s.ports[i]
 		var h, q int64
 		for p := 0; p < 8; p++ {
-			if pt.pl[p].ingOcc < 0 || pt.pl[p].hdrm < 0 || pt.pl[p].egQ < 0 {
-				return fmt.Errorf("%s port %d pool %d: negative ledger ingOcc %d hdrm %d egQ %d", s.id.Name, i, p, pt.pl[p].ingOcc, pt.pl[p].hdrm, pt.pl[p].egQ)
+			pi, pe := pt.ing(p), pt.eg(p)
+			if pi.ingOcc < 0 || pi.hdrm < 0 || pe.egQ < 0 {
+				return fmt.Errorf("%s port %d pool %d: negative ledger ingOcc %d hdrm %d egQ %d", s.id.Name, i, p, pi.ingOcc, pi.hdrm, pe.egQ)
 			}
-			h += pt.pl[p].ingOcc + pt.pl[p].hdrm
-			q += pt.pl[p].egQ
-			ing[p] += pt.pl[p].ingOcc
-			eg[p] += pt.pl[p].egQ
+			h += pi.ingOcc + pi.hdrm
+			q += pe.egQ
+			ing[p] += pi.ingOcc
+			eg[p] += pe.egQ
 		}
-		if pt.rxCharged != pt.sentCharged+pt.dropCharged+pt.trimCharged+h {
+		// The per-port charged-byte ledgers are kept in invariant builds only.
+		if invariants.Enabled && pt.rxCharged != pt.sentCharged+pt.dropCharged+pt.trimCharged+h {
 			return fmt.Errorf("%s port %d: received %d B ≠ sent %d + dropped %d + trimmed %d + held %d",
 				s.id.Name, i, pt.rxCharged, pt.sentCharged, pt.dropCharged, pt.trimCharged, h)
 		}
-		if pt.egAdmitted != pt.egSent+q {
+		if invariants.Enabled && pt.egAdmitted != pt.egSent+q {
 			return fmt.Errorf("%s port %d: egress admitted %d B ≠ sent %d + queued %d", s.id.Name, i, pt.egAdmitted, pt.egSent, q)
 		}
 		held += h

@@ -70,7 +70,7 @@ func (s *Switch) Counters() Counters {
 	for i := range s.ports {
 		pt := &s.ports[i]
 		for p := 0; p < 8; p++ {
-			c.BufferedBytes += pt.pl[p].ingOcc + pt.pl[p].hdrm
+			c.BufferedBytes += pt.ing(p).ingOcc + pt.ing(p).hdrm
 		}
 		for tc := 0; tc < 8; tc++ {
 			c.PfcPausedTime += pt.pause[tc].cumulative(now)

@@ -100,7 +100,7 @@ func FlowHash(m int, salt uint32, p *pkt.Packet, n int, key *[13]byte) uint32 {
 // crc32.Update(0, key) ^ crcSaltK, crcSaltK = crc32.Update(salt, 0¹³) ^ crc32.Update(0, 0¹³)
 // (TestFlowHashCached checks it against FlowHash).
 func (s *Switch) flowHash(p *pkt.Packet, n int) uint32 {
-	m := s.hashFn
+	m := int(s.hashFn)
 	switch m {
 	case HashCRC32, HashCRC32WithSalt, HashDPRWithFallback:
 	default:
@@ -154,15 +154,19 @@ type lbCount struct {
 	assignments, movIn, movOut, pausedSkips, pausedSels int64
 }
 
+// ecmpSet is one ECMP set (§10.2). What every frame through it reads (its members, its
+// traffic counters, whether it has a flowlet table) fills its first line; a set is three
+// lines, so that in the switch's slice of sets every set's first line is a whole line.
 type ecmpSet struct {
 	members []int16 // ascending port ids (DC-15)
-	ifids   string  // "a;b;c" (RC-18)
-	formed  sim.Time
-	table   []flowSlot // nil: no flowlet table (§10.3: sets after the 128th, or `none`)
 	traffic []lbTraffic
+	table   *[FlowTableSlots]flowSlot // nil: no flowlet table (§10.3: sets after the 128th, or `none`)
+	formed  sim.Time
+	ifids   string // "a;b;c" (RC-18)
 	cnt     []lbCount
 	prevT   []lbTraffic // at the previous load-balancing row
 	prev    []lbCount   // likewise
+	_       [40]byte
 }
 
 // dstEntry is the route toward one destination.
@@ -187,13 +191,19 @@ func routeOf(c int32) dstEntry {
 	return dstEntry{set: -1, port: int16(-c - 2)}
 }
 
+// ecmpState is the switch's route cache and ECMP state (§10). Its first line is what
+// every frame's lookup reads: the hash salts, the destination keys of other attachment
+// switches (a copy of keys.Attach, Self and N) and the route codes.
 type ecmpState struct {
 	salt     uint32
-	crcSaltK uint32 // crcSaltK(salt)
-	key      [13]byte
+	crcSaltK uint32  // crcSaltK(salt)
+	self, n  int32   // keys.Self, keys.N
+	attach   []int32 // keys.Attach; nil: dst is indexed by host
 	dst      []int32 // route codes per destination key (per host when keys is nil), filled at first sight
-	keys     *DestKeys
 	sets     []ecmpSet
+	keys     *DestKeys
+	key      [13]byte
+	_        [19]byte
 }
 
 // lbDecision carries the route choice from lookup to egress admission, where it is
@@ -214,11 +224,11 @@ func (s *Switch) lookup(dstHost int32, now sim.Time) dstEntry {
 		return dstEntry{set: -1, port: -1}
 	}
 	key := dstHost
-	if k := es.keys; k != nil {
-		if a := k.Attach[dstHost]; a != k.Self {
+	if es.attach != nil {
+		if a := es.attach[dstHost]; a != es.self {
 			key = a
 		} else {
-			key = k.N + k.Slot[dstHost]
+			key = es.n + es.keys.Slot[dstHost]
 		}
 	}
 	if int(key) >= len(es.dst) {
@@ -261,7 +271,7 @@ func (s *Switch) learnRoute(dstHost int32, now sim.Time) dstEntry {
 		traffic: make([]lbTraffic, len(members)), cnt: make([]lbCount, len(members)),
 		prevT: make([]lbTraffic, len(members)), prev: make([]lbCount, len(members))}
 	if s.flowlet && len(es.sets) < FlowTableSets {
-		set.table = make([]flowSlot, FlowTableSlots)
+		set.table = new([FlowTableSlots]flowSlot)
 	}
 	d.set = int32(len(es.sets))
 	es.sets = append(es.sets, set)
@@ -356,8 +366,9 @@ func (s *Switch) flowletPick(set *ecmpSet, slot *flowSlot, tc int, now sim.Time)
 // the frame being serialised.
 func (s *Switch) load(e int16) int64 {
 	var l int64
-	for i := range s.ports[e].pl {
-		l += s.ports[e].pl[i].egQ
+	pt := &s.ports[e]
+	for pl := 0; pl < 8; pl++ {
+		l += pt.eg(pl).egQ
 	}
 	return l
 }

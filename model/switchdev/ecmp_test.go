@@ -176,7 +176,7 @@ func TestFlowHashCached(t *testing.T) {
 		n := 2 + r.IntN(600)
 		for hop := 0; hop < 3; hop++ { // the first hop computes the CRC, later hops reuse it
 			for m := range hashNames {
-				s := &Switch{hashFn: m}
+				s := &Switch{hashFn: uint8(m)}
 				s.ecmp.salt = Salt(r.Int64())
 				s.ecmp.crcSaltK = crcSaltK(s.ecmp.salt)
 				if got, want := s.flowHash(p, n), FlowHash(m, s.ecmp.salt, p, n, &key); got != want {

@@ -3,6 +3,7 @@ package switchdev
 import (
 	"fmt"
 
+	"github.com/rocesweep/rocesweep/model/internal/invariants"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
@@ -37,7 +38,7 @@ func parseLimitForm(name string) (limitForm, error) {
 // egressLimitExceeded is the lossy test of §5.3: over the port's limit L (§4.4) or over the
 // pool's egress capacity. "Exceeded" is strictly greater.
 func (s *Switch) egressLimitExceeded(e int, pl int, b int64, retx bool) bool {
-	q := s.ports[e].pl[pl].egQ
+	q := s.ports[e].eg(pl).egQ
 	if s.pools[pl].egTotal+b > s.fp.pool[pl].size {
 		return true
 	}
@@ -77,19 +78,22 @@ func (s *Switch) egressAdmit(e int, q qent, p *pkt.Packet, tc int, dec lbDecisio
 func (s *Switch) enqueue(e int, q qent, tc int, dec lbDecision, now sim.Time) {
 	pt := &s.ports[e]
 	pl, b := int(s.fp.poolOfTC[tc]), q.bytes()
-	pt.pl[pl].egQ += b
+	eg := pt.eg(pl)
+	eg.egQ += b
 	s.pools[pl].egTotal += b
-	pt.egAdmitted += b
-	if pt.pl[pl].egQ > s.c.MaxEgressQueueBytes {
-		s.c.MaxEgressQueueBytes = pt.pl[pl].egQ
+	if invariants.Enabled {
+		pt.egAdmitted += b
+	}
+	if eg.egQ > s.c.MaxEgressQueueBytes {
+		s.c.MaxEgressQueueBytes = eg.egQ
 	}
 	s.pools[pl].eg[dir(pt.uplink)].add(b)
-	if pt.views != nil {
+	if pt.egViews {
 		pt.views.eg[pl].add(b)
 	}
 	// §9: EWMA at every egress admission, after the packet is counted.
-	w := s.cfg.EcnHandler.EwmaWeight
-	pt.pl[pl].avgQ = (1-w)*pt.pl[pl].avgQ + w*float64(pt.pl[pl].egQ)
+	w := s.fp.ewma
+	eg.avgQ = (1-w)*eg.avgQ + w*float64(eg.egQ)
 	// §10.3, §10.4: commit the flowlet choice and count the member's traffic.
 	s.lbOnAdmit(e, b, dec, now)
 	s.c.Forwarded++
@@ -121,7 +125,7 @@ func (s *Switch) trimAndReoffer(e int, q qent, p *pkt.Packet, tc int, dec lbDeci
 	nb := p.Charge()
 	in.trimCharged += old - nb
 	const tp = 1
-	in.pl[tp].ingOcc += nb
+	in.ing(tp).ingOcc += nb
 	s.pools[tp].ingTotal += nb
 	s.chargeIngressViews(in, tp, nb)
 	// The new tag: TC1, pool 1 (PoolOfTC[1] = 1 under the UET policy, §6.1), nb bytes.
@@ -152,27 +156,28 @@ func (s *Switch) txDrop(e int, h pkt.Handle, in int16, tc int, b int64, lossless
 func (s *Switch) releaseIngress(in int16, pl int, b int64, lossy bool) {
 	i := int(in)
 	pt := &s.ports[i]
+	ing := pt.ing(pl)
 	if lossy {
-		pt.pl[pl].ingOcc -= b
+		ing.ingOcc -= b
 		s.pools[pl].ingTotal -= b
 		s.chargeIngressViews(pt, pl, -b)
 		return
 	}
 	// Headroom repaid first, regardless of which packet was charged there.
-	hr := min(pt.pl[pl].hdrm, b)
+	hr := min(ing.hdrm, b)
 	if hr > 0 {
-		pt.pl[pl].hdrm -= hr
+		ing.hdrm -= hr
 		if pt.rxViews {
 			pt.views.hdrm[pl].add(-hr)
 		}
 	}
 	if r := b - hr; r > 0 {
-		pt.pl[pl].ingOcc -= r
+		ing.ingOcc -= r
 		s.pools[pl].ingTotal -= r
 		s.chargeIngressViews(pt, pl, -r)
 	}
 	// §5.5 resume test, only on lossless departures (DC-9: lossy releases never resume).
-	if pt.xoff[pl] && pt.pl[pl].hdrm == 0 && pt.pl[pl].ingOcc <= s.fp.xon {
+	if pt.xoff[pl] && ing.hdrm == 0 && ing.ingOcc <= s.fp.xon {
 		s.sendResume(i, pl)
 	}
 }

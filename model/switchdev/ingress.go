@@ -3,6 +3,7 @@ package switchdev
 import (
 	"fmt"
 
+	"github.com/rocesweep/rocesweep/model/internal/invariants"
 	"github.com/rocesweep/rocesweep/model/pkt"
 )
 
@@ -57,7 +58,9 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 	pl := int(s.fp.poolOfTC[tc])
 	lossless := s.fp.lossless[tc]
 	b := p.Charge()
-	pt.rxCharged += b
+	if invariants.Enabled {
+		pt.rxCharged += b
+	}
 	if b >= qentECT {
 		panic(fmt.Sprintf("switchdev: %s: frame of %d B charged", s.id.Name, b))
 	}
@@ -67,30 +70,31 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 	}
 
 	inHdrm := false
+	ing := pt.ing(pl)
 	if lossless && pt.xoff[pl] {
 		// §5.2: already paused → charge headroom (cap per port per lossless pool, DC-3);
 		// not pool-checked; drop when headroom would overflow.
-		if pt.pl[pl].hdrm+b > s.fp.hdrmPerPort {
+		if ing.hdrm+b > s.fp.hdrmPerPort {
 			s.rxDrop(int(i), h, b, lossless)
 			return
 		}
-		pt.pl[pl].hdrm += b
+		ing.hdrm += b
 		if pt.rxViews {
 			pt.views.hdrm[pl].add(b)
 		}
 		inHdrm = true
 	} else {
 		// §5.2: Xoff test before the charge, strictly greater; the packet is still admitted.
-		if lossless && pt.pl[pl].ingOcc+b > s.fp.xoff {
+		if lossless && ing.ingOcc+b > s.fp.xoff {
 			s.sendPause(int(i), pl)
 		}
 		// Charge (lossy: same, no PFC test).
-		pt.pl[pl].ingOcc += b
+		ing.ingOcc += b
 		s.pools[pl].ingTotal += b
 		// §5.2 pool overflow: roll back and drop, whatever the class. A pause already
 		// sent for this packet stands (DC-7).
 		if s.pools[pl].ingTotal > s.fp.pool[pl].size {
-			pt.pl[pl].ingOcc -= b
+			ing.ingOcc -= b
 			s.pools[pl].ingTotal -= b
 			s.rxDrop(int(i), h, b, lossless)
 			return
@@ -106,12 +110,12 @@ func (s *Switch) Receive(i int16, h pkt.Handle) {
 	if e < 0 {
 		// No route: undo the ingress charge and count an rx drop (integration bug).
 		if inHdrm {
-			pt.pl[pl].hdrm -= b
+			ing.hdrm -= b
 			if pt.rxViews {
 				pt.views.hdrm[pl].add(-b)
 			}
 		} else {
-			pt.pl[pl].ingOcc -= b
+			ing.ingOcc -= b
 			s.pools[pl].ingTotal -= b
 			s.chargeIngressViews(pt, pl, -b)
 		}
@@ -129,8 +133,8 @@ func (s *Switch) chargeIngressViews(pt *port, pl int, d int64) {
 	if pt.rxViews {
 		pt.views.ing[pl].add(d)
 	}
-	if pt.pl[pl].ingOcc > s.c.MaxIngressPortBytes {
-		s.c.MaxIngressPortBytes = pt.pl[pl].ingOcc
+	if occ := pt.ing(pl).ingOcc; occ > s.c.MaxIngressPortBytes {
+		s.c.MaxIngressPortBytes = occ
 	}
 	if s.pools[pl].ingTotal > s.c.MaxPoolBytes {
 		s.c.MaxPoolBytes = s.pools[pl].ingTotal

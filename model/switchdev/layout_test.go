@@ -7,23 +7,23 @@ import (
 	"github.com/rocesweep/rocesweep/model/internal/ring"
 )
 
-// TestPortHotLines pins the port layout: what an egress touches per frame
-// fills line 0, what an ingress touches line 1 (with its own copies of uplink and views !=
-// nil), each pool's state is 32 bytes (pools 0
-// and 1, the usual data and control pools, share the third line), a queue is 32 bytes
+// TestPortHotLines pins the port layout: what an egress touches per frame fills line 0
+// (with its link's rate and pool 0's egQ and ECN average), what an ingress touches line 1 (with its own
+// copies of uplink and views != nil, and pool 0's ingOcc and hdrm), a queue is 32 bytes
 // and a queue entry 8 (the queues of classes 0 and 1 share a line), and the port is a
 // whole number of lines.
 func TestPortHotLines(t *testing.T) {
 	var pt port
 	checkLayout(t, []layoutCheck{
-		{"offset of egSent (last field of line 0)", unsafe.Offsetof(pt.egSent), 56},
+		{"offset of rate (line 0)", unsafe.Offsetof(pt.rate), 24},
+		{"offset of eg0 (end of line 0)", unsafe.Offsetof(pt.eg0), 48},
+		{"size of poolEg", unsafe.Sizeof(poolEg{}), 16},
 		{"offset of xoff (first field of line 1)", unsafe.Offsetof(pt.xoff), 64},
 		{"offset of rxUplink (line 1)", unsafe.Offsetof(pt.rxUplink), 72},
 		{"offset of rxViews (line 1)", unsafe.Offsetof(pt.rxViews), 73},
-		{"offset of rxDrops (last field of line 1)", unsafe.Offsetof(pt.rxDrops), 120},
-		{"offset of pl", unsafe.Offsetof(pt.pl), 128},
-		{"size of poolState", unsafe.Sizeof(poolState{}), 32},
-		{"offset of fifo", unsafe.Offsetof(pt.fifo), 384},
+		{"offset of ing0 (end of line 1)", unsafe.Offsetof(pt.ing0), 112},
+		{"size of poolIng", unsafe.Sizeof(poolIng{}), 16},
+		{"offset of fifo mod 64", unsafe.Offsetof(pt.fifo) % 64, 0},
 		{"size of ring", unsafe.Sizeof(ring.Ring[qent]{}), 32},
 		{"size of qent", unsafe.Sizeof(qent{}), 8},
 		{"size of port mod 64", unsafe.Sizeof(pt) % 64, 0},
@@ -31,20 +31,30 @@ func TestPortHotLines(t *testing.T) {
 	t.Logf("port: %d B", unsafe.Sizeof(pt))
 }
 
-// TestSwitchHotLines pins the switch layout: what every frame reads fills
-// line 0, the per-frame counters line 1, the frame's buffer parameters start a line and
-// each pool's 32 bytes follow (pools 0 and 1 in the next line), and each pool's totals and
-// views start a line, one view to a line.
+// TestSwitchHotLines pins the switch layout: what every frame reads fills line 0, the
+// per-frame counters line 1, the frame's buffer parameters and ECN settings start a line
+// and each pool's 32 bytes follow (pools 0 and 1 in the next line), the route cache's
+// first line holds what every lookup reads, an ECMP set's first line what every frame
+// through it reads, and each pool's totals and views start a line, one view to a line.
 func TestSwitchHotLines(t *testing.T) {
 	var s Switch
 	var c Counters
 	var fp frameParams
+	var es ecmpState
+	var set ecmpSet
 	checkLayout(t, []layoutCheck{
+		{"offset of gap (end of line 0)", unsafe.Offsetof(s.gap), 56},
 		{"offset of c", unsafe.Offsetof(s.c), 64},
 		{"offset of MaxPoolBytes (last per-frame counter)", unsafe.Offsetof(c.MaxPoolBytes), 56},
 		{"offset of fp mod 64", unsafe.Offsetof(s.fp) % 64, 0},
+		{"offset of fp.ecnOn (line 0 of fp)", unsafe.Offsetof(fp.ecnOn), 57},
 		{"offset of fp.pool", unsafe.Offsetof(fp.pool), 64},
 		{"size of poolParams", unsafe.Sizeof(poolParams{}), 32},
+		{"offset of ecmp mod 64", unsafe.Offsetof(s.ecmp) % 64, 0},
+		{"offset of ecmpState.dst (line 0 of ecmp)", unsafe.Offsetof(es.dst), 40},
+		{"size of ecmpState mod 64", unsafe.Sizeof(es) % 64, 0},
+		{"offset of ecmpSet.formed (end of its line 0)", unsafe.Offsetof(set.formed), 56},
+		{"size of ecmpSet", unsafe.Sizeof(set), 192},
 		{"offset of pools mod 64", unsafe.Offsetof(s.pools) % 64, 0},
 		{"size of lineSampler", unsafe.Sizeof(lineSampler{}), 64},
 		{"offset of ing in swPool", unsafe.Offsetof(s.pools[0].ing), 64},

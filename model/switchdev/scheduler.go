@@ -3,6 +3,7 @@ package switchdev
 import (
 	"math/bits"
 
+	"github.com/rocesweep/rocesweep/model/internal/invariants"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
@@ -18,7 +19,7 @@ func (s *Switch) startNext(e int) {
 		pt.pfcQueued = pt.pfcQ.Len() > 0
 		pt.busy, pt.busyPfc = true, true
 		// DC-1: serialization rounded up to a whole ps; 0 interframe gap.
-		s.eng.Schedule(now+sim.SerializationCeil(pkt.PfcWire, pt.out.RateBps), KindTxDone, s.dev, int16(e), int64(h))
+		s.eng.Schedule(now+sim.SerializationCeil(pkt.PfcWire, pt.rate), KindTxDone, s.dev, int16(e), int64(h))
 		return
 	}
 	// Strict priority, highest class first, over the classes that hold frames.
@@ -54,25 +55,24 @@ func (s *Switch) transmit(e int, q qent, tc int, now sim.Time) {
 	pt.tx, pt.txTC = q, uint8(tc)
 	// DC-1: serialization rounded up to a whole ps; 0 interframe gap. The wire size is
 	// max(46, L3) + 18 = the charged bytes + 18 (switch.md §5.1, DC-6).
-	s.eng.Schedule(now+sim.SerializationCeil(q.bytes()+pkt.EthOverhead, pt.out.RateBps), KindTxDone, s.dev, int16(e), int64(q.h))
+	s.eng.Schedule(now+sim.SerializationCeil(q.bytes()+pkt.EthOverhead, pt.rate), KindTxDone, s.dev, int16(e), int64(q.h))
 }
 
 // ecnDecide is the §9 marking decision at transmit start for an ECN-capable frame h of
 // class tc.
 func (s *Switch) ecnDecide(e, tc int, h pkt.Handle) {
-	ec := &s.cfg.EcnHandler
-	if !ec.EnableEcn {
+	if !s.fp.ecnOn {
 		return // Not-ECT and already-CE packets are left alone
 	}
 	pl := int(s.fp.poolOfTC[tc])
-	avg := s.ports[e].pl[pl].avgQ
+	avg := s.ports[e].eg(pl).avgQ
 	minB, maxB := s.fp.pool[pl].ecnMin, s.fp.pool[pl].ecnMax
 	switch {
 	case avg < minB:
 		return
 	case avg >= maxB:
 	default:
-		prob := ec.MaxMarkProbability * (avg - minB) / (maxB - minB)
+		prob := s.cfg.EcnHandler.MaxMarkProbability * (avg - minB) / (maxB - minB)
 		if s.rng.Float64() >= prob {
 			return
 		}
@@ -105,14 +105,16 @@ func (s *Switch) txDone(e int, h pkt.Handle) {
 	s.c.TxFrames++
 	s.c.TxBytes += wire
 	// §5.5 onTxComplete: egress release, then ingress release (may send a resume).
-	pt.pl[pl].egQ -= b
+	pt.eg(pl).egQ -= b
 	s.pools[pl].egTotal -= b
-	pt.egSent += b
+	if invariants.Enabled {
+		pt.egSent += b
+		s.ports[q.in].sentCharged += b
+	}
 	s.pools[pl].eg[dir(pt.uplink)].add(-b)
-	if pt.views != nil {
+	if pt.egViews {
 		pt.views.eg[pl].add(-b)
 	}
-	s.ports[q.in].sentCharged += b
 	s.releaseIngress(q.in, pl, b, !s.fp.lossless[tc])
 	pt.out.Send(s.eng, now, h, wire)
 	s.startNext(e)

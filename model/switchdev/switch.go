@@ -64,51 +64,56 @@ type PortSpec struct {
 // frames the links deliver, Handle for its own events. Not safe for concurrent use.
 //
 // Layout (TestSwitchHotLines): what every frame reads (line 0), the per-frame
-// counters (line 1), then each pool's totals and views in lines of their own.
+// counters (line 1), the buffer parameters (frameParams), the route cache's line
+// (ecmpState), then each pool's totals and views in lines of their own; what set-up,
+// records and rare paths read comes last.
 type Switch struct {
 	eng       *sim.Engine
 	pool      *pkt.Pool
 	ports     []port
-	cfg       *config.Switch
-	rng       *rand.Rand // ECN marking draws (DC-14)
-	dev       int32      // id.Dev: the Dev of this switch's events
+	dev       int32 // id.Dev: the Dev of this switch's events
 	uet, trim bool
 	pfcAware  bool
 	flowlet   bool
+	hashFn    uint8 // EcmpHashMethod: HashDPR...
+	_         [7]byte
+	gap       sim.Time // LoadBalancingFlowlet.Gap
 
 	c Counters
 
 	fp frameParams
 
+	ecmp ecmpState
+
 	pools [8]swPool
 
+	cfg   *config.Switch
+	rng   *rand.Rand // ECN marking draws (DC-14)
 	id    Identity
 	g     *config.Global
 	buf   Buffer
 	lbRng *rand.Rand // flowlet tie draws: their own stream, so load balancing never shifts ECN draws
 	route func(dstHost int32) []int16
 
-	ecmp ecmpState
-
-	gap    sim.Time
-	hashFn int
-
 	lastND, lastBuf, lastLB sim.Time
 }
 
-// frameParams are the buffer parameters (Buffer, switch.md §4) that admission, release and
-// marking read for every frame, copied from buf in New: one line holds the class maps and
-// port thresholds, then each pool's size, limit and ECN thresholds take 32 bytes (pools 0
-// and 1 share a line). In Buffer they sit in as many lines as there are
-// fields, and a hop would read five or six cold lines of them.
+// frameParams are the buffer parameters (Buffer, switch.md §4) and ECN settings (§9)
+// that admission, release and marking read for every frame, copied in New: one line
+// holds the class maps, port thresholds, the ECN average's weight and whether marking is
+// on, then each pool's size, limit and ECN thresholds take 32 bytes (pools 0 and 1 share
+// a line). In Buffer and config.Switch they sit in as many lines as there are fields,
+// and a hop would read five or six cold lines of them.
 type frameParams struct {
 	poolOfTC    [8]uint8 // Buffer.PoolOfTC
 	lossless    [8]bool  // Buffer.LosslessTC
+	xoff, xon   int64    // Buffer.Xoff, Xon
+	hdrmPerPort int64    // Buffer.HeadroomPerPort
+	alpha       float64  // Buffer.Alpha
+	ewma        float64  // EcnHandler.EwmaWeight (§9)
 	limit       limitForm
-	xoff, xon   int64   // Buffer.Xoff, Xon
-	hdrmPerPort int64   // Buffer.HeadroomPerPort
-	alpha       float64 // Buffer.Alpha
-	_           [7]byte
+	ecnOn       bool // EcnHandler.EnableEcn (§9)
+	_           [6]byte
 	pool        [8]poolParams
 }
 
@@ -173,9 +178,9 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		pfcAware: cfg.LoadBalancingFlowlet.PFCAware,
 		gap:      cfg.LoadBalancingFlowlet.Gap,
 	}
-	if id.Keys != nil {
-		s.ecmp.keys = id.Keys
-		s.ecmp.dst = make([]int32, id.Keys.Size)
+	if k := id.Keys; k != nil {
+		s.ecmp.keys, s.ecmp.attach, s.ecmp.self, s.ecmp.n = k, k.Attach, k.Self, k.N
+		s.ecmp.dst = make([]int32, k.Size)
 	} else {
 		s.ecmp.dst = make([]int32, id.Hosts)
 	}
@@ -184,10 +189,12 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
 	s.fp = newFrameParams(&b, limit)
-	s.hashFn, err = hashMethod(cfg.EcmpHashMethod)
+	s.fp.ewma, s.fp.ecnOn = cfg.EcnHandler.EwmaWeight, cfg.EcnHandler.EnableEcn
+	hashFn, err := hashMethod(cfg.EcmpHashMethod)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
+	s.hashFn = uint8(hashFn)
 	s.ecmp.salt = Salt(id.NodeID)
 	s.ecmp.crcSaltK = crcSaltK(s.ecmp.salt)
 	for i := range ports {
@@ -195,7 +202,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 			return nil, fmt.Errorf("%s: port %d has no link", id.Name, i)
 		}
 		pt := &s.ports[i]
-		pt.out, pt.uplink, pt.peerTier = ports[i].Out, ports[i].Uplink, int8(ports[i].PeerTier)
+		pt.out, pt.rate, pt.uplink, pt.peerTier = ports[i].Out, ports[i].Out.RateBps, ports[i].Uplink, int8(ports[i].PeerTier)
 		pt.rxUplink = pt.uplink
 		for p := 0; p < 8; p++ {
 			if b.Group[p] != 0 {
@@ -207,7 +214,7 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		}
 		if cfg.SharedBufferManager.ReportPerPortBufferStats {
 			pt.views = &portViews{}
-			pt.rxViews = true
+			pt.egViews, pt.rxViews = true, true
 			for p := 0; p < 8; p++ {
 				pt.views.eg[p].restart()
 				pt.views.ing[p].restart()
