@@ -54,7 +54,7 @@ const layers = `
 	model/config < model/workload;
 	model/config, model/stats < model/topo;
 	model/sim, model/pkt, model/internal/ring < model/link;
-	model/config, model/stats, model/link < model/nic, model/switchdev;
+	model/config, model/stats, model/link, model/internal/invariants < model/nic, model/switchdev;
 	model/nic, model/switchdev, model/topo < model/explain;
 	model/internal/invariants, model/nic, model/switchdev, model/topo, model/workload
 	< model/fabric;
