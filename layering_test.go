@@ -108,9 +108,6 @@ const layers = `
 // knownBackEdges are the imports the table does not allow but the code has today, each
 // to be removed (issue 41). The test fails if one of them no longer occurs, so that this
 // list only shrinks: delete the line with the edge.
-//
-// One more of issue 41's back-edges is not an import, so no table can check it:
-// model/config/yamlerr.go's copy of sweep's YAML keys (issue 41: to remove).
 var knownBackEdges = map[[2]string]string{
 	// issue 41: to remove. The reader reads through the writer; sink is to import
 	// internal/results instead.
