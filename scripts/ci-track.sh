@@ -13,7 +13,7 @@
 #      directory, another study, or a broken artifact); the sweep ran fine
 #   4  the model changed (the two runs record different model_version): compare paired
 #      the jobs by swept values and replicate and answers moved, as an intended model
-#      change (a ModelVersion bump) moves them; review the table, and merging makes this
+#      change (a model.Version bump) moves them; review the table, and merging makes this
 #      run the next baseline
 #
 # Outputs in OUT_DIR (default ci-results/): the results directory (run/), the HTML report

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -162,7 +163,7 @@ func TestResumeOtherModelVersionRefused(t *testing.T) {
 		{Dir: dir, Workers: 1, Shard: sweep.Shard{K: 2, N: 2}},
 	} {
 		_, err := sweep.Run(context.Background(), p, testJob, o)
-		if err == nil || !strings.Contains(err.Error(), "model version rocesweep-model/0.0.9, this tool runs "+sweep.ModelVersion) {
+		if err == nil || !strings.Contains(err.Error(), "model version rocesweep-model/0.0.9, this tool runs "+model.Version) {
 			t.Errorf("shard %s resume=%v: %v", o.Shard.Tag(), o.Resume, err)
 		}
 	}

@@ -10,12 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
-var updateGolden = flag.Bool("update", false, "rewrite testdata/golden-summary.json with this binary's metrics and ModelVersion")
+var updateGolden = flag.Bool("update", false, "rewrite testdata/golden-summary.json with this binary's metrics and model.Version")
 
 const goldenFile = "testdata/golden-summary.json"
 
@@ -23,22 +24,22 @@ const goldenFile = "testdata/golden-summary.json"
 const regenerate = "go test ./sweep -run TestGoldenSummary -update"
 
 // goldenSummary is testdata/golden-summary.json: the summary metrics of three fixed jobs
-// of configs/ci.yaml and the ModelVersion that produced them.
+// of configs/ci.yaml and the model.Version that produced them.
 type goldenSummary struct {
 	ModelVersion string      `json:"model_version"`
 	Jobs         []goldenJob `json:"jobs"`
 }
 
 type goldenJob struct {
-	Point   string            `json:"point"` // the job's axis values (ids change with ModelVersion)
+	Point   string            `json:"point"` // the job's axis values (ids change with model.Version)
 	Metrics map[string]string `json:"metrics"`
 }
 
 // Version discipline: the summary metrics of jobs 0, 3 and 5 of configs/ci.yaml, run by
-// fabric.Run as a job of the runner is, are pinned with the ModelVersion that produced
-// them. A change to the model that moves any of them fails here until ModelVersion
-// (plan.go) is bumped and the file regenerated. The metrics that measure the machine or
-// the simulator, not the model, are left out: wall_sec, events_per_sec, and events,
+// fabric.Run as a job of the runner is, are pinned with the model.Version that produced
+// them. A change to the model that moves any of them fails here until model.Version
+// (model/version.go) is bumped and the file regenerated. The metrics that measure the
+// machine or the simulator, not the model, are left out: wall_sec, events_per_sec, and events,
 // which a performance change may lower with every row the same (rowsdiff ignores it too).
 func TestGoldenSummary(t *testing.T) {
 	const file = "../configs/ci.yaml"
@@ -54,7 +55,7 @@ func TestGoldenSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := goldenSummary{ModelVersion: sweep.ModelVersion}
+	got := goldenSummary{ModelVersion: model.Version}
 	for _, i := range []int{0, 3, 5} {
 		j := p.Jobs[i]
 		res, err := fabric.Run(context.Background(), j.Config, fabric.Options{JobID: j.ID})
@@ -79,7 +80,7 @@ func TestGoldenSummary(t *testing.T) {
 		if err := os.WriteFile(goldenFile, append(data, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("wrote %s for %s", goldenFile, sweep.ModelVersion)
+		t.Logf("wrote %s for %s", goldenFile, model.Version)
 		return
 	}
 	data, err = os.ReadFile(goldenFile)
@@ -103,12 +104,12 @@ func TestGoldenSummary(t *testing.T) {
 		}
 	}
 	switch {
-	case want.ModelVersion != sweep.ModelVersion:
-		t.Fatalf("ModelVersion is %s but %s holds the metrics of %s (%d differ); regenerate it with:\n  %s",
-			sweep.ModelVersion, goldenFile, want.ModelVersion, len(diffs), regenerate)
+	case want.ModelVersion != model.Version:
+		t.Fatalf("model.Version is %s but %s holds the metrics of %s (%d differ); regenerate it with:\n  %s",
+			model.Version, goldenFile, want.ModelVersion, len(diffs), regenerate)
 	case len(diffs) > 0:
-		t.Fatalf("the summary metrics moved without a ModelVersion change (still %s):\n  %s\n"+
-			"A change to a job's outputs must bump ModelVersion in sweep/plan.go (and say why in the commit); then regenerate with:\n  %s",
-			sweep.ModelVersion, strings.Join(diffs, "\n  "), regenerate)
+		t.Fatalf("the summary metrics moved without a model.Version change (still %s):\n  %s\n"+
+			"A change to a job's outputs must bump model.Version in model/version.go (and say why in the commit); then regenerate with:\n  %s",
+			model.Version, strings.Join(diffs, "\n  "), regenerate)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -24,7 +25,7 @@ import (
 // manifestOf is the manifest a run of plan p with options o writes.
 func manifestOf(p *Plan, o Options, start time.Time, tables []sink.Table) *results.Manifest {
 	m := &results.Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets, Grids: p.Spec.Grids,
-		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: ModelVersion,
+		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: model.Version,
 		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1),
 		Objective: p.Spec.Objective, Select: o.Selection}
 	for _, a := range p.Axes {
@@ -69,8 +70,8 @@ func checkManifest(p *Plan, o Options) error {
 		return fmt.Errorf("output directory %s holds a manifest.json that rocesweep did not write (no model_version or plan_hash); use a new or empty directory", o.Dir)
 	}
 	var diffs []string
-	if m.ModelVersion != ModelVersion {
-		diffs = append(diffs, fmt.Sprintf("model version %s, this tool runs %s", m.ModelVersion, ModelVersion))
+	if m.ModelVersion != model.Version {
+		diffs = append(diffs, fmt.Sprintf("model version %s, this tool runs %s", m.ModelVersion, model.Version))
 	}
 	extends := m.PlanHash != p.Hash() && extendsPlan(m, p) == nil
 	switch {

@@ -17,13 +17,9 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
 )
-
-// ModelVersion names the behaviour of the simulation model. It is part of every job
-// id, so results of different model versions never mix: bump it whenever a change to
-// model/... changes any job's rows or summary.
-const ModelVersion = "rocesweep-model/0.9.0"
 
 // Plan is the expanded list of jobs of a spec, in plan order (grid order, then
 // replicates). Shards and resume select from it; the runner shuffles its selection.
@@ -56,7 +52,7 @@ type planPoint struct {
 // Job is one simulation: a grid point and a replicate.
 type Job struct {
 	Index     int    // position in the plan, from 0
-	ID        string // stable: hash of the resolved config, replicate, ModelVersion
+	ID        string // stable: hash of the resolved config, replicate, model.Version
 	Point     int    // grid point, from 0
 	Replicate int    // from 0
 	Seed      uint64 // derived; also Config.Seed
@@ -348,10 +344,10 @@ func deriveSeed(c *config.Config, r int) uint64 {
 }
 
 // jobID is the stable id of a job: 16 hex digits of SHA-256 over the resolved config
-// (its derived seed included, its name excluded), the replicate and ModelVersion.
+// (its derived seed included, its name excluded), the replicate and model.Version.
 func jobID(c *config.Config, r int) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00", ModelVersion, r)
+	fmt.Fprintf(h, "%s\x00%d\x00", model.Version, r)
 	h.Write(canonicalJSON(c))
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }

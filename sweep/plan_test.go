@@ -394,8 +394,8 @@ sweep:
 	}
 }
 
-// Every key of `sweep:` written at the top level is reported as one of sweep's (config
-// keeps its own list of them for ApplyNode's message).
+// Every key of `sweep:` written at the top level is reported as one of sweep's (sweep
+// registers them with config.RegisterBlock for ApplyNode's message).
 func TestSweepKeysUnindented(t *testing.T) {
 	for _, k := range sweepKeys {
 		_, err := ParseSpec("spec.yaml", []byte(k+": {}\n"), nil)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/rocesweep/rocesweep/model"
 )
 
 // WriteJobTable writes the jobs of p, one a line: index, id, replicate, seed, then each
@@ -60,7 +62,7 @@ type JobJSON struct {
 // then every job with its values as written (params) and typed by jobs column (values).
 func WritePlanJSON(w io.Writer, p *Plan) error {
 	out := PlanJSON{Name: p.Spec.Base.Name, PlanSize: len(p.Jobs), Points: p.Points, Filtered: p.Filtered,
-		Replicates: p.Spec.Replicates, Axes: []string{}, ModelVersion: ModelVersion, PlanHash: p.Hash()}
+		Replicates: p.Spec.Replicates, Axes: []string{}, ModelVersion: model.Version, PlanHash: p.Hash()}
 	for _, a := range p.Axes {
 		out.Axes = append(out.Axes, a.Path)
 	}

@@ -92,6 +92,11 @@ type Sample struct {
 // sweepKeys are the keys of the `sweep:` mapping.
 var sweepKeys = []string{"grid", "zip", "constraint", "sample", "conditions"}
 
+// The model knows no sweep: tell config the keys of `sweep:`, so that one of them
+// written at the top level is reported as a key of `sweep:` ("indent it under
+// `sweep:`"), not as unknown.
+func init() { config.RegisterBlock("sweep", sweepKeys) }
+
 // DefaultsFile is the file name of the spec of the built-in defaults (sim and explain
 // given no SPEC): the one spec that may hold no YAML document.
 const DefaultsFile = "(defaults)"

@@ -9,13 +9,14 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/model"
 )
 
 // ReadStatus is results.ReadStatus with what the sweep adds: this model version, the
 // decision the study replays (DecideStatus), and with verify the plan's job ids
 // (PlanMember). slurmScript is the file name under DIR/slurm/ of an array's script.
 func ReadStatus(dir string, now time.Time, verify bool, slurmScript string) (*results.Status, error) {
-	o := results.StatusOptions{ModelVersion: ModelVersion, Decide: DecideStatus, Verify: verify, SlurmScript: slurmScript, Rows: true}
+	o := results.StatusOptions{ModelVersion: model.Version, Decide: DecideStatus, Verify: verify, SlurmScript: slurmScript, Rows: true}
 	if verify {
 		member, err := PlanMember(dir)
 		o.Member = member
@@ -96,8 +97,8 @@ func PlanMember(dir string) (func(id string) bool, error) {
 		return nil, err
 	case m.Spec == "":
 		return nil, errors.New("manifest.json records no spec")
-	case m.ModelVersion != ModelVersion:
-		return nil, fmt.Errorf("the results are of model %s, this binary plans %s", m.ModelVersion, ModelVersion)
+	case m.ModelVersion != model.Version:
+		return nil, fmt.Errorf("the results are of model %s, this binary plans %s", m.ModelVersion, model.Version)
 	case m.PlanHash != "" && p.Hash() != m.PlanHash:
 		return nil, fmt.Errorf("the plan made again from manifest.json has hash %s, the manifest records %s", p.Hash(), m.PlanHash)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
+	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // helpRequested is what a command returns for -h or --help: main prints the command's
@@ -101,7 +101,7 @@ func printUsage(w io.Writer) {
 }
 
 // cmdVersion prints the binary's build: module version, VCS revision and time (stamped
-// by go build/install in a clone), Go version and sweep.ModelVersion.
+// by go build/install in a clone), Go version and model.Version.
 func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := pflag.NewFlagSet("version", pflag.ContinueOnError)
 	fl.SetOutput(io.Discard)
@@ -121,6 +121,6 @@ func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "  time      %s\n", b.Time)
 	}
 	fmt.Fprintf(stdout, "  go        %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(stdout, "  model     %s\n", sweep.ModelVersion)
+	fmt.Fprintf(stdout, "  model     %s\n", model.Version)
 	return nil
 }

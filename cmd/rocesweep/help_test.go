@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/model"
 )
 
 // zeroDefault reports whether pflag leaves "(default ...)" out for this flag's default.
@@ -114,7 +114,7 @@ func TestHelpAndVersionOnStdout(t *testing.T) {
 		{[]string{"help"}, "  report    write a self-contained HTML report"},
 		{[]string{"-h"}, "usage: rocesweep COMMAND [arguments]"},
 		{[]string{"--help"}, "run 'rocesweep help COMMAND'"},
-		{[]string{"version"}, "  model     " + sweep.ModelVersion + "\n"},
+		{[]string{"version"}, "  model     " + model.Version + "\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := mainWithArgs(context.Background(), tc.args, &stdout, &stderr); code != 0 || stderr.Len() > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/internal/slurm"
+	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -33,7 +34,7 @@ func cmdLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fl.NArg() == 1 {
 		dir = fl.Arg(0)
 	}
-	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: sweep.ModelVersion, Decide: sweep.DecideStatus, SlurmScript: slurm.ScriptName})
+	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: model.Version, Decide: sweep.DecideStatus, SlurmScript: slurm.ScriptName})
 	if err != nil {
 		return usageError{fmt.Errorf("ls: %w", err)}
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/sink"
-	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // A deleted jobs part file is found by status (which used to say
@@ -119,8 +119,8 @@ func TestStatusNamesOtherModelVersion(t *testing.T) {
 	}
 	m := filepath.Join(dir, "manifest.json")
 	data, _ := os.ReadFile(m)
-	os.WriteFile(m, []byte(strings.Replace(string(data), sweep.ModelVersion, "rocesweep-model/0.0.9", 1)), 0o644)
-	want := "the results are of model rocesweep-model/0.0.9; this binary runs " + sweep.ModelVersion
+	os.WriteFile(m, []byte(strings.Replace(string(data), model.Version, "rocesweep-model/0.0.9", 1)), 0o644)
+	want := "the results are of model rocesweep-model/0.0.9; this binary runs " + model.Version
 	if text := statusText(t, dir); !strings.Contains(text, want) {
 		t.Errorf("status:\n%s", text)
 	}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -230,8 +231,23 @@ func stripComment(line string) (string, int) {
 	return line, depth
 }
 
-// sweepBlockKeys are the keys of a spec's `sweep:` block (sweep/spec.go's sweepKeys).
-var sweepBlockKeys = []string{"grid", "zip", "constraint", "sample", "conditions"}
+// outerBlocks are the blocks of a spec that are not the job's (RegisterBlock), in the
+// order registered.
+var outerBlocks []outerBlock
+
+type outerBlock struct {
+	name string
+	keys []string
+}
+
+// RegisterBlock names a block of a spec that config does not apply (sweep's `sweep:`)
+// and the keys it takes, so that one of those keys written at the top level is reported
+// as the block's, as a job block's would be: "`grid` is a key of `sweep:`; indent it
+// under `sweep:`". The model knows no block but the job's: the layer that owns a block
+// registers it, from an init function (it is not safe to call once specs are parsed).
+func RegisterBlock(name string, keys []string) {
+	outerBlocks = append(outerBlocks, outerBlock{name: name, keys: slices.Clone(keys)})
+}
 
 // TopKeys are the keys a spec may have at its top level: the job keys and SweepKeys.
 func TopKeys() []string { return append(append([]string{}, jobKeys...), SweepKeys()...) }
@@ -241,8 +257,10 @@ func TopKeys() []string { return append(append([]string{}, jobKeys...), SweepKey
 // `sweep:`", "`LossyAlpha` is a key of `switch:`; ...". "" when it is no block's key.
 func misplaced(key string) string {
 	var homes []string
-	if contains(sweepBlockKeys, key) {
-		homes = append(homes, "sweep")
+	for _, b := range outerBlocks {
+		if contains(b.keys, key) {
+			homes = append(homes, b.name)
+		}
 	}
 	for _, d := range devices {
 		for _, a := range attrs {
