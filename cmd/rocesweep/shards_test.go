@@ -2,14 +2,19 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/report"
 )
 
@@ -64,49 +69,108 @@ func TestShardsReadAsOneDataset(t *testing.T) {
 	}
 }
 
-// The tasks of an array start together: N processes open one fresh directory at once,
-// each writing the manifest. Every one must start and finish, and the manifest must be
-// whole (it is written through a temp file; two writers must not share that file).
-func TestShardsStartTogether(t *testing.T) {
+// Shards started together into one fresh directory are decided one after the other:
+// each takes the directory's lock (resultsfs.LockDir) before it reads the manifest and
+// writes it when absent, so a later shard sees what an earlier one wrote, whatever the
+// timing. Here the test is the earlier run: it holds the lock, shard 1/3 is started
+// and must wait for it (seen in /proc/locks, not guessed with a sleep); while it waits
+// the test writes the manifest of the same plan split into 2 shards, as a run of shard
+// 1/2 would, and releases the lock. Shard 1/3 must then refuse the directory, before
+// writing anything: mixing 2 and 3 shards runs jobs twice and misses others. Without the
+// lock shard 1/3 reads no manifest, writes its own and runs while the lock is "held".
+// (A second writer of one shard is refused by the shard lock:
+// TestSecondWriterOfAShardRefused.)
+func TestShardsClaimTheDirectoryInTurn(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts child processes")
+		t.Skip("starts a child process")
 	}
-	t.Parallel() // waits on child processes
-	// 1 job for 3 shards: the race is the manifest's, at the start, not the jobs'. Shards
-	// 2/3 and 3/3 have no job; they claim the directory and write the manifest and their
-	// journal as shard 1/3 does, and exit.
+	if _, err := os.ReadFile("/proc/locks"); err != nil {
+		t.Skipf("no /proc/locks to see a run wait for a lock: %v", err)
+	}
+	t.Parallel() // waits on a child process
 	spec := writeSpec(t, `name: together
 seed: 5
 duration: 100us
 topology: {kind: star, hosts: 8}
 workload: {kind: incast, senders: 7, message_size: 64KB}
 `)
-	p := expand(t, spec)
-	// 6 rounds at once: each round's 3 processes start back to back on its own fresh
-	// directory, so they reach the manifest within a few milliseconds of each other
-	// (without the directory's lock, and with one temp file for every writer, about one
-	// round in three fails). The jobs run in-process (--isolate=false).
-	concurrently(t, seq(6), func(r int) string { return fmt.Sprintf("round %d", r) }, func(t *testing.T, round int) {
-		dir := filepath.Join(t.TempDir(), "out")
-		var cmds []*exec.Cmd
-		var outs []*bytes.Buffer
-		for k := 1; k <= 3; k++ {
-			cmd := child(1000, "run", spec, "-o", dir, "--shard", fmt.Sprintf("%d/3", k), "--resume", "-j", "1", "--isolate=false")
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+	// The manifest a run of shard 1/2 of this plan writes.
+	first := filepath.Join(t.TempDir(), "first")
+	if code, _, stderr, _ := runMain(t, "run", spec, "-o", first, "--shard", "1/2", "--isolate=false"); code != 0 {
+		t.Fatalf("shard 1/2: exit %d\n%s", code, stderr)
+	}
+	manifest, err := os.ReadFile(filepath.Join(first, results.ManifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := resultsfs.LockDir(nil, dir) // a run of shard 1/2 deciding the directory is its own
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	cmd := child(1000, "run", spec, "-o", dir, "--shard", "1/3", "--resume", "-j", "1", "--isolate=false")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if err := waitForLockWaiter(t, resultsfs.DirLockName(dir), cmd.Process.Pid, exited); err != nil {
+		t.Fatalf("shard 1/3 went on while another run held the directory's lock (%s): %v\n%s", resultsfs.DirLockName(dir), err, &out)
+	}
+	if err := resultsfs.WriteFileAtomic(resultsfs.OS{}, filepath.Join(dir, results.ManifestFile), "1of2", manifest); err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	err = <-exited
+	var ee *exec.ExitError
+	want := "holds a sweep split into 2 shards (journal-1of2.jsonl ...); this run is shard 1of3: use --shard K/2, or another -o"
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(out.String(), want) {
+		t.Fatalf("shard 1/3 after shard 1/2 claimed the directory: %v, want exit 2 and %q\n%s", err, want, &out)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if n := e.Name(); n != results.ManifestFile && n != ".manifest.lock" {
+			t.Errorf("the refused shard 1/3 wrote %s", n)
+		}
+	}
+}
+
+// waitForLockWaiter returns nil once the process pid waits for the flock of the file
+// name, as /proc/locks lists it ("-> FLOCK ... pid maj:min:inode"), or the error of the
+// process if it exits first. It polls: the kernel tells no one that a lock is wanted.
+func waitForLockWaiter(t *testing.T, name string, pid int, exited <-chan error) error {
+	t.Helper()
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	dev := uint64(st.Dev)
+	major, minor := (dev>>8)&0xfff|(dev>>32)&^0xfff, dev&0xff|(dev>>12)&^0xff
+	want := fmt.Sprintf("%d %02x:%02x:%d ", pid, major, minor, st.Ino)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("exited (%v) instead of waiting", err)
+		case <-tick.C:
+		}
+		locks, err := os.ReadFile("/proc/locks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(locks), "\n") {
+			if strings.Contains(line, " -> FLOCK ") && strings.Contains(line, want) {
+				return nil
 			}
-			cmds, outs = append(cmds, cmd), append(outs, &out)
 		}
-		for k, cmd := range cmds {
-			if err := cmd.Wait(); err != nil {
-				t.Fatalf("round %d, shard %d/3: %v\n%s", round, k+1, err, outs[k])
-			}
-		}
-		if _, err := results.ReadManifest(dir); err != nil {
-			t.Fatalf("round %d: %v", round, err)
-		}
-		checkExactlyOnce(t, dir, p)
-	})
+	}
 }
