@@ -306,14 +306,7 @@ func (r *replay) run() Decision {
 				need = r.ahead(need, stage)
 			}
 			r.d.Need = need
-			what := "the first stage"
-			if r.started {
-				what = "round " + strconv.Itoa(stage-r.n0)
-				if last := slices.MaxFunc(need, func(a, b Need) int { return a.Replicate - b.Replicate }).Replicate + 1; last > stage {
-					what = fmt.Sprintf("rounds %d to %d", stage-r.n0, last-r.n0)
-				}
-			}
-			return r.finish(Running, lo, fmt.Sprintf("waiting for %s of %s", plural(len(need), "job"), what))
+			return r.finish(Running, lo, waitingFor(need, r.started, stage, r.n0))
 		}
 
 		// The stage is complete: take its replicates in order.
@@ -867,30 +860,40 @@ func (r *replay) equivalent(d *Decision) {
 	if d.Best < 0 {
 		return
 	}
+	d.Equivalent, d.Flat = equivalentOf(r.k, r.alive, r.d.Eliminated, r.delta, func(i int) float64 { return r.mean(i) - r.mean(d.Best) })
+}
+
+// equivalentOf returns, in index order, the points of a decided selection as good as
+// its best to within delta: the survivors and the points screened out at a gap below
+// delta whose mean (behind(i): how much worse than the best, in the metric's
+// orientation) is also within it; and whether that is every point not refused or failed
+// and more than one (flat). A point far on the primary of a secondary objective
+// (CauseFar) was told apart, so a study with one is not flat.
+func equivalentOf(k int, alive []int, eliminated []Elimination, delta float64, behind func(int) float64) (eq []int, flat bool) {
 	in := map[int]bool{}
-	for _, i := range r.alive {
+	for _, i := range alive {
 		in[i] = true
 	}
-	flat := true
-	for _, e := range r.d.Eliminated {
+	flat = true
+	for _, e := range eliminated {
 		if e.Cause == CauseFar {
-			flat = false // the primary metric told it apart (then)
+			flat = false
 		}
 		if e.Cause != CauseScreened {
 			continue
 		}
-		if e.Gap < r.delta && r.mean(e.Point)-r.mean(d.Best) < r.delta {
+		if e.Gap < delta && behind(e.Point) < delta {
 			in[e.Point] = true
 		} else {
 			flat = false
 		}
 	}
-	for i := range r.k {
+	for i := range k {
 		if in[i] {
-			d.Equivalent = append(d.Equivalent, i)
+			eq = append(eq, i)
 		}
 	}
-	d.Flat = flat && len(d.Equivalent) > 1
+	return eq, flat && len(eq) > 1
 }
 
 func plural(n int, what string) string {
@@ -921,3 +924,17 @@ func num(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
 // percent writes a share as a percent: 0.01 as "1%".
 func percent(p float64) string { return strconv.FormatFloat(100*p, 'g', 4, 64) + "%" }
+
+// waitingFor says which jobs a running selection waits for: "waiting for 12 jobs of
+// round 3" (or "of rounds 3 to 9" when it asks ahead, "of the first stage" before its
+// first screening), stage being the replicates the round needs and n0 the first stage.
+func waitingFor(need []Need, started bool, stage, n0 int) string {
+	what := "the first stage"
+	if started {
+		what = "round " + strconv.Itoa(stage-n0)
+		if last := slices.MaxFunc(need, func(a, b Need) int { return a.Replicate - b.Replicate }).Replicate + 1; last > stage {
+			what = fmt.Sprintf("rounds %d to %d", stage-n0, last-n0)
+		}
+	}
+	return fmt.Sprintf("waiting for %s of %s", plural(len(need), "job"), what)
+}

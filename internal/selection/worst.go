@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 )
 
 // The robust selection (CombineWorst; docs/statistics.md §13.3): the setting whose worst
@@ -245,14 +244,7 @@ func (r *worstReplay) run() Decision {
 			}
 			sortNeeds(need)
 			r.d.Need = need
-			what := "the first stage"
-			if r.started {
-				what = "round " + strconv.Itoa(stage-r.n0)
-				if last := slices.MaxFunc(need, func(a, b Need) int { return a.Replicate - b.Replicate }).Replicate + 1; last > stage {
-					what = fmt.Sprintf("rounds %d to %d", stage-r.n0, last-r.n0)
-				}
-			}
-			return r.finish(Running, lo, fmt.Sprintf("waiting for %s of %s", plural(len(need), "job"), what))
+			return r.finish(Running, lo, waitingFor(need, r.started, stage, r.n0))
 		}
 		for j := lo; j < stage; j++ {
 			r.take(j, stage)
@@ -708,27 +700,7 @@ func (r *worstReplay) finish(st State, stage int, why string) Decision {
 		d.PointMass[s] = slices.Contains(r.mass[s], true)
 	}
 	if st == Decided && d.Best >= 0 {
-		in := map[int]bool{}
-		for _, s := range r.alive {
-			in[s] = true
-		}
-		flat := true
-		for _, e := range d.Eliminated {
-			if e.Cause != CauseScreened {
-				continue
-			}
-			if e.Gap < r.delta && r.worst(e.Point)-r.worst(d.Best) < r.delta {
-				in[e.Point] = true
-			} else {
-				flat = false
-			}
-		}
-		for s := range r.k {
-			if in[s] {
-				d.Equivalent = append(d.Equivalent, s)
-			}
-		}
-		d.Flat = flat && len(d.Equivalent) > 1
+		d.Equivalent, d.Flat = equivalentOf(r.k, r.alive, d.Eliminated, r.delta, func(s int) float64 { return r.worst(s) - r.worst(d.Best) })
 	}
 	return d
 }
