@@ -16,7 +16,11 @@
 // the whole pool is less than the indifference worse than the best desirable point's
 // (feasibility and means judged over the whole pool: the empirical distribution the
 // macro-replications sample is the truth they are judged against); when no point is
-// desirable, "infeasible" is correct too. It prints each point's truth, the share of
+// desirable, "infeasible" is correct too. A study with conditions (sweep.conditions) is
+// judged by its combine: each, every condition's answer as above among that condition's
+// settings; mean and worst, the selected setting against the best desirable setting on
+// the weighted mean or the worst case of its cells' pool means, a setting being as bad
+// as its worst cell's class. It prints each point's truth, the share of
 // correct selections with a 95% Wilson interval, and the jobs spent.
 package main
 
@@ -113,6 +117,13 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 		fmt.Println("no desirable point: only \"infeasible\" is correct")
 	}
 
+	grid, err := plan.Grid()
+	if err != nil {
+		return err
+	}
+	if grid != nil {
+		fmt.Printf("settings x conditions (combine %s): %d settings, %d conditions\n", grid.Combine, len(grid.Settings), len(grid.Conditions))
+	}
 	var correct, decided int
 	var jobsSpent []float64
 	for m := range reps {
@@ -125,7 +136,11 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 		}
 		var d selection.Decision
 		for {
-			d = selection.Decide(p)
+			if grid != nil {
+				d = selection.DecideConditions(p, *grid)
+			} else {
+				d = selection.Decide(p)
+			}
 			if d.State != selection.Running {
 				break
 			}
@@ -150,7 +165,12 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 				}
 			}
 		}
-		ok := tr.correct(d, delta(obj, d))
+		var ok bool
+		if grid != nil {
+			ok = tr.correctConditions(d, *grid, delta(obj, d))
+		} else {
+			ok = tr.correct(d, delta(obj, d))
+		}
 		if ok {
 			correct++
 		}
@@ -160,8 +180,11 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 		jobsSpent = append(jobsSpent, float64(d.Jobs))
 		if verbose {
 			sel := "-"
-			if d.Best >= 0 {
+			switch {
+			case d.Best >= 0:
 				sel = pool.Points[d.Best].Label
+			case d.Conditions != nil && d.Conditions.Over != nil && d.Conditions.Over.Best >= 0:
+				sel = grid.Settings[d.Conditions.Over.Best]
 			}
 			fmt.Printf("macro %3d: %-10s %-50s jobs %6d correct %v  (%s)\n", m, d.State, sel, d.Jobs, ok, d.Why)
 		}

@@ -140,3 +140,67 @@ func (t truth) correct(d selection.Decision, delta float64) bool {
 	}
 	return math.Abs(t.mean[d.Best]-t.mean[t.best]) < delta || t.better(d.Best, t.best)
 }
+
+// correctConditions says whether decision d of a study laid out as g is right by the
+// truth (see the package comment), for indifference delta.
+func (t truth) correctConditions(d selection.Decision, g selection.Grid, delta float64) bool {
+	cd := d.Conditions
+	if cd == nil {
+		return false
+	}
+	if g.Combine == selection.CombineEach {
+		for c := range g.Conditions {
+			var pts []int // this condition's points, in the order of its decision's points
+			for _, s := range cd.SettingsAt[c] {
+				pts = append(pts, g.Cell[s][c])
+			}
+			sub := truth{goal: t.goal, best: -1}
+			for _, i := range pts {
+				sub.mean = append(sub.mean, t.mean[i])
+				sub.class = append(sub.class, t.class[i])
+				if j := len(sub.mean) - 1; t.class[i] == desirable && (sub.best < 0 || sub.better(j, sub.best)) {
+					sub.best = j
+				}
+			}
+			if !sub.correct(cd.PerCondition[c], delta) {
+				return false
+			}
+		}
+		return true
+	}
+	// Mean and worst: a truth over the settings.
+	st := truth{goal: t.goal, best: -1}
+	w := g.Weights
+	for s := range g.Settings {
+		class, comb, sum := desirable, math.NaN(), 0.0
+		for c := range g.Conditions {
+			i := g.Cell[s][c]
+			class = max(class, t.class[i])
+			switch {
+			case g.Combine == selection.CombineMean:
+				wc := 1.0
+				if w != nil {
+					wc = w[c]
+				}
+				if math.IsNaN(comb) {
+					comb = 0
+				}
+				comb += wc * t.mean[i]
+				sum += wc
+			case math.IsNaN(comb) || (t.goal == selection.Max) == (t.mean[i] < comb):
+				comb = t.mean[i] // the worst cell
+			}
+		}
+		if g.Combine == selection.CombineMean {
+			comb /= sum
+		}
+		st.mean, st.class = append(st.mean, comb), append(st.class, class)
+		if class == desirable && (st.best < 0 || st.better(s, st.best)) {
+			st.best = s
+		}
+	}
+	if cd.Over == nil {
+		return false
+	}
+	return st.correct(*cd.Over, delta)
+}
