@@ -109,7 +109,11 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 	fmt.Printf("truth: %d replicates a point from %s; objective %s %s, indifference %s; subject to %s\n",
 		n, truthDir, obj.Goal, obj.Metric, indiff(obj), strings.Join(obj.SubjectTo, " and "))
 	for i, pt := range pool.Points {
-		fmt.Printf("  %-50s mean %12.5g  %s\n", pt.Label, tr.mean[i], tr.why[i])
+		extra := ""
+		if tr.primary != nil {
+			extra = fmt.Sprintf("  primary %.5g (far %v)", tr.primary[i], tr.far[i])
+		}
+		fmt.Printf("  %-50s mean %12.5g  %s%s\n", pt.Label, tr.mean[i], tr.why[i], extra)
 	}
 	if tr.best >= 0 {
 		fmt.Printf("best desirable point: %s (%.5g)\n", pool.Points[tr.best].Label, tr.mean[tr.best])
@@ -120,6 +124,9 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 	grid, err := plan.Grid()
 	if err != nil {
 		return err
+	}
+	if grid != nil && pool.Near != nil {
+		return fmt.Errorf("a secondary objective (then) with conditions is not judged here: the truth of nearness is per condition")
 	}
 	if grid != nil {
 		fmt.Printf("settings x conditions (combine %s): %d settings, %d conditions\n", grid.Combine, len(grid.Settings), len(grid.Conditions))
@@ -187,6 +194,11 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 				sel = grid.Settings[d.Conditions.Over.Best]
 			}
 			fmt.Printf("macro %3d: %-10s %-50s jobs %6d correct %v  (%s)\n", m, d.State, sel, d.Jobs, ok, d.Why)
+			if d.State != selection.Decided {
+				for _, i := range d.Survivors {
+					fmt.Printf("    still in contention: %s (%d replicates)\n", pool.Points[i].Label, d.Used[i])
+				}
+			}
 		}
 	}
 	lo, hi := wilson(correct, reps)

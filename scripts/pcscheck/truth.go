@@ -22,6 +22,12 @@ type truth struct {
 	why   []string
 	best  int // the best desirable point, -1 if none
 	goal  selection.Goal
+	// A secondary objective (then: Problem.Near): primary holds each point's pool mean of
+	// the primary metric, far the points more than δ₁ + τ from the best desirable one on
+	// it (must not be selected). best is then the best desirable point on the second
+	// metric among those within δ₁ − τ of it (docs/statistics.md §9).
+	primary []float64
+	far     []bool
 }
 
 // judgeTruth classifies every point over the whole pool, by the tolerance zones of the
@@ -118,7 +124,47 @@ func judgeTruth(p selection.Problem, cfg selection.Config) truth {
 			t.best = i
 		}
 	}
+	if p.Near != nil {
+		t.judgeNear(p)
+	}
 	return t
+}
+
+// judgeNear sets primary, far and best for a secondary objective.
+func (t *truth) judgeNear(p selection.Problem) {
+	k := len(p.Points)
+	t.primary, t.far = make([]float64, k), make([]bool, k)
+	sign := 1.0 // behind(i) > 0: worse than the best on the primary
+	if p.Near.Goal == selection.Max {
+		sign = -1
+	}
+	bestPrimary := math.NaN()
+	for i, pt := range p.Points {
+		var sum float64
+		var n int
+		for _, o := range pt.Reps {
+			if o.State == selection.OK && !math.IsNaN(o.Near) {
+				sum += o.Near
+				n++
+			}
+		}
+		t.primary[i] = sum / float64(n)
+		if t.class[i] == desirable && (math.IsNaN(bestPrimary) || sign*(t.primary[i]-bestPrimary) < 0) {
+			bestPrimary = t.primary[i]
+		}
+	}
+	d1, tau := p.Near.Delta, p.Near.Tolerance
+	if tau == 0 {
+		tau = d1 / 2
+	}
+	t.best = -1
+	for i := range k {
+		behind := sign * (t.primary[i] - bestPrimary)
+		t.far[i] = behind >= d1+tau
+		if t.class[i] == desirable && behind <= d1-tau && (t.best < 0 || t.better(i, t.best)) {
+			t.best = i
+		}
+	}
 }
 
 func name(class int) string { return [...]string{"desirable", "acceptable", "unacceptable"}[class] }
@@ -135,7 +181,7 @@ func (t truth) correct(d selection.Decision, delta float64) bool {
 	if t.best < 0 {
 		return d.State == selection.Infeasible
 	}
-	if d.Best < 0 || t.class[d.Best] == unacceptable {
+	if d.Best < 0 || t.class[d.Best] == unacceptable || t.far != nil && t.far[d.Best] {
 		return false
 	}
 	return math.Abs(t.mean[d.Best]-t.mean[t.best]) < delta || t.better(d.Best, t.best)
