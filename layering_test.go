@@ -41,12 +41,12 @@ import (
 // The layers, bottom to top: the package model (model.Version alone, which every
 // package may import); the model; leaves that know no model (process policy, the
 // file-system rules); the libraries constraint and selection, beside the results
-// directory's reader internal/results; the writer sink; the command back-ends export
+// directory's reader results; the writer sink; the command back-ends export
 // and slurm; sweep; the readers report and compare; the command cmd/rocesweep. Test
-// support and the helper commands under internal/results and scripts/ have rows of their
-// own. The order of internal/results and sink is issue 41's target (model ← results ←
-// sink ← sweep ← report/compare ← cmd): sink writes what internal/results reads, so it
-// will import internal/results, never the other way.
+// support and the helper commands under results and scripts/ have rows of their
+// own. The order of results and sink is issue 41's target (model ← results ←
+// sink ← sweep ← report/compare ← cmd): sink writes what results reads, so it
+// will import results, never the other way.
 const layers = `
 	# The model's version (model.Version): a leaf that every package may import, since
 	# naming the model's version links none of the model.
@@ -68,40 +68,40 @@ const layers = `
 	# Leaves: process policy, the results directory's file-system rules, the confidence
 	# intervals, the embedded study library. They know no model.
 	model
-	< internal/resultsfs, internal/ci, internal/buildinfo, internal/memory, configs;
+	< results/dirfs, selection/ci, internal/buildinfo, internal/memory, configs;
 
 	# Libraries: the spec's expression language (it parses units with model/config) and
 	# the selection rules.
-	model/config < internal/constraint;
-	internal/ci, internal/constraint < internal/selection;
+	model/config < constraint;
+	selection/ci, constraint < selection;
 
 	# The results directory's reader: layout, manifest, schema, status.
-	internal/resultsfs, model/config, model/stats < internal/results;
+	results/dirfs, model/config, model/stats < results;
 
-	# The writer of the results directory (issue 41: it is to import internal/results).
-	internal/resultsfs < sink;
+	# The writer of the results directory (issue 41: it is to import results).
+	results/dirfs < sink;
 
 	# Command back-ends. slurm launches jobs and knows no model.
-	internal/results, sink < internal/export;
-	internal/resultsfs < internal/slurm;
+	results, sink < results/export;
+	results/dirfs < sweep/slurm;
 
 	# sweep: plans and runs jobs, writes through sink.
-	MODEL, internal/memory, internal/selection, internal/results, sink < sweep;
+	MODEL, internal/memory, selection, results, sink < sweep;
 
 	# The readers of results directories.
-	sweep, internal/ci < report, compare;
+	sweep, selection/ci < report, compare;
 
 	# The command.
-	report, compare, internal/export, internal/slurm, internal/buildinfo, configs
+	report, compare, results/export, sweep/slurm, internal/buildinfo, configs
 	< cmd/rocesweep;
 
 	# Test support, imported only by _test.go files.
 	model < internal/doctest;
-	internal/results, sink < internal/results/resultstest;
+	results, sink < results/resultstest;
 	sweep < sweep/sweeptest;
 
 	# Helper commands for tests and scripts.
-	internal/results < internal/results/rowsdiff, internal/results/duckdiff;
+	results < scripts/rowsdiff, scripts/duckdiff;
 	sweep < scripts/pcscheck;
 `
 
@@ -110,10 +110,10 @@ const layers = `
 // list only shrinks: delete the line with the edge.
 var knownBackEdges = map[[2]string]string{
 	// issue 41: to remove. The reader reads through the writer; sink is to import
-	// internal/results instead.
-	{"internal/results", "sink"}: "issue 41: to remove",
+	// results instead.
+	{"results", "sink"}: "issue 41: to remove",
 	// issue 41: to remove. The manifest embeds selection.Config.
-	{"internal/results", "internal/selection"}: "issue 41: to remove",
+	{"results", "selection"}: "issue 41: to remove",
 }
 
 // TestLayering fails on any import between this module's packages that neither the
@@ -167,7 +167,7 @@ func TestLayering(t *testing.T) {
 }
 
 // TestSlurmLinksNoModel asks the go command, for this platform's build, what
-// internal/slurm links: no model/ package (issue 41's acceptance). TestLayering implies
+// sweep/slurm links: no model/ package (issue 41's acceptance). TestLayering implies
 // it for the table's edges; this checks the linked result.
 func TestSlurmLinksNoModel(t *testing.T) {
 	module := modulePath(t)
@@ -175,9 +175,9 @@ func TestSlurmLinksNoModel(t *testing.T) {
 	if err != nil {
 		t.Skipf("no go command in PATH: %v", err)
 	}
-	out, err := exec.Command(goCmd, "list", "-deps", "./internal/slurm").Output()
+	out, err := exec.Command(goCmd, "list", "-deps", "./sweep/slurm").Output()
 	if err != nil {
-		t.Fatalf("go list -deps ./internal/slurm: %v", err)
+		t.Fatalf("go list -deps ./sweep/slurm: %v", err)
 	}
 	var model []string
 	for _, p := range strings.Fields(string(out)) {
@@ -186,7 +186,7 @@ func TestSlurmLinksNoModel(t *testing.T) {
 		}
 	}
 	if len(model) > 0 {
-		t.Errorf("go list -deps ./internal/slurm lists %s: the Slurm launcher must not link the model", strings.Join(model, ", "))
+		t.Errorf("go list -deps ./sweep/slurm lists %s: the Slurm launcher must not link the model", strings.Join(model, ", "))
 	}
 }
 

@@ -14,9 +14,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // WallClock lists the metrics that measure the machine, not the model

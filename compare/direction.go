@@ -1,8 +1,8 @@
 package compare
 
 import (
-	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // Direction says which way a move of metric is better for a study asking objective obj:

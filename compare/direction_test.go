@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/compare"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/results/resultstest"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // A move is better or worse by the objective's goal for its metric, and by what the

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // StudyObjective is the objective manifest.json records in the first of dirs that has

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // Comparison is the result of either pairing: Result (by job_id) or PointResult (by

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // Pairing is how the rows of the two jobs tables pair up: by job_id (the same

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // PointDelta is one metric of one grid point present on both sides, compared replicate

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // A study's main metrics, in the order the page answers them after the objective's, each

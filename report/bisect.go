@@ -7,8 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // BisectView is a bisection's answer (results.BisectionStatus, replayed by the caller) as

@@ -22,8 +22,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // dpi of the PNG charts: a chart of W x H pixels is drawn on a W*72/96 x H*72/96 pt canvas.

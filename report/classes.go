@@ -5,9 +5,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // ClassIndifference is the relative change of a traffic class's completion fraction or

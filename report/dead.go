@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // notOutputs are the jobs columns that do not measure the model: identity, status and

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // notebookPath is the analysis notebook that ships with rocesweep.

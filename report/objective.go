@@ -5,11 +5,11 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/constraint"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // lowerBetter reports the direction of metric m when no objective states it: lower,

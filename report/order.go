@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // chartOrder lists the metrics a user tuning a fabric looks at first, after the main

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // Pivot writes the closing table of `rocesweep run` for the results directory dir: metric

@@ -5,29 +5,29 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // WritePNGs writes every chart as DIR/<chart id>.png and returns the paths in page order.
 // As every writer of rocesweep (docs/results.md §9), it writes nothing through a link:
 // DIR that is one, or a chart file that is one, is refused before anything is written
-// (a *resultsfs.LinkError naming it), and each file appears complete (a temp name, then
+// (a *dirfs.LinkError naming it), and each file appears complete (a temp name, then
 // rename).
 func (r *Report) WritePNGs(dir string) ([]string, error) {
-	if err := resultsfs.CheckNotLink(dir); err != nil {
+	if err := dirfs.CheckNotLink(dir); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if err := resultsfs.CheckNotLink(dir); err != nil {
+	if err := dirfs.CheckNotLink(dir); err != nil {
 		return nil, err
 	}
 	charts := r.Charts()
 	paths := make([]string, len(charts))
 	for i, c := range charts {
 		paths[i] = filepath.Join(dir, fileSafe(c.ID)+".png")
-		if err := resultsfs.CheckNotLink(paths[i]); err != nil {
+		if err := dirfs.CheckNotLink(paths[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -36,7 +36,7 @@ func (r *Report) WritePNGs(dir string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := resultsfs.WriteFileAtomic(nil, paths[i], "", img); err != nil {
+		if err := dirfs.WriteFileAtomic(nil, paths[i], "", img); err != nil {
 			return nil, err
 		}
 	}

@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/rocesweep/rocesweep/internal/ci"
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
 // JobSeries are the time-series charts of one job.

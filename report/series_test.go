@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // Time series read in units: bytes as B, KB or MB by the peak, time in µs or, from

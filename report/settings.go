@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // params formats the swept values of row i: "switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=700KB".

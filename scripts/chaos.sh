@@ -17,7 +17,7 @@
 #                between them, and every job's rows through its spill file)
 #   CHAOS_KEEP   a folder: each failed trial's directories are copied there
 #
-# What it does: builds rocesweep (no cgo) and internal/results/duckdiff (cgo, DuckDB),
+# What it does: builds rocesweep (no cgo) and scripts/duckdiff (cgo, DuckDB),
 # runs the reference (the sweep uninterrupted), then per trial, into a fresh results
 # directory on a tmpfs of its own, 2 to 4 rounds chosen by a seeded generator. A round is
 # an optional edit of the directory, then a run (`run`, later `run --resume`):
@@ -82,7 +82,7 @@ trap 'exit 2' INT TERM HUP
 
 echo "chaos: building rocesweep and duckdiff"
 CGO_ENABLED=0 go build -o "$tmp/rocesweep" ./cmd/rocesweep || exit 2
-CGO_ENABLED=1 go build -tags duckdb -o "$tmp/duckdiff" ./internal/results/duckdiff || exit 2
+CGO_ENABLED=1 go build -tags duckdb -o "$tmp/duckdiff" ./scripts/duckdiff || exit 2
 bin=$tmp/rocesweep
 diff=$tmp/duckdiff
 

@@ -2,7 +2,7 @@
 # rowscheck.sh: the "rows identical" gate of a performance change. It runs every
 # study of configs/*.yaml and every job of configs/bench/*.yaml with two binaries and
 # requires every table of every results directory to hold the same rows
-# (internal/results/rowsdiff: the columns that measure the machine or the simulator,
+# (scripts/rowsdiff: the columns that measure the machine or the simulator,
 # wall_sec, events and events_per_sec, are ignored).
 #
 #   scripts/rowscheck.sh BASE_REV            # e.g. main, or a commit: builds it in a worktree
@@ -41,7 +41,7 @@ for s in "${specs[@]}"; do
     run "$tmp/old" "$out" "$s" || { echo "rowscheck: base run of $s failed" >&2; exit 2; }
   fi
   run "$tmp/new" "$tmp/new-out" "$s" || { echo "rowscheck: run of $s failed" >&2; exit 2; }
-  if go run ./internal/results/rowsdiff "$out/$name" "$tmp/new-out/$name"; then
+  if go run ./scripts/rowsdiff "$out/$name" "$tmp/new-out/$name"; then
     echo "rowscheck: $s identical"
   else
     echo "rowscheck: $s DIFFERS" >&2

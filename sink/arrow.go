@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // arrowRows writes row slices of one table into an Arrow IPC file (the file format, with
@@ -55,7 +55,7 @@ func arrowSchema(t reflect.Type) *arrow.Schema {
 	return arrow.NewSchema(fields, nil)
 }
 
-func newArrowRows(t reflect.Type, w resultsfs.File) (*arrowRows, error) {
+func newArrowRows(t reflect.Type, w dirfs.File) (*arrowRows, error) {
 	schema := arrowSchema(t)
 	fw, err := ipc.NewFileWriter(w, ipc.WithSchema(schema), ipc.WithZstd())
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // # The journal, read back
@@ -335,7 +335,7 @@ type FileProblem struct {
 
 // checkCommit checks c's files in dir: present, of the recorded size and, with full,
 // of the recorded checksum (reading each file whole). It returns one problem per bad file.
-func checkCommit(fsys resultsfs.FS, dir string, c *commitInfo, full bool) []FileProblem {
+func checkCommit(fsys dirfs.FS, dir string, c *commitInfo, full bool) []FileProblem {
 	var out []FileProblem
 	for i, f := range c.files {
 		var problem string
@@ -372,7 +372,7 @@ func checkCommit(fsys resultsfs.FS, dir string, c *commitInfo, full bool) []File
 // fileSize and fileCRC read through the OS unless fsys can stat and open files itself.
 // A committed file is never a link (the sink writes none): one is a problem, and its
 // size is not its target's.
-func fileSize(fsys resultsfs.FS, name string) (int64, error) {
+func fileSize(fsys dirfs.FS, name string) (int64, error) {
 	if s, ok := fsys.(interface{ Size(string) (int64, error) }); ok {
 		return s.Size(name)
 	}
@@ -386,8 +386,8 @@ func fileSize(fsys resultsfs.FS, name string) (int64, error) {
 	return fi.Size(), nil
 }
 
-func fileCRC(fsys resultsfs.FS, name string) (string, error) {
-	if _, ok := fsys.(resultsfs.OS); !ok && fsys != nil {
+func fileCRC(fsys dirfs.FS, name string) (string, error) {
+	if _, ok := fsys.(dirfs.OS); !ok && fsys != nil {
 		data, err := fsys.ReadFile(name)
 		if err != nil {
 			return "", err
@@ -444,9 +444,9 @@ type JobRecord struct {
 // line's checksum and every committed file: present and of its recorded size, and with
 // full also of its recorded checksum (every file read whole). It only reads. `rocesweep
 // status` uses it.
-func VerifyJournal(fsys resultsfs.FS, dir, path string, full bool) (*ShardCheck, error) {
+func VerifyJournal(fsys dirfs.FS, dir, path string, full bool) (*ShardCheck, error) {
 	if fsys == nil {
-		fsys = resultsfs.OS{}
+		fsys = dirfs.OS{}
 	}
 	data, err := fsys.ReadFile(path)
 	if err != nil {
@@ -481,7 +481,7 @@ func VerifyJournal(fsys resultsfs.FS, dir, path string, full bool) (*ShardCheck,
 // journalShard is the shard tag of a journal file ("2of3", "1of1"), or "" for a file
 // whose name is not a journal's.
 func journalShard(path string) string {
-	k, n, ok := resultsfs.ParseJournalName(filepath.Base(path))
+	k, n, ok := dirfs.ParseJournalName(filepath.Base(path))
 	if !ok {
 		return ""
 	}
@@ -523,7 +523,7 @@ func ReadCommitted(dir string) (*Committed, error) {
 	}
 	out := &Committed{Parts: map[string]Part{}}
 	for _, e := range entries {
-		if _, _, ok := resultsfs.ParseJournalName(e.Name()); !ok || e.IsDir() {
+		if _, _, ok := dirfs.ParseJournalName(e.Name()); !ok || e.IsDir() {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // copyFile copies a committed part under another name: a stray that is a valid Parquet
@@ -46,7 +46,7 @@ func TestNoWritesThroughLinks(t *testing.T) {
 		{"table folder", "nd_stats", "parts", resumeOpen},
 		{"results directory", "", "parts", resumeOpen},
 		{"manifest", "manifest.json", "file", func(dir string) error {
-			return resultsfs.WriteFileAtomic(nil, filepath.Join(dir, "manifest.json"), "1of1", []byte("{}\n"))
+			return dirfs.WriteFileAtomic(nil, filepath.Join(dir, "manifest.json"), "1of1", []byte("{}\n"))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,7 +74,7 @@ func TestNoWritesThroughLinks(t *testing.T) {
 			}
 			before := snapshot(t, root, target)
 			err := tc.do(map[bool]string{true: path, false: dir}[tc.link == ""])
-			var le *resultsfs.LinkError
+			var le *dirfs.LinkError
 			if !errors.As(err, &le) || !strings.Contains(err.Error(), path+" is a symbolic link; rocesweep never writes through links") {
 				t.Errorf("err = %v, want a *LinkError naming %s", err, path)
 			}

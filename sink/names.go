@@ -9,7 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // partRE matches this package's file names: part-SHARD-NNNNNN.EXT and the temp
@@ -80,9 +80,9 @@ func ParsePartName(name string) (shard string, commit int, temp, ok bool) {
 }
 
 // ReadJournal returns the jobs of the complete commits of a journal file.
-func ReadJournal(fsys resultsfs.FS, path string) (map[string]string, error) {
+func ReadJournal(fsys dirfs.FS, path string) (map[string]string, error) {
 	if fsys == nil {
-		fsys = resultsfs.OS{}
+		fsys = dirfs.OS{}
 	}
 	data, err := fsys.ReadFile(path)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // recover reads the journal and removes debris of this shard; without Resume it refuses
@@ -107,7 +107,7 @@ func (w *Writer) recover() error {
 	}
 	if !w.opts.Resume {
 		if len(data) > 0 || len(debris) > 0 {
-			return fmt.Errorf("output directory %s %w of shard %s (%s); use --resume to continue it or choose another directory", w.opts.Dir, ErrExists, w.opts.Shard, resultsfs.JournalName(w.opts.Shard))
+			return fmt.Errorf("output directory %s %w of shard %s (%s); use --resume to continue it or choose another directory", w.opts.Dir, ErrExists, w.opts.Shard, dirfs.JournalName(w.opts.Shard))
 		}
 		return nil
 	}
@@ -131,7 +131,7 @@ func (w *Writer) recover() error {
 				appendCommit(&buf, c.n, c.jobs, c.files, c.sums)
 			}
 		}
-		if err := resultsfs.WriteFileAtomic(w.fs, w.jpath, "", buf.Bytes()); err != nil {
+		if err := dirfs.WriteFileAtomic(w.fs, w.jpath, "", buf.Bytes()); err != nil {
 			return fmt.Errorf("writing %s without its damaged lines: %w", w.jpath, err)
 		}
 		w.jsize, w.voids = int64(buf.Len()), nil
@@ -155,7 +155,7 @@ func (w *Writer) recover() error {
 
 // removeStrays removes, per other shard of this directory's shard count, that shard's
 // files that no complete commit of its journal names. Another shard's files are judged
-// and removed only while holding that shard's lock (resultsfs.LockName): a writer of it
+// and removed only while holding that shard's lock (dirfs.LockName): a writer of it
 // holds the lock from before its first temp file until after its last journal append,
 // so no file between a rename and its commit line is removed; a shard being written now
 // is left alone (its own --resume cleans it).
@@ -190,11 +190,11 @@ func (w *Writer) removeStrays(others map[string][]string) error {
 // commits do not name, under shard's lock; nothing when a writer of shard holds it.
 //
 // The lock is held only for a moment: a writer of shard starting meanwhile waits for it
-// (resultsfs.OS.Lock retries for 200 ms) rather than failing. So the journal is parsed
+// (dirfs.OS.Lock retries for 200 ms) rather than failing. So the journal is parsed
 // before, and under the lock only read again and compared, parsed anew only if it
 // changed.
 func (w *Writer) removeStraysOf(shard string, files []string, remove func(string) error) error {
-	jpath := filepath.Join(w.opts.Dir, resultsfs.JournalName(shard))
+	jpath := filepath.Join(w.opts.Dir, dirfs.JournalName(shard))
 	read := func() ([]byte, error) {
 		data, err := w.fs.ReadFile(jpath)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -222,8 +222,8 @@ func (w *Writer) removeStraysOf(shard string, files []string, remove func(string
 		return nil
 	}
 	named := namedBy(before)
-	unlock, err := w.fs.Lock(resultsfs.LockName(w.opts.Dir, shard))
-	var le *resultsfs.LockedError
+	unlock, err := w.fs.Lock(dirfs.LockName(w.opts.Dir, shard))
+	var le *dirfs.LockedError
 	if errors.As(err, &le) {
 		return nil // being written: its files may be about to be committed
 	}

@@ -38,7 +38,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // Format is the file format of the tables.
@@ -82,7 +82,7 @@ type Options struct {
 	// whose point the plan of this run finds valid, e.g. under another budget). nil:
 	// none.
 	Redo func(JobLine) bool
-	FS   resultsfs.FS     // nil: the operating system
+	FS   dirfs.FS         // nil: the operating system
 	Now  func() time.Time // nil: time.Now
 }
 
@@ -132,12 +132,12 @@ type Recovery struct {
 // Writer writes tables into a results directory. See the package doc for the protocol.
 type Writer struct {
 	opts     Options
-	fs       resultsfs.FS
+	fs       dirfs.FS
 	ext      string
 	tables   []*tableFile
 	byName   map[string]*tableFile
-	journal  resultsfs.File
-	unlock   func() error // releases the shard lock (resultsfs.OS.Lock)
+	journal  dirfs.File
+	unlock   func() error // releases the shard lock (dirfs.OS.Lock)
 	jpath    string
 	jsize    int64 // bytes of the journal that are complete commits
 	commit   int   // number of the commit being filled
@@ -156,7 +156,7 @@ type tableFile struct {
 	Table
 	dir  string
 	tmp  string
-	f    resultsfs.File
+	f    dirfs.File
 	cw   *countingFile
 	pq   parquetRows
 	ar   *arrowRows
@@ -195,19 +195,19 @@ func Open(opts Options, tables []Table) (*Writer, error) {
 		opts.CommitInterval = 10 * time.Second
 	}
 	if opts.FS == nil {
-		opts.FS = resultsfs.OS{}
+		opts.FS = dirfs.OS{}
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	w := &Writer{opts: opts, fs: opts.FS, ext: "." + string(opts.Format), byName: map[string]*tableFile{},
-		done: map[string]string{}, jpath: filepath.Join(opts.Dir, resultsfs.JournalName(opts.Shard))}
+		done: map[string]string{}, jpath: filepath.Join(opts.Dir, dirfs.JournalName(opts.Shard))}
 	if err := w.fs.MkdirAll(opts.Dir); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
-	// One writer per shard (resultsfs.LockName), taken before recover removes any debris.
-	unlock, err := w.fs.Lock(resultsfs.LockName(opts.Dir, opts.Shard))
-	var le *resultsfs.LockedError
+	// One writer per shard (dirfs.LockName), taken before recover removes any debris.
+	unlock, err := w.fs.Lock(dirfs.LockName(opts.Dir, opts.Shard))
+	var le *dirfs.LockedError
 	if errors.As(err, &le) {
 		return nil, fmt.Errorf("output directory %s: shard %s is being written by another rocesweep (%s); wait for it to end, or use another -o", opts.Dir, opts.Shard, le.Holder)
 	}

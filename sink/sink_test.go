@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // portRow is shaped like a record row: strings that repeat, counters, rates.
@@ -305,7 +305,7 @@ func TestResumeRemovesDebris(t *testing.T) {
 		os.WriteFile(f, []byte("theirs"), 0o644)
 	}
 	os.WriteFile(filepath.Join(dir, "journal-2of2.jsonl"), nil, 0o644) // its writer made it at its start
-	unlock, err := resultsfs.OS{}.Lock(resultsfs.LockName(dir, "2of2"))
+	unlock, err := dirfs.OS{}.Lock(dirfs.LockName(dir, "2of2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,16 +364,16 @@ func TestResumeRemovesDebris(t *testing.T) {
 
 // fullFS fails every write once budget bytes have been written: a disk filling up.
 type fullFS struct {
-	resultsfs.OS
+	dirfs.OS
 	budget int64
 }
 
 type fullFile struct {
-	resultsfs.File
+	dirfs.File
 	fs *fullFS
 }
 
-func (f *fullFS) Create(name string) (resultsfs.File, error) {
+func (f *fullFS) Create(name string) (dirfs.File, error) {
 	file, err := f.OS.Create(name)
 	if err != nil {
 		return nil, err
@@ -381,7 +381,7 @@ func (f *fullFS) Create(name string) (resultsfs.File, error) {
 	return &fullFile{file, f}, nil
 }
 
-func (f *fullFS) OpenAppend(name string) (resultsfs.File, error) {
+func (f *fullFS) OpenAppend(name string) (dirfs.File, error) {
 	file, err := f.OS.OpenAppend(name)
 	if err != nil {
 		return nil, err

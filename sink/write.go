@@ -10,7 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // Write appends rows (a []T of the table's row type) to table. Empty slices are free.
@@ -137,7 +137,7 @@ func (w *Writer) fileName(commit int) string {
 // record of the file. Both writers write front to back (the Arrow writer only asks for
 // its position); any other seek drops the checksum.
 type countingFile struct {
-	resultsfs.File
+	dirfs.File
 	n      int64
 	crc    uint32
 	noSeek bool // a seek moved the position: crc no longer describes the file

@@ -1,6 +1,6 @@
 package sweep
 
-import "github.com/rocesweep/rocesweep/internal/constraint"
+import "github.com/rocesweep/rocesweep/constraint"
 
 // Constraint is a `sweep.constraint` expression over attribute paths (package
 // constraint has the language); Pos is where the spec states it.

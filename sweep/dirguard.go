@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
-// claimDir decides, under the directory lock (resultsfs.LockDir), whether this run may
+// claimDir decides, under the directory lock (dirfs.LockDir), whether this run may
 // write o.Dir: the directory is new, empty or holds rocesweep results (never a folder
 // of unrelated files); its manifest, if any, has this plan, model version and format
 // (checkManifest) and this shard count; and when it has no manifest this run writes
@@ -25,7 +25,7 @@ import (
 func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 	fsys := o.FS
 	if fsys == nil {
-		fsys = resultsfs.OS{}
+		fsys = dirfs.OS{}
 	}
 	// A folder of unrelated files is refused before the lock file is made in it; a
 	// folder with results stays one, so this check needs no lock.
@@ -37,7 +37,7 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 	if err := fsys.MkdirAll(o.Dir); err != nil {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	unlock, err := resultsfs.LockDir(fsys, o.Dir)
+	unlock, err := dirfs.LockDir(fsys, o.Dir)
 	if err != nil {
 		return fmt.Errorf("output directory %s: %w", o.Dir, err)
 	}
@@ -63,13 +63,13 @@ func claimDir(p *Plan, o Options, start time.Time, tables []sink.Table) error {
 // journal and lock, its spill folder, or a table folder. The sink and the spill check
 // each file as they open it; this check names the link before anything is written.
 func refuseLinks(o Options, tables []sink.Table) error {
-	names := []string{"", results.ManifestFile, resultsfs.JournalName(o.Shard.Tag()), filepath.Base(resultsfs.LockName(o.Dir, o.Shard.Tag())),
+	names := []string{"", results.ManifestFile, dirfs.JournalName(o.Shard.Tag()), filepath.Base(dirfs.LockName(o.Dir, o.Shard.Tag())),
 		filepath.Base(spillDir(o.Dir, o.Shard))}
 	for _, t := range tables {
 		names = append(names, t.Name)
 	}
 	for _, n := range names {
-		if err := resultsfs.CheckNotLink(filepath.Join(o.Dir, n)); err != nil {
+		if err := dirfs.CheckNotLink(filepath.Join(o.Dir, n)); err != nil {
 			return err
 		}
 	}
@@ -114,7 +114,7 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 	} else {
 		seen := map[int]bool{}
 		for _, e := range entries {
-			if _, n, ok := resultsfs.ParseJournalName(e.Name()); ok && !seen[n] {
+			if _, n, ok := dirfs.ParseJournalName(e.Name()); ok && !seen[n] {
 				seen[n] = true
 				have = append(have, n)
 			}
@@ -129,7 +129,7 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 				o.Dir, o.Shard.Tag())
 		default:
 			return fmt.Errorf("output directory %s holds a sweep split into %d shards (%s ...); this run is shard %s: use --shard K/%d, or another -o",
-				o.Dir, n, resultsfs.JournalName(results.ShardTag(1, n)), o.Shard.Tag(), n)
+				o.Dir, n, dirfs.JournalName(results.ShardTag(1, n)), o.Shard.Tag(), n)
 		}
 	}
 	return nil

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -234,7 +234,7 @@ func TestRunRefusesLinks(t *testing.T) {
 			if link != "" {
 				_, err = sweep.Run(context.Background(), p, testJob, sweep.Options{Dir: dir, Workers: 2, Resume: true})
 			}
-			var le *resultsfs.LinkError
+			var le *dirfs.LinkError
 			if !errors.As(err, &le) || le.Path != path || !strings.Contains(err.Error(), "rocesweep never writes through links") {
 				t.Errorf("err = %v, want a link error naming %s", err, path)
 			}

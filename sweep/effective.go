@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // Setting is one line of a results directory's effective configuration.

@@ -10,10 +10,10 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // faultSpec is a 6-job sweep for the fault tests.
@@ -94,7 +94,7 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 		if calls.Add(1) == 2 {
 			return nil, &os.PathError{Op: "open", Path: name, Err: errors.New("injected spill fault")}
 		}
-		return resultsfs.OpenFile(name, flag, perm)
+		return dirfs.OpenFile(name, flag, perm)
 	}
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -134,7 +134,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 				if calls.Add(1) >= 3 {
 					return nil, &os.PathError{Op: "open", Path: name, Err: errno}
 				}
-				return resultsfs.OpenFile(name, flag, perm)
+				return dirfs.OpenFile(name, flag, perm)
 			}
 			p := faultPlan(t)
 			dir := filepath.Join(t.TempDir(), "out")
@@ -147,7 +147,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 			if rep.OK != 2 || rep.Failed != 0 || rep.Machine < 1 {
 				t.Fatalf("%d ok, %d failed, %d stopped by the machine; want 2, 0 and the job that met the fault", rep.OK, rep.Failed, rep.Machine)
 			}
-			openSpill = resultsfs.OpenFile // the resource is back
+			openSpill = dirfs.OpenFile // the resource is back
 			rep, err = Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, Resume: true})
 			if err != nil || rep.OK != 4 || rep.Skipped != 2 {
 				t.Fatalf("resume: %v, %d ok, %d skipped; want 4 and 2", err, rep.OK, rep.Skipped)

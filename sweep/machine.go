@@ -5,7 +5,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // One rule says what is the machine and what is the job (README "Reliability: how jobs
@@ -31,7 +31,7 @@ func machineCause(err error) string {
 		}
 		return "" // an explicit --max-disk-per-job: the job's rows outgrew what it was given
 	}
-	var le *resultsfs.LinkError
+	var le *dirfs.LinkError
 	if errors.As(err, &le) {
 		return "a symbolic link where rocesweep writes (remove it)"
 	}

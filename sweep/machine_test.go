@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // machineCause tells the machine from the job (machine.go): every errno of a resource
@@ -31,7 +31,7 @@ func TestMachineCause(t *testing.T) {
 		{&os.PathError{Op: "write", Path: "x", Err: syscall.EIO}, "I/O error"},
 		{&os.PathError{Op: "open", Path: "x", Err: syscall.EROFS}, "read-only"},
 		{&os.PathError{Op: "open", Path: "x", Err: syscall.ESTALE}, "stale"},
-		{&resultsfs.LinkError{Path: "x"}, "link"},
+		{&dirfs.LinkError{Path: "x"}, "link"},
 		{&DiskBudgetError{Max: 1 << 20, Share: true}, "nearly full"},
 		{&DiskBudgetError{Max: 1 << 20}, ""},
 		{errors.New("panic: fake"), ""},

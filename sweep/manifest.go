@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
-	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
@@ -157,10 +157,10 @@ func writeManifest(p *Plan, o Options, start time.Time, tables []sink.Table) err
 	if m, err := results.ReadManifestFS(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) &&
 		sameQuestion(m, p.Spec.Objective, o.Selection) {
 		// another shard wrote it; a temp file this shard's killed run left goes
-		resultsfs.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
+		dirfs.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
 		return nil
 	}
-	return resultsfs.WriteFileAtomic(o.FS, name, o.Shard.Tag(), manifestOf(p, o, start, tables).Marshal())
+	return dirfs.WriteFileAtomic(o.FS, name, o.Shard.Tag(), manifestOf(p, o, start, tables).Marshal())
 }
 
 // sameQuestion reports whether manifest m records objective obj and selection sel.

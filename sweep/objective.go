@@ -9,11 +9,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocesweep/rocesweep/internal/constraint"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/model/workload"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // The study's question (design.md "Sweep spec", README "The study's question"):

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // Overrides are a command line's changes to a spec, applied after the file (design.md

@@ -16,9 +16,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // Plan is the expanded list of jobs of a spec, in plan order (grid order, then

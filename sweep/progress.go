@@ -13,7 +13,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
-	"github.com/rocesweep/rocesweep/internal/constraint"
+	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 

@@ -15,10 +15,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rocesweep/rocesweep/internal/memory"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
-	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
@@ -79,7 +79,7 @@ type Options struct {
 	// CommitInterval bounds how long finished jobs wait before they are durable
 	// (sink.Options.CommitInterval); default 10 s.
 	CommitInterval time.Duration
-	FS             resultsfs.FS // nil: the operating system (tests inject a full disk)
+	FS             dirfs.FS // nil: the operating system (tests inject a full disk)
 
 	Progress    io.Writer     // progress and the closing table; nil: nothing
 	TTY         bool          // Progress is a terminal: a live bar instead of log lines

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
@@ -159,7 +159,7 @@ func TestShardsSideBySide(t *testing.T) {
 	dir := t.TempDir()
 	for k := 1; k <= 3; k++ {
 		sh, _ := sweep.ParseShard(fmt.Sprintf("%d/3", k))
-		os.WriteFile(resultsfs.AtomicTemp(filepath.Join(dir, "manifest.json"), sh.Tag()), []byte("{\"half"), 0o644)
+		os.WriteFile(dirfs.AtomicTemp(filepath.Join(dir, "manifest.json"), sh.Tag()), []byte("{\"half"), 0o644)
 		rep, err := run(t, p, testJob, sweep.Options{Dir: dir, Workers: 2, Shard: sh})
 		if err != nil {
 			t.Fatal(err)
@@ -366,21 +366,21 @@ sweep:
 
 // fullFS fails writes once budget bytes are written (a disk filling up during a run).
 type fullFS struct {
-	resultsfs.OS
+	dirfs.OS
 	budget atomic.Int64
 }
 
 type fullFile struct {
-	resultsfs.File
+	dirfs.File
 	fs *fullFS
 }
 
-func (f *fullFS) Create(name string) (resultsfs.File, error) {
+func (f *fullFS) Create(name string) (dirfs.File, error) {
 	file, err := f.OS.Create(name)
 	return &fullFile{file, f}, err
 }
 
-func (f *fullFS) OpenAppend(name string) (resultsfs.File, error) {
+func (f *fullFS) OpenAppend(name string) (dirfs.File, error) {
 	file, err := f.OS.OpenAppend(name)
 	return &fullFile{file, f}, err
 }

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocesweep/rocesweep/internal/constraint"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // A sequential selection (`run --select`, README "Selecting the best point") runs a

@@ -12,10 +12,10 @@ import (
 	"sync"
 
 	"github.com/rocesweep/rocesweep/internal/memory"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
@@ -60,9 +60,9 @@ func spillPath(dir string, sh Shard, j *Job) string {
 // on a job's footprint.
 const spillBuffer = 64 << 10
 
-// openSpill opens a spill file (resultsfs.OpenFile: never through a link); the fault
+// openSpill opens a spill file (dirfs.OpenFile: never through a link); the fault
 // tests replace it to fail as a full disk or an exhausted file table does.
-var openSpill = resultsfs.OpenFile
+var openSpill = dirfs.OpenFile
 
 // errAbandoned is what a job that goes on after it was abandoned gets from its spill.
 var errAbandoned = errors.New("the job was abandoned")
@@ -190,7 +190,7 @@ func (s *spill) writeLocked(b stats.Batch) error {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return fmt.Errorf("spill folder: %w", err)
 		}
-		if err := resultsfs.CheckNotLink(dir); err != nil {
+		if err := dirfs.CheckNotLink(dir); err != nil {
 			return err
 		}
 		f, err := openSpill(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
@@ -294,7 +294,7 @@ func writeBatch(w *sink.Writer, b stats.Batch) error {
 // does not decode aborts the writer's open commit (sink.Writer.Abort): some of its rows
 // may already be in the open files.
 func replaySpill(w *sink.Writer, path string) error {
-	f, err := resultsfs.OpenFile(path, os.O_RDONLY, 0)
+	f, err := dirfs.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return w.Abort(fmt.Errorf("reading the rows of a finished job: %w", err))
 	}

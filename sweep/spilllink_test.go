@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // A spill file, or the spill folder, that is a symbolic link is refused, naming it; the
@@ -33,7 +33,7 @@ func TestSpillNeverWritesThroughALink(t *testing.T) {
 			s := &spill{path: path}
 			err := s.write(stats.Batch{NdStats: []stats.NdStats{{JobID: "j"}}})
 			s.close()
-			var le *resultsfs.LinkError
+			var le *dirfs.LinkError
 			if !errors.As(err, &le) || le.Path != linkPath {
 				t.Errorf("err = %v, want a link error naming %s", err, linkPath)
 			}

@@ -7,9 +7,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/model"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // ReadStatus is results.ReadStatus with what the sweep adds: this model version, the

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/rocesweep/rocesweep/internal/results"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/sink"
 )
 

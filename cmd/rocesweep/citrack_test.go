@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/results/resultstest"
-	"github.com/rocesweep/rocesweep/internal/slurm"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 
 // scripts/ci-track.sh tells its outcomes apart by exit status and last line: a baseline

@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocesweep/rocesweep/internal/slurm"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 
 // k8sJob is the part of scripts/k8s-indexed-job.yaml that makes it a sweep runner.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/slurm"
 	"github.com/rocesweep/rocesweep/model"
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 
 // cmdLs lists the results directories under DIR (default results/): results.List gives

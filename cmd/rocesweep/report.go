@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/report"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -72,7 +72,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := r.WriteHTML(&page); err != nil {
 		return fmt.Errorf("report: %s: %w", *out, err)
 	}
-	if err := resultsfs.WriteFileAtomic(nil, *out, "", page.Bytes()); err != nil {
+	if err := dirfs.WriteFileAtomic(nil, *out, "", page.Bytes()); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d charts, %d of %d jobs ok)\n", *out, len(r.Charts()), r.OK, r.Rows)

@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/selection"
 	"github.com/rocesweep/rocesweep/report"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )

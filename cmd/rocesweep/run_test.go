@@ -30,9 +30,9 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
@@ -499,7 +499,7 @@ func TestSecondWriterOfAShardRefused(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	os.MkdirAll(dir, 0o755)
-	unlock, err := resultsfs.OS{}.Lock(resultsfs.LockName(dir, "2of3")) // a run of shard 2/3 in progress
+	unlock, err := dirfs.OS{}.Lock(dirfs.LockName(dir, "2of3")) // a run of shard 2/3 in progress
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/compare"
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
 	"github.com/rocesweep/rocesweep/report"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
 // A sweep run as 3 shards into one directory is one dataset for every reader: the
@@ -70,7 +70,7 @@ func TestShardsReadAsOneDataset(t *testing.T) {
 }
 
 // Shards started together into one fresh directory are decided one after the other:
-// each takes the directory's lock (resultsfs.LockDir) before it reads the manifest and
+// each takes the directory's lock (dirfs.LockDir) before it reads the manifest and
 // writes it when absent, so a later shard sees what an earlier one wrote, whatever the
 // timing. Here the test is the earlier run: it holds the lock, shard 1/3 is started
 // and must wait for it (seen in /proc/locks, not guessed with a sleep); while it waits
@@ -108,7 +108,7 @@ workload: {kind: incast, senders: 7, message_size: 64KB}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := resultsfs.LockDir(nil, dir) // a run of shard 1/2 deciding the directory is its own
+	unlock, err := dirfs.LockDir(nil, dir) // a run of shard 1/2 deciding the directory is its own
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,10 +121,10 @@ workload: {kind: incast, senders: 7, message_size: 64KB}
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	if err := waitForLockWaiter(t, resultsfs.DirLockName(dir), cmd.Process.Pid, exited); err != nil {
-		t.Fatalf("shard 1/3 went on while another run held the directory's lock (%s): %v\n%s", resultsfs.DirLockName(dir), err, &out)
+	if err := waitForLockWaiter(t, dirfs.DirLockName(dir), cmd.Process.Pid, exited); err != nil {
+		t.Fatalf("shard 1/3 went on while another run held the directory's lock (%s): %v\n%s", dirfs.DirLockName(dir), err, &out)
 	}
-	if err := resultsfs.WriteFileAtomic(resultsfs.OS{}, filepath.Join(dir, results.ManifestFile), "1of2", manifest); err != nil {
+	if err := dirfs.WriteFileAtomic(dirfs.OS{}, filepath.Join(dir, results.ManifestFile), "1of2", manifest); err != nil {
 		t.Fatal(err)
 	}
 	unlock()

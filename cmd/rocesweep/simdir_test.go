@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // A sim re-run deleted files it had not written, a sim killed with

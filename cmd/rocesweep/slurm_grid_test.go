@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/slurm"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 
 // slurm refuses a --time sbatch would refuse, passes --grid on to every task, and

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/results"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // TestSlurmSelftestCheck is the independent check of scripts/slurm-selftest.sh; it skips

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/slurm"
+	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 
 // fakeSbatch writes an sbatch stand-in that appends its arguments to DIR/sbatch.log and

@@ -14,12 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocesweep/rocesweep/internal/results"
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
-	"github.com/rocesweep/rocesweep/internal/slurm"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/slurm"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 
@@ -129,7 +129,7 @@ func TestStatusAcrossShards(t *testing.T) {
 	}
 	runInterruptedAfterFirstJob(t, ciSpec, "-o", dir, "--shard", "3/3")
 	// shard 3/3 is being written again (its lock is held) while status looks
-	unlock, err := resultsfs.OS{}.Lock(resultsfs.LockName(dir, "3of3"))
+	unlock, err := dirfs.OS{}.Lock(dirfs.LockName(dir, "3of3"))
 	if err != nil {
 		t.Fatal(err)
 	}

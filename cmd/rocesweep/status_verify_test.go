@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/internal/resultsfs"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
@@ -205,7 +205,7 @@ func TestStatusVerifyRunningShardsFiles(t *testing.T) {
 	data, _ := os.ReadFile(files[0])
 	os.WriteFile(filepath.Join(dir, "jobs", ".part-2of2-000099.parquet.tmp"), data, 0o644)
 	os.WriteFile(filepath.Join(dir, "jobs", "part-2of2-000099.parquet"), data, 0o644)
-	unlock, err := resultsfs.OS{}.Lock(resultsfs.LockName(dir, "2of2"))
+	unlock, err := dirfs.OS{}.Lock(dirfs.LockName(dir, "2of2"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ var homePages = map[string]string{
 	"docs/results.md":     "results.md",
 	"docs/design.md":      "design.md",
 	"docs/statistics.md":  "statistics.md",
-	"internal/selection/": "statistics.md",
+	"selection/": "statistics.md",
 }
 
 // Page is a parsed docs page: its headings.

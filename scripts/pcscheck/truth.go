@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/rocesweep/rocesweep/internal/constraint"
-	"github.com/rocesweep/rocesweep/internal/selection"
+	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/selection"
 )
 
 // Feasibility classes of the truth (README "Selecting the best point": a tolerance

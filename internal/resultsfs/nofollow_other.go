@@ -1,6 +1,0 @@
-//go:build !unix
-
-package resultsfs
-
-// oNoFollow is 0 where open has no such flag: OpenFile checks with Lstat first.
-const oNoFollow = 0

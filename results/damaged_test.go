@@ -1,0 +1,68 @@
+package results_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/sink"
+)
+
+// partSeeds returns the bytes of a jobs part and an nd_stats part of a small synthetic
+// directory in format f, each with its extension.
+func partSeeds(t testing.TB, dir string, f sink.Format) (ext string, parts [][]byte) {
+	t.Helper()
+	if err := resultstest.WriteFormat(dir, resultstest.Grid([]float64{0.5, 1}, []float64{200e3}, 2, true), f); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"jobs", "nd_stats"} {
+		ps, err := results.Parts(dir, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(ps[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, data)
+		ext = filepath.Ext(ps[0])
+	}
+	return ext, parts
+}
+
+// Every bit flipped in a committed part, of either format, makes ReadTable name the part
+// as damaged (its checksum, checked before any decoder sees the bytes: an Arrow IPC
+// footer's lengths are not checked by its decoder, and one flip could make it allocate
+// terabytes).
+func TestDamagedCommittedPartIsNamed(t *testing.T) {
+	for _, format := range []sink.Format{sink.Parquet, sink.Arrow} {
+		t.Run(string(format), func(t *testing.T) {
+			dir := t.TempDir()
+			partSeeds(t, dir, format)
+			ps, err := results.Parts(dir, "jobs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			orig, err := os.ReadFile(ps[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 1; k < len(orig); k += len(orig)/97 + 1 {
+				data := append([]byte(nil), orig...)
+				data[len(data)-k] ^= 1 << (k % 8)
+				if err := os.WriteFile(ps[0], data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				_, err := results.ReadTable(dir, "jobs", nil)
+				var de *sink.DamagedPartError
+				if !errors.As(err, &de) || de.Path != ps[0] || !strings.Contains(err.Error(), "checksum") {
+					t.Fatalf("byte %d from the end flipped: ReadTable: %v, want the part named as damaged by its checksum", k, err)
+				}
+			}
+		})
+	}
+}
