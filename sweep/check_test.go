@@ -2,21 +2,11 @@ package sweep_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
-
-func TestCheckMetric(t *testing.T) {
-	if err := sweep.CheckMetric("drops_total"); err != nil {
-		t.Errorf("drops_total: %v", err)
-	}
-	if err := sweep.CheckMetric("drops"); err == nil || !strings.Contains(err.Error(), `unknown metric "drops"`) {
-		t.Errorf("drops: %v, want unknown metric", err)
-	}
-}
 
 func TestValidJobs(t *testing.T) {
 	p, err := sweep.Expand(mustSpec(t, sweeptest.GridSpec("g", 1, 3, "10us")), nil)

@@ -2,9 +2,7 @@ package sweep
 
 import (
 	"fmt"
-	"time"
 
-	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/fabric"
 )
 
@@ -111,34 +109,4 @@ func OverDiskShare(p *Plan, share int64, dir string) string {
 	}
 	return fmt.Sprintf("%d of %d points are estimated to hold more rows on disk while a job runs than a job's share of the free space of %s's file system (%s, the free space less a fifth, over -j); the largest, %s, %s: if a job's rows outgrow it the sweep stops unrecorded (free space, lower -j or give --max-disk-per-job, then --resume)",
 		n, len(all), dir, fabric.HumanBytes(share), p.Label(worst.Job), fabric.HumanBytes(worst.DiskBytes))
-}
-
-// LongJobWarning is the wall time above which a job's estimate is warned of (LongJobs).
-const LongJobWarning = 10 * time.Minute
-
-// LongJobs warns of the points whose jobs are estimated to take more than
-// LongJobWarning of one core each (fabric.Estimate.CPUSec), naming the spec, the largest
-// and the keys that make a job long; "" when none is. A message of a terabyte with
-// `stop: drain` runs until it completes, whatever `duration` says.
-func LongJobs(p *Plan, all []JobEstimate) string {
-	var worst *JobEstimate
-	n := 0
-	for i, e := range all {
-		if e.CPUSec > LongJobWarning.Seconds() {
-			n++
-			if worst == nil || e.CPUSec > worst.CPUSec {
-				worst = &all[i]
-			}
-		}
-	}
-	if worst == nil {
-		return ""
-	}
-	keys := "workload.message_size, workload.messages, duration"
-	if worst.Job.Config.Stop == "drain" {
-		keys += " (stop: drain runs until every message completes)"
-	}
-	return fmt.Sprintf("%s: %d of %d points are estimated above %v of one core a job; the largest, %s: ~%s M events for %s of payload in %s messages, about %s at ~%s M events/s (README \"Performance\"): check %s, or bound each job with --max-wall-per-job",
-		p.Spec.File, n, len(all), LongJobWarning, p.Label(worst.Job), config.Commas(int64(worst.Events/1e6)), fabric.HumanBytes(int64(min(worst.Bytes, 9e18))),
-		config.Commas(int64(min(worst.Messages, 9e18))), (time.Duration(worst.CPUSec) * time.Second).Round(time.Minute), config.Commas(int64(fabric.EventsPerSecond/1e6)), keys)
 }

@@ -438,27 +438,6 @@ func TestArrowFormat(t *testing.T) {
 	}
 }
 
-func TestPivot(t *testing.T) {
-	p := plan(t, spec, "replicates=1")
-	rep, err := run(t, p, testJob, sweep.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	if err := sweep.Pivot(&b, p, rep.Summaries, "drops_total"); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	// Row 0.25, column 700KB: 250 + 700 + seed mod 7.
-	j := p.Jobs[1]
-	want := fmt.Sprint(250 + 700 + int64(j.Seed%7))
-	lines := strings.Split(out, "\n")
-	if len(lines) < 6 || !strings.Contains(lines[1], "switch.LossyAlpha \\ switch.StaticPoolXoffThreshold") ||
-		!strings.Contains(lines[2], "0.25") || !strings.Contains(lines[2], want) {
-		t.Errorf("pivot:\n%s(want %s in the 0.25 row)", out, want)
-	}
-}
-
 // BenchmarkRunner measures jobs/s on CPU-bound fake jobs (~10-20 ms each) with 1 and 2
 // workers; compare the two for the scaling on this machine.
 func BenchmarkRunner(b *testing.B) {

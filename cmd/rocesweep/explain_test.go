@@ -196,13 +196,13 @@ func TestValidateWarnsAsExplain(t *testing.T) {
 	printed := map[string]bool{}
 	for _, line := range strings.Split(errb.String(), "\n") {
 		if _, msg, ok := strings.Cut(line, " points): "); ok {
-			printed[sweep.WarningShape(msg)] = true
+			printed[warningShape(msg)] = true
 		} else if _, msg, ok := strings.Cut(line, " e.g.): "); ok {
-			printed[sweep.WarningShape(msg)] = true
+			printed[warningShape(msg)] = true
 		}
 	}
 	for _, w := range ex.Warnings {
-		if !printed[sweep.WarningShape(w)] {
+		if !printed[warningShape(w)] {
 			t.Errorf("validate lacks explain's warning %q:\n%s", w, errb.String())
 		}
 	}

@@ -96,7 +96,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	printNotices(stderr, p.Spec)
 	if *asJSON {
-		return sweep.WritePlanJSON(stdout, p)
+		return writePlanJSON(stdout, p)
 	}
 	printPlan(stdout, p)
 	if _, largest := sweep.Estimates(p); largest != nil {
@@ -121,5 +121,5 @@ func planHeadline(p *sweep.Plan) string {
 
 func printPlan(w io.Writer, p *sweep.Plan) {
 	fmt.Fprintln(w, planHeadline(p))
-	sweep.WriteJobTable(w, p)
+	writeJobTable(w, p)
 }

@@ -63,7 +63,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("run: %v", err)
 	}
 	if *metric != "" {
-		if err := sweep.CheckMetric(*metric); err != nil {
+		if err := checkMetric(*metric); err != nil {
 			return usagef("run: --metric: %v", err)
 		}
 	}
@@ -102,7 +102,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
-	abort := sweep.AbortAfter(sigs, *rf.grace, stderr)
+	abort := abortAfter(sigs, *rf.grace, stderr)
 
 	for _, st := range *retry {
 		if st != "failed" && st != "timeout" && st != "invalid" {
@@ -286,7 +286,7 @@ func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, me
 		if metric == "" {
 			metric = "drops_total"
 		}
-		sweep.Pivot(stdout, p, rep.Summaries, metric)
+		pivot(stdout, p, rep.Summaries, metric)
 	}
 }
 

@@ -532,7 +532,7 @@ func TestPlanAndValidate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("plan exit %d: %s", code, stderr)
 	}
-	var pj sweep.PlanJSON
+	var pj planJSON
 	if err := json.Unmarshal([]byte(out), &pj); err != nil {
 		t.Fatal(err)
 	}

@@ -78,11 +78,11 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *asJSON {
 		for _, s := range rep.Summaries {
 			est, _ := fabric.EstimateJob(&plan.Jobs[0].Config)
-			return sweep.WriteSimJSON(stdout, s, dir, peakRSS(), est.MemBytes)
+			return writeSimJSON(stdout, s, dir, peakRSS(), est.MemBytes)
 		}
 	}
 	for _, s := range rep.Summaries {
-		sweep.WriteSimSummary(stdout, &plan.Jobs[0].Config, s)
+		writeSimSummary(stdout, &plan.Jobs[0].Config, s)
 	}
 	fmt.Fprintf(stdout, "results: %s\n", dir)
 	return nil

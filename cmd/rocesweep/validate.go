@@ -49,13 +49,13 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // printWarnings prints the spec's notices and warnings, then each distinct warning of
-// the plan's valid points once, with the number of points it concerns (sweep.PointWarnings).
+// the plan's valid points once, with the number of points it concerns (pointWarnings).
 func printWarnings(w io.Writer, p *sweep.Plan) {
 	printNotices(w, p.Spec)
 	for _, m := range p.Spec.Warnings {
 		fmt.Fprintf(w, "rocesweep: warning: %s\n", clipLines(m))
 	}
-	for _, g := range sweep.PointWarnings(p) {
+	for _, g := range pointWarnings(p) {
 		eg := ""
 		if g.Variants > 1 {
 			eg = fmt.Sprintf(", %d variants, e.g.", g.Variants)
@@ -63,7 +63,7 @@ func printWarnings(w io.Writer, p *sweep.Plan) {
 		fmt.Fprintf(w, "rocesweep: warning (%d of %d points%s): %s\n", g.Points, p.Points, eg, g.Example)
 	}
 	all, _ := sweep.Estimates(p)
-	if msg := sweep.LongJobs(p, all); msg != "" {
+	if msg := longJobs(p, all); msg != "" {
 		fmt.Fprintf(w, "rocesweep: warning: %s\n", msg)
 	}
 }

@@ -1,4 +1,4 @@
-package sweep
+package main
 
 import (
 	"fmt"
@@ -7,25 +7,25 @@ import (
 	"time"
 )
 
-// AbortAfter returns the channel for Options.Abort that closes when running jobs are to
+// abortAfter returns the channel for sweep.Options.Abort that closes when running jobs are to
 // be abandoned (design.md "Runner guarantees"): the first stop signal on sigs stops the
 // sweep taking jobs (the caller's context), and the running ones then have grace to
 // finish (they run again with --resume), so that `timeout`, Slurm's scancel and a
 // service manager stop a sweep promptly; a second signal, or grace 0, abandons them at
 // once. Each abandonment is said on w.
 //
-// The same signal again within SameStop of the first is the same stop, not a second
+// The same signal again within sameStop of the first is the same stop, not a second
 // one: GNU timeout sends its signal to the command and then to its whole process group,
-// so the runner gets it twice at once (which abandoned the running jobs in half of the
-// runs under timeout, whatever --grace said).
-func AbortAfter(sigs <-chan os.Signal, grace time.Duration, w io.Writer) <-chan struct{} {
-	return abortAfter(sigs, grace, w, time.Now)
+// so the runner gets it twice at once.
+func abortAfter(sigs <-chan os.Signal, grace time.Duration, w io.Writer) <-chan struct{} {
+	return abortAfterAt(sigs, grace, w, time.Now)
 }
 
-// SameStop is how soon the same signal again counts as the first stop (AbortAfter).
-const SameStop = time.Second
+// sameStop is how soon the same signal again counts as the first stop (abortAfter).
+const sameStop = time.Second
 
-func abortAfter(sigs <-chan os.Signal, grace time.Duration, w io.Writer, now func() time.Time) <-chan struct{} {
+// abortAfterAt is abortAfter with the clock now (tests use a fake one).
+func abortAfterAt(sigs <-chan os.Signal, grace time.Duration, w io.Writer, now func() time.Time) <-chan struct{} {
 	abort := make(chan struct{})
 	go func() {
 		var first os.Signal
@@ -42,8 +42,8 @@ func abortAfter(sigs <-chan os.Signal, grace time.Duration, w io.Writer, now fun
 					continue
 				case first == nil:
 					fmt.Fprintln(w, "\nrocesweep: stop signal with --grace 0: abandoning running jobs, flushing finished ones")
-				case sig == first && t.Sub(at) < SameStop:
-					fmt.Fprintf(w, "\nrocesweep: %v again within %v of the first: the same stop (as GNU timeout signals a command and then its group); the running jobs keep their --grace %v (interrupt again to abandon them)\n", sig, SameStop, grace)
+				case sig == first && t.Sub(at) < sameStop:
+					fmt.Fprintf(w, "\nrocesweep: %v again within %v of the first: the same stop (as GNU timeout signals a command and then its group); the running jobs keep their --grace %v (interrupt again to abandon them)\n", sig, sameStop, grace)
 					continue
 				default:
 					fmt.Fprintln(w, "\nrocesweep: second interrupt: abandoning running jobs, flushing finished ones")

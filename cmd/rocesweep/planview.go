@@ -1,4 +1,4 @@
-package sweep
+package main
 
 import (
 	"encoding/json"
@@ -9,11 +9,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/rocesweep/rocesweep/model"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// WriteJobTable writes the jobs of p, one a line: index, id, replicate, seed, then each
+// writeJobTable writes the jobs of p, one a line: index, id, replicate, seed, then each
 // axis's value as written (INVALID after an invalid job's).
-func WriteJobTable(w io.Writer, p *Plan) {
+func writeJobTable(w io.Writer, p *sweep.Plan) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"job", "id", "replicate", "seed"}
 	for _, a := range p.Axes {
@@ -33,8 +34,8 @@ func WriteJobTable(w io.Writer, p *Plan) {
 	tw.Flush()
 }
 
-// PlanJSON is the JSON form of a plan (rocesweep plan --json).
-type PlanJSON struct {
+// planJSON is the JSON form of a plan (rocesweep plan --json).
+type planJSON struct {
 	Name         string    `json:"name"`
 	PlanSize     int       `json:"plan_size"`
 	Points       int       `json:"points"`
@@ -43,11 +44,11 @@ type PlanJSON struct {
 	Axes         []string  `json:"axes"`
 	ModelVersion string    `json:"model_version"`
 	PlanHash     string    `json:"plan_hash"`
-	Jobs         []JobJSON `json:"jobs"`
+	Jobs         []jobJSON `json:"jobs"`
 }
 
-// JobJSON is a job of PlanJSON.
-type JobJSON struct {
+// jobJSON is a job of planJSON.
+type jobJSON struct {
 	Index     int               `json:"index"`
 	ID        string            `json:"id"`
 	Point     int               `json:"point"`
@@ -58,16 +59,16 @@ type JobJSON struct {
 	Invalid   string            `json:"invalid,omitempty"`
 }
 
-// WritePlanJSON writes p as indented JSON: the plan's size, axes, model version and hash,
+// writePlanJSON writes p as indented JSON: the plan's size, axes, model version and hash,
 // then every job with its values as written (params) and typed by jobs column (values).
-func WritePlanJSON(w io.Writer, p *Plan) error {
-	out := PlanJSON{Name: p.Spec.Base.Name, PlanSize: len(p.Jobs), Points: p.Points, Filtered: p.Filtered,
+func writePlanJSON(w io.Writer, p *sweep.Plan) error {
+	out := planJSON{Name: p.Spec.Base.Name, PlanSize: len(p.Jobs), Points: p.Points, Filtered: p.Filtered,
 		Replicates: p.Spec.Replicates, Axes: []string{}, ModelVersion: model.Version, PlanHash: p.Hash()}
 	for _, a := range p.Axes {
 		out.Axes = append(out.Axes, a.Path)
 	}
 	for _, j := range p.Jobs {
-		jj := JobJSON{Index: j.Index, ID: j.ID, Point: j.Point, Replicate: j.Replicate, Seed: j.Seed,
+		jj := jobJSON{Index: j.Index, ID: j.ID, Point: j.Point, Replicate: j.Replicate, Seed: j.Seed,
 			Params: map[string]string{}, Values: map[string]any{}}
 		for i, a := range p.Axes {
 			jj.Params[a.Path] = j.Values[i].Text

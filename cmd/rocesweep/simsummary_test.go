@@ -1,4 +1,4 @@
-package sweep
+package main
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestSimSummaryNone(t *testing.T) {
 		FctP50Usec: 12.5, FctP99Usec: math.NaN(), FctMaxUsec: math.NaN(), HostFctP50Usec: 13, HostFctP99Usec: math.NaN(), HostFctMaxUsec: math.NaN(),
 		FctP99UsecLossless: math.NaN(), FctP99UsecLossy: math.NaN(), CompletedFracLossless: math.NaN(), CompletedFracLossy: 10.0 / 15}
 	var b bytes.Buffer
-	WriteSimSummary(&b, &cfg, s)
+	writeSimSummary(&b, &cfg, s)
 	for _, want := range []string{"FCT p50 / p99 / max", "12.5 / not reached / not reached us (at host memory 13 / not reached / not reached)",
 		"none / not reached us", "completed none / 66.7%", "15 started, 10 completed at the sender", "note: stop: drain reached the duration cap"} {
 		if !strings.Contains(b.String(), want) {
@@ -29,7 +29,7 @@ func TestSimSummaryNone(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteSimJSON(&b, s, "results/x", 7<<20, 5<<20); err != nil {
+	if err := writeSimJSON(&b, s, "results/x", 7<<20, 5<<20); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {

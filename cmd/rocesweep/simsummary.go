@@ -1,4 +1,4 @@
-package sweep
+package main
 
 import (
 	"encoding/json"
@@ -12,10 +12,10 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 )
 
-// WriteSimJSON is `sim --json`: the jobs-table metrics by name, the results
+// writeSimJSON is `sim --json`: the jobs-table metrics by name, the results
 // directory and the peak resident set of the process so far (scripts/bench.sh reads it;
 // one key per line, so shell tools can too).
-func WriteSimJSON(w io.Writer, s *stats.Summary, dir string, peakRSS, estimated int64) error {
+func writeSimJSON(w io.Writer, s *stats.Summary, dir string, peakRSS, estimated int64) error {
 	metrics := map[string]*float64{} // NaN (no traffic of that kind) is null, as in jobs
 	for i, v := range s.Values() {
 		if !math.IsNaN(v) {
@@ -67,8 +67,8 @@ func tailText(v float64, started int64) string {
 	return orNone(v)
 }
 
-// WriteSimSummary is `sim`'s short human summary of its one job.
-func WriteSimSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
+// writeSimSummary is `sim`'s short human summary of its one job.
+func writeSimSummary(w io.Writer, cfg *config.Config, s *stats.Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "simulated\t%.6g s in %.3g s wall (%s events, %.3g M events/s)\n", s.SimTimeSec, s.WallSec, config.Commas(s.Events), s.EventsPerSec/1e6)
 	fmt.Fprintf(tw, "data packets\t%s sent, %.4g M per wall second\n", config.Commas(s.DataPackets), float64(s.DataPackets)/s.WallSec/1e6)

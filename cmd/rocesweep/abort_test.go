@@ -1,4 +1,4 @@
-package sweep
+package main
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func TestAbortAfterSameStop(t *testing.T) {
 	}{
 		{"timeout's two SIGTERMs, then a later one", []os.Signal{syscall.SIGTERM, syscall.SIGTERM, syscall.SIGTERM}, []time.Duration{0, time.Millisecond, 3 * time.Second}, 2, "the same stop"},
 		{"SIGTERM then SIGINT at once", []os.Signal{syscall.SIGTERM, syscall.SIGINT}, []time.Duration{0, time.Millisecond}, 1, "second interrupt"},
-		{"two Ctrl-C a second apart", []os.Signal{os.Interrupt, os.Interrupt}, []time.Duration{0, SameStop}, 1, "second interrupt"},
+		{"two Ctrl-C a second apart", []os.Signal{os.Interrupt, os.Interrupt}, []time.Duration{0, sameStop}, 1, "second interrupt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sigs := make(chan os.Signal) // unbuffered: a send returns once the last is handled
@@ -56,7 +56,7 @@ func TestAbortAfterSameStop(t *testing.T) {
 				return t0.Add(tc.at[n-1])
 			}
 			var out lockedBuffer
-			abort := abortAfter(sigs, time.Hour, &out, now)
+			abort := abortAfterAt(sigs, time.Hour, &out, now)
 			for i, sig := range tc.sigs {
 				select {
 				case sigs <- sig:

@@ -1,4 +1,4 @@
-package sweep
+package main
 
 import (
 	"regexp"
@@ -6,20 +6,21 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/explain"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// PointWarning is one distinct warning (explain.Warnings) of a plan's valid points: its
+// pointWarning is one distinct warning (explain.Warnings) of a plan's valid points: its
 // first example, how many points give it and in how many variants.
-type PointWarning struct {
+type pointWarning struct {
 	Example  string
 	Points   int
 	Variants int
 }
 
-// PointWarnings groups the warnings of the plan's valid points. A grid makes one message
+// pointWarnings groups the warnings of the plan's valid points. A grid makes one message
 // per value it sweeps ("Xoff 100,000", "Xoff 300,000"): messages alike but for their
-// numbers (WarningShape) are one warning, shown by its first example. Sorted by example.
-func PointWarnings(p *Plan) []PointWarning {
+// numbers (warningShape) are one warning, shown by its first example. Sorted by example.
+func pointWarnings(p *sweep.Plan) []pointWarning {
 	type group struct {
 		example  string
 		points   int
@@ -34,7 +35,7 @@ func PointWarnings(p *Plan) []PointWarning {
 		last = j.Point
 		seen := map[string]bool{}
 		for _, msg := range explain.Messages(explain.Warnings(&j.Config)) {
-			k := WarningShape(msg)
+			k := warningShape(msg)
 			g := groups[k]
 			if g == nil {
 				g = &group{example: msg, messages: map[string]bool{}}
@@ -48,18 +49,18 @@ func PointWarnings(p *Plan) []PointWarning {
 			g.example = min(g.example, msg)
 		}
 	}
-	out := make([]PointWarning, 0, len(groups))
+	out := make([]pointWarning, 0, len(groups))
 	for _, g := range groups {
-		out = append(out, PointWarning{Example: g.example, Points: g.points, Variants: len(g.messages)})
+		out = append(out, pointWarning{Example: g.example, Points: g.points, Variants: len(g.messages)})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Example < out[b].Example })
 	return out
 }
 
-// WarningShape is a warning with its quantities blanked (numbers of 3 or more digits,
+// warningShape is a warning with its quantities blanked (numbers of 3 or more digits,
 // with a comma or a decimal point; not pool and TC numbers or § sections): the key that
 // groups the messages one warning gives at different points of a grid.
-func WarningShape(msg string) string {
+func warningShape(msg string) string {
 	return numberRE.ReplaceAllStringFunc(msg, func(n string) string {
 		if strings.HasPrefix(n, "§") || len(strings.TrimRight(n, ".,")) < 3 {
 			return n
