@@ -37,7 +37,7 @@ sweep:
 
 // thresholdJob drops lossless packets below a headroom of 100 B per ns of NIC Delay plus
 // 2,345 B (12,345 B at 100 ns, 102,345 B at 1 µs): a pure function of the configuration.
-func thresholdJob(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
+func thresholdJob(ctx context.Context, cfg config.Config, jobID string, emit func(stats.Batch) error) (*stats.Result, error) {
 	res := sweeptest.Result(cfg, jobID, 1000)
 	need := 100*cfg.NIC.NetworkInterface.TransmissionMedium.Delay.Nanos() + 2345
 	if h := float64(cfg.Switch.SharedBufferManager.HeadRoomPerPortLimit); h < need {
@@ -49,7 +49,7 @@ func thresholdJob(ctx context.Context, cfg config.Config, jobID string) (*stats.
 // noisyThresholdJob is thresholdJob with a violation in a share of runs that falls with
 // the headroom (5% per KB below the threshold, from the job's seed: replicate r of every
 // probe draws the same number, common random numbers).
-func noisyThresholdJob(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
+func noisyThresholdJob(ctx context.Context, cfg config.Config, jobID string, emit func(stats.Batch) error) (*stats.Result, error) {
 	res := sweeptest.Result(cfg, jobID, 1000)
 	need := 100*cfg.NIC.NetworkInterface.TransmissionMedium.Delay.Nanos() + 2345
 	short := (need - float64(cfg.Switch.SharedBufferManager.HeadRoomPerPortLimit)) / 1000
@@ -137,11 +137,11 @@ func TestBisectDeterministicRuns(t *testing.T) {
 			for attempt := 0; ; attempt++ {
 				ctx, cancel := context.WithCancel(context.Background())
 				stopAt := started.Load() + 5
-				job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+				job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 					if started.Add(1) >= stopAt {
 						cancel()
 					}
-					return tc.job(c, cfg, id)
+					return tc.job(c, cfg, id, emit)
 				}
 				sr, err := sweep.Select(ctx, bisectPlan(t, tc.spec), job, sweep.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
 				cancel()

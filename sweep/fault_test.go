@@ -43,8 +43,7 @@ func faultPlan(t *testing.T) *Plan {
 // keeps going whatever the emitter answers, as the simulation's recorder once did: the
 // runner alone must see to it that such a job is not recorded ok without its rows.
 func emittingJob(rows int) JobFunc {
-	return func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		emit := Emitter(ctx)
+	return func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		for i := 0; i < rows; i += 10 {
 			b := stats.Batch{}
 			for k := i; k < min(i+10, rows); k++ {
@@ -172,12 +171,12 @@ func TestDiskBudgetFailsTheJob(t *testing.T) {
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	// 50 rows (~7 KB spilled) fit 1 MiB; the job of LossyAlpha 16 emits 20,000 (~3 MB).
-	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		n := 50
 		if cfg.Switch.SharedBufferManager.LossyAlpha == 16 {
 			n = 20_000
 		}
-		return emittingJob(n)(ctx, cfg, id)
+		return emittingJob(n)(ctx, cfg, id, emit)
 	}
 	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 2, MaxDiskPerJob: 1 << 20})
 	if err != nil {
@@ -240,12 +239,12 @@ func TestDiskShareStopsTheSweep(t *testing.T) {
 	spillEveryRow(t)
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		n := 50
 		if cfg.Switch.SharedBufferManager.LossyAlpha == 16 {
 			n = 20_000
 		}
-		return emittingJob(n)(ctx, cfg, id)
+		return emittingJob(n)(ctx, cfg, id, emit)
 	}
 	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 1, MaxDiskPerJob: 1 << 20, MaxDiskShare: true})
 	var me *MachineError

@@ -86,9 +86,9 @@ func heldStep(b *stats.Batch, id string, k, steps int) {
 // heldJob produces heldRows through a stats.Recorder whose Emit is the runner's emitter,
 // as the simulation does: the recorder emits a batch at each DefaultBatchRows and reuses
 // its slices, and the rows of the last, partial batch stay in the Result.
-func heldJob(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+func heldJob(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 	rec := stats.NewRecorder(id, nil)
-	rec.Emit = Emitter(ctx)
+	rec.Emit = emit
 	steps := heldSteps(cfg)
 	for k := range steps {
 		heldStep(&rec.Batch, id, k, steps)
@@ -470,12 +470,11 @@ func TestAbandonedJobsHeldRowsDropped(t *testing.T) {
 	abort := make(chan struct{})
 	var abandoned string
 	after := make(chan error, 1)
-	job := func(jctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	job := func(jctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		if cfg.Switch.SharedBufferManager.LossyAlpha != 2 {
-			return heldJob(jctx, cfg, id)
+			return heldJob(jctx, cfg, id, emit)
 		}
 		abandoned = id
-		emit := Emitter(jctx)
 		b := heldRows(id, 100)
 		if err := emit(b); err != nil {
 			return nil, err

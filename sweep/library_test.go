@@ -103,7 +103,7 @@ func TestQuickstartDecidesAroundTheTrap(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stuck, best int64 = 0, -1
-	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		return fabric.Run(ctx, cfg, fabric.Options{JobID: id})
 	}
 	sr, err := sweep.Select(context.Background(), p, job, sweep.Options{Dir: filepath.Join(t.TempDir(), "qs"), Workers: 2})

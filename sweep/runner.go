@@ -27,7 +27,11 @@ import (
 // share nothing with other jobs (they run in parallel). It should return soon after ctx
 // is done (check it every few thousand events): ctx ends at --max-wall-per-job or on a
 // second Ctrl-C, and a job that ignores it is abandoned, still burning its CPU.
-type JobFunc func(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error)
+//
+// emit is the function the job gives its recorder (fabric.Options.Emit) so that its rows
+// leave it in batches while it runs; nil when the runner takes them from the Result at
+// the end (the rows still held there are written after the emitted ones).
+type JobFunc func(ctx context.Context, cfg config.Config, jobID string, emit func(stats.Batch) error) (*stats.Result, error)
 
 // Options configure Run. The zero value of each field means its default.
 type Options struct {
@@ -388,7 +392,7 @@ func (r *runner) runOne(j *Job) (outcome, bool) {
 	ch := make(chan ret, 1) // buffered: an abandoned job can still finish and exit
 	begin := time.Now()
 	go func() {
-		res, err := callJob(withEmitter(ctx, sp.write), r.job, j.Config, j.ID)
+		res, err := callJob(ctx, r.job, j.Config, j.ID, sp.write)
 		ch <- ret{res, err}
 	}()
 	var x ret

@@ -187,7 +187,7 @@ func TestShardsSideBySide(t *testing.T) {
 func TestFailuresAreRecorded(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec, "replicates=1")
-	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		b := cfg.Switch.SharedBufferManager
 		switch {
 		case b.LossyAlpha == 0.5 && b.StaticPoolXoffThreshold == 400_000:
@@ -198,7 +198,7 @@ func TestFailuresAreRecorded(t *testing.T) {
 			<-ctx.Done() // a runaway: only the deadline ends it
 			return nil, ctx.Err()
 		}
-		return testJob(ctx, cfg, id)
+		return testJob(ctx, cfg, id, emit)
 	}
 	dir := t.TempDir()
 	rep, err := run(t, p, job, sweep.Options{Dir: dir, Workers: 2, MaxWallPerJob: 200 * time.Millisecond})
@@ -248,11 +248,11 @@ func TestInterruptAndResume(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	var started atomic.Int64
-	job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		if started.Add(1) == 5 {
 			cancel()
 		}
-		return testJob(c, cfg, id)
+		return testJob(c, cfg, id, emit)
 	}
 	rep, err := sweep.Run(ctx, p, job, sweep.Options{Dir: dir, Workers: 2, CommitInterval: time.Hour})
 	if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.Contains(err.Error(), "--resume") {
@@ -298,9 +298,9 @@ func TestInterruptedBeforeStart(t *testing.T) {
 	cancel()
 	for i := range 50 {
 		var ran atomic.Int64
-		job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 			ran.Add(1)
-			return testJob(c, cfg, id)
+			return testJob(c, cfg, id, emit)
 		}
 		rep, err := sweep.Run(ctx, p, job, sweep.Options{Dir: t.TempDir(), Workers: 2})
 		if err == nil || !strings.Contains(err.Error(), "interrupted") {
@@ -316,9 +316,9 @@ func TestInterruptedBeforeStart(t *testing.T) {
 func TestRefusedBeforeAnyJob(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	var calls atomic.Int64
-	job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		calls.Add(1)
-		return testJob(c, cfg, id)
+		return testJob(c, cfg, id, emit)
 	}
 	bad := plan(t, spec, "switch.HeadRoomPerPortLimit=40MB")
 	dir := filepath.Join(t.TempDir(), "out")

@@ -37,7 +37,7 @@ sweep:
 
 // noisyJob is the fake job of selectSpec. Its value depends on the job's configuration
 // and seed only, so every run of a job gives the same rows.
-func noisyJob(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
+func noisyJob(ctx context.Context, cfg config.Config, jobID string, emit func(stats.Batch) error) (*stats.Result, error) {
 	res := sweeptest.Result(cfg, jobID, 1000)
 	alpha := cfg.Switch.SharedBufferManager.LossyAlpha
 	common := rand.New(rand.NewPCG(cfg.Seed, 1)).NormFloat64() * 20 // same for every point
@@ -117,11 +117,11 @@ func TestSelectDeterministic(t *testing.T) {
 	for attempt := 0; ; attempt++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		stopAt := started.Load() + 7
-		job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 			if started.Add(1) >= stopAt {
 				cancel()
 			}
-			return noisyJob(c, cfg, id)
+			return noisyJob(c, cfg, id, emit)
 		}
 		sr, err := sweep.Select(ctx, selectPlan(t), job, sweep.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
 		cancel()
@@ -190,7 +190,7 @@ sweep:
   conditions: [workload.senders]
 `
 
-func condJob(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
+func condJob(ctx context.Context, cfg config.Config, jobID string, emit func(stats.Batch) error) (*stats.Result, error) {
 	res := sweeptest.Result(cfg, jobID, 1000)
 	alpha := cfg.Switch.SharedBufferManager.LossyAlpha
 	mu := map[[2]float64]float64{{0.5, 3}: 105, {0.5, 7}: 140, {1, 3}: 110, {1, 7}: 122, {2, 3}: 120, {2, 7}: 118}[[2]float64{alpha, float64(cfg.Workload.Senders)}]
@@ -274,11 +274,11 @@ func TestSelectConditions(t *testing.T) {
 	for attempt := 0; ; attempt++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		stopAt := started.Load() + 5
-		job := func(c context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 			if started.Add(1) >= stopAt {
 				cancel()
 			}
-			return condJob(c, cfg, id)
+			return condJob(c, cfg, id, emit)
 		}
 		sr, err := sweep.Select(ctx, plan(), job, sweep.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
 		cancel()

@@ -10,9 +10,10 @@ import (
 )
 
 // Simulate is the real job of `run` and `sim`: one fabric simulation (model/fabric).
-func Simulate(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
-	// Under the sweep runner the rows leave the job in batches as they are produced.
-	return runFabric(ctx, cfg, fabric.Options{JobID: jobID, Emit: Emitter(ctx)})
+// Under the sweep runner the rows leave the job in batches through emit as they are
+// produced.
+func Simulate(ctx context.Context, cfg config.Config, jobID string, emit func(stats.Batch) error) (*stats.Result, error) {
+	return runFabric(ctx, cfg, fabric.Options{JobID: jobID, Emit: emit})
 }
 
 // ValidateJob adds the fabric's checks (topology, workload) to config.Validate for the

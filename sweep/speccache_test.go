@@ -31,7 +31,7 @@ func TestWorkerSpecCacheConfigs(t *testing.T) {
 	jobs := []planJob{{p, p.Jobs[0]}, {p, p.Jobs[1]}, {p2, p2.Jobs[1]}, {p, p.Jobs[1]}, {p, p.Jobs[0]}}
 	var mu sync.Mutex
 	got := map[string]config.Config{}
-	job := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		mu.Lock()
 		got[id] = cfg
 		mu.Unlock()

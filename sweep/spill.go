@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -32,20 +31,6 @@ import (
 // fills, and the journal's all-or-nothing rule per job stands: rows reach the part files
 // only with their job's jobs row, in the same commit. Spill files are temporary: Run
 // removes the folder at its start (under the shard lock) and at its end.
-
-type emitKey struct{}
-
-// Emitter returns the function a JobFunc gives its recorder (fabric.Options.Emit) so that
-// the job's rows leave it in batches while it runs; nil when the runner takes them from
-// the Result at the end (the rows still held there are written after the emitted ones).
-func Emitter(ctx context.Context) func(stats.Batch) error {
-	f, _ := ctx.Value(emitKey{}).(func(stats.Batch) error)
-	return f
-}
-
-func withEmitter(ctx context.Context, f func(stats.Batch) error) context.Context {
-	return context.WithValue(ctx, emitKey{}, f)
-}
 
 // spillDir is the folder of the spill files of a shard.
 func spillDir(dir string, sh Shard) string { return filepath.Join(dir, ".spill-"+sh.Tag()) }

@@ -15,12 +15,11 @@ import (
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 
-// streamingJob is sweeptest's job whose rows leave it through sweep.Emitter one row per
+// streamingJob is sweeptest's job whose rows leave it through the emitter one row per
 // batch (nd_stats and messages), the rest staying in the Result: the runner must write
 // both, emitted rows first, so each table holds exactly the rows of the fake's Result.
-func streamingJob(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+func streamingJob(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 	res := sweeptest.Result(cfg, id, 1)
-	emit := sweep.Emitter(ctx)
 	if emit == nil {
 		panic("the runner gave no emitter")
 	}
@@ -71,8 +70,8 @@ func TestFailedJobsEmittedRowsDropped(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
-	failing := func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		res, err := streamingJob(ctx, cfg, id)
+	failing := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
+		res, err := streamingJob(ctx, cfg, id, emit)
 		if cfg.Switch.SharedBufferManager.LossyAlpha == 1 {
 			return nil, os.ErrDeadlineExceeded
 		}

@@ -245,12 +245,11 @@ func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batc
 	if req.SpillEveryRow {
 		sp.hold = 0
 	}
-	ctx := withEmitter(context.Background(), sp.write)
 	begin := time.Now()
 	var res *stats.Result
 	cfg, err := specs.config(req)
 	if err == nil {
-		res, err = callJob(ctx, job, cfg, req.JobID)
+		res, err = callJob(context.Background(), job, cfg, req.JobID, sp.write)
 	}
 	var spilled string
 	var held stats.Batch
@@ -283,14 +282,15 @@ func releaseHeap() {
 	}
 }
 
-// callJob runs job, turning a panic into an error and a nil result into one.
-func callJob(ctx context.Context, job JobFunc, cfg config.Config, id string) (res *stats.Result, err error) {
+// callJob runs job with the emitter emit, turning a panic into an error and a nil result
+// into one.
+func callJob(ctx context.Context, job JobFunc, cfg config.Config, id string, emit func(stats.Batch) error) (res *stats.Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			res, err = nil, fmt.Errorf("panic: %v\n%s", v, stackHead(debug.Stack()))
 		}
 	}()
-	res, err = job(ctx, cfg, id)
+	res, err = job(ctx, cfg, id, emit)
 	if err == nil && res == nil {
 		err = errors.New("the job returned no result")
 	}

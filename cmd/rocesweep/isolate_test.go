@@ -249,12 +249,12 @@ func TestRetryFailedRunsThemAgain(t *testing.T) {
 	var ran atomic.Int64
 	fake := sweeptest.Job(1000)
 	failAlpha := 1.0
-	jobFunc = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	jobFunc = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		ran.Add(1)
 		if cfg.Switch.SharedBufferManager.LossyAlpha == failAlpha {
 			return nil, errors.New("flaky")
 		}
-		return fake(ctx, cfg, id)
+		return fake(ctx, cfg, id, emit)
 	}
 	run := func(args ...string) (int, string) {
 		var out, errb bytes.Buffer

@@ -100,31 +100,31 @@ func childJob() sweep.JobFunc {
 		// CPU: the crash and interrupt tests need jobs running when the signal comes, and
 		// spinning workers only took the machine from the other tests.
 		inner := job
-		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		job = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 			select {
 			case <-time.After(wall):
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			return inner(ctx, cfg, id)
+			return inner(ctx, cfg, id, emit)
 		}
 	}
 	if dir := os.Getenv("ROCESWEEP_TEST_PIDS"); dir != "" {
 		// Each job leaves a file named by its process and job: which worker ran what.
 		inner := job
-		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		job = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 			if cfg.Switch.SharedBufferManager.LossyAlpha == 2 && os.Getenv("ROCESWEEP_TEST_CRASH_ALPHA2") == "1" {
 				os.Exit(7) // the worker dies mid-job
 			}
 			// Its content is the worker's GOMAXPROCS (sweep.Procs).
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s", os.Getpid(), id)), []byte(strconv.Itoa(runtime.GOMAXPROCS(0))), 0o644)
-			return inner(ctx, cfg, id)
+			return inner(ctx, cfg, id, emit)
 		}
 	}
 	if os.Getenv("ROCESWEEP_TEST_ALLOC_ALPHA2") == "1" {
 		// The jobs of LossyAlpha 2 take 512 MB, far more than any estimate says.
 		inner := job
-		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		job = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 			if cfg.Switch.SharedBufferManager.LossyAlpha == 2 {
 				greedy := make([]byte, 512<<20)
 				for i := range greedy {
@@ -132,7 +132,7 @@ func childJob() sweep.JobFunc {
 				}
 				defer runtime.KeepAlive(greedy)
 			}
-			return inner(ctx, cfg, id)
+			return inner(ctx, cfg, id, emit)
 		}
 	}
 	if mode := os.Getenv("ROCESWEEP_TEST_SIGKILL_ALPHA2"); mode != "" {
@@ -140,7 +140,7 @@ func childJob() sweep.JobFunc {
 		// OOM killer, kill -9) does: "always", or "once:DIR" (the first time each job
 		// runs, noted in DIR).
 		inner := job
-		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+		job = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 			if cfg.Switch.SharedBufferManager.LossyAlpha == 2 {
 				note, once := strings.CutPrefix(mode, "once:")
 				mark := filepath.Join(note, id)
@@ -152,7 +152,7 @@ func childJob() sweep.JobFunc {
 					select {}
 				}
 			}
-			return inner(ctx, cfg, id)
+			return inner(ctx, cfg, id, emit)
 		}
 	}
 	hangAfter, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_HANG_AFTER"))
@@ -162,12 +162,12 @@ func childJob() sweep.JobFunc {
 	// The jobs after the first hangAfter that start in this process hang until ctx ends:
 	// a sweep with finished jobs and running ones, whatever the timing.
 	var started atomic.Int64
-	return func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	return func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		if started.Add(1) > int64(hangAfter) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
-		return job(ctx, cfg, id)
+		return job(ctx, cfg, id, emit)
 	}
 }
 
@@ -439,9 +439,9 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string, job
 	var n atomic.Int64
 	saved := jobFunc
 	fake := sweeptest.Job(1000)
-	jobFunc = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	jobFunc = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		n.Add(1)
-		return fake(ctx, cfg, id)
+		return fake(ctx, cfg, id, emit)
 	}
 	defer func() { jobFunc = saved }()
 	var out, errb bytes.Buffer

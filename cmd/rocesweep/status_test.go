@@ -96,8 +96,8 @@ func runInterruptedAfterFirstJob(t *testing.T, args ...string) {
 	saved := jobFunc
 	defer func() { jobFunc = saved }()
 	var first atomic.Bool
-	jobFunc = func(jctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		res, err := sweep.Simulate(jctx, cfg, id)
+	jobFunc = func(jctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
+		res, err := sweep.Simulate(jctx, cfg, id, emit)
 		if first.CompareAndSwap(false, true) {
 			cancel()
 			select {
@@ -201,11 +201,11 @@ func TestStatusFailedAndNotStarted(t *testing.T) {
 	saved := jobFunc
 	defer func() { jobFunc = saved }()
 	fake := sweeptest.Job(1000)
-	jobFunc = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+	jobFunc = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		if cfg.Switch.SharedBufferManager.LossyAlpha == 2 {
 			return nil, errors.New("alpha 2 fails")
 		}
-		return fake(ctx, cfg, id)
+		return fake(ctx, cfg, id, emit)
 	}
 	var out, errb bytes.Buffer
 	if code := mainWithArgs(context.Background(), []string{"run", spec, "-o", dir, "--shard", "1/4", "-j", "2"}, &out, &errb); code != 1 {

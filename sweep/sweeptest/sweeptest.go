@@ -24,7 +24,7 @@ import (
 // Special cases by cfg.Name: "fail" returns an error, "panic" panics, "hang" ignores its
 // work and waits for ctx.
 func Job(work int) sweep.JobFunc {
-	return func(ctx context.Context, cfg config.Config, jobID string) (*stats.Result, error) {
+	return func(ctx context.Context, cfg config.Config, jobID string, emit func(stats.Batch) error) (*stats.Result, error) {
 		switch cfg.Name {
 		case "fail":
 			return nil, errors.New("fake failure")
