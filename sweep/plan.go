@@ -416,3 +416,42 @@ func Shuffle(jobs []*Job, seed uint64) []*Job {
 	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
 }
+
+// copyConfig returns a copy of c that shares nothing with it, so that setting a job's
+// values (a workload.mix.N.key path writes into its mix entry) leaves c as it was. A
+// Config is a value but for its workload's mix entries, each a Workload again
+// (TestCopyConfigSharesNothing).
+func copyConfig(c *config.Config) config.Config {
+	cfg := *c
+	cfg.Workload = copyWorkload(c.Workload)
+	return cfg
+}
+
+func copyWorkload(w config.Workload) config.Workload {
+	if w.Mix != nil {
+		mix := make([]config.Workload, len(w.Mix))
+		for i, m := range w.Mix {
+			mix[i] = copyWorkload(m)
+		}
+		w.Mix = mix
+	}
+	return w
+}
+
+// JobConfig rebuilds the configuration of the job id the way Expand made it, from its
+// spec s, its axis values (path, text pairs, in Plan.Axes order), its seed and its
+// replicate, and checks that the result is the job: a worker process rebuilds its jobs
+// so, from the spec it was sent.
+func JobConfig(s *Spec, values []string, seed uint64, replicate int, id string) (config.Config, error) {
+	cfg := copyConfig(&s.Base)
+	for i := 0; i+1 < len(values); i += 2 {
+		if err := cfg.Set(values[i], values[i+1]); err != nil {
+			return config.Config{}, err
+		}
+	}
+	cfg.Seed = seed
+	if got := jobID(&cfg, replicate); got != id {
+		return config.Config{}, fmt.Errorf("the worker rebuilt job %s as %s: this binary's planner differs from the runner's", id, got)
+	}
+	return cfg, nil
+}

@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/rocesweep/rocesweep/internal/memory"
@@ -174,7 +173,3 @@ func (e *MachineError) Error() string {
 	return fmt.Sprintf("%s: %s: %s. Not the job's failure: it is not recorded, and the jobs finished before it are committed; fix that and run again with --resume", e.Job, e.Err, e.Cause)
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}

@@ -1,6 +1,11 @@
 package sweep
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rocesweep/rocesweep/selection"
+)
 
 // ChooseSelection applies a command's --select to s: when given (set), on says whether
 // the sweep runs as a selection; otherwise it does when the spec has a select: block. A
@@ -26,4 +31,27 @@ func (s *Spec) ChooseSelection(set, on bool) (selecting bool, warning string) {
 		return false, ""
 	}
 	return true, s.UseSelection()
+}
+
+// UseSelection makes s a selection's spec: its plan runs the first stage, select.initial
+// replicates of every point (default selection.DefaultInitial), in place of
+// `replicates` (a bisection's spec: its first probes, useBisection). It returns a
+// warning when that drops a `replicates` the spec set.
+func (s *Spec) UseSelection() string {
+	if s.Objective != nil && s.Objective.Bisect != nil {
+		return s.useBisection()
+	}
+	if s.Select == nil {
+		s.Select = &selection.Config{}
+	}
+	n := s.Select.Initial
+	if n == 0 {
+		n = selection.DefaultInitial
+	}
+	warn := ""
+	if s.Replicates > 1 && s.Replicates != n {
+		warn = fmt.Sprintf("replicates: %d is not used by a selection: its first stage runs select.initial = %d replicates of every point, then more where the best point is still open", s.Replicates, n)
+	}
+	s.Select.Initial, s.Replicates = n, n
+	return warn
 }

@@ -123,3 +123,84 @@ func PlanMember(dir string) (func(id string) bool, error) {
 	}
 	return func(id string) bool { return ids[id] }, nil
 }
+
+// conditionsStatus is a decision's combined answer for status --json; point names a
+// plan point as the selection status does.
+func conditionsStatus(d *selection.Decision, p *Plan, point func(int) results.PointStatus) *results.ConditionsStatus {
+	cd := d.Conditions
+	cs := &results.ConditionsStatus{Combine: string(cd.Combine), Axes: p.Spec.Objective.Conditions, Weights: cd.Weights,
+		ConfidenceEach: cd.ConfidenceEach, Pairs: cd.Pairs}
+	// values returns the condition's (cond true) or the setting's values of plan point i.
+	values := func(i int, cond bool) map[string]string {
+		out := map[string]string{}
+		for k, v := range p.PointValues(i) {
+			if p.Axes[k].Condition == cond {
+				out[p.Axes[k].Column] = v.Text
+			}
+		}
+		return out
+	}
+	firstCell := func(row []int) int {
+		for _, i := range row {
+			if i >= 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	for c, label := range cd.Conditions {
+		st := results.CombinedCondition{Label: label}
+		for s := range cd.Settings {
+			if i := cd.Cell[s][c]; i >= 0 {
+				st.Values = values(i, true)
+				break
+			}
+		}
+		if cd.Combine == selection.CombineEach {
+			sub := cd.PerCondition[c]
+			st.State, st.Why, st.Indifference, st.Jobs = string(sub.State), sub.Why, sub.Delta, sub.Jobs
+			if sub.Best >= 0 {
+				b := point(cd.Cell[cd.SettingsAt[c][sub.Best]][c])
+				st.Best = &b
+			}
+		}
+		cs.Conditions = append(cs.Conditions, st)
+	}
+	if cd.Over == nil {
+		return cs
+	}
+	o := cd.Over
+	finite := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	left := map[int]selection.Elimination{}
+	for _, e := range o.Eliminated {
+		left[e.Point] = e
+	}
+	for _, s := range cd.Order(p.Spec.Objective.Goal) {
+		st := results.SettingStatus{Label: cd.Settings[s], Values: values(firstCell(cd.Cell[s]), false), Combined: finite(o.Means[s]),
+			Replicates: o.Used[s], State: "in contention"}
+		for c := range cd.Conditions {
+			st.Means = append(st.Means, finite(cd.CellMeans[s][c]))
+		}
+		if cd.WorstAt != nil && cd.WorstAt[s] >= 0 {
+			st.WorstAt = cd.Conditions[cd.WorstAt[s]]
+		}
+		if e, ok := left[s]; ok {
+			st.State, st.Reason, st.Round = "eliminated", e.Reason, e.Round
+		}
+		if s == o.Best {
+			st.State = "selected"
+			if o.State != selection.Decided {
+				st.State = "best so far"
+			}
+			sel := st
+			cs.Selected = &sel
+		}
+		cs.Settings = append(cs.Settings, st)
+	}
+	return cs
+}

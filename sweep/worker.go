@@ -117,38 +117,11 @@ func (c *specCache) config(req *workerRequest) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, err
 	}
-	cfg := copyConfig(&s.Base)
+	values := make([]string, 0, 2*len(req.Axes))
 	for _, a := range req.Axes {
-		if err := cfg.Set(a.Path, a.Text); err != nil {
-			return config.Config{}, err
-		}
+		values = append(values, a.Path, a.Text)
 	}
-	cfg.Seed = req.Seed
-	if id := jobID(&cfg, req.Replicate); id != req.JobID {
-		return config.Config{}, fmt.Errorf("the worker rebuilt job %s as %s: this binary's planner differs from the runner's", req.JobID, id)
-	}
-	return cfg, nil
-}
-
-// copyConfig returns a copy of c that shares nothing with it, so that setting a job's
-// values (a workload.mix.N.key path writes into its mix entry) leaves c as it was. A
-// Config is a value but for its workload's mix entries, each a Workload again
-// (TestCopyConfigSharesNothing).
-func copyConfig(c *config.Config) config.Config {
-	cfg := *c
-	cfg.Workload = copyWorkload(c.Workload)
-	return cfg
-}
-
-func copyWorkload(w config.Workload) config.Workload {
-	if w.Mix != nil {
-		mix := make([]config.Workload, len(w.Mix))
-		for i, m := range w.Mix {
-			mix[i] = copyWorkload(m)
-		}
-		w.Mix = mix
-	}
-	return w
+	return JobConfig(s, values, req.Seed, req.Replicate, req.JobID)
 }
 
 // workerResponse is what a worker writes to its stdout (gob) after its job.
