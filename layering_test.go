@@ -85,11 +85,14 @@ const layers = `
 	results, sink < results/export;
 	results/dirfs < sweep/slurm;
 
-	# sweep: plans and runs jobs, writes through sink.
-	MODEL, internal/memory, selection, results, sink < sweep;
+	# sweep: the spec and the plan, pure: it reads no directory and starts no process
+	# (sink is not below it). sweep/launch runs a plan's jobs (runner, workers, spill,
+	# budgets, progress) and writes through sink.
+	MODEL, selection, results < sweep;
+	sweep, internal/memory, sink < sweep/launch;
 
 	# The readers of results directories.
-	sweep, selection/ci < report, compare;
+	sweep/launch, selection/ci < report, compare;
 
 	# The command.
 	report, compare, results/export, sweep/slurm, internal/buildinfo, configs
@@ -98,11 +101,11 @@ const layers = `
 	# Test support, imported only by _test.go files.
 	model < internal/doctest;
 	results, sink < results/resultstest;
-	sweep < sweep/sweeptest;
+	sweep/launch < sweep/sweeptest;
 
 	# Helper commands for tests and scripts.
 	results < scripts/rowsdiff, scripts/duckdiff;
-	sweep < scripts/pcscheck;
+	sweep/launch < scripts/pcscheck;
 `
 
 // knownBackEdges are the imports the table does not allow but the code has today, each

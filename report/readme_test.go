@@ -3,6 +3,7 @@ package report_test
 import (
 	"flag"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"os"
 	"reflect"
 	"slices"
@@ -21,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the generated sections of READM
 const readmePath = "../README.md"
 
 // recordTables are the record tables a sweep writes, with their row types.
-var recordTables = sweep.RecordTableSchemas()
+var recordTables = launch.RecordTableSchemas()
 
 // defaultsTable is the markdown table of every attribute of config.Schema (the source of
 // `rocesweep defaults`).
@@ -104,7 +105,7 @@ func section(doc, name, body string) (string, string, error) {
 // TestREADMETables fails when the generated README tables differ from the code; run
 // `go test ./report -run README -update` to rewrite them and review the diff.
 func TestREADMETables(t *testing.T) {
-	if got, want := tableNames(), sweep.RecordTables(); !slices.Equal(got, want) {
+	if got, want := tableNames(), launch.RecordTables(); !slices.Equal(got, want) {
 		t.Fatalf("record tables here %v, sweep writes %v", got, want)
 	}
 	data, err := os.ReadFile(readmePath)
@@ -173,7 +174,7 @@ func TestREADMESpecExamples(t *testing.T) {
 			continue
 		}
 		if bad := p.Invalid(); len(bad) > 0 {
-			t.Errorf("README yaml block %d: %v", blocks, sweep.InvalidError(p, bad))
+			t.Errorf("README yaml block %d: %v", blocks, p.InvalidError(bad))
 		}
 		var want int
 		if _, err := fmt.Sscanf(block, "# plans %d jobs", &want); err == nil {

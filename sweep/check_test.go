@@ -21,3 +21,12 @@ func TestValidJobs(t *testing.T) {
 		t.Errorf("point 0 invalid: %d valid of %d, want 3 fewer", n, len(p.Jobs))
 	}
 }
+
+func mustSpec(t *testing.T, text string) *sweep.Spec {
+	t.Helper()
+	s, err := sweep.ParseSpec("g.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

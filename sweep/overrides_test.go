@@ -1,8 +1,6 @@
 package sweep_test
 
 import (
-	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -162,48 +160,5 @@ sweep:
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.ov, err, tc.want)
 		}
-	}
-}
-
-// The manifest records --grid as it records --set: a resume with the same --grid
-// continues, one with another (or none) is another plan and is refused, --extend with a
-// longer --grid runs only the new points, and Replan gives the plan that ran.
-func TestGridRecordedForResume(t *testing.T) {
-	t.Parallel() // no package state changed: runs beside the other parallel tests
-	grid := sweeptest.GridSpec("t", 1, 1, "200us")
-	mustPlan := func(grids ...string) *sweep.Plan {
-		t.Helper()
-		p, err := planOv(t, grid, sweep.Overrides{Grids: grids})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	dir := filepath.Join(t.TempDir(), "out")
-	small := mustPlan("switch.LossyAlpha=0.5,1")
-	if _, err := run(t, small, testJob, sweep.Options{Dir: dir, Workers: 2}); err != nil {
-		t.Fatal(err)
-	}
-	again, err := run(t, mustPlan("switch.LossyAlpha=0.5,1"), testJob, sweep.Options{Dir: dir, Resume: true})
-	if err != nil || again.Skipped != 6 || again.OK != 0 {
-		t.Fatalf("resume with the same --grid: %+v, %v; want its 6 jobs kept", again, err)
-	}
-	var se *sweep.SetupError
-	for _, p := range []*sweep.Plan{mustPlan("switch.LossyAlpha=0.5,2"), mustPlan()} {
-		if _, err := run(t, p, testJob, sweep.Options{Dir: dir, Resume: true}); !errors.As(err, &se) || !strings.Contains(err.Error(), "a plan of 6 jobs") {
-			t.Errorf("resume with another --grid: %v, want the plan-differs refusal", err)
-		}
-	}
-	big := mustPlan("switch.LossyAlpha=0.5,1,2")
-	rep, err := run(t, big, testJob, sweep.Options{Dir: dir, Resume: true, Extend: true})
-	if err != nil || rep.Skipped != 6 || rep.OK != 3 {
-		t.Fatalf("--extend with a third alpha: %+v, %v; want 6 kept, 3 run", rep, err)
-	}
-	p, m, err := sweep.Replan(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(m.Grids, []string{"switch.LossyAlpha=0.5,1,2"}) || p.Hash() != big.Hash() {
-		t.Errorf("replanned from the manifest: grids %q, plan %s; want the --grid and plan %s", m.Grids, p.Hash(), big.Hash())
 	}
 }

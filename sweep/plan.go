@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -438,20 +439,28 @@ func copyWorkload(w config.Workload) config.Workload {
 	return w
 }
 
-// JobConfig rebuilds the configuration of the job id the way Expand made it, from its
-// spec s, its axis values (path, text pairs, in Plan.Axes order), its seed and its
-// replicate, and checks that the result is the job: a worker process rebuilds its jobs
-// so, from the spec it was sent.
-func JobConfig(s *Spec, values []string, seed uint64, replicate int, id string) (config.Config, error) {
+// JobConfig builds the configuration of a job the way Expand makes it, from its spec s,
+// its axis values (path, text pairs, in Plan.Axes order), its seed and its replicate,
+// and returns it with its job id: a worker process rebuilds its jobs so, from the spec
+// it was sent, and checks the id against the one it was asked to run.
+func JobConfig(s *Spec, values []string, seed uint64, replicate int) (config.Config, string, error) {
 	cfg := copyConfig(&s.Base)
 	for i := 0; i+1 < len(values); i += 2 {
 		if err := cfg.Set(values[i], values[i+1]); err != nil {
-			return config.Config{}, err
+			return config.Config{}, "", err
 		}
 	}
 	cfg.Seed = seed
-	if got := jobID(&cfg, replicate); got != id {
-		return config.Config{}, fmt.Errorf("the worker rebuilt job %s as %s: this binary's planner differs from the runner's", id, got)
+	return cfg, jobID(&cfg, replicate), nil
+}
+
+// InvalidError is the refusal of a plan with invalid jobs bad: it lists the invalid grid points, one line each.
+func (p *Plan) InvalidError(bad []*Job) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d of %d grid points break a rule that stops a simulation:", p.Spec.File, len(bad), p.Points)
+	for _, j := range bad {
+		fmt.Fprintf(&b, "\n  %s: %s", p.Label(j), strings.ReplaceAll(j.Invalid.Error(), "\n", "\n    "))
 	}
-	return cfg, nil
+	b.WriteString("\n(fix the spec, add a sweep.constraint, or use --skip-invalid to run the rest)")
+	return errors.New(b.String())
 }

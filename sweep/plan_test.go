@@ -222,7 +222,7 @@ func TestInvalidPointNamed(t *testing.T) {
 	if len(bad) != 1 {
 		t.Fatalf("invalid points = %d, want 1", len(bad))
 	}
-	msg := InvalidError(p, bad).Error()
+	msg := p.InvalidError(bad).Error()
 	for _, w := range []string{"switch.HeadRoomPerPortLimit=20MB", "job 1", "--skip-invalid"} {
 		if !strings.Contains(msg, w) {
 			t.Errorf("%q does not name %q", msg, w)

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// abortAfter returns the channel for sweep.Options.Abort that closes when running jobs are to
+// abortAfter returns the channel for launch.Options.Abort that closes when running jobs are to
 // be abandoned (design.md "Runner guarantees"): the first stop signal on sigs stops the
 // sweep taking jobs (the caller's context), and the running ones then have grace to
 // finish (they run again with --resume), so that `timeout`, Slurm's scancel and a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,7 +19,6 @@ import (
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
-	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 
@@ -163,7 +163,7 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 		if err != nil {
 			t.Fatalf("--isolate=%s: %v\n%s", iso, err, out)
 		}
-		for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
+		for _, table := range append([]string{"jobs"}, launch.RecordTables()...) {
 			keys := rowKeys(t, dir, table, "wall_sec", "events_per_sec", "time_utc")
 			mu.Lock()
 			tables[table+" "+iso] = keys
@@ -173,7 +173,7 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
+	for _, table := range append([]string{"jobs"}, launch.RecordTables()...) {
 		a, b := tables[table+" true"], tables[table+" false"]
 		if !slices.Equal(a, b) {
 			t.Errorf("%s: %d rows isolated, %d in-process, and they differ", table, len(a), len(b))
@@ -335,13 +335,13 @@ func TestWorkersAreReused(t *testing.T) {
 			}
 			// Each worker runs with its share of the processors, the runner with the rest.
 			j, _ := strconv.Atoi(tc.j)
-			_, want := sweep.Procs(machineProcs, j)
+			_, want := launch.Procs(machineProcs, j)
 			if machineProcs == 0 {
 				want, _ = strconv.Atoi(os.Getenv("GOMAXPROCS")) // the caller's setting, for both
 			}
 			for _, e := range entries {
 				if b, _ := os.ReadFile(filepath.Join(pids, e.Name())); string(b) != strconv.Itoa(want) {
-					t.Errorf("job %s ran with GOMAXPROCS %s, want %d (sweep.Procs)", e.Name(), b, want)
+					t.Errorf("job %s ran with GOMAXPROCS %s, want %d (launch.Procs)", e.Name(), b, want)
 				}
 			}
 			for _, r := range rows {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,7 +214,7 @@ func TestSelectWaitLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp.UseSelection() // the first stage: select.initial = 3 replicates of every point
-	p, err := sweep.Expand(sp, sweep.ValidateJob)
+	p, err := sweep.Expand(sp, launch.ValidateJob)
 	if err != nil {
 		t.Fatal(err)
 	}

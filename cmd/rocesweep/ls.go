@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 
@@ -34,7 +34,7 @@ func cmdLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fl.NArg() == 1 {
 		dir = fl.Arg(0)
 	}
-	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: model.Version, Decide: sweep.DecideStatus, SlurmScript: slurm.ScriptName})
+	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: model.Version, Decide: launch.DecideStatus, SlurmScript: slurm.ScriptName})
 	if err != nil {
 		return usageError{fmt.Errorf("ls: %w", err)}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestPivot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := sweep.Run(context.Background(), p, sweeptest.Job(20_000), sweep.Options{Dir: t.TempDir(), CommitInterval: time.Hour})
+	rep, err := launch.Run(context.Background(), p, sweeptest.Job(20_000), launch.Options{Dir: t.TempDir(), CommitInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"os"
 	"strings"
@@ -74,7 +75,7 @@ func loadSpec(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (
 
 // expandSpec expands a parsed spec into its plan, every job validated.
 func expandSpec(spec *sweep.Spec) (*sweep.Plan, error) {
-	p, err := sweep.Expand(spec, sweep.ValidateJob)
+	p, err := sweep.Expand(spec, launch.ValidateJob)
 	if err != nil {
 		return nil, usageError{err}
 	}

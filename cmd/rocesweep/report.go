@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"path/filepath"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // cmdReport writes one self-contained HTML page of charts for a results directory
@@ -47,8 +47,8 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "rocesweep: report: warning: %s: %s\n", filepath.Join(dir, results.ManifestFile), m.Damage)
 	}
 	eff, effErr := effectiveConfig(dir)
-	dec, _, decErr := sweep.DecideDir(dir)
-	bis, _, bisErr := sweep.BisectDir(dir)
+	dec, _, decErr := launch.DecideDir(dir)
+	bis, _, bisErr := launch.BisectDir(dir)
 	if decErr == nil {
 		decErr = bisErr
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"os"
 	"os/signal"
@@ -24,7 +25,7 @@ import (
 
 // jobFunc is the job `run` runs: the fabric simulation. Tests replace it with a fake
 // (sweep/sweeptest) before calling mainWithArgs.
-var jobFunc sweep.JobFunc = sweep.Simulate
+var jobFunc launch.JobFunc = launch.Simulate
 
 // cmdRun runs a sweep (design.md "Runner guarantees"). Bad input (spec, flags, invalid
 // grid points, an unusable output directory) exits 2 before any job runs; failed jobs
@@ -46,7 +47,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	metric := fl.String("metric", "", "summary metric of the closing table (default: the objective's metric)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates; an objective of smallest: or largest: always runs as a bisection")
 	wait := fl.Bool("wait", false, "with a selection and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks or a Kubernetes Job's pods run in lock-step), instead of exiting; nothing to wait for without a selection")
-	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
+	waitLimit := fl.Duration("wait-limit", launch.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
 	spillEveryRow := fl.Bool("spill-every-row", false, "write every job's rows through a spill file, however few (the same rows; scripts/chaos.sh fails the spill's file system with it)")
 	if err := fl.Parse(args); err != nil {
@@ -91,7 +92,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// The first command, typed again: the quickstart's directory holds this very plan, so
 	// show its table again and run only what is missing instead of refusing.
-	if fl.NArg() == 0 && !*resume && !*extend && sweep.HoldsPlan(p, dir, rf.Format()) {
+	if fl.NArg() == 0 && !*resume && !*extend && launch.HoldsPlan(p, dir, rf.Format()) {
 		*resume = true
 		fmt.Fprintf(stderr, "rocesweep: %s holds this quickstart's results: finished jobs are not run again (--resume)\n", dir)
 	}
@@ -115,8 +116,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if iso != nil && splitProcs && os.Getenv("GOMAXPROCS") == "" {
 		// The machine's processors split between this runner and its workers
-		// (sweep.Procs); GOMAXPROCS in the environment sets both instead.
-		runner, worker := sweep.Procs(runtime.GOMAXPROCS(0), *workers)
+		// (launch.Procs); GOMAXPROCS in the environment sets both instead.
+		runner, worker := launch.Procs(runtime.GOMAXPROCS(0), *workers)
 		iso.Env = append(iso.Env, fmt.Sprintf("GOMAXPROCS=%d", worker))
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runner))
 	}
@@ -128,8 +129,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// the given disk budget per job is invalid (the run is refused, or with
 	// --skip-invalid its jobs are recorded as invalid, and decided again by --resume),
 	// not started to exhaust the machine. A share of today's free space refuses nothing:
-	// the job that outgrows it stops the sweep unrecorded (sweep.Options.MaxDiskShare).
-	memLimit, memWhat := sweep.MemBudget(iso)
+	// the job that outgrows it stops the sweep unrecorded (launch.Options.MaxDiskShare).
+	memLimit, memWhat := launch.MemBudget(iso)
 	if diskShare {
 		if w := sweep.OverDiskShare(p, maxDisk, dir); w != "" {
 			fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
@@ -141,13 +142,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usagef("run: -o %s is a file; -o names a results directory (new, or one run wrote)", dir)
 	}
-	opts := sweep.Options{
+	opts := launch.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, MaxDiskShare: diskShare, SpillEveryRow: *spillEveryRow, Shard: sh,
 		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: buildinfo.Read().Short(),
 	}
-	var rep *sweep.Report
+	var rep *launch.Report
 	var dec *selection.Decision
 	var bis *results.BisectionStatus
 	var undecided error // a selection this shard stopped before its decision (exit 3)
@@ -162,8 +163,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if *wait {
 			opts.Wait, opts.WaitLimit = selectPoll, *waitLimit
 		}
-		var sr *sweep.SelectReport
-		sr, err = sweep.Select(ctx, p, jobFunc, opts)
+		var sr *launch.SelectReport
+		sr, err = launch.Select(ctx, p, jobFunc, opts)
 		if sr != nil {
 			rep, dec = sr.Report, &sr.Decision
 			what, round, need := "selection", sr.Decision.Round+1, len(sr.Decision.Need)
@@ -174,18 +175,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			if sr.Waiting {
 				undecided = fmt.Errorf("shard %s has run its jobs of %s round %d; %d jobs of other shards are still missing: %s. "+
 					"The %s is not decided: run this command again when they are done, or with --wait",
-					sh.Tag(), what, round, need, sweep.MissingText(sr.Missing), what)
+					sh.Tag(), what, round, need, launch.MissingText(sr.Missing), what)
 			}
 		}
 	} else {
 		fmt.Fprintf(stderr, "rocesweep: %s -> %s (-j %d, shard %s)\n", planHeadline(p), dir, *workers, sh.Tag())
-		rep, err = sweep.Run(ctx, p, jobFunc, opts)
+		rep, err = launch.Run(ctx, p, jobFunc, opts)
 	}
-	var se *sweep.SetupError
+	var se *launch.SetupError
 	if errors.As(err, &se) {
 		return usageError{err}
 	}
-	var wl *sweep.WaitLimitError
+	var wl *launch.WaitLimitError
 	if errors.As(err, &wl) {
 		undecided, err = err, nil
 	}
@@ -238,7 +239,7 @@ func selectHeadline(p *sweep.Plan, c selection.Config) string {
 	return s
 }
 
-func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision, bis *results.BisectionStatus) {
+func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *launch.Report, metric string, dec *selection.Decision, bis *results.BisectionStatus) {
 	for _, n := range rep.Notes() {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", n)
 	}
@@ -274,7 +275,7 @@ func bisectHeadline(p *sweep.Plan, c selection.Config) string {
 // shard and every earlier session of a resumed sweep, with 95% intervals over the
 // replicates: report.Pivot). If the directory cannot be read back (a damaged part), it
 // falls back to the means of this session's jobs and says so.
-func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *sweep.Report, metric string, dec *selection.Decision) {
+func closingTable(stdout, stderr io.Writer, p *sweep.Plan, rep *launch.Report, metric string, dec *selection.Decision) {
 	var b strings.Builder
 	err := report.Pivot(&b, rep.Dir, metric, dec)
 	if err == nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"hash/maphash"
 	"io"
 	"io/fs"
@@ -46,7 +47,7 @@ const childEnv = "ROCESWEEP_TEST_CHILD"
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		// The job of the child process: the fake one, unless ROCESWEEP_TEST_REAL=1 keeps
-		// jobFunc = sweep.Simulate (the real simulation).
+		// jobFunc = launch.Simulate (the real simulation).
 		if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
 			jobFunc = childJob()
 		}
@@ -92,7 +93,7 @@ func TestMain(m *testing.M) {
 // the caller set GOMAXPROCS, which every child inherits).
 var machineProcs int
 
-func childJob() sweep.JobFunc {
+func childJob() launch.JobFunc {
 	work, _ := strconv.Atoi(os.Getenv("ROCESWEEP_TEST_WORK"))
 	job := sweeptest.Job(work)
 	if wall, _ := time.ParseDuration(os.Getenv("ROCESWEEP_TEST_WALL")); wall > 0 {
@@ -116,7 +117,7 @@ func childJob() sweep.JobFunc {
 			if cfg.Switch.SharedBufferManager.LossyAlpha == 2 && os.Getenv("ROCESWEEP_TEST_CRASH_ALPHA2") == "1" {
 				os.Exit(7) // the worker dies mid-job
 			}
-			// Its content is the worker's GOMAXPROCS (sweep.Procs).
+			// Its content is the worker's GOMAXPROCS (launch.Procs).
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d-%s", os.Getpid(), id)), []byte(strconv.Itoa(runtime.GOMAXPROCS(0))), 0o644)
 			return inner(ctx, cfg, id, emit)
 		}
@@ -296,7 +297,7 @@ func expand(t *testing.T, specFile string) *sweep.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := sweep.Expand(s, sweep.ValidateJob)
+	p, err := sweep.Expand(s, launch.ValidateJob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -779,7 +780,7 @@ func TestCrashResumeRealSimulation(t *testing.T) {
 	if kills == 0 {
 		t.Error("no round was killed mid-run: nothing was crashed")
 	}
-	for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
+	for _, table := range append([]string{"jobs"}, launch.RecordTables()...) {
 		want, got := jobRowsPerID(t, ref, table), jobRowsPerID(t, dir, table)
 		if fmt.Sprint(want) != fmt.Sprint(got) {
 			t.Errorf("%s: rows per job differ from the uninterrupted run (%d vs %d jobs)", table, len(got), len(want))

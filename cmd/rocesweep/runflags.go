@@ -1,12 +1,12 @@
 package main
 
 import (
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/sink"
-	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // runFlags are the flags of how a sweep's jobs run and land that `run` takes and
@@ -62,10 +62,10 @@ func (f *runFlags) check(cmd string) error {
 	}
 	// The parse every task's `run` makes (Isolation), so that slurm refuses a value that
 	// would make every task exit 2. -j does not change whether it parses.
-	if _, err := sweep.ParseMaxMem(*f.maxMem, 1); err != nil {
+	if _, err := launch.ParseMaxMem(*f.maxMem, 1); err != nil {
 		return usagef("%s: %v", cmd, err)
 	}
-	if _, err := sweep.ParseMaxDisk(*f.maxDisk, ".", 1); err != nil {
+	if _, err := launch.ParseMaxDisk(*f.maxDisk, ".", 1); err != nil {
 		return usagef("%s: %v", cmd, err)
 	}
 	if *f.grace < 0 {
@@ -96,20 +96,20 @@ func (f *runFlags) args() []string {
 }
 
 // MaxDisk is the disk budget per job these flags ask for, for results in dir and workers
-// jobs in parallel (sweep.ParseMaxDisk); share is true when the flag was not given and
-// the budget is a share of the free space (sweep.Options.MaxDiskShare).
+// jobs in parallel (launch.ParseMaxDisk); share is true when the flag was not given and
+// the budget is a share of the free space (launch.Options.MaxDiskShare).
 func (f *runFlags) MaxDisk(dir string, workers int) (b int64, share bool, err error) {
-	b, err = sweep.ParseMaxDisk(*f.maxDisk, dir, workers)
+	b, err = launch.ParseMaxDisk(*f.maxDisk, dir, workers)
 	if err != nil {
 		return 0, false, usageError{err}
 	}
 	return b, *f.maxDisk == "" && b > 0, nil
 }
 
-// Isolation is the sweep.Isolation these flags ask for with workers jobs in parallel: nil
+// Isolation is the launch.Isolation these flags ask for with workers jobs in parallel: nil
 // with --isolate=false.
-func (f *runFlags) Isolation(workers int) (*sweep.Isolation, error) {
-	maxMem, err := sweep.ParseMaxMem(*f.maxMem, workers)
+func (f *runFlags) Isolation(workers int) (*launch.Isolation, error) {
+	maxMem, err := launch.ParseMaxMem(*f.maxMem, workers)
 	if err != nil {
 		return nil, usageError{err}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := checkFormat("sim", *format); err != nil {
 		return err
 	}
-	plan, err := sweep.SimPlan(file, data, *sets)
+	plan, err := launch.SimPlan(file, data, *sets)
 	if err != nil {
 		return usageError{err}
 	}
@@ -59,10 +60,10 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, w := range explain.Messages(explain.Warnings(&plan.Jobs[0].Config)) {
 		fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
 	}
-	rep, err := sweep.Sim(ctx, plan, sweep.Simulate, sweep.SimOptions{Dir: dir, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...),
+	rep, err := launch.Sim(ctx, plan, launch.Simulate, launch.SimOptions{Dir: dir, Format: sink.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...),
 		Profile: func() (func() error, error) { return startProfiles(*cpuProfile, *memProfile) }})
 	if err != nil {
-		var se *sweep.SetupError
+		var se *launch.SetupError
 		switch {
 		case errors.As(err, &se):
 			return usageError{err}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ov := addOverrideFlags(fl, "; passed to every task")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task; each task's --resume decides them again)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection (default: true when the spec has a select: block): the tasks run each round's jobs in lock-step, each waiting for the others' jobs before the next round")
-	waitLimit := fl.Duration("wait-limit", sweep.DefaultWaitLimit, "for a selection: a task stops (exit 3, naming the missing shards) when none of the other tasks' jobs it waits for has been committed for this long; 0 waits without a limit")
+	waitLimit := fl.Duration("wait-limit", launch.DefaultWaitLimit, "for a selection: a task stops (exit 3, naming the missing shards) when none of the other tasks' jobs it waits for has been committed for this long; 0 waits without a limit")
 	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task
 	if err := fl.Parse(args); err != nil {
 		return flagError("slurm", fl, err)
@@ -72,7 +73,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	printWarnings(stderr, p)
 	_, largest := sweep.Estimates(p)
 	if bad := p.Invalid(); len(bad) > 0 && !*skipInvalid {
-		return usageError{sweep.InvalidError(p, bad)}
+		return usageError{p.InvalidError(bad)}
 	}
 
 	dir, err := filepath.Abs(*out)
@@ -116,7 +117,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			*cpus = fit
 		}
 	}
-	if err := sweep.CheckDir(p, dir, rf.Format()); err != nil {
+	if err := launch.CheckDir(p, dir, rf.Format()); err != nil {
 		return usageError{fmt.Errorf("slurm: %w", err)}
 	}
 	exe, err := os.Executable()

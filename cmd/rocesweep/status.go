@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,6 @@ import (
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
-	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 
@@ -35,7 +35,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fl.NArg() != 1 {
 		return usagef("status: want one DIR, got %d arguments", fl.NArg())
 	}
-	st, err := sweep.ReadStatus(fl.Arg(0), time.Now(), *verify, slurm.ScriptName)
+	st, err := launch.ReadStatus(fl.Arg(0), time.Now(), *verify, slurm.ScriptName)
 	if err != nil {
 		return usageError{fmt.Errorf("status: %w", err)}
 	}

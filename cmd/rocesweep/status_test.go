@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,7 +98,7 @@ func runInterruptedAfterFirstJob(t *testing.T, args ...string) {
 	defer func() { jobFunc = saved }()
 	var first atomic.Bool
 	jobFunc = func(jctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-		res, err := sweep.Simulate(jctx, cfg, id, emit)
+		res, err := launch.Simulate(jctx, cfg, id, emit)
 		if first.CompareAndSwap(false, true) {
 			cancel()
 			select {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 
 	"github.com/spf13/pflag"
@@ -28,7 +29,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	printWarnings(stderr, p)
 	all, largest := sweep.Estimates(p)
-	memLimit, memWhat := sweep.MemBudget(nil)
+	memLimit, memWhat := launch.MemBudget(nil)
 	if err := sweep.OverMemory(p, all, memLimit, memWhat); err != nil {
 		return usageError{err}
 	}
@@ -40,7 +41,7 @@ func cmdValidate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return nil
 	}
-	err = sweep.InvalidError(p, bad)
+	err = p.InvalidError(bad)
 	if *skip {
 		fmt.Fprintf(stdout, "%v\nwith --skip-invalid, run records them as status invalid and runs the other %d jobs\n", err, p.ValidJobs())
 		return nil

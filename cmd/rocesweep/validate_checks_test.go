@@ -1,11 +1,11 @@
 package main
 
 import (
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // validate names each job that breaks a rule fabric.Validate checks (model/fabric tests
@@ -25,7 +25,7 @@ func TestValidateChecksWhatJobsNeed(t *testing.T) {
 			`job 0: workload.distribution: unknown distribution "nope" (known: alistorage2019`},
 		{"report every picosecond", []string{"--set", "global.NDStatsReportInterval=1ps"}, "need more memory than this machine's memory"},
 	} {
-		if tc.name == "report every picosecond" && sweep.MachineMemory() == 0 {
+		if tc.name == "report every picosecond" && launch.MachineMemory() == 0 {
 			continue // no machine memory to compare with (not Linux)
 		}
 		code, out, stderr := runCmd(t, append([]string{"validate", spec}, tc.sets...)...)

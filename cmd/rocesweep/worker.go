@@ -3,14 +3,13 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"os"
 	"os/signal"
-
-	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// workerCommand is the hidden command `run` starts for its jobs (sweep.Isolation): it
+// workerCommand is the hidden command `run` starts for its jobs (launch.Isolation): it
 // reads jobs from stdin one after another, runs each with jobFunc, writes the batches of
 // rows a job emits while it runs to its spill file and its result, with the rows it
 // still held at its end, to stdout. Not for users; it is not listed in help.
@@ -25,7 +24,7 @@ func cmdWorker(stdout, stderr io.Writer) int {
 		stdin, stdout = workerPipes()
 	}
 	out := bufio.NewWriter(stdout)
-	err := sweep.ServeWorker(stdin, out, jobFunc)
+	err := launch.ServeWorker(stdin, out, jobFunc)
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
@@ -36,21 +35,21 @@ func cmdWorker(stdout, stderr io.Writer) int {
 	return 0
 }
 
-// isolation is the sweep.Isolation of `run`: this executable's worker command, and the
+// isolation is the launch.Isolation of `run`: this executable's worker command, and the
 // memory limit per job (0 = none).
-func isolation(maxMem int64) (*sweep.Isolation, error) {
+func isolation(maxMem int64) (*launch.Isolation, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding this executable to start worker processes: %w (use --isolate=false)", err)
 	}
-	return &sweep.Isolation{Command: []string{exe, workerCommand}, MaxMem: maxMem, MaxJobs: workerJobs}, nil
+	return &launch.Isolation{Command: []string{exe, workerCommand}, MaxMem: maxMem, MaxJobs: workerJobs}, nil
 }
 
 // splitProcs says that run splits the processors between itself and its workers
-// (sweep.Procs); in-process tests, which run many sweeps in one process at once, keep
+// (launch.Procs); in-process tests, which run many sweeps in one process at once, keep
 // theirs.
 var splitProcs = true
 
 // workerJobs is the jobs a worker serves before a fresh one replaces it (0: the
-// sweep's default, sweep.DefaultWorkerJobs); tests lower it.
+// sweep's default, launch.DefaultWorkerJobs); tests lower it.
 var workerJobs int

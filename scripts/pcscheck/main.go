@@ -27,6 +27,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -76,7 +77,7 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 	if err != nil {
 		return err
 	}
-	tplan, _, err := sweep.Replan(truthDir)
+	tplan, _, err := launch.Replan(truthDir)
 	if err != nil {
 		return err
 	}

@@ -8,14 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"math/rand/v2"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// Job returns a fake sweep.JobFunc that spins for work rounds of integer mixing
+// Job returns a fake launch.JobFunc that spins for work rounds of integer mixing
 // (checking ctx every 4,096 rounds), then returns rows that depend only on cfg and jobID:
 // 3-7 nd_stats rows, 2 messages, 1 row in each other record table, and a summary whose
 // drops_total is LossyAlpha×1000 + StaticPoolXoffThreshold/1000 + seed mod 7 and whose
@@ -23,7 +23,7 @@ import (
 // seed mod 7.
 // Special cases by cfg.Name: "fail" returns an error, "panic" panics, "hang" ignores its
 // work and waits for ctx.
-func Job(work int) sweep.JobFunc {
+func Job(work int) launch.JobFunc {
 	return func(ctx context.Context, cfg config.Config, jobID string, emit func(stats.Batch) error) (*stats.Result, error) {
 		switch cfg.Name {
 		case "fail":
