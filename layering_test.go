@@ -90,9 +90,12 @@ const layers = `
 	# budgets, progress) and writes through sink.
 	MODEL, selection, results < sweep;
 	sweep, internal/memory, sink < sweep/launch;
+	# sweep/study: the studies that run rounds of jobs (a sequential selection, a
+	# bisection) and state where one stands.
+	sweep/launch < sweep/study;
 
 	# The readers of results directories.
-	sweep/launch, selection/ci < report, compare;
+	sweep/study, selection/ci < report, compare;
 
 	# The command.
 	report, compare, results/export, sweep/slurm, internal/buildinfo, configs
@@ -105,7 +108,7 @@ const layers = `
 
 	# Helper commands for tests and scripts.
 	results < scripts/rowsdiff, scripts/duckdiff;
-	sweep/launch < scripts/pcscheck;
+	sweep/study < scripts/pcscheck;
 `
 
 // knownBackEdges are the imports the table does not allow but the code has today, each

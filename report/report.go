@@ -64,7 +64,7 @@ type Options struct {
 	// simulation time of exactly the jobs it used and show percentile counts.
 	Decision *selection.Decision
 	// Bisection is the answer of a bisection (an objective of smallest: or largest:),
-	// replayed by the caller (launch.BisectDir); nil for other studies. With it the page
+	// replayed by the caller (study.BisectDir); nil for other studies. With it the page
 	// opens with its answer table and charts the probes over the bisected attribute.
 	Bisection *results.BisectionStatus
 }

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -34,7 +34,7 @@ func cmdLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fl.NArg() == 1 {
 		dir = fl.Arg(0)
 	}
-	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: model.Version, Decide: launch.DecideStatus, SlurmScript: slurm.ScriptName})
+	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: model.Version, Decide: study.DecideStatus, SlurmScript: slurm.ScriptName})
 	if err != nil {
 		return usageError{fmt.Errorf("ls: %w", err)}
 	}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"path/filepath"
 
@@ -47,8 +47,8 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stderr, "rocesweep: report: warning: %s: %s\n", filepath.Join(dir, results.ManifestFile), m.Damage)
 	}
 	eff, effErr := effectiveConfig(dir)
-	dec, _, decErr := launch.DecideDir(dir)
-	bis, _, bisErr := launch.BisectDir(dir)
+	dec, _, decErr := study.DecideDir(dir)
+	bis, _, bisErr := study.BisectDir(dir)
 	if decErr == nil {
 		decErr = bisErr
 	}

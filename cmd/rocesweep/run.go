@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"os"
 	"os/signal"
@@ -47,7 +48,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	metric := fl.String("metric", "", "summary metric of the closing table (default: the objective's metric)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection of the best point for the spec's objective (default: true when the spec has a select: block); --select=false runs the fixed design of replicates; an objective of smallest: or largest: always runs as a bisection")
 	wait := fl.Bool("wait", false, "with a selection and --shard: after this shard's jobs of a round, wait for the other shards' jobs and go on to the next round (a Slurm array's tasks or a Kubernetes Job's pods run in lock-step), instead of exiting; nothing to wait for without a selection")
-	waitLimit := fl.Duration("wait-limit", launch.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
+	waitLimit := fl.Duration("wait-limit", study.DefaultWaitLimit, "with --wait: stop (exit 3, naming the missing shards) when no job of the round this shard waits for has been committed for this long; 0 waits without a limit")
 	logEvery := fl.Duration("progress-every", 5*time.Second, "period of the progress lines when stderr is not a terminal")
 	spillEveryRow := fl.Bool("spill-every-row", false, "write every job's rows through a spill file, however few (the same rows; scripts/chaos.sh fails the spill's file system with it)")
 	if err := fl.Parse(args); err != nil {
@@ -163,8 +164,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if *wait {
 			opts.Wait, opts.WaitLimit = selectPoll, *waitLimit
 		}
-		var sr *launch.SelectReport
-		sr, err = launch.Select(ctx, p, jobFunc, opts)
+		var sr *study.SelectReport
+		sr, err = study.Select(ctx, p, jobFunc, opts)
 		if sr != nil {
 			rep, dec = sr.Report, &sr.Decision
 			what, round, need := "selection", sr.Decision.Round+1, len(sr.Decision.Need)
@@ -175,7 +176,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			if sr.Waiting {
 				undecided = fmt.Errorf("shard %s has run its jobs of %s round %d; %d jobs of other shards are still missing: %s. "+
 					"The %s is not decided: run this command again when they are done, or with --wait",
-					sh.Tag(), what, round, need, launch.MissingText(sr.Missing), what)
+					sh.Tag(), what, round, need, study.MissingText(sr.Missing), what)
 			}
 		}
 	} else {
@@ -186,7 +187,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if errors.As(err, &se) {
 		return usageError{err}
 	}
-	var wl *launch.WaitLimitError
+	var wl *study.WaitLimitError
 	if errors.As(err, &wl) {
 		undecided, err = err, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"os"
 	"path/filepath"
@@ -34,7 +35,7 @@ func cmdSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ov := addOverrideFlags(fl, "; passed to every task")
 	skipInvalid := fl.Bool("skip-invalid", false, "record invalid grid points as status invalid and run the rest (passed to every task; each task's --resume decides them again)")
 	selectFlag := fl.Bool("select", false, "run a sequential selection (default: true when the spec has a select: block): the tasks run each round's jobs in lock-step, each waiting for the others' jobs before the next round")
-	waitLimit := fl.Duration("wait-limit", launch.DefaultWaitLimit, "for a selection: a task stops (exit 3, naming the missing shards) when none of the other tasks' jobs it waits for has been committed for this long; 0 waits without a limit")
+	waitLimit := fl.Duration("wait-limit", study.DefaultWaitLimit, "for a selection: a task stops (exit 3, naming the missing shards) when none of the other tasks' jobs it waits for has been committed for this long; 0 waits without a limit")
 	rf := addRunFlags(fl) // --format, --max-wall-per-job, --commit-interval: passed to every task
 	if err := fl.Parse(args); err != nil {
 		return flagError("slurm", fl, err)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"path/filepath"
 	"strings"
@@ -35,7 +35,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fl.NArg() != 1 {
 		return usagef("status: want one DIR, got %d arguments", fl.NArg())
 	}
-	st, err := launch.ReadStatus(fl.Arg(0), time.Now(), *verify, slurm.ScriptName)
+	st, err := study.ReadStatus(fl.Arg(0), time.Now(), *verify, slurm.ScriptName)
 	if err != nil {
 		return usageError{fmt.Errorf("status: %w", err)}
 	}

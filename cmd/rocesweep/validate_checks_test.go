@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // validate names each job that breaks a rule fabric.Validate checks (model/fabric tests

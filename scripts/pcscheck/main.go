@@ -27,7 +27,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -77,7 +77,7 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 	if err != nil {
 		return err
 	}
-	tplan, _, err := launch.Replan(truthDir)
+	tplan, _, err := study.Replan(truthDir)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package launch_test
 
 import (
 	"errors"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,7 +60,7 @@ func TestGridRecordedForResume(t *testing.T) {
 	if err != nil || rep.Skipped != 6 || rep.OK != 3 {
 		t.Fatalf("--extend with a third alpha: %+v, %v; want 6 kept, 3 run", rep, err)
 	}
-	p, m, err := launch.Replan(dir)
+	p, m, err := study.Replan(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-package launch_test
+package study_test
 
 import (
 	"context"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -81,10 +82,10 @@ func jobsOf(t testing.TB, dir string) []string {
 // same decision whatever the worker count, after kills and resumes, and split in shards.
 func TestSelectDeterministic(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
-	run := func(dir string, o launch.Options) *launch.SelectReport {
+	run := func(dir string, o launch.Options) *study.SelectReport {
 		t.Helper()
 		o.Dir = dir
-		sr, err := launch.Select(context.Background(), selectPlan(t), noisyJob, o)
+		sr, err := study.Select(context.Background(), selectPlan(t), noisyJob, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +125,7 @@ func TestSelectDeterministic(t *testing.T) {
 			}
 			return noisyJob(c, cfg, id, emit)
 		}
-		sr, err := launch.Select(ctx, selectPlan(t), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
+		sr, err := study.Select(ctx, selectPlan(t), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
 		cancel()
 		if err == nil && sr.Decision.State != selection.Running {
 			if !reflect.DeepEqual(sr.Decision, d) {
@@ -143,7 +144,7 @@ func TestSelectDeterministic(t *testing.T) {
 	// Two shards, each run in turn without waiting, until decided.
 	dir = filepath.Join(base, "shards")
 	for attempt := 0; ; attempt++ {
-		var last *launch.SelectReport
+		var last *study.SelectReport
 		for k := 1; k <= 2; k++ {
 			last = run(dir, launch.Options{Workers: 1, Shard: sweep.Shard{K: k, N: 2}, Resume: true})
 		}
@@ -162,7 +163,7 @@ func TestSelectDeterministic(t *testing.T) {
 	}
 
 	// DecideDir replays the decision from the directory alone.
-	again, _, err := launch.DecideDir(filepath.Join(base, "j1"))
+	again, _, err := study.DecideDir(filepath.Join(base, "j1"))
 	if err != nil || again == nil || !reflect.DeepEqual(*again, d) {
 		t.Fatalf("DecideDir: %+v, %v; want %+v", again, err, d)
 	}
@@ -228,7 +229,7 @@ func TestSelectConditions(t *testing.T) {
 	} {
 		set := "objective.combine=" + c.combine
 		dir := filepath.Join(base, c.combine)
-		sr, err := launch.Select(context.Background(), plan(set), condJob, launch.Options{Dir: dir, Workers: 1})
+		sr, err := study.Select(context.Background(), plan(set), condJob, launch.Options{Dir: dir, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,11 +249,11 @@ func TestSelectConditions(t *testing.T) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s selected %v, want %v (%s)", c.combine, got, c.want, d.Why)
 		}
-		two, err := launch.Select(context.Background(), plan(set), condJob, launch.Options{Dir: filepath.Join(base, c.combine+"-j2"), Workers: 2})
+		two, err := study.Select(context.Background(), plan(set), condJob, launch.Options{Dir: filepath.Join(base, c.combine+"-j2"), Workers: 2})
 		if err != nil || !reflect.DeepEqual(two.Decision, d) {
 			t.Fatalf("%s: -j 2 decided differently (%v)", c.combine, err)
 		}
-		st, err := launch.ReadStatus(dir, time.Now(), false, "")
+		st, err := study.ReadStatus(dir, time.Now(), false, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +268,7 @@ func TestSelectConditions(t *testing.T) {
 
 	// Killed after every 5 jobs and resumed: the same decision (worst).
 	dir := filepath.Join(base, "killed")
-	want, _, err := launch.DecideDir(filepath.Join(base, "worst"))
+	want, _, err := study.DecideDir(filepath.Join(base, "worst"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestSelectConditions(t *testing.T) {
 			}
 			return condJob(c, cfg, id, emit)
 		}
-		sr, err := launch.Select(ctx, plan(), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
+		sr, err := study.Select(ctx, plan(), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
 		cancel()
 		if err == nil && sr.Decision.State != selection.Running {
 			if !reflect.DeepEqual(sr.Decision, *want) {

@@ -1,10 +1,11 @@
-package launch
+package study
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io/fs"
 	"slices"
 	"strings"
@@ -26,7 +27,7 @@ import (
 // SelectReport is what Select did: its rounds' runs added up, and the decision it ended
 // with.
 type SelectReport struct {
-	*Report
+	*launch.Report
 	Decision selection.Decision
 	// Bisection is the decision of a bisection (Bisect); nil for a selection.
 	Bisection *selection.BisectDecision
@@ -143,19 +144,19 @@ func (w *waiting) next(round, need int, maxPause, limit time.Duration) (pause ti
 // reads the results directory back between rounds (either format: results.Parts). The
 // returned report adds up every round of this session; its error is the first round's
 // error that stopped it (an interrupt, --fail-fast, a results error).
-func Select(ctx context.Context, p *sweep.Plan, job JobFunc, o Options) (*SelectReport, error) {
+func Select(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Options) (*SelectReport, error) {
 	if p.Bisecting() {
 		return Bisect(ctx, p, job, o)
 	}
 	cfg := p.SelectionConfig()
 	if cfg.Initial != p.Spec.Replicates {
-		return nil, &SetupError{fmt.Errorf("sweep: a selection plan must have %d replicates (select.initial), has %d", cfg.Initial, p.Spec.Replicates)}
+		return nil, &launch.SetupError{Err: fmt.Errorf("sweep: a selection plan must have %d replicates (select.initial), has %d", cfg.Initial, p.Spec.Replicates)}
 	}
 	if min := p.Points * cfg.Initial; cfg.MaxJobs < min {
-		return nil, &SetupError{fmt.Errorf("%s: select.max_jobs %d is below the first stage's %d jobs (%d points × %d replicates)", p.Spec.File, cfg.MaxJobs, min, p.Points, cfg.Initial)}
+		return nil, &launch.SetupError{Err: fmt.Errorf("%s: select.max_jobs %d is below the first stage's %d jobs (%d points × %d replicates)", p.Spec.File, cfg.MaxJobs, min, p.Points, cfg.Initial)}
 	}
 	o.Selection = &cfg
-	sr := &SelectReport{Report: &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*sweep.Job]*stats.Summary{}}}
+	sr := &SelectReport{Report: &launch.Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*sweep.Job]*stats.Summary{}}}
 	err := runRounds(ctx, p, job, o, sr, func(cache *results.PartCache) (nextRound, error) {
 		dec, committed, err := decide(p, o.Dir, cache)
 		if err != nil {
@@ -193,7 +194,7 @@ type nextRound struct {
 // decides from the committed results what to run, runRounds runs this shard's part of
 // it (or waits for the other shards' with Options.Wait), then asks again, until next
 // says done, a round fails, or a shard has nothing left to run. sr adds up the rounds.
-func runRounds(ctx context.Context, p *sweep.Plan, job JobFunc, o Options, sr *SelectReport, next func(*results.PartCache) (nextRound, error)) error {
+func runRounds(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Options, sr *SelectReport, next func(*results.PartCache) (nextRound, error)) error {
 	resume := o.Resume
 	var last []string // the jobs the previous round asked for
 	var cache results.PartCache
@@ -247,7 +248,7 @@ func runRounds(ctx context.Context, p *sweep.Plan, job JobFunc, o Options, sr *S
 		}
 		ro := o
 		ro.Jobs, ro.Resume = nr.need, resume
-		rep, err := Run(ctx, p, job, ro)
+		rep, err := launch.Run(ctx, p, job, ro)
 		sr.Rounds++
 		sr.add(rep)
 		if err != nil {
@@ -258,7 +259,7 @@ func runRounds(ctx context.Context, p *sweep.Plan, job JobFunc, o Options, sr *S
 }
 
 // add adds the counts of one round's report.
-func (sr *SelectReport) add(r *Report) {
+func (sr *SelectReport) add(r *launch.Report) {
 	if r == nil {
 		return
 	}

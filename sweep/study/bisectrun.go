@@ -1,10 +1,11 @@
-package launch
+package study
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io/fs"
 
 	"github.com/rocesweep/rocesweep/model/stats"
@@ -17,20 +18,20 @@ import (
 // probes selection.BisectDecide asks for, replayed from the committed jobs table before
 // every round, as a selection's rounds are (runRounds): a killed and resumed run, any
 // -j and any shards reach the same probes, jobs and answers.
-func Bisect(ctx context.Context, p *sweep.Plan, job JobFunc, o Options) (*SelectReport, error) {
+func Bisect(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Options) (*SelectReport, error) {
 	cfg := p.BisectConfig()
 	want := 1
 	if !p.Spec.Objective.Bisect.Deterministic {
 		want = cfg.Initial
 	}
 	if p.Spec.Replicates != want {
-		return nil, &SetupError{fmt.Errorf("sweep: a bisection's plan must have %d replicates of its first probe, has %d", want, p.Spec.Replicates)}
+		return nil, &launch.SetupError{Err: fmt.Errorf("sweep: a bisection's plan must have %d replicates of its first probe, has %d", want, p.Spec.Replicates)}
 	}
 	if cfg.MaxJobs < len(p.Jobs) {
-		return nil, &SetupError{fmt.Errorf("%s: select.max_jobs %d is below the first probes' %d jobs (%d conditions × %d)", p.Spec.File, cfg.MaxJobs, len(p.Jobs), p.Points, want)}
+		return nil, &launch.SetupError{Err: fmt.Errorf("%s: select.max_jobs %d is below the first probes' %d jobs (%d conditions × %d)", p.Spec.File, cfg.MaxJobs, len(p.Jobs), p.Points, want)}
 	}
 	o.Selection = &cfg
-	sr := &SelectReport{Report: &Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*sweep.Job]*stats.Summary{}}}
+	sr := &SelectReport{Report: &launch.Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*sweep.Job]*stats.Summary{}}}
 	err := runRounds(ctx, p, job, o, sr, func(cache *results.PartCache) (nextRound, error) {
 		dec, err := decideBisect(p, o.Dir, cache)
 		if err != nil {

@@ -1,4 +1,4 @@
-package launch_test
+package study_test
 
 // The study library: every spec in configs/ and configs/bench/ parses, states its
 // objective, plans to the size its comment states (a selection's plan is its first
@@ -10,6 +10,7 @@ package launch_test
 import (
 	"context"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"os"
 	"path/filepath"
 	"testing"
@@ -107,7 +108,7 @@ func TestQuickstartDecidesAroundTheTrap(t *testing.T) {
 	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
 		return fabric.Run(ctx, cfg, fabric.Options{JobID: id})
 	}
-	sr, err := launch.Select(context.Background(), p, job, launch.Options{Dir: filepath.Join(t.TempDir(), "qs"), Workers: 2})
+	sr, err := study.Select(context.Background(), p, job, launch.Options{Dir: filepath.Join(t.TempDir(), "qs"), Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

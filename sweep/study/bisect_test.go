@@ -1,8 +1,9 @@
-package launch_test
+package study_test
 
 import (
 	"context"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -90,10 +91,10 @@ func TestBisectDeterministicRuns(t *testing.T) {
 	}{{"deterministic", bisectSpec, thresholdJob}, {"stochastic", stochastic, noisyThresholdJob}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			run := func(dir string, o launch.Options, job launch.JobFunc) *launch.SelectReport {
+			run := func(dir string, o launch.Options, job launch.JobFunc) *study.SelectReport {
 				t.Helper()
 				o.Dir = dir
-				sr, err := launch.Select(context.Background(), bisectPlan(t, tc.spec), job, o)
+				sr, err := study.Select(context.Background(), bisectPlan(t, tc.spec), job, o)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -144,7 +145,7 @@ func TestBisectDeterministicRuns(t *testing.T) {
 					}
 					return tc.job(c, cfg, id, emit)
 				}
-				sr, err := launch.Select(ctx, bisectPlan(t, tc.spec), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
+				sr, err := study.Select(ctx, bisectPlan(t, tc.spec), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
 				cancel()
 				if err == nil && sr.Bisection.State != selection.Running {
 					if !reflect.DeepEqual(sr.Bisection, d) {
@@ -163,7 +164,7 @@ func TestBisectDeterministicRuns(t *testing.T) {
 			// Two shards, each run in turn without waiting, until decided.
 			dir = filepath.Join(base, "shards")
 			for attempt := 0; ; attempt++ {
-				var last *launch.SelectReport
+				var last *study.SelectReport
 				for k := 1; k <= 2; k++ {
 					last = run(dir, launch.Options{Workers: 1, Shard: sweep.Shard{K: k, N: 2}, Resume: true}, tc.job)
 				}
@@ -182,7 +183,7 @@ func TestBisectDeterministicRuns(t *testing.T) {
 			}
 
 			// BisectDir replays the answers from the directory alone.
-			st, p, err := launch.BisectDir(filepath.Join(base, "j1"))
+			st, p, err := study.BisectDir(filepath.Join(base, "j1"))
 			if err != nil || st == nil || !reflect.DeepEqual(st, p.BisectionStatus(d)) {
 				t.Fatalf("BisectDir: %+v, %v", st, err)
 			}
