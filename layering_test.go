@@ -85,10 +85,12 @@ const layers = `
 	results, sink < results/export;
 	results/dirfs < sweep/slurm;
 
-	# sweep: the spec and the plan, pure: it reads no directory and starts no process
-	# (sink is not below it). sweep/launch runs a plan's jobs (runner, workers, spill,
-	# budgets, progress) and writes through sink.
-	MODEL, selection, results < sweep;
+	# sweep/specfile: a sweep spec parsed, with its overrides. sweep: the plan of a spec,
+	# pure: it reads no directory and starts no process (sink is not below it).
+	# sweep/launch runs a plan's jobs (runner, workers, spill, budgets, progress) and
+	# writes through sink.
+	MODEL, selection, results < sweep/specfile;
+	sweep/specfile < sweep;
 	sweep, internal/memory, sink < sweep/launch;
 	# sweep/study: the studies that run rounds of jobs (a sequential selection, a
 	# bisection) and state where one stands.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"reflect"
 	"slices"
@@ -163,7 +164,7 @@ func TestREADMESpecExamples(t *testing.T) {
 			t.Fatalf("unterminated yaml block:\n%s", part)
 		}
 		blocks++
-		s, err := sweep.ParseSpec("README.md", []byte(block), nil)
+		s, err := specfile.Parse("README.md", []byte(block), nil)
 		if err != nil {
 			t.Errorf("README yaml block %d: %v\n%s", blocks, err, block)
 			continue

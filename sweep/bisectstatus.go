@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/explain"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math"
 	"strings"
 
@@ -167,7 +168,7 @@ func marginText(p *Plan, m, answer float64, pool int64) string {
 	case p.Spec.Probe.Attr.Type.IsBytes():
 		amount = config.Commas(int64(math.Abs(m))) + " B"
 	default:
-		amount = probeLabel(p.Spec.Probe, b.Element, math.Abs(m))
+		amount = specfile.ProbeLabelOf(p.Spec.Probe, b.Element, math.Abs(m))
 	}
 	switch {
 	case pool > 0:

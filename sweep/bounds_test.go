@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"runtime"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestNameRule(t *testing.T) {
 		{"x'y", false}, {"$(id)", false}, {strings.Repeat("a", 101), false}, {strings.Repeat("a", 100), true},
 	} {
 		spec := fmt.Sprintf("name: %q\nduration: 10us\n", tc.name)
-		_, err := ParseSpec("spec.yaml", []byte(spec), nil)
+		_, err := specfile.Parse("spec.yaml", []byte(spec), nil)
 		if (err == nil) != tc.ok {
 			t.Errorf("name %q: err %v, want ok=%v", tc.name, err, tc.ok)
 		}
@@ -28,7 +29,7 @@ func TestNameRule(t *testing.T) {
 			t.Errorf("name %q: error %q does not state the rule", tc.name, err)
 		}
 		// --set name=... is held to the same rule.
-		_, err = ParseSpec("spec.yaml", []byte("duration: 10us\n"), []string{"name=" + tc.name})
+		_, err = specfile.Parse("spec.yaml", []byte("duration: 10us\n"), []string{"name=" + tc.name})
 		if (err == nil) != tc.ok {
 			t.Errorf("--set name=%q: err %v, want ok=%v", tc.name, err, tc.ok)
 		}
@@ -77,7 +78,7 @@ func TestPlanBoundsRefusedCheaply(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			_, err := ParseSpec("spec.yaml", []byte(tc.spec), nil)
+			_, err := specfile.Parse("spec.yaml", []byte(tc.spec), nil)
 			runtime.ReadMemStats(&after)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
@@ -89,7 +90,7 @@ func TestPlanBoundsRefusedCheaply(t *testing.T) {
 		})
 	}
 	// Exactly at the limit is accepted (and not expanded here).
-	if _, err := ParseSpec("spec.yaml", []byte("replicates: 50000\nsweep: {grid: {switch.LossyAlpha: [1, 2]}}\n"), nil); err != nil {
+	if _, err := specfile.Parse("spec.yaml", []byte("replicates: 50000\nsweep: {grid: {switch.LossyAlpha: [1, 2]}}\n"), nil); err != nil {
 		t.Errorf("100,000 jobs refused: %v", err)
 	}
 }
@@ -108,13 +109,13 @@ func TestConstraintNestingBounded(t *testing.T) {
 		{"deep minus", strings.Repeat("-", 101) + "1 < 2", "nested more than 100 levels"},
 		{"mixed", strings.Repeat("!(", 51) + "true" + strings.Repeat(")", 51), "nested more than 100 levels"},
 	} {
-		_, err := ParseConstraint(tc.text)
+		_, err := specfile.ParseConstraint(tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %.200v, want %q", tc.name, err, tc.want)
 		}
 	}
 	// 100 levels are fine, and evaluate.
-	c, err := ParseConstraint(strings.Repeat("(", 50) + strings.Repeat("!", 50) + "true" + strings.Repeat(")", 50))
+	c, err := specfile.ParseConstraint(strings.Repeat("(", 50) + strings.Repeat("!", 50) + "true" + strings.Repeat(")", 50))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +123,8 @@ func TestConstraintNestingBounded(t *testing.T) {
 		t.Errorf("100 levels: %v %v", ok, err)
 	}
 	// A long flat chain (the longest text allowed) evaluates without deep recursion trouble.
-	chain := strings.Repeat("1 + ", (MaxConstraintLen-10)/4) + "1 > 0"
-	if c, err := ParseConstraint(chain); err != nil {
+	chain := strings.Repeat("1 + ", (specfile.MaxConstraintLen-10)/4) + "1 > 0"
+	if c, err := specfile.ParseConstraint(chain); err != nil {
 		t.Fatal(err)
 	} else if ok, err := c.Eval(nil); err != nil || !ok {
 		t.Errorf("chain: %v %v", ok, err)
@@ -132,7 +133,7 @@ func TestConstraintNestingBounded(t *testing.T) {
 
 // Equal values after unit parsing are one value, and no two jobs share an id.
 func TestEqualValuesMerged(t *testing.T) {
-	s, err := ParseSpec("spec.yaml", []byte(`name: dup
+	s, err := specfile.Parse("spec.yaml", []byte(`name: dup
 sweep:
   grid:
     switch.LossyAlpha: [1, 1.0, 1e0]
@@ -193,14 +194,14 @@ sweep:
 
 // A second YAML document is refused, not ignored.
 func TestSecondDocumentRefused(t *testing.T) {
-	_, err := ParseSpec("spec.yaml", []byte("name: a\n---\nname: b\nduration: 1ms\n"), nil)
+	_, err := specfile.Parse("spec.yaml", []byte("name: a\n---\nname: b\nduration: 1ms\n"), nil)
 	if err == nil || !strings.Contains(err.Error(), "spec.yaml:3: a second YAML document") {
 		t.Fatalf("err = %v", err)
 	}
 	// A leading document marker and a trailing one alone are one document. (A file of
 	// none is refused: TestEmptySpecRefused.)
 	for _, ok := range []string{"---\nname: a\n", "name: a\n...\n"} {
-		if _, err := ParseSpec("spec.yaml", []byte(ok), nil); err != nil {
+		if _, err := specfile.Parse("spec.yaml", []byte(ok), nil); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}

@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"errors"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/sweep"
@@ -22,9 +23,9 @@ func TestValidJobs(t *testing.T) {
 	}
 }
 
-func mustSpec(t *testing.T, text string) *sweep.Spec {
+func mustSpec(t *testing.T, text string) *specfile.Spec {
 	t.Helper()
-	s, err := sweep.ParseSpec("g.yaml", []byte(text), nil)
+	s, err := specfile.Parse("g.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

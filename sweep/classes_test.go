@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math"
 	"os"
 	"slices"
@@ -46,7 +47,7 @@ func TestClassesAgreeWithMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ParseSpec("ci.yaml", data, nil)
+	s, err := specfile.Parse("ci.yaml", data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ objective:
 // The grid of settings × conditions: settings and conditions in plan order of first
 // appearance, labelled by short names, cell (s, c) the plan point.
 func TestConditionsGrid(t *testing.T) {
-	s, err := ParseSpec("c.yaml", []byte(condSpec), nil)
+	s, err := specfile.Parse("c.yaml", []byte(condSpec), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestConditionsGrid(t *testing.T) {
 	}
 	// Replicate r of every cell draws the same random numbers: its seed is the
 	// replicate's, whatever the setting and the condition.
-	s3, err := ParseSpec("c.yaml", []byte(condSpec), []string{"replicates=3"})
+	s3, err := specfile.Parse("c.yaml", []byte(condSpec), []string{"replicates=3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestConditionsGrid(t *testing.T) {
 		t.Errorf("seeds by replicate over %d jobs: %v", len(p3.Jobs), seeds)
 	}
 	// Without conditions there is no grid; each is the default with them.
-	s2, err := ParseSpec("c.yaml", []byte(strings.Replace(strings.Replace(condSpec, "  combine: mean\n", "", 1), "  weights: [1, 3]\n", "", 1)), nil)
+	s2, err := specfile.Parse("c.yaml", []byte(strings.Replace(strings.Replace(condSpec, "  combine: mean\n", "", 1), "  weights: [1, 3]\n", "", 1)), nil)
 	if err != nil || s2.Objective.Combine != selection.CombineEach {
 		t.Errorf("default combine: %v, %+v", err, s2.Objective)
 	}
@@ -99,7 +100,7 @@ func TestConditionsRefused(t *testing.T) {
 		{"combine: mean", "combine: median", `c.yaml:16:12: objective.combine: want each, mean or worst (value "median")`},
 		{"  conditions: [workload.mix.0.senders]\n", "", "c.yaml:15:12: objective.combine: mean combines conditions, and the sweep names none"},
 	} {
-		_, err := ParseSpec("c.yaml", []byte(strings.Replace(condSpec, c.old, c.new, 1)), nil)
+		_, err := specfile.Parse("c.yaml", []byte(strings.Replace(condSpec, c.old, c.new, 1)), nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s → %s: got %v, want %q", c.old, c.new, err, c.want)
 		}
@@ -107,19 +108,19 @@ func TestConditionsRefused(t *testing.T) {
 	// Mean and worst compare every setting at every condition: a constraint that removes
 	// a cell is refused, naming it; each takes the settings each condition has.
 	spec := strings.Replace(condSpec, "  conditions:", "  constraint: switch.LossyAlpha < 4 || workload.mix.0.senders < 6\n  conditions:", 1)
-	s, err := ParseSpec("c.yaml", []byte(spec), nil)
+	s, err := specfile.Parse("c.yaml", []byte(spec), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Expand(s, nil); err == nil || !strings.Contains(err.Error(), "c.yaml:17:12: objective.combine: mean compares every setting at every condition, and the plan has no point LossyAlpha=4, StaticPoolXoffThreshold=200KB at senders=6") {
 		t.Errorf("incomplete grid: %v", err)
 	}
-	_, err = ParseSpec("c.yaml", []byte(spec), []string{"objective.combine=each"})
+	_, err = specfile.Parse("c.yaml", []byte(spec), []string{"objective.combine=each"})
 	if err == nil || !strings.Contains(err.Error(), "weights are for combine: mean") {
 		t.Errorf("--set objective.combine=each with weights: %v", err)
 	}
 	each := strings.Replace(strings.Replace(spec, "combine: mean", "combine: each", 1), "  weights: [1, 3]\n", "", 1)
-	if s, err = ParseSpec("c.yaml", []byte(each), nil); err != nil {
+	if s, err = specfile.Parse("c.yaml", []byte(each), nil); err != nil {
 		t.Fatal(err)
 	}
 	p, err := Expand(s, nil)
@@ -132,10 +133,10 @@ func TestConditionsRefused(t *testing.T) {
 	// A secondary objective or a Pareto front is asked at each condition (each); mean and
 	// worst take one metric.
 	then := strings.Replace(strings.Replace(condSpec, "  weights: [1, 3]\n", "  indifference: 1us\n  then: {metric: drops_lossy, goal: min, indifference: 1}\n", 1), "combine: mean", "combine: each", 1)
-	if _, err := ParseSpec("c.yaml", []byte(then), nil); err != nil {
+	if _, err := specfile.Parse("c.yaml", []byte(then), nil); err != nil {
 		t.Errorf("each with then: %v", err)
 	}
-	if _, err := ParseSpec("c.yaml", []byte(then), []string{"objective.combine=worst"}); err == nil || !strings.Contains(err.Error(), "--set objective.combine=worst: objective.combine: worst takes one metric, and the objective has then (a secondary objective): use combine: each") {
+	if _, err := specfile.Parse("c.yaml", []byte(then), []string{"objective.combine=worst"}); err == nil || !strings.Contains(err.Error(), "--set objective.combine=worst: objective.combine: worst takes one metric, and the objective has then (a secondary objective): use combine: each") {
 		t.Errorf("worst with then: %v", err)
 	}
 	// A bisection answers at each condition, every swept axis being one: sweep.conditions
@@ -152,14 +153,14 @@ objective:
   resolution: 10KB
   subject_to: [drops_lossless == 0]
 `
-	if _, err := ParseSpec("b.yaml", []byte(bisect), nil); err != nil {
+	if _, err := specfile.Parse("b.yaml", []byte(bisect), nil); err != nil {
 		t.Errorf("bisection with every axis a condition: %v", err)
 	}
-	if _, err := ParseSpec("b.yaml", []byte(bisect+"  combine: worst\n"), nil); err == nil || !strings.Contains(err.Error(), "b.yaml:12:12: objective.combine: a bisection (objective.smallest) answers at each condition") {
+	if _, err := specfile.Parse("b.yaml", []byte(bisect+"  combine: worst\n"), nil); err == nil || !strings.Contains(err.Error(), "b.yaml:12:12: objective.combine: a bisection (objective.smallest) answers at each condition") {
 		t.Errorf("bisection with combine: %v", err)
 	}
 	// A --set that pins the condition leaves one condition: nothing to combine.
-	s, err = ParseSpec("c.yaml", []byte(condSpec), []string{"workload.mix.0.senders=3"})
+	s, err = specfile.Parse("c.yaml", []byte(condSpec), []string{"workload.mix.0.senders=3"})
 	if err != nil || s.Objective.Combine != "" || len(s.Objective.Conditions) != 0 || !strings.Contains(strings.Join(s.Notices, "\n"), "pins the condition workload.mix.0.senders (c.yaml:13:16) to one value") {
 		t.Errorf("pinned condition: %v, %+v, %q", err, s.Objective, s.Notices)
 	}
@@ -172,7 +173,7 @@ func TestConditionsExampleSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ParseSpec("quickstart-conditions.yaml", data, nil)
+	s, err := specfile.Parse("quickstart-conditions.yaml", data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ func TestDuplicateKeysRefused(t *testing.T) {
 		{"workload:\n  kind: mix\n  mix:\n    - {kind: incast, senders: 2, senders: 3}\n", "spec.yaml:4:34: workload.mix.0.senders: set twice (first at line 4:22)"},
 		{"sweep: {grid: {switch.LossyAlpha: {from: 1, to: 2, to: 3, steps: 2}}}\n", "spec.yaml:1:52: sweep.grid.switch.LossyAlpha.to: set twice (first at line 1:45)"},
 	} {
-		_, err := ParseSpec("spec.yaml", []byte(tc.text), nil)
+		_, err := specfile.Parse("spec.yaml", []byte(tc.text), nil)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.text, err, tc.want)
 		}
@@ -38,7 +39,7 @@ func TestSpecErrorsNameTheLine(t *testing.T) {
 		{"seed: 1\nname: a b\n", `spec.yaml:2:7: name "a b": want letters`},
 		{"sweep:\n  grid: {switch.LossyAlpha: [1, 2]}\n  constraint: switch.LossyAlpha > 5\n", "spec.yaml:3:15: sweep.constraint: the sweep has no jobs"},
 	} {
-		s, err := ParseSpec("spec.yaml", []byte(tc.text), nil)
+		s, err := specfile.Parse("spec.yaml", []byte(tc.text), nil)
 		if err == nil {
 			_, err = Expand(s, nil)
 		}

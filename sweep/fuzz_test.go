@@ -1,5 +1,6 @@
 package sweep
 
+import "github.com/rocesweep/rocesweep/sweep/specfile"
 import "testing"
 
 // FuzzParseConstraint: any text either parses or gives an error; a parsed expression
@@ -14,7 +15,7 @@ func FuzzParseConstraint(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		c, err := ParseConstraint(text)
+		c, err := specfile.ParseConstraint(text)
 		if err != nil {
 			return
 		}
@@ -42,7 +43,7 @@ func FuzzParseSpec(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		s, err := ParseSpec("fuzz.yaml", []byte(text), nil)
+		s, err := specfile.Parse("fuzz.yaml", []byte(text), nil)
 		if err != nil {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -47,7 +48,7 @@ func TestGoldenSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := sweep.ParseSpec(file, data, nil)
+	spec, err := specfile.Parse(file, data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

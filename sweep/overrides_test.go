@@ -1,6 +1,7 @@
 package sweep_test
 
 import (
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"slices"
 	"strings"
 	"testing"
@@ -33,9 +34,9 @@ sweep:
     switch.LossyAlpha: [0.5, 1]
 `
 
-func planOv(t *testing.T, text string, ov sweep.Overrides) (*sweep.Plan, error) {
+func planOv(t *testing.T, text string, ov specfile.Overrides) (*sweep.Plan, error) {
 	t.Helper()
-	s, err := sweep.ParseSpecOverrides("spec.yaml", []byte(text), ov)
+	s, err := specfile.ParseOverrides("spec.yaml", []byte(text), ov)
 	if err != nil {
 		return nil, err
 	}
@@ -63,34 +64,34 @@ func TestGridOverrides(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		spec    string
-		ov      sweep.Overrides
+		ov      specfile.Overrides
 		jobs    int
 		axes    []string
 		notices []string
 	}{
-		{"a new axis goes last on the grid", grid, sweep.Overrides{Grids: []string{"nic.Delay=100ns, 1us"}}, 24,
+		{"a new axis goes last on the grid", grid, specfile.Overrides{Grids: []string{"nic.Delay=100ns, 1us"}}, 24,
 			[]string{"switch.LossyAlpha=0.25,0.5,1,2", "switch.StaticPoolXoffThreshold=400KB,700KB,1MB", "nic.Delay=100ns,1us"}, nil},
-		{"a swept path's axis is replaced in place", grid, sweep.Overrides{Grids: []string{"switch.LossyAlpha=0.5,4"}}, 6,
+		{"a swept path's axis is replaced in place", grid, specfile.Overrides{Grids: []string{"switch.LossyAlpha=0.5,4"}}, 6,
 			[]string{"switch.LossyAlpha=0.5,4", "switch.StaticPoolXoffThreshold=400KB,700KB,1MB"},
 			[]string{"--grid switch.LossyAlpha=0.5,4 replaces the axis switch.LossyAlpha (spec.yaml:9:5, 4 values) by 2 values"}},
-		{"an alias of a swept path replaces it too", grid, sweep.Overrides{Grids: []string{"switch.SharedBufferManager.LossyAlpha=3"}}, 3,
+		{"an alias of a swept path replaces it too", grid, specfile.Overrides{Grids: []string{"switch.SharedBufferManager.LossyAlpha=3"}}, 3,
 			[]string{"switch.SharedBufferManager.LossyAlpha=3", "switch.StaticPoolXoffThreshold=400KB,700KB,1MB"},
 			[]string{"--grid switch.SharedBufferManager.LossyAlpha=3 replaces the axis switch.LossyAlpha (spec.yaml:9:5, 4 values) by 1 value"}},
-		{"--set of a swept path drops the axis, and says so", grid, sweep.Overrides{Sets: []string{"switch.LossyAlpha=0.5"}}, 3,
+		{"--set of a swept path drops the axis, and says so", grid, specfile.Overrides{Sets: []string{"switch.LossyAlpha=0.5"}}, 3,
 			[]string{"switch.StaticPoolXoffThreshold=400KB,700KB,1MB"},
 			[]string{"--set switch.LossyAlpha=0.5 replaces the axis switch.LossyAlpha (spec.yaml:9:5, 4 values) by this one value"}},
-		{"--set and --grid of other paths", grid, sweep.Overrides{Sets: []string{"replicates=2"}, Grids: []string{"switch.StaticPoolXoffThreshold=300KB,0.3MB,500KB"}}, 16,
+		{"--set and --grid of other paths", grid, specfile.Overrides{Sets: []string{"replicates=2"}, Grids: []string{"switch.StaticPoolXoffThreshold=300KB,0.3MB,500KB"}}, 16,
 			[]string{"switch.LossyAlpha=0.25,0.5,1,2", "switch.StaticPoolXoffThreshold=300KB,500KB"},
 			[]string{"--grid switch.StaticPoolXoffThreshold=300KB,0.3MB,500KB replaces the axis switch.StaticPoolXoffThreshold (spec.yaml:10:5, 3 values) by 2 values"}},
-		{"every axis of a zip group, equal lengths", zipSpec, sweep.Overrides{Grids: []string{"nic.NICSide.PhysicalLayer.LaneCount=2,4", "nic.HostSide.PhysicalLayer.LaneCount=8,8"}}, 4,
+		{"every axis of a zip group, equal lengths", zipSpec, specfile.Overrides{Grids: []string{"nic.NICSide.PhysicalLayer.LaneCount=2,4", "nic.HostSide.PhysicalLayer.LaneCount=8,8"}}, 4,
 			[]string{"nic.NICSide.PhysicalLayer.LaneCount=2,4", "nic.HostSide.PhysicalLayer.LaneCount=8,8", "switch.LossyAlpha=0.5,1"},
 			[]string{"--grid nic.NICSide.PhysicalLayer.LaneCount=2,4 replaces the axis nic.NICSide.PhysicalLayer.LaneCount (spec.yaml:7:5, 3 values) by 2 values",
 				"--grid nic.HostSide.PhysicalLayer.LaneCount=8,8 replaces the axis nic.HostSide.PhysicalLayer.LaneCount (spec.yaml:8:5, 3 values) by 2 values"}},
-		{"one zipped axis, same length", zipSpec, sweep.Overrides{Grids: []string{"nic.HostSide.PhysicalLayer.LaneCount=16,8,4"}}, 6,
+		{"one zipped axis, same length", zipSpec, specfile.Overrides{Grids: []string{"nic.HostSide.PhysicalLayer.LaneCount=16,8,4"}}, 6,
 			[]string{"nic.NICSide.PhysicalLayer.LaneCount=4,8,16", "nic.HostSide.PhysicalLayer.LaneCount=16,8,4", "switch.LossyAlpha=0.5,1"},
 			[]string{"--grid nic.HostSide.PhysicalLayer.LaneCount=16,8,4 replaces the axis nic.HostSide.PhysicalLayer.LaneCount (spec.yaml:8:5, 3 values) by 3 values"}},
 		// A selection's points are its grid's: a --grid adds points to choose from.
-		{"a selection gets more points", gridSelectSpec, sweep.Overrides{Grids: []string{"switch.LossyAlpha=0.5,1,2"}}, 6,
+		{"a selection gets more points", gridSelectSpec, specfile.Overrides{Grids: []string{"switch.LossyAlpha=0.5,1,2"}}, 6,
 			[]string{"switch.LossyAlpha=0.5,1,2"},
 			[]string{"--grid switch.LossyAlpha=0.5,1,2 replaces the axis switch.LossyAlpha (spec.yaml:9:5, 2 values) by 3 values"}},
 	} {
@@ -115,11 +116,11 @@ func TestGridOverrides(t *testing.T) {
 // A --grid axis makes the same jobs (ids) as the same axis written in the spec.
 func TestGridSameJobsAsSpec(t *testing.T) {
 	grid := sweeptest.GridSpec("t", 1, 1, "200us")
-	fromFlag, err := planOv(t, grid, sweep.Overrides{Grids: []string{"switch.LossyAlpha=0.25,0.5,1,2,4"}})
+	fromFlag, err := planOv(t, grid, specfile.Overrides{Grids: []string{"switch.LossyAlpha=0.25,0.5,1,2,4"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromSpec, err := planOv(t, strings.Replace(grid, "[0.25, 0.5, 1, 2]", "[0.25, 0.5, 1, 2, 4]", 1), sweep.Overrides{})
+	fromSpec, err := planOv(t, strings.Replace(grid, "[0.25, 0.5, 1, 2]", "[0.25, 0.5, 1, 2, 4]", 1), specfile.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,29 +133,29 @@ func TestGridOverrideErrors(t *testing.T) {
 	grid := sweeptest.GridSpec("t", 1, 1, "200us")
 	for _, tc := range []struct {
 		spec string
-		ov   sweep.Overrides
+		ov   specfile.Overrides
 		want string
 	}{
-		{grid, sweep.Overrides{Grids: []string{"switch.LossyAlpha=0.5,x"}}, `--grid switch.LossyAlpha=0.5,x: value "x": switch.LossyAlpha: not a number`},
-		{grid, sweep.Overrides{Grids: []string{"nic.DataRate=100Gbps,fast"}}, `--grid nic.DataRate=100Gbps,fast: value "fast": nic.DataRate:`},
-		{grid, sweep.Overrides{Grids: []string{"switch.StaticPoolXoffThreshold=700"}}, `--grid switch.StaticPoolXoffThreshold=700: value "700": switch.StaticPoolXoffThreshold:`},
-		{grid, sweep.Overrides{Grids: []string{"switch.LosyAlpha=1"}}, "--grid switch.LosyAlpha=1: switch.LosyAlpha: unknown attribute (did you mean switch.LossyAlpha?)"},
-		{grid, sweep.Overrides{Grids: []string{"switch.LossyAlpha=0.5,,1"}}, "--grid switch.LossyAlpha=0.5,,1: switch.LossyAlpha: an empty value"},
-		{grid, sweep.Overrides{Grids: []string{"switch.LossyAlpha"}}, `--grid "switch.LossyAlpha": want path=value,value,...`},
-		{grid, sweep.Overrides{Grids: []string{"replicates=1,2"}}, "--grid replicates=1,2: replicates is a setting of the sweep, not an attribute to sweep; give it with --set"},
-		{grid, sweep.Overrides{Grids: []string{"nic.Delay=1us", "nic.Delay=2us"}}, "--grid nic.Delay=2us: nic.Delay is already swept by --grid nic.Delay=1us; give one --grid per attribute"},
-		{grid, sweep.Overrides{Sets: []string{"switch.LossyAlpha=1"}, Grids: []string{"switch.LossyAlpha=0.5,2"}}, "--grid switch.LossyAlpha=0.5,2: --set switch.LossyAlpha=1 gives the same attribute one value; give one of the two"},
-		{grid, sweep.Overrides{Sets: []string{"sweep.replicates=1"}}, "--set sweep.replicates=1: replicates is a key of the spec's top level, not of sweep: --set replicates=1"},
-		{grid, sweep.Overrides{Sets: []string{"sweep.grid.switch.LossyAlpha=1"}}, "--set sweep.grid.switch.LossyAlpha=1: the sweep's axes are not --set keys: --grid PATH=V1,V2,..."},
-		{zipSpec, sweep.Overrides{Grids: []string{"nic.HostSide.PhysicalLayer.LaneCount=4,8"}}, "--grid nic.HostSide.PhysicalLayer.LaneCount=4,8: nic.HostSide.PhysicalLayer.LaneCount has 2 values but nic.NICSide.PhysicalLayer.LaneCount (spec.yaml:7:5), zipped with it, has 3; zipped axes move together"},
-		{zipSpec, sweep.Overrides{Sets: []string{"nic.HostSide.PhysicalLayer.LaneCount=4"}}, "--set nic.HostSide.PhysicalLayer.LaneCount=4: nic.HostSide.PhysicalLayer.LaneCount is zipped with other axes at spec.yaml:8:5"},
+		{grid, specfile.Overrides{Grids: []string{"switch.LossyAlpha=0.5,x"}}, `--grid switch.LossyAlpha=0.5,x: value "x": switch.LossyAlpha: not a number`},
+		{grid, specfile.Overrides{Grids: []string{"nic.DataRate=100Gbps,fast"}}, `--grid nic.DataRate=100Gbps,fast: value "fast": nic.DataRate:`},
+		{grid, specfile.Overrides{Grids: []string{"switch.StaticPoolXoffThreshold=700"}}, `--grid switch.StaticPoolXoffThreshold=700: value "700": switch.StaticPoolXoffThreshold:`},
+		{grid, specfile.Overrides{Grids: []string{"switch.LosyAlpha=1"}}, "--grid switch.LosyAlpha=1: switch.LosyAlpha: unknown attribute (did you mean switch.LossyAlpha?)"},
+		{grid, specfile.Overrides{Grids: []string{"switch.LossyAlpha=0.5,,1"}}, "--grid switch.LossyAlpha=0.5,,1: switch.LossyAlpha: an empty value"},
+		{grid, specfile.Overrides{Grids: []string{"switch.LossyAlpha"}}, `--grid "switch.LossyAlpha": want path=value,value,...`},
+		{grid, specfile.Overrides{Grids: []string{"replicates=1,2"}}, "--grid replicates=1,2: replicates is a setting of the sweep, not an attribute to sweep; give it with --set"},
+		{grid, specfile.Overrides{Grids: []string{"nic.Delay=1us", "nic.Delay=2us"}}, "--grid nic.Delay=2us: nic.Delay is already swept by --grid nic.Delay=1us; give one --grid per attribute"},
+		{grid, specfile.Overrides{Sets: []string{"switch.LossyAlpha=1"}, Grids: []string{"switch.LossyAlpha=0.5,2"}}, "--grid switch.LossyAlpha=0.5,2: --set switch.LossyAlpha=1 gives the same attribute one value; give one of the two"},
+		{grid, specfile.Overrides{Sets: []string{"sweep.replicates=1"}}, "--set sweep.replicates=1: replicates is a key of the spec's top level, not of sweep: --set replicates=1"},
+		{grid, specfile.Overrides{Sets: []string{"sweep.grid.switch.LossyAlpha=1"}}, "--set sweep.grid.switch.LossyAlpha=1: the sweep's axes are not --set keys: --grid PATH=V1,V2,..."},
+		{zipSpec, specfile.Overrides{Grids: []string{"nic.HostSide.PhysicalLayer.LaneCount=4,8"}}, "--grid nic.HostSide.PhysicalLayer.LaneCount=4,8: nic.HostSide.PhysicalLayer.LaneCount has 2 values but nic.NICSide.PhysicalLayer.LaneCount (spec.yaml:7:5), zipped with it, has 3; zipped axes move together"},
+		{zipSpec, specfile.Overrides{Sets: []string{"nic.HostSide.PhysicalLayer.LaneCount=4"}}, "--set nic.HostSide.PhysicalLayer.LaneCount=4: nic.HostSide.PhysicalLayer.LaneCount is zipped with other axes at spec.yaml:8:5"},
 		{`name: s
 duration: 200us
 sweep:
   grid:
     switch.LossyAlpha: {from: 0.5, to: 2}
   sample: {n: 4}
-`, sweep.Overrides{Grids: []string{"switch.LossyAlpha=1,2"}}, "spec.yaml:6:11: sweep.sample draws over ranges ({from, to}) of the grid, and --grid switch.LossyAlpha=1,2 left none"},
+`, specfile.Overrides{Grids: []string{"switch.LossyAlpha=1,2"}}, "spec.yaml:6:11: sweep.sample draws over ranges ({from, to}) of the grid, and --grid switch.LossyAlpha=1,2 left none"},
 	} {
 		_, err := planOv(t, tc.spec, tc.ov)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

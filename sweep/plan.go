@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -25,8 +26,8 @@ import (
 // Plan is the expanded list of jobs of a spec, in plan order (grid order, then
 // replicates). Shards and resume select from it; the runner shuffles its selection.
 type Plan struct {
-	Spec *Spec
-	Axes []*Axis // the axes of the jobs' Values, in order
+	Spec *specfile.Spec
+	Axes []*specfile.Axis // the axes of the jobs' Values, in order
 	Jobs []*Job
 	// Points is the number of grid points (before replicates) that passed the
 	// constraints; Filtered counts the ones a constraint removed.
@@ -44,7 +45,7 @@ type Plan struct {
 
 // planPoint is one grid point of a plan.
 type planPoint struct {
-	values  []Value
+	values  []specfile.Value
 	cfg     config.Config
 	invalid error
 	first   int // index in Jobs of its replicate 0
@@ -57,7 +58,7 @@ type Job struct {
 	Point     int    // grid point, from 0
 	Replicate int    // from 0
 	Seed      uint64 // derived; also Config.Seed
-	Values    []Value
+	Values    []specfile.Value
 	Config    config.Config
 	// Invalid is the rule the job breaks (config.Validate and the extra validator);
 	// such a job cannot run.
@@ -65,7 +66,7 @@ type Job struct {
 }
 
 // pointLabel names a point by its axis values: "switch.LossyAlpha=0.5, switch.StaticPoolXoffThreshold=200KB".
-func (p *Plan) pointLabel(values []Value) string {
+func (p *Plan) pointLabel(values []specfile.Value) string {
 	parts := make([]string, len(p.Axes))
 	for i, a := range p.Axes {
 		parts[i] = a.Path + "=" + values[i].Text
@@ -93,19 +94,19 @@ func (p *Plan) Label(j *Job) string {
 // with the listed axes; points failing a constraint are dropped; each point runs
 // Replicates times. validate, if non-nil, adds rules beyond config.Validate (e.g. the
 // fabric's topology checks); a job breaking a rule gets Invalid set, it is not dropped.
-func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
+func Expand(s *specfile.Spec, validate func(*config.Config) error) (*Plan, error) {
 	p := &Plan{Spec: s, Axes: s.Axes, validate: validate}
 	// A bisection's attribute is the last axis: the plan holds its first probe, the
 	// range's safe end; its other end is checked too (bisect.go).
-	var first, other *Value
+	var first, other *specfile.Value
 	if s.Probe != nil {
-		if err := s.checkProbeSets(); err != nil {
+		if err := s.CheckProbeSets(); err != nil {
 			return nil, err
 		}
 		b := s.Objective.Bisect
 		p.Axes = append(slices.Clone(s.Axes), s.Probe)
 		for i, k := range []int{b.SafeStep(), b.Steps() - b.SafeStep()} {
-			v, err := s.probeValue(b.Value(k))
+			v, err := s.ProbeValue(b.Value(k))
 			if err != nil {
 				return nil, fmt.Errorf("%s: objective.%s: %v", s.Probe.Pos, b.Direction, err)
 			}
@@ -118,11 +119,11 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 	}
 	// The size first, from the axis lengths alone: nothing is allocated for a plan
 	// over MaxJobs.
-	total, _, err := s.planSize()
+	total, _, err := s.PlanSize()
 	if err != nil {
 		return nil, err
 	}
-	dims, err := s.dimensions()
+	dims, err := dimensions(s)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 			idx[d] = rem % len(dims[d])
 			rem /= len(dims[d])
 		}
-		values := make([]Value, len(s.Axes), len(p.Axes))
+		values := make([]specfile.Value, len(s.Axes), len(p.Axes))
 		for d, dim := range dims {
 			for _, av := range dim[idx[d]] {
 				values[av.axis] = av.Value
@@ -149,7 +150,7 @@ func Expand(s *Spec, validate func(*config.Config) error) (*Plan, error) {
 		}
 		keep := true
 		for _, c := range s.Constraints {
-			ok, err := c.Eval(func(path string) (any, error) { return lookup(&cfg, path) })
+			ok, err := c.Eval(func(path string) (any, error) { return specfile.Lookup(&cfg, path) })
 			if err != nil {
 				return nil, fmt.Errorf("%s: sweep.constraint: %v", c.Pos, err)
 			}
@@ -241,13 +242,13 @@ func (p *Plan) JobFor(point, r int) *Job {
 
 // axisValue is a value of axis number axis.
 type axisValue struct {
-	Value
+	specfile.Value
 	axis int
 }
 
 // dimensions returns the independent dimensions of the product: one per grid axis,
 // one per zip group, one for the sample (in place of the first sampled range).
-func (s *Spec) dimensions() ([][][]axisValue, error) {
+func dimensions(s *specfile.Spec) ([][][]axisValue, error) {
 	var dims [][][]axisValue
 	zipDim := map[int]int{}
 	sampleDim := -1
@@ -277,7 +278,7 @@ func (s *Spec) dimensions() ([][][]axisValue, error) {
 		}
 	}
 	if sampleDim >= 0 {
-		pts, err := s.samplePoints()
+		pts, err := samplePoints(s)
 		if err != nil {
 			return nil, err
 		}
@@ -289,7 +290,7 @@ func (s *Spec) dimensions() ([][][]axisValue, error) {
 // samplePoints draws Sample.N points over the grid's ranges. Random: each coordinate
 // uniform on its scale. LHS: each range is cut into N equal strata (on its scale) and
 // every stratum is used once, in an independent random order per range.
-func (s *Spec) samplePoints() ([][]axisValue, error) {
+func samplePoints(s *specfile.Spec) ([][]axisValue, error) {
 	smp := s.Sample
 	rng := rand.New(rand.NewPCG(smp.Seed, 0x5a3e1e))
 	pts := make([][]axisValue, smp.N)
@@ -306,7 +307,7 @@ func (s *Spec) samplePoints() ([][]axisValue, error) {
 			if perm != nil {
 				u = (float64(perm[i]) + u) / float64(smp.N)
 			}
-			v, err := s.rangeValue(a, u)
+			v, err := s.RangeValue(a, u)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", a.Pos, err)
 			}
@@ -443,7 +444,7 @@ func copyWorkload(w config.Workload) config.Workload {
 // its axis values (path, text pairs, in Plan.Axes order), its seed and its replicate,
 // and returns it with its job id: a worker process rebuilds its jobs so, from the spec
 // it was sent, and checks the id against the one it was asked to run.
-func JobConfig(s *Spec, values []string, seed uint64, replicate int) (config.Config, string, error) {
+func JobConfig(s *specfile.Spec, values []string, seed uint64, replicate int) (config.Config, string, error) {
 	cfg := copyConfig(&s.Base)
 	for i := 0; i+1 < len(values); i += 2 {
 		if err := cfg.Set(values[i], values[i+1]); err != nil {

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"slices"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ sweep:
 
 func mustPlan(t *testing.T, spec string, sets ...string) *Plan {
 	t.Helper()
-	s, err := ParseSpec("spec.yaml", []byte(spec), sets)
+	s, err := specfile.Parse("spec.yaml", []byte(spec), sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestSpecErrors(t *testing.T) {
 		{"swept twice", "sweep:\n  grid:\n    switch.LossyAlpha: [1]\n    switch.SharedBufferManager.LossyAlpha: [2]\n", []string{"spec.yaml:4:5", "already swept"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseSpec("spec.yaml", []byte(tc.spec), nil)
+			_, err := specfile.Parse("spec.yaml", []byte(tc.spec), nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -238,7 +239,7 @@ func TestSetOverrides(t *testing.T) {
 	if p.Jobs[0].Config.Switch.SharedBufferManager.LossyAlpha != 2 || p.Jobs[0].Config.Topology.Hosts != 4 {
 		t.Error("--set not applied")
 	}
-	_, err := ParseSpec("spec.yaml", []byte(alphaXoff), []string{"switch.LossyAlfa=2"})
+	_, err := specfile.Parse("spec.yaml", []byte(alphaXoff), []string{"switch.LossyAlfa=2"})
 	if err == nil || !strings.Contains(err.Error(), "--set switch.LossyAlfa=2") || !strings.Contains(err.Error(), "LossyAlpha") {
 		t.Errorf("err = %v", err)
 	}
@@ -296,7 +297,7 @@ func TestConstraintEval(t *testing.T) {
 		{"400Gbps == 4e11", true},
 		{"1e-3 < 2", true},
 	} {
-		c, err := ParseConstraint(tc.expr)
+		c, err := specfile.ParseConstraint(tc.expr)
 		if err != nil {
 			t.Errorf("%s: %v", tc.expr, err)
 			continue
@@ -307,7 +308,7 @@ func TestConstraintEval(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"a.x <", "(a.x", "a.x < 3 3", "5furlongs > 1", "'open"} {
-		if _, err := ParseConstraint(bad); err == nil {
+		if _, err := specfile.ParseConstraint(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
 	}
@@ -390,18 +391,6 @@ sweep:
 		"nic.Delay":                                        "nic_Delay"} {
 		if got := results.ColumnOf(path); got != col {
 			t.Errorf("ColumnOf(%s) = %s, want %s", path, got, col)
-		}
-	}
-}
-
-// Every key of `sweep:` written at the top level is reported as one of sweep's (sweep
-// registers them with config.RegisterBlock for ApplyNode's message).
-func TestSweepKeysUnindented(t *testing.T) {
-	for _, k := range sweepKeys {
-		_, err := ParseSpec("spec.yaml", []byte(k+": {}\n"), nil)
-		want := "spec.yaml:1:1: " + k + ": not a top-level key: `" + k + "` is a key of `sweep:`; indent it under `sweep:`"
-		if err == nil || err.Error() != want {
-			t.Errorf("%s: %v, want %s", k, err, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math"
 	"strings"
 
@@ -179,7 +180,7 @@ func (p *Plan) PointLabels() []string {
 }
 
 // PointValues are grid point i's swept values, in the order of p.Axes.
-func (p *Plan) PointValues(i int) []Value { return p.points[i].values }
+func (p *Plan) PointValues(i int) []specfile.Value { return p.points[i].values }
 
 // MarkInvalid makes every job of grid point `point` invalid with err, for a rule the
 // planner cannot check itself (run refuses a point estimated above its memory or disk

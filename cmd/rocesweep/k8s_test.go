@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -209,7 +210,7 @@ func TestK8sIndexedJobFinishesSelection(t *testing.T) {
 func TestSelectWaitLimit(t *testing.T) {
 	spec := ciSelection(t)
 	data, _ := os.ReadFile(spec)
-	sp, err := sweep.ParseSpec(spec, data, nil)
+	sp, err := specfile.Parse(spec, data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestAbsurdJobEstimate(t *testing.T) {
 		{"10ms", 50e6, false},
 		{"10s", 50e9, true},
 	} {
-		s, err := sweep.ParseSpec("big.yaml", []byte(fmt.Sprintf(big, tc.duration)), nil)
+		s, err := specfile.Parse("big.yaml", []byte(fmt.Sprintf(big, tc.duration)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func TestCheckMetric(t *testing.T) {
 }
 
 func TestPivot(t *testing.T) {
-	s, err := sweep.ParseSpec("spec.yaml", []byte(sweeptest.GridSpec("t", 1, 2, "200us")), []string{"replicates=1"})
+	s, err := specfile.Parse("spec.yaml", []byte(sweeptest.GridSpec("t", 1, 2, "200us")), []string{"replicates=1"})
 	if err != nil {
 		t.Fatal(err)
 	}

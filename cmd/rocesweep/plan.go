@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io"
 	"os"
 	"strings"
@@ -15,16 +16,16 @@ import (
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
-// addOverrideFlags adds --set and --grid (sweep.Overrides) to a command that plans a sweep.
-func addOverrideFlags(fl *pflag.FlagSet, also string) *sweep.Overrides {
-	ov := &sweep.Overrides{}
+// addOverrideFlags adds --set and --grid (specfile.Overrides) to a command that plans a sweep.
+func addOverrideFlags(fl *pflag.FlagSet, also string) *specfile.Overrides {
+	ov := &specfile.Overrides{}
 	fl.StringArrayVar(&ov.Sets, "set", nil, "override a spec key: path=value (repeatable"+also+")")
 	fl.StringArrayVar(&ov.Grids, "grid", nil, "sweep an attribute: path=v1,v2,... adds the axis or replaces the spec's (repeatable"+also+")")
 	return ov
 }
 
-// printNotices prints what the overrides did to the spec's axes (sweep.Spec.Notices).
-func printNotices(w io.Writer, s *sweep.Spec) {
+// printNotices prints what the overrides did to the spec's axes (specfile.Spec.Notices).
+func printNotices(w io.Writer, s *specfile.Spec) {
 	for _, n := range s.Notices {
 		fmt.Fprintf(w, "rocesweep: notice: %s\n", n)
 	}
@@ -33,7 +34,7 @@ func printNotices(w io.Writer, s *sweep.Spec) {
 // loadPlan reads SPEC (or, when args is empty and quickstart is true, the embedded
 // configs/quickstart.yaml), applies --set and --grid and expands the plan. Every problem
 // is a usageError (exit 2).
-func loadPlan(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (*sweep.Plan, error) {
+func loadPlan(cmd string, args []string, ov *specfile.Overrides, quickstart bool) (*sweep.Plan, error) {
 	spec, err := loadSpec(cmd, args, ov, quickstart)
 	if err != nil {
 		return nil, err
@@ -45,7 +46,7 @@ func loadPlan(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (
 }
 
 // loadSpec reads and parses SPEC (see loadPlan) without expanding it.
-func loadSpec(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (*sweep.Spec, error) {
+func loadSpec(cmd string, args []string, ov *specfile.Overrides, quickstart bool) (*specfile.Spec, error) {
 	var file string
 	var data []byte
 	switch {
@@ -64,9 +65,9 @@ func loadSpec(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (
 		return nil, usagef("%s: one SPEC, got %d arguments (%s)", cmd, len(args), strings.Join(args, " "))
 	}
 	if ov == nil {
-		ov = &sweep.Overrides{}
+		ov = &specfile.Overrides{}
 	}
-	spec, err := sweep.ParseSpecOverrides(file, data, *ov)
+	spec, err := specfile.ParseOverrides(file, data, *ov)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -74,7 +75,7 @@ func loadSpec(cmd string, args []string, ov *sweep.Overrides, quickstart bool) (
 }
 
 // expandSpec expands a parsed spec into its plan, every job validated.
-func expandSpec(spec *sweep.Spec) (*sweep.Plan, error) {
+func expandSpec(spec *specfile.Spec) (*sweep.Plan, error) {
 	p, err := sweep.Expand(spec, launch.ValidateJob)
 	if err != nil {
 		return nil, usageError{err}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"os"
@@ -54,8 +55,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := fl.Parse(args); err != nil {
 		return flagError("run", fl, err)
 	}
-	if *workers < 1 || *workers > sweep.MaxWorkers {
-		return usagef("run: -j %d: want 1 to %d parallel jobs", *workers, sweep.MaxWorkers)
+	if *workers < 1 || *workers > specfile.MaxWorkers {
+		return usagef("run: -j %d: want 1 to %d parallel jobs", *workers, specfile.MaxWorkers)
 	}
 	if err := rf.check("run"); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"hash/maphash"
 	"io"
 	"io/fs"
@@ -293,7 +294,7 @@ func ids[T any](rows []T, id func(T) string) []string {
 func expand(t *testing.T, specFile string) *sweep.Plan {
 	t.Helper()
 	data, _ := os.ReadFile(specFile)
-	s, err := sweep.ParseSpec(specFile, data, nil)
+	s, err := specfile.Parse(specFile, data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"github.com/rocesweep/rocesweep/model/explain"
 	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/sink"
-	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // cmdSim runs one job (a spec without axes, or the built-in defaults: a star of 16 hosts,
@@ -37,7 +37,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fl.NArg() > 1 {
 		return usagef("sim: one SPEC at most, got %d arguments", fl.NArg())
 	}
-	file, data := sweep.DefaultsFile, []byte{}
+	file, data := specfile.DefaultsFile, []byte{}
 	if fl.NArg() == 1 {
 		file = fl.Arg(0)
 		b, err := os.ReadFile(file)

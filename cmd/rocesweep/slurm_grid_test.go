@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,7 +35,7 @@ func TestSlurmGridTimeMem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := loadPlan("slurm", []string{spec}, &sweep.Overrides{Grids: []string{grid}}, false)
+	p, err := loadPlan("slurm", []string{spec}, &specfile.Overrides{Grids: []string{grid}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
@@ -68,7 +69,7 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 	if err != nil {
 		return err
 	}
-	s, err := sweep.ParseSpec(specFile, data, over)
+	s, err := specfile.Parse(specFile, data, over)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,7 @@ package launch
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/config"
@@ -30,7 +30,7 @@ func EffectiveConfig(dir string) ([]Setting, error) {
 	if file == "" {
 		file = "manifest.json spec"
 	}
-	spec, err := sweep.ParseSpecOverrides(file, []byte(m.Spec), sweep.Overrides{Sets: m.Sets, Grids: m.Grids})
+	spec, err := specfile.ParseOverrides(file, []byte(m.Spec), specfile.Overrides{Sets: m.Sets, Grids: m.Grids})
 	if err != nil {
 		return nil, err
 	}

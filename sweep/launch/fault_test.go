@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ sweep:
 
 func faultPlan(t *testing.T) *sweep.Plan {
 	t.Helper()
-	s, err := sweep.ParseSpec("spec.yaml", []byte(faultSpec), nil)
+	s, err := specfile.Parse("spec.yaml", []byte(faultSpec), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,7 +46,7 @@ var heldCases = map[float64]struct {
 
 func heldPlan(t *testing.T) *sweep.Plan {
 	t.Helper()
-	s, err := sweep.ParseSpec("held.yaml", []byte(heldSpec), nil)
+	s, err := specfile.Parse("held.yaml", []byte(heldSpec), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,7 +104,7 @@ func extendsPlan(m *results.Manifest, p *sweep.Plan) error {
 	if !sameColumns(m.Axes, p.Axes) {
 		return fmt.Errorf("swept columns %v, not this plan's %v (--extend adds points to the same axes)", columnsOf(m.Axes), axisColumns(p.Axes))
 	}
-	s, err := sweep.ParseSpecOverrides(m.SpecFile, []byte(m.Spec), sweep.Overrides{Sets: m.Sets, Grids: m.Grids})
+	s, err := specfile.ParseOverrides(m.SpecFile, []byte(m.Spec), specfile.Overrides{Sets: m.Sets, Grids: m.Grids})
 	if err != nil {
 		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
 	}
@@ -129,7 +130,7 @@ func extendsPlan(m *results.Manifest, p *sweep.Plan) error {
 
 // sameColumns reports whether a manifest's axes (paths as a spec wrote them) make the
 // same jobs columns as axes: an extended plan writes rows of the same schema.
-func sameColumns(paths []string, axes []*sweep.Axis) bool {
+func sameColumns(paths []string, axes []*specfile.Axis) bool {
 	return slices.Equal(columnsOf(paths), axisColumns(axes))
 }
 
@@ -141,7 +142,7 @@ func columnsOf(paths []string) []string {
 	return out
 }
 
-func axisColumns(axes []*sweep.Axis) []string {
+func axisColumns(axes []*specfile.Axis) []string {
 	out := []string{}
 	for _, a := range axes {
 		out = append(out, a.Column)
@@ -194,11 +195,11 @@ func planDiff(m *results.Manifest, p *sweep.Plan) []string {
 	if !slices.Equal(m.Grids, p.Spec.Grids) {
 		d = append(d, fmt.Sprintf("--grid %v, this run's %v", m.Grids, p.Spec.Grids))
 	}
-	s, err := sweep.ParseSpecOverrides(m.SpecFile, []byte(m.Spec), sweep.Overrides{Sets: m.Sets, Grids: m.Grids})
+	s, err := specfile.ParseOverrides(m.SpecFile, []byte(m.Spec), specfile.Overrides{Sets: m.Sets, Grids: m.Grids})
 	if err != nil {
 		return append(d, fmt.Sprintf("its spec does not parse now: %v", err))
 	}
-	old := map[string]*sweep.Axis{}
+	old := map[string]*specfile.Axis{}
 	for _, a := range s.Axes {
 		old[a.Column] = a
 	}
@@ -224,7 +225,7 @@ func planDiff(m *results.Manifest, p *sweep.Plan) []string {
 }
 
 // valueTexts is the values of axis a as the spec writes them.
-func valueTexts(a *sweep.Axis) []string {
+func valueTexts(a *specfile.Axis) []string {
 	out := []string{}
 	for _, v := range a.Values {
 		out = append(out, v.Text)

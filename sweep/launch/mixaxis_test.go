@@ -2,6 +2,7 @@ package launch
 
 import (
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"slices"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ sweep:
 // mix entries), the column is workload_mix_0_senders, and a worker process rebuilds
 // every job with the same id.
 func TestMixEntryAxis(t *testing.T) {
-	s, err := sweep.ParseSpec("mix.yaml", []byte(mixSpec), nil)
+	s, err := specfile.Parse("mix.yaml", []byte(mixSpec), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestMixEntryAxis(t *testing.T) {
 	if c := p.Axes[1].Column; c != "workload_mix_0_senders" {
 		t.Errorf("column %q", c)
 	}
-	_, err = sweep.ParseSpec("mix.yaml", []byte(strings.Replace(mixSpec, "workload.mix.0.senders", "workload.mix.2.senders", 1)), nil)
+	_, err = specfile.Parse("mix.yaml", []byte(strings.Replace(mixSpec, "workload.mix.0.senders", "workload.mix.2.senders", 1)), nil)
 	if err == nil || !strings.Contains(err.Error(), "mix.yaml:11:5: workload.mix.2.senders: the workload's mix has 2 entries") {
 		t.Errorf("entry out of range: %v", err)
 	}

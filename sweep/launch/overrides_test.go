@@ -2,6 +2,7 @@ package launch_test
 
 import (
 	"errors"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/study"
 	"path/filepath"
 	"slices"
@@ -14,9 +15,9 @@ import (
 )
 
 // planOv plans text with the overrides ov (a selection's first stage, as run does).
-func planOv(t *testing.T, text string, ov sweep.Overrides) (*sweep.Plan, error) {
+func planOv(t *testing.T, text string, ov specfile.Overrides) (*sweep.Plan, error) {
 	t.Helper()
-	s, err := sweep.ParseSpecOverrides("spec.yaml", []byte(text), ov)
+	s, err := specfile.ParseOverrides("spec.yaml", []byte(text), ov)
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func TestGridRecordedForResume(t *testing.T) {
 	grid := sweeptest.GridSpec("t", 1, 1, "200us")
 	mustPlan := func(grids ...string) *sweep.Plan {
 		t.Helper()
-		p, err := planOv(t, grid, sweep.Overrides{Grids: grids})
+		p, err := planOv(t, grid, specfile.Overrides{Grids: grids})
 		if err != nil {
 			t.Fatal(err)
 		}

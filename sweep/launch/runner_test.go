@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ var spec = sweeptest.GridSpec("t", 1, 2, "200us")
 
 func plan(t testing.TB, text string, sets ...string) *sweep.Plan {
 	t.Helper()
-	s, err := sweep.ParseSpec("spec.yaml", []byte(text), sets)
+	s, err := specfile.Parse("spec.yaml", []byte(text), sets)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package launch_test
 
 import (
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"sort"
 	"testing"
 
@@ -33,7 +34,7 @@ func TestSeedAsAnAxis(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := sweep.ParseSpecOverrides("spec.yaml", []byte(tc.text), sweep.Overrides{Grids: tc.grids})
+			s, err := specfile.ParseOverrides("spec.yaml", []byte(tc.text), specfile.Overrides{Grids: tc.grids})
 			if err != nil {
 				t.Fatal(err)
 			}

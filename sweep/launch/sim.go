@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 
@@ -15,7 +16,7 @@ import (
 // DefaultsFile and no data for the built-in defaults) with sets applied, one replicate,
 // checked by ValidateJob. A spec that sweeps, or a job that breaks a rule, is an error.
 func SimPlan(file string, data []byte, sets []string) (*sweep.Plan, error) {
-	spec, err := sweep.ParseSpec(file, data, sets)
+	spec, err := specfile.Parse(file, data, sets)
 	if err != nil {
 		return nil, err
 	}

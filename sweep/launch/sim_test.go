@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,7 @@ func TestSimPlanRefuses(t *testing.T) {
 		want             string
 	}{
 		{"a sweep", "g.yaml", sweeptest.GridSpec("g", 1, 1, "10us"), nil, "sim: g.yaml sweeps 2 axes; sim runs one job"},
-		{"an invalid job", sweep.DefaultsFile, "", []string{"topology.hosts=1"}, "hosts"},
+		{"an invalid job", specfile.DefaultsFile, "", []string{"topology.hosts=1"}, "hosts"},
 	} {
 		_, err := launch.SimPlan(tc.file, []byte(tc.spec), tc.sets)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -40,7 +41,7 @@ func TestSimReplacesOnlyASim(t *testing.T) {
 		return launch.SimOptions{Dir: d, Format: sink.Parquet, CommandLine: []string{"rocesweep", "sim"}}
 	}
 	for seed := 1; seed <= 2; seed++ {
-		p, err := launch.SimPlan(sweep.DefaultsFile, nil, []string{fmt.Sprintf("seed=%d", seed), "duration=10us"})
+		p, err := launch.SimPlan(specfile.DefaultsFile, nil, []string{fmt.Sprintf("seed=%d", seed), "duration=10us"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +66,7 @@ func TestSimReplacesOnlyASim(t *testing.T) {
 	if _, err := launch.Run(context.Background(), p, sweeptest.Job(0), launch.Options{Dir: sweepDir, Workers: 1, Format: sink.Parquet}); err != nil {
 		t.Fatal(err)
 	}
-	one, _ := launch.SimPlan(sweep.DefaultsFile, nil, []string{"duration=10us"})
+	one, _ := launch.SimPlan(specfile.DefaultsFile, nil, []string{"duration=10us"})
 	_, err = launch.Sim(context.Background(), one, sweeptest.Job(0), opts(sweepDir))
 	var se *launch.SetupError
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "holds the results of a sweep") {
@@ -76,9 +77,9 @@ func TestSimReplacesOnlyASim(t *testing.T) {
 	}
 }
 
-func mustSpec(t *testing.T, text string) *sweep.Spec {
+func mustSpec(t *testing.T, text string) *specfile.Spec {
 	t.Helper()
-	s, err := sweep.ParseSpec("g.yaml", []byte(text), nil)
+	s, err := specfile.Parse("g.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // check in specCache.config passes for every one).
 func TestWorkerSpecCacheConfigs(t *testing.T) {
 	p := smallPlan(t)
-	s2, err := sweep.ParseSpecOverrides(p.Spec.File, p.Spec.Text, sweep.Overrides{Sets: []string{"duration=200us"}})
+	s2, err := specfile.ParseOverrides(p.Spec.File, p.Spec.Text, specfile.Overrides{Sets: []string{"duration=200us"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ sweep:
   grid:
     switch.LossyAlpha: [1, 2]
 `
-	s, err := sweep.ParseSpec("mixed.yaml", []byte(text), nil)
+	s, err := specfile.Parse("mixed.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

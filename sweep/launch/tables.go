@@ -2,6 +2,7 @@ package launch
 
 import (
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math"
 	"reflect"
 	"slices"
@@ -40,7 +41,7 @@ type jobsTable struct {
 	metrics int // index of the first metric field
 }
 
-func newJobsTable(axes []*sweep.Axis) *jobsTable {
+func newJobsTable(axes []*specfile.Axis) *jobsTable {
 	str, i64 := reflect.TypeFor[string](), reflect.TypeFor[int64]()
 	fields := []reflect.StructField{
 		{Type: str, Tag: `parquet:"job_id"`},

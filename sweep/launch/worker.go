@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io"
 	"os"
 	"os/exec"
@@ -95,16 +96,16 @@ type specCache struct {
 	file        string
 	text        []byte
 	sets, grids []string
-	spec        *sweep.Spec
+	spec        *specfile.Spec
 }
 
 // parse returns the spec of req, parsing it unless it is the one parsed last.
-func (c *specCache) parse(req *workerRequest) (*sweep.Spec, error) {
+func (c *specCache) parse(req *workerRequest) (*specfile.Spec, error) {
 	if c.spec != nil && c.file == req.SpecFile && bytes.Equal(c.text, req.SpecText) &&
 		slices.Equal(c.sets, req.Sets) && slices.Equal(c.grids, req.Grids) {
 		return c.spec, nil
 	}
-	s, err := sweep.ParseSpecOverrides(req.SpecFile, req.SpecText, sweep.Overrides{Sets: req.Sets, Grids: req.Grids})
+	s, err := specfile.ParseOverrides(req.SpecFile, req.SpecText, specfile.Overrides{Sets: req.Sets, Grids: req.Grids})
 	if err != nil {
 		return nil, err
 	}

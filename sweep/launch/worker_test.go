@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -27,7 +28,7 @@ func TestWorkerRequestCarriesTheWholeConfig(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := sweep.ParseSpec(name, data, nil)
+		s, err := specfile.Parse(name, data, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -62,7 +63,7 @@ func TestWorkerRequestCarriesTheWholeConfig(t *testing.T) {
 }
 
 func smallPlan(t *testing.T) *sweep.Plan {
-	s, err := sweep.ParseSpec("x.yaml", []byte("name: x\nsweep: {grid: {switch.LossyAlpha: [1, 2]}}\n"), nil)
+	s, err := specfile.Parse("x.yaml", []byte("name: x\nsweep: {grid: {switch.LossyAlpha: [1, 2]}}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

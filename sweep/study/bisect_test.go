@@ -3,6 +3,7 @@ package study_test
 import (
 	"context"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
@@ -63,7 +64,7 @@ func noisyThresholdJob(ctx context.Context, cfg config.Config, jobID string, emi
 
 func bisectPlan(t testing.TB, spec string, sets ...string) *sweep.Plan {
 	t.Helper()
-	s, err := sweep.ParseSpec("spec.yaml", []byte(spec), sets)
+	s, err := specfile.Parse("spec.yaml", []byte(spec), sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestBisectProbeIsAGridJob(t *testing.T) {
 	}
 	grid := strings.Replace(bisectSpec, "    nic.Delay: [100ns, 1us]", "    nic.Delay: [100ns, 1us]\n    switch.HeadRoomPerPortLimit: [64KB]", 1)
 	grid = grid[:strings.Index(grid, "objective:")] + grid[strings.Index(grid, "sweep:"):]
-	s, err := sweep.ParseSpec("grid.yaml", []byte(grid), nil)
+	s, err := specfile.Parse("grid.yaml", []byte(grid), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,17 +271,17 @@ func TestBisectSpecErrors(t *testing.T) {
 		{"constraint reads it", strings.Replace(bisectSpec, "sweep:\n", "sweep:\n  constraint: switch.HeadRoomPerPortLimit > 0\n", 1),
 			nil, "spec.yaml:13:15: sweep.constraint: reads switch.HeadRoomPerPortLimit, which is bisected (spec.yaml:7:13): a condition cannot depend on the value being found"},
 	} {
-		_, err := sweep.ParseSpec("spec.yaml", []byte(tc.spec), tc.sets)
+		_, err := specfile.Parse("spec.yaml", []byte(tc.spec), tc.sets)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v\nwant %s", tc.name, err, tc.want)
 		}
 	}
-	_, err := sweep.ParseSpecOverrides("spec.yaml", []byte(bisectSpec), sweep.Overrides{Grids: []string{"switch.HeadRoomPerPortLimit=64KB,1MB"}})
+	_, err := specfile.ParseOverrides("spec.yaml", []byte(bisectSpec), specfile.Overrides{Grids: []string{"switch.HeadRoomPerPortLimit=64KB,1MB"}})
 	if err == nil || !strings.Contains(err.Error(), "objective.smallest: switch.HeadRoomPerPortLimit is also swept at --grid switch.HeadRoomPerPortLimit=64KB,1MB") {
 		t.Errorf("--grid of the bisected attribute: %v", err)
 	}
 	// A --set of the bisected attribute is refused by the plan (sim may pin it).
-	s, err := sweep.ParseSpec("spec.yaml", []byte(bisectSpec), []string{"switch.HeadRoomPerPortLimit=64KB"})
+	s, err := specfile.Parse("spec.yaml", []byte(bisectSpec), []string{"switch.HeadRoomPerPortLimit=64KB"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestBisectSpecErrors(t *testing.T) {
 	}
 	// A range end that breaks a rule of the model makes every condition invalid before
 	// anything runs, naming the value.
-	s, err = sweep.ParseSpec("spec.yaml", []byte(strings.Replace(bisectSpec, "[0, 128KB]", "[0, 100MB]", 1)), nil)
+	s, err = specfile.Parse("spec.yaml", []byte(strings.Replace(bisectSpec, "[0, 128KB]", "[0, 100MB]", 1)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ package study_test
 import (
 	"context"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/study"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ func TestLibrarySpecsPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := sweep.ParseSpec(f, data, nil)
+			s, err := specfile.Parse(f, data, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +96,7 @@ func TestQuickstartDecidesAroundTheTrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sweep.ParseSpec("quickstart.yaml", data, nil)
+	s, err := specfile.Parse("quickstart.yaml", data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

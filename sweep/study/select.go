@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io/fs"
 	"slices"
 	"strings"
@@ -333,7 +334,7 @@ func Replan(dir string) (*sweep.Plan, *results.Manifest, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := sweep.ParseSpecOverrides(m.SpecFile, []byte(m.Spec), sweep.Overrides{Sets: m.Sets, Grids: m.Grids})
+	s, err := specfile.ParseOverrides(m.SpecFile, []byte(m.Spec), specfile.Overrides{Sets: m.Sets, Grids: m.Grids})
 	if err != nil {
 		return nil, m, fmt.Errorf("%s: the spec in manifest.json does not parse: %v", dir, err)
 	}

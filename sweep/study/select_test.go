@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
@@ -50,7 +51,7 @@ func noisyJob(ctx context.Context, cfg config.Config, jobID string, emit func(st
 
 func selectPlan(t testing.TB, sets ...string) *sweep.Plan {
 	t.Helper()
-	s, err := sweep.ParseSpec("spec.yaml", []byte(selectSpec), sets)
+	s, err := specfile.Parse("spec.yaml", []byte(selectSpec), sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func condJob(ctx context.Context, cfg config.Config, jobID string, emit func(sta
 func TestSelectConditions(t *testing.T) {
 	t.Parallel()
 	plan := func(sets ...string) *sweep.Plan {
-		s, err := sweep.ParseSpec("cond.yaml", []byte(condSpec), sets)
+		s, err := specfile.Parse("cond.yaml", []byte(condSpec), sets)
 		if err != nil {
 			t.Fatal(err)
 		}

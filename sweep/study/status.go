@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io/fs"
 	"math"
 	"time"
@@ -59,7 +60,7 @@ func selectionStatus(d *selection.Decision, p *sweep.Plan, sequential bool) *res
 	}
 	ss := &results.SelectionStatus{Sequential: sequential, State: string(d.State), Why: d.Why, Round: d.Round, Jobs: d.Jobs,
 		NeedJobs: len(d.Need), FixedJobs: d.FixedJobs, Confidence: d.Confidence, Indifference: d.Delta,
-		Unit: sweep.MetricUnit(p.Spec.Objective.Metric), Survivors: []results.PointStatus{}, Eliminated: []results.EliminatedPt{},
+		Unit: specfile.MetricUnit(p.Spec.Objective.Metric), Survivors: []results.PointStatus{}, Eliminated: []results.EliminatedPt{},
 		FirstStage: d.FirstStage, Rare: d.Rare, RareRuns: d.RareRunsPair}
 	if sp := d.Split; sp.Screening > 0 || sp.Feasibility > 0 {
 		ss.Split = &results.SplitStatus{Feasibility: sp.Feasibility, PerTest: sp.PerTest, Tests: sp.Tests,

@@ -1,4 +1,4 @@
-package sweep
+package specfile
 
 import (
 	"strings"
@@ -54,7 +54,7 @@ func TestParseObjective(t *testing.T) {
 		{"subject_to syntax", "objective: {metric: drops_total, subject_to: 'drops_lossless =='}\n", nil, selection.Objective{}, "objective.subject_to: column"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := ParseSpec("spec.yaml", []byte(objBase+tc.yaml), tc.sets)
+			s, err := Parse("spec.yaml", []byte(objBase+tc.yaml), tc.sets)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)
@@ -82,7 +82,7 @@ func TestDefaultObjective(t *testing.T) {
 		{"{kind: mix, mix: [{kind: allreduce, message_size: 1MiB}, {kind: load, load: 0.2, data_tc: 2}]}", "cct_p50_usec"},
 		{"{kind: none}", "drops_total"},
 	} {
-		s, err := ParseSpec("spec.yaml", []byte("topology: {kind: star, hosts: 8}\nworkload: "+tc.workload+"\n"), nil)
+		s, err := Parse("spec.yaml", []byte("topology: {kind: star, hosts: 8}\nworkload: "+tc.workload+"\n"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestDefaultObjective(t *testing.T) {
 
 // The select block and its --set overrides, with their ranges.
 func TestParseSelect(t *testing.T) {
-	s, err := ParseSpec("spec.yaml", []byte(objBase+"select: {confidence: 0.9, initial: 4, max_jobs: 100}\n"), []string{"select.initial=6"})
+	s, err := Parse("spec.yaml", []byte(objBase+"select: {confidence: 0.9, initial: 4, max_jobs: 100}\n"), []string{"select.initial=6"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,13 +107,13 @@ func TestParseSelect(t *testing.T) {
 		{"select: {budget: 10}\n", "select.budget: unknown key"},
 		{"select: 5\n", "select: want a mapping"},
 	} {
-		if _, err := ParseSpec("spec.yaml", []byte(objBase+bad.yaml), nil); err == nil || !strings.Contains(err.Error(), bad.err) {
+		if _, err := Parse("spec.yaml", []byte(objBase+bad.yaml), nil); err == nil || !strings.Contains(err.Error(), bad.err) {
 			t.Errorf("%q: err = %v, want %q", bad.yaml, err, bad.err)
 		}
 	}
 	// UseSelection runs select.initial replicates in the plan and says when that drops
 	// the spec's replicates.
-	s, _ = ParseSpec("spec.yaml", []byte(objBase+"replicates: 3\n"), nil)
+	s, _ = Parse("spec.yaml", []byte(objBase+"replicates: 3\n"), nil)
 	if w := s.UseSelection(); s.Replicates != selection.DefaultInitial || !strings.Contains(w, "replicates: 3 is not used") {
 		t.Errorf("UseSelection: replicates %d, warning %q", s.Replicates, w)
 	}

@@ -1,4 +1,4 @@
-package sweep
+package specfile
 
 import (
 	"fmt"
@@ -328,7 +328,7 @@ func (s *Spec) setObjective(key, value string) error {
 		if err != nil {
 			return err
 		}
-		o.Combine, s.combinePos = c, "--set objective.combine="+value
+		o.Combine, s.CombinePos = c, "--set objective.combine="+value
 	default:
 		return fmt.Errorf("unknown key (want metric, goal, indifference, subject_to, combine)%s", config.Suggest(key, objectiveKeys))
 	}

@@ -1,4 +1,4 @@
-package sweep
+package specfile
 
 import (
 	"fmt"
@@ -55,10 +55,10 @@ func CheckName(name string) error {
 	return nil
 }
 
-// planSize returns the number of grid points before constraints and the number of jobs
+// PlanSize returns the number of grid points before constraints and the number of jobs
 // (points × replicates) of s, from the axis lengths and sample size alone; it fails,
 // naming the reason, when the plan exceeds MaxJobs (or overflows an int on the way).
-func (s *Spec) planSize() (points, jobs int, err error) {
+func (s *Spec) PlanSize() (points, jobs int, err error) {
 	points = 1
 	var factors []string
 	seenZip := map[int]bool{}

@@ -1,4 +1,4 @@
-package sweep
+package specfile
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 )
 
 // Spec is a parsed sweep spec (design.md "Sweep spec"): the base job, the axes and the
-// sweep's own settings. ParseSpec builds it; Expand turns it into a Plan.
+// sweep's own settings. Parse builds it; Expand turns it into a Plan.
 type Spec struct {
 	File  string // as named in errors
 	Text  []byte // the spec as given, recorded in manifest.json
@@ -34,7 +34,7 @@ type Spec struct {
 	Notices []string
 
 	// Objective is the study's question (objective.go): as the spec states it, else the
-	// workload's default; never nil after ParseSpec. Select holds the spec's `select:`
+	// workload's default; never nil after Parse. Select holds the spec's `select:`
 	// settings (nil without the block): with them `run` is a sequential selection.
 	Objective *selection.Objective
 	Select    *selection.Config
@@ -47,7 +47,7 @@ type Spec struct {
 	thenPos                               string    // where objective.then is
 	subjectPos                            []string  // where each objective.subject_to entry is
 	conditions                            []posText // sweep.conditions as given (conditions.go)
-	combinePos, weightsPos                string    // where objective.combine and objective.weights are
+	CombinePos, WeightsPos                string    // where objective.combine and objective.weights are
 }
 
 // Axis is one swept attribute.
@@ -101,18 +101,18 @@ func init() { config.RegisterBlock("sweep", sweepKeys) }
 // given no SPEC): the one spec that may hold no YAML document.
 const DefaultsFile = "(defaults)"
 
-// ParseSpec parses a sweep spec. Every problem is an error naming file:line:col; the
+// Parse parses a sweep spec. Every problem is an error naming file:line:col; the
 // job keys go to config.ApplyNode. sets are --set path=value overrides, applied after
 // the file (an override of a swept path replaces that axis by the one value; `replicates`
 // may be set too; overrides.go). A file with no document (empty, comments only,
 // /dev/null) is refused: it would run the built-in defaults unnoticed; only DefaultsFile
 // may be empty.
-func ParseSpec(file string, data []byte, sets []string) (*Spec, error) {
-	return ParseSpecOverrides(file, data, Overrides{Sets: sets})
+func Parse(file string, data []byte, sets []string) (*Spec, error) {
+	return ParseOverrides(file, data, Overrides{Sets: sets})
 }
 
-// ParseSpecOverrides is ParseSpec with --grid overrides too (Overrides).
-func ParseSpecOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
+// ParseOverrides is Parse with --grid overrides too (Overrides).
+func ParseOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
 	s := &Spec{File: file, Text: data, Sets: ov.Sets, Grids: ov.Grids, Base: config.Default(), Replicates: 1}
 	doc, err := config.DecodeOne(file, data)
 	if err != nil {
@@ -165,7 +165,7 @@ func ParseSpecOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
 	if err := CheckName(s.Base.Name); err != nil {
 		return nil, fmt.Errorf("%s: %v", s.namePos(doc), err)
 	}
-	if _, _, err := s.planSize(); err != nil {
+	if _, _, err := s.PlanSize(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -469,7 +469,7 @@ func (s *Spec) parseRange(a *Axis, m *yaml.Node) error {
 		if r.Steps > 1 {
 			u = float64(i) / float64(r.Steps-1)
 		}
-		v, err := s.rangeValue(a, u)
+		v, err := s.RangeValue(a, u)
 		if err != nil {
 			return fmt.Errorf("%s: %v", pos(s.File, m), err)
 		}
@@ -481,9 +481,9 @@ func (s *Spec) parseRange(a *Axis, m *yaml.Node) error {
 	return nil
 }
 
-// rangeValue returns the value at fraction u in [0, 1] of a's range, on its scale,
+// RangeValue returns the value at fraction u in [0, 1] of a's range, on its scale,
 // rounded to the attribute's resolution (whole bytes, ps, integers).
-func (s *Spec) rangeValue(a *Axis, u float64) (Value, error) {
+func (s *Spec) RangeValue(a *Axis, u float64) (Value, error) {
 	r := a.Range
 	x := r.From + u*(r.To-r.From)
 	if r.Log {

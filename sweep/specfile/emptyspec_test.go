@@ -1,4 +1,4 @@
-package sweep
+package specfile
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ func TestEmptySpecRefused(t *testing.T) {
 		{"spec.yaml", "name: a\n", true},
 		{DefaultsFile, "", true},
 	} {
-		_, err := ParseSpec(tc.file, []byte(tc.text), []string{"duration=1ms"})
+		_, err := Parse(tc.file, []byte(tc.text), []string{"duration=1ms"})
 		want := tc.file + ": the spec is empty (no YAML document)"
 		switch {
 		case tc.ok && err != nil:

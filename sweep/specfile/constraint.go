@@ -1,4 +1,4 @@
-package sweep
+package specfile
 
 import "github.com/rocesweep/rocesweep/constraint"
 

@@ -1,4 +1,4 @@
-package sweep
+package specfile
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 // values of config.Kind (bytes as int64 B, datarate as float64 bit/s, timeval as float64
 // seconds, strings and vectors as text).
 
-// lookup is the typed value of the attribute at path (any form config.Canonical
+// Lookup is the typed value of the attribute at path (any form config.Canonical
 // accepts) in c: what a constraint reads.
-func lookup(c *config.Config, path string) (any, error) {
+func Lookup(c *config.Config, path string) (any, error) {
 	canon, err := config.Canonical(path)
 	if err != nil {
 		return nil, err
