@@ -1,8 +1,3 @@
-// Package sweep turns a sweep spec into a plan of independent jobs and runs them:
-// spec parsing (spec.go), expansion with constraints, sampling, replicates, stable job
-// ids and per-job seeds (plan.go), the runner with its journal, resume, shards and
-// signals (runner.go), and the glue from stats rows to the sink's tables (tables.go).
-// It is the only package with goroutines; each job builds its own engine.
 package sweep
 
 import (
