@@ -57,14 +57,6 @@ func emittingJob(rows int) JobFunc {
 	}
 }
 
-// spillEveryRow makes every spill of the test write its file from its first batch (the
-// faults below are those of the file), as a job past holdRows rows does.
-func spillEveryRow(t *testing.T) {
-	was := holdRows
-	t.Cleanup(func() { holdRows = was })
-	holdRows = 0
-}
-
 // rowsPerJob counts DIR's committed nd_stats rows per job and its jobs rows by status.
 func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]string) {
 	t.Helper()
@@ -87,11 +79,13 @@ func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]
 // A job whose spill file cannot be created, or breaks, for a reason that is not the
 // machine's (machine.go; here an error of no file-system kind) is not ok: it fails with
 // the reason, and none of its rows is in the tables.
+//
+// Every run of these tests sets SpillEveryRow: each spill writes its file from its first
+// batch (the faults are those of the file), as a job past holdRows rows does.
 func TestSpillFailureFailsTheJob(t *testing.T) {
-	spillEveryRow(t)
-	defer func(f func(string, int, os.FileMode) (*os.File, error)) { openSpill = f }(openSpill)
+	t.Parallel()
 	var calls atomic.Int64
-	openSpill = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+	openSpill := func(name string, flag int, perm os.FileMode) (*os.File, error) {
 		if calls.Add(1) == 2 {
 			return nil, &os.PathError{Op: "open", Path: name, Err: errors.New("injected spill fault")}
 		}
@@ -99,7 +93,7 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 	}
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1})
+	rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, SpillEveryRow: true, hooks: hooks{openSpill: openSpill}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +120,12 @@ func TestSpillFailureFailsTheJob(t *testing.T) {
 // not the job failing: the sweep stops with the finished jobs committed and says to
 // resume, naming the cause; the job is not recorded, and --resume runs it.
 func TestSpillResourceStopsTheSweep(t *testing.T) {
+	t.Parallel()
 	for _, errno := range []syscall.Errno{syscall.EMFILE, syscall.ENOSPC, syscall.EACCES, syscall.EIO, syscall.EROFS, syscall.ESTALE} {
 		t.Run(errno.Error(), func(t *testing.T) {
-			spillEveryRow(t)
-			defer func(f func(string, int, os.FileMode) (*os.File, error)) { openSpill = f }(openSpill)
+			t.Parallel()
 			var calls atomic.Int64
-			openSpill = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			openSpill := func(name string, flag int, perm os.FileMode) (*os.File, error) {
 				if calls.Add(1) >= 3 {
 					return nil, &os.PathError{Op: "open", Path: name, Err: errno}
 				}
@@ -139,7 +133,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 			}
 			p := faultPlan(t)
 			dir := filepath.Join(t.TempDir(), "out")
-			rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1})
+			rep, err := Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, SpillEveryRow: true, hooks: hooks{openSpill: openSpill}})
 			var me *MachineError
 			if !errors.As(err, &me) || !strings.Contains(err.Error(), "--resume") || !strings.Contains(err.Error(), errno.Error()) || me.Cause == "" {
 				t.Fatalf("err %v, want the sweep stopped by the machine, naming %q and its cause, with a hint to resume", err, errno.Error())
@@ -148,8 +142,8 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 			if rep.OK != 2 || rep.Failed != 0 || rep.Machine < 1 {
 				t.Fatalf("%d ok, %d failed, %d stopped by the machine; want 2, 0 and the job that met the fault", rep.OK, rep.Failed, rep.Machine)
 			}
-			openSpill = dirfs.OpenFile // the resource is back
-			rep, err = Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, Resume: true})
+			// The resource is back: the spills open as in use.
+			rep, err = Run(context.Background(), p, emittingJob(200), Options{Dir: dir, Workers: 1, Resume: true, SpillEveryRow: true})
 			if err != nil || rep.OK != 4 || rep.Skipped != 2 {
 				t.Fatalf("resume: %v, %d ok, %d skipped; want 4 and 2", err, rep.OK, rep.Skipped)
 			}
@@ -169,7 +163,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 // A job's rows on disk are bounded by --max-disk-per-job: a job over it fails with the
 // reason; the others are recorded whole.
 func TestDiskBudgetFailsTheJob(t *testing.T) {
-	spillEveryRow(t)
+	t.Parallel()
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	// 50 rows (~7 KB spilled) fit 1 MiB; the job of LossyAlpha 16 emits 20,000 (~3 MB).
@@ -180,7 +174,7 @@ func TestDiskBudgetFailsTheJob(t *testing.T) {
 		}
 		return emittingJob(n)(ctx, cfg, id, emit)
 	}
-	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 2, MaxDiskPerJob: 1 << 20})
+	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 2, MaxDiskPerJob: 1 << 20, SpillEveryRow: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,6 +192,7 @@ func TestDiskBudgetFailsTheJob(t *testing.T) {
 // valid (another budget, another machine) runs, alone, without any other job running
 // again; one still invalid stays recorded; --retry invalid records it anew.
 func TestInvalidDecidedAgain(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	over := errors.New("estimated at 9 GB of memory, above the limit per job (--max-mem-per-job 1 GB)")
 	p := faultPlan(t)
@@ -238,7 +233,7 @@ func TestInvalidDecidedAgain(t *testing.T) {
 // machine's: a job whose rows outgrow it stops the sweep unrecorded, naming a nearly full
 // disk, and --resume runs it.
 func TestDiskShareStopsTheSweep(t *testing.T) {
-	spillEveryRow(t)
+	t.Parallel()
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
@@ -248,12 +243,12 @@ func TestDiskShareStopsTheSweep(t *testing.T) {
 		}
 		return emittingJob(n)(ctx, cfg, id, emit)
 	}
-	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 1, MaxDiskPerJob: 1 << 20, MaxDiskShare: true})
+	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 1, MaxDiskPerJob: 1 << 20, MaxDiskShare: true, SpillEveryRow: true})
 	var me *MachineError
 	if !errors.As(err, &me) || !strings.Contains(err.Error(), "nearly full") || rep.Failed != 0 || rep.Machine != 1 {
 		t.Fatalf("%v; %d failed, %d stopped by the machine; want the sweep stopped unrecorded, naming a nearly full disk", err, rep.Failed, rep.Machine)
 	}
-	rep, err = Run(context.Background(), p, job, Options{Dir: dir, Workers: 1, Resume: true})
+	rep, err = Run(context.Background(), p, job, Options{Dir: dir, Workers: 1, Resume: true, SpillEveryRow: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io"
@@ -102,20 +103,18 @@ func heldJob(ctx context.Context, cfg config.Config, id string, emit func(stats.
 	return &stats.Result{Rec: rec, Summary: stats.Summary{SimTimeSec: cfg.Duration.Seconds()}}, nil
 }
 
-// countSpillOpens makes openSpill count the spill files it opens, by job id, until the
-// test ends.
-func countSpillOpens(t *testing.T) func(id string) int {
+// countSpillOpens returns hooks whose openSpill counts the spill files it opens, by job
+// id, and the count of a job.
+func countSpillOpens() (hooks, func(id string) int) {
 	var mu sync.Mutex
 	opens := map[string]int{}
-	was := openSpill
-	t.Cleanup(func() { openSpill = was })
-	openSpill = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+	h := hooks{openSpill: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 		mu.Lock()
 		opens[strings.TrimSuffix(filepath.Base(name), ".rows")]++
 		mu.Unlock()
-		return was(name, flag, perm)
-	}
-	return func(id string) int {
+		return dirfs.OpenFile(name, flag, perm)
+	}}
+	return h, func(id string) int {
 		mu.Lock()
 		defer mu.Unlock()
 		return opens[id]
@@ -169,10 +168,11 @@ func firstDiff[T any](got, want []T) string {
 // spill file is made) or passed its bound (the file holds the held rows, then the later
 // batches; the last, partial batch comes from the Result).
 func TestHeldRowsInProcess(t *testing.T) {
-	opens := countSpillOpens(t)
+	t.Parallel()
+	h, opens := countSpillOpens()
 	p := heldPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	rep, err := Run(context.Background(), p, heldJob, Options{Dir: dir, Workers: 2, CommitInterval: time.Hour})
+	rep, err := Run(context.Background(), p, heldJob, Options{Dir: dir, Workers: 2, CommitInterval: time.Hour, hooks: h})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,6 +191,7 @@ func TestHeldRowsInProcess(t *testing.T) {
 // The same rows when each job runs in a worker process (this test binary as the worker:
 // TestMain), its held rows in its response.
 func TestHeldRowsIsolated(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
@@ -230,14 +231,15 @@ func TestMain(m *testing.M) {
 // A worker hands a job's held rows back in its response and makes no spill file for
 // them; a job past the bound leaves its file, holding the rows before the response's.
 func TestWorkerHeldRows(t *testing.T) {
-	opens := countSpillOpens(t)
+	t.Parallel()
+	h, opens := countSpillOpens()
 	p := heldPlan(t)
 	jobs := slices.Concat(p.Jobs, p.Jobs) // each job again after the others
 	var reqs []*workerRequest
 	for _, j := range jobs {
 		reqs = append(reqs, newWorkerRequest(p, j))
 	}
-	serveJobs(t, reqs, heldJob, func(i int, req *workerRequest, resp *workerResponse) {
+	serveJobs(t, reqs, heldJob, h, func(i int, req *workerRequest, resp *workerResponse) {
 		j := jobs[i]
 		c := heldCases[j.Config.Switch.SharedBufferManager.LossyAlpha]
 		_, statErr := os.Stat(req.Spill)
@@ -265,14 +267,14 @@ func TestWorkerHeldRows(t *testing.T) {
 
 // serveJobs runs ServeWorker with job over pipes and hands it each request in turn
 // (their spill files in a temporary folder), passing each response to check.
-func serveJobs(t *testing.T, reqs []*workerRequest, job JobFunc, check func(i int, req *workerRequest, resp *workerResponse)) {
+func serveJobs(t *testing.T, reqs []*workerRequest, job JobFunc, h hooks, check func(i int, req *workerRequest, resp *workerResponse)) {
 	t.Helper()
 	dir := t.TempDir()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := ServeWorker(inR, outW, job)
+		err := serveWorker(inR, outW, job, h)
 		outW.CloseWithError(fmt.Errorf("the worker returned (%v)", err))
 		done <- err
 	}()
@@ -390,7 +392,7 @@ func TestSpillBound(t *testing.T) {
 func TestSpillHeldRules(t *testing.T) {
 	row := stats.Batch{NdStats: []stats.NdStats{{JobID: "j", NdName: strings.Repeat("x", 100)}}}
 
-	s := newSpill(filepath.Join(t.TempDir(), "j.rows"), 0, false)
+	s := newSpill(filepath.Join(t.TempDir(), "j.rows"), 0, false, hooks{})
 	s.write(row)
 	s.discard()
 	if err := s.write(row); !errors.Is(err, errAbandoned) {
@@ -466,6 +468,7 @@ func TestAppendBatchCopiesEveryTable(t *testing.T) {
 // leaves none of them in the tables, nor the rows it emits once abandoned; the jobs
 // finished before it keep all theirs.
 func TestAbandonedJobsHeldRowsDropped(t *testing.T) {
+	t.Parallel()
 	p := heldPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithCancel(context.Background())

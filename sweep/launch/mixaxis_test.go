@@ -26,6 +26,7 @@ sweep:
 // mix entries), the column is workload_mix_0_senders, and a worker process rebuilds
 // every job with the same id.
 func TestMixEntryAxis(t *testing.T) {
+	t.Parallel()
 	s, err := specfile.Parse("mix.yaml", []byte(mixSpec), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -92,6 +92,8 @@ type Options struct {
 	Abort       <-chan struct{}
 	CommandLine []string
 	ToolVersion string
+
+	hooks hooks // the tests' (spill.go); zero in use
 }
 
 // Report says what Run did.
@@ -374,7 +376,7 @@ func (r *runner) runOne(j *sweep.Job) (outcome, bool) {
 		res *stats.Result
 		err error
 	}
-	sp := newSpill(spillPath(r.o.Dir, r.o.Shard, j), r.o.MaxDiskPerJob, r.o.MaxDiskShare)
+	sp := newSpill(spillPath(r.o.Dir, r.o.Shard, j), r.o.MaxDiskPerJob, r.o.MaxDiskShare, r.o.hooks)
 	sp.held = heldMemory()
 	if r.o.SpillEveryRow {
 		sp.hold = 0

@@ -18,6 +18,7 @@ import (
 // of the first again: each gets its own configuration, the one the planner made (the id
 // check in specCache.config passes for every one).
 func TestWorkerSpecCacheConfigs(t *testing.T) {
+	t.Parallel()
 	p := smallPlan(t)
 	s2, err := specfile.ParseOverrides(p.Spec.File, p.Spec.Text, specfile.Overrides{Sets: []string{"duration=200us"}})
 	if err != nil {
@@ -44,7 +45,7 @@ func TestWorkerSpecCacheConfigs(t *testing.T) {
 	for _, pj := range jobs {
 		reqs = append(reqs, newWorkerRequest(pj.p, pj.j))
 	}
-	serveJobs(t, reqs, job, func(i int, req *workerRequest, resp *workerResponse) {
+	serveJobs(t, reqs, job, hooks{}, func(i int, req *workerRequest, resp *workerResponse) {
 		if resp.Err != "" {
 			t.Fatalf("job %d: %s", i, resp.Err)
 		}
@@ -63,6 +64,7 @@ func TestWorkerSpecCacheConfigs(t *testing.T) {
 // again when one of them differs; a job's values set on its copy (a mix entry too) leave
 // the cached base as parsed.
 func TestSpecCache(t *testing.T) {
+	t.Parallel()
 	const text = `name: mixed
 topology: {kind: star, hosts: 8}
 workload:

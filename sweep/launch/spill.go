@@ -46,9 +46,22 @@ func spillPath(dir string, sh sweep.Shard, j *sweep.Job) string {
 // on a job's footprint.
 const spillBuffer = 64 << 10
 
-// openSpill opens a spill file (dirfs.OpenFile: never through a link); the fault
-// tests replace it to fail as a full disk or an exhausted file table does.
-var openSpill = dirfs.OpenFile
+// hooks are where the tests reach into how jobs run (Options.hooks, serveWorker); the
+// zero value is what runs in use. A field of a run's options, not a package variable,
+// so that tests that set them run in parallel with the others.
+type hooks struct {
+	// openSpill opens a spill file; nil: dirfs.OpenFile (never through a link). The
+	// fault tests fail it as a full disk or an exhausted file table does.
+	openSpill func(name string, flag int, perm os.FileMode) (*os.File, error)
+}
+
+// spillOpener is h's openSpill, else dirfs.OpenFile.
+func (h hooks) spillOpener() func(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if h.openSpill != nil {
+		return h.openSpill
+	}
+	return dirfs.OpenFile
+}
 
 // errAbandoned is what a job that goes on after it was abandoned gets from its spill.
 var errAbandoned = errors.New("the job was abandoned")
@@ -58,9 +71,8 @@ var errAbandoned = errors.New("the job was abandoned")
 // job's footprint and on the runner's, which holds a finished job's rows until it
 // records them. Most jobs of a sweep (the quickstart's hold ~830 rows) stay under it, so
 // they never pay for a file: its creation and removal, and the encoding of their rows by
-// the job and their decoding by the runner.
-// A variable: the fault tests set 0, so that a spill makes its file at the first batch.
-var holdRows = 4096
+// the job and their decoding by the runner. Options.SpillEveryRow makes it 0.
+const holdRows = 4096
 
 // spill is one job's rows on their way out of it: held in memory (held) while they stay
 // at or under hold rows, then in a file created at the batch that would pass the bound.
@@ -77,6 +89,7 @@ type spill struct {
 	maxBytes int64
 	share    bool        // maxBytes is a share of the free space (DiskBudgetError.Share)
 	hold     int         // rows it may hold before it makes the file (newSpill: holdRows)
+	hooks    hooks       // the tests' (zero: a spill file opens with dirfs.OpenFile)
 	held     stats.Batch // the rows emitted so far, while there is no file; copies
 	f        *os.File
 	cw       *countingWriter
@@ -88,8 +101,8 @@ type spill struct {
 
 // newSpill returns the spill of a job whose file would be path, holding up to holdRows
 // rows in memory.
-func newSpill(path string, maxBytes int64, share bool) *spill {
-	return &spill{path: path, maxBytes: maxBytes, share: share, hold: holdRows}
+func newSpill(path string, maxBytes int64, share bool, h hooks) *spill {
+	return &spill{path: path, maxBytes: maxBytes, share: share, hold: holdRows, hooks: h}
 }
 
 // heldPool keeps the memory of rows the runner has written from an outcome's held (a
@@ -179,7 +192,7 @@ func (s *spill) writeLocked(b stats.Batch) error {
 		if err := dirfs.CheckNotLink(dir); err != nil {
 			return err
 		}
-		f, err := openSpill(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, err := s.hooks.spillOpener()(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
 			return fmt.Errorf("spill %s: %w", s.path, err)
 		}

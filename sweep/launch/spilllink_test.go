@@ -14,6 +14,7 @@ import (
 // A spill file, or the spill folder, that is a symbolic link is refused, naming it; the
 // link's target keeps its content (a spill file is created truncated).
 func TestSpillNeverWritesThroughALink(t *testing.T) {
+	t.Parallel()
 	for _, link := range []string{"file", "folder"} {
 		t.Run(link, func(t *testing.T) {
 			root := t.TempDir()

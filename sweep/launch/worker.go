@@ -164,6 +164,11 @@ type workerResponse struct {
 // the system, so the runner's memory watch sees the next job, not the last one's
 // leftovers.
 func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
+	return serveWorker(stdin, stdout, job, hooks{})
+}
+
+// serveWorker is ServeWorker with the tests' hooks h.
+func serveWorker(stdin io.Reader, stdout io.Writer, job JobFunc, h hooks) error {
 	reqs := make(chan *workerRequest)
 	var running atomic.Bool
 	readErr := make(chan error, 1)
@@ -188,7 +193,7 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 	var specs specCache
 	var rows stats.Batch // the memory of the last response's rows, for the next job's
 	for req := range reqs {
-		resp := serveJob(req, job, &specs, rows)
+		resp := serveJob(req, job, &specs, rows, h)
 		running.Store(false)
 		if err := enc.Encode(resp); err != nil {
 			return err
@@ -210,7 +215,7 @@ func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
 
 // serveJob runs one job of a worker, its configuration rebuilt from specs. Its spill
 // holds its rows in rows' memory (empty tables), as do the response's Rows.
-func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batch) *workerResponse {
+func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batch, h hooks) *workerResponse {
 	if req.MaxMem > 0 {
 		debug.SetMemoryLimit(req.MaxMem - req.MaxMem/8)
 	}
@@ -219,7 +224,7 @@ func serveJob(req *workerRequest, job JobFunc, specs *specCache, rows stats.Batc
 	gc := debug.SetGCPercent(-1)
 	debug.SetGCPercent(gc)
 	defer debug.SetGCPercent(gc)
-	sp := newSpill(req.Spill, req.MaxDisk, req.MaxDiskShare)
+	sp := newSpill(req.Spill, req.MaxDisk, req.MaxDiskShare, h)
 	sp.held = rows
 	if req.SpillEveryRow {
 		sp.hold = 0
