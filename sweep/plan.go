@@ -141,7 +141,7 @@ func Expand(s *specfile.Spec, validate func(*config.Config) error) (*Plan, error
 		}
 		cfg := s.Base
 		for i := range values {
-			cfg.SetValue(values[i].Parsed) // parsed and checked once, by ParseSpec
+			cfg.SetValue(values[i].Parsed) // parsed and checked once, by specfile.Parse
 		}
 		keep := true
 		for _, c := range s.Constraints {

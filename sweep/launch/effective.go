@@ -13,7 +13,7 @@ import (
 type Setting struct{ Name, Value string }
 
 // EffectiveConfig resolves what a results directory ran: manifest.json's spec with its
-// --set and --grid overrides applied (ParseSpecOverrides, as `run` did), then every
+// --set and --grid overrides applied (specfile.ParseOverrides, as `run` did), then every
 // attribute whose value differs from the built-in default, in schema order; swept
 // attributes show their values instead; workload mix entries as workload.mix.N.key. An
 // error means the spec cannot be resolved by this tool (not recorded, or of another

@@ -11,7 +11,7 @@ import (
 // rssReader reads the resident memory of one process, in bytes, from /proc/PID/statm; 0
 // if unknown. It keeps the file open and re-reads it from offset 0 (procfs regenerates
 // it on every read): the runner polls each worker every rssPoll, and opening the file
-// each time cost ~0.2 ms a poll on the CI machine, 2% of a core per running worker.
+// at every poll would cost the runner a share of a core per running worker.
 // A worker has one, for its one process.
 type rssReader struct {
 	f   *os.File

@@ -6,10 +6,9 @@ package launch
 // at least one; the runner, which only writes the rows of finished jobs (one goroutine)
 // and waits on its workers' pipes, keeps what the workers leave, at least one. A Go
 // process given more processors than it has work for wakes idle threads for every
-// timer and pipe read; with -j at the machine's processor count each of the j+1
-// processes did so for every job, which cost a fifth of a small sweep's CPU time and
-// wall time (README "Performance"). No row depends on it: a job's simulation never
-// runs in parallel.
+// timer and pipe read, so j+1 processes each given every processor spend CPU and wall
+// time waking threads that have nothing to run. No row depends on it: a job's
+// simulation never runs in parallel.
 func Procs(p, j int) (runner, worker int) {
 	j = max(j, 1)
 	worker = max(p/j, 1)

@@ -68,7 +68,7 @@ type Options struct {
 	// again (sink.Options.Retry).
 	Retry []string
 	// Selection, when not nil, marks the run as a sequential selection with these
-	// settings (defaults applied); manifest.json records them (select.go).
+	// settings (defaults applied); manifest.json records them (sweep/study).
 	Selection *selection.Config
 	// Wait, for Select with a Shard: when this shard has run its jobs of a round, look
 	// again for the other shards' jobs instead of returning (every 100 ms at first,

@@ -69,9 +69,9 @@ var errAbandoned = errors.New("the job was abandoned")
 // holdRows is the rows a spill holds in memory before it makes a file: 4,096 rows,
 // 0.4-2.5 MB (a row is 88-624 bytes in memory, and its strings), a few MB at most on a
 // job's footprint and on the runner's, which holds a finished job's rows until it
-// records them. Most jobs of a sweep (the quickstart's hold ~830 rows) stay under it, so
-// they never pay for a file: its creation and removal, and the encoding of their rows by
-// the job and their decoding by the runner. Options.SpillEveryRow makes it 0.
+// records them. Most jobs of a sweep stay under it, so they never pay for a file: its
+// creation and removal, and the encoding of their rows by the job and their decoding by
+// the runner. Options.SpillEveryRow makes it 0.
 const holdRows = 4096
 
 // spill is one job's rows on their way out of it: held in memory (held) while they stay

@@ -46,10 +46,10 @@ type Isolation struct {
 	MaxJobs int
 }
 
-// DefaultWorkerJobs is Isolation.MaxJobs when unset: a worker's start (~10 ms) is then
-// a thousandth of its jobs' at most, and whatever a process accumulates beyond its
-// jobs' rows (heap fragmentation, the collector's and huge-page state of earlier jobs)
-// is bounded by a fresh start.
+// DefaultWorkerJobs is Isolation.MaxJobs when unset: a worker's start is then a small
+// share of its jobs' time, and whatever a process accumulates beyond its jobs' rows
+// (heap fragmentation, the collector's and huge-page state of earlier jobs) is bounded
+// by a fresh start.
 const DefaultWorkerJobs = 1000
 
 // rssPoll is how often the runner reads a worker's resident memory. At 10 ms a job that
@@ -155,7 +155,7 @@ type workerResponse struct {
 // (the runner is gone). The caller should ignore stop signals: the
 // runner decides when a job stops.
 //
-// A worker serves many jobs because starting one costs ~10 ms, as much as a small job;
+// A worker serves many jobs because starting one costs as much as a small job;
 // the runner replaces it after any job that does not end with a result
 // (killed for memory or time, crashed, abandoned). Jobs share nothing that moves a row:
 // run --isolate=false runs every job in one process and writes the same rows

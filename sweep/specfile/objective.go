@@ -27,7 +27,7 @@ import (
 //	select: {confidence: 0.95, initial: 5, max_jobs: 2000}
 //
 // Without `objective:` the study asks the default question of its workload
-// (DefaultObjective). `select:` makes `run` a sequential selection (select.go); without
+// (DefaultObjective). `select:` makes `run` a sequential selection (sweep/study); without
 // it, `run --select` uses the defaults of selection.Config.
 
 var (
@@ -62,7 +62,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 		return fmt.Errorf("%s: objective: want a mapping with %s", pos(s.File, v), strings.Join(objectiveKeys, ", "))
 	}
 	o := &selection.Objective{Goal: selection.Min}
-	bisect := map[string]bisectNode{} // a bisection's keys (bisect.go)
+	bisect := map[string]bisectNode{} // a bisection's keys (bisectspec.go)
 	var goal *yaml.Node
 	for i := 0; i < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]

@@ -14,7 +14,7 @@ import (
 )
 
 // Spec is a parsed sweep spec (design.md "Sweep spec"): the base job, the axes and the
-// sweep's own settings. Parse builds it; Expand turns it into a Plan.
+// sweep's own settings. Parse builds it; sweep.Expand turns it into a Plan.
 type Spec struct {
 	File  string // as named in errors
 	Text  []byte // the spec as given, recorded in manifest.json
@@ -38,7 +38,7 @@ type Spec struct {
 	// settings (nil without the block): with them `run` is a sequential selection.
 	Objective *selection.Objective
 	Select    *selection.Config
-	// Probe is the attribute a bisection's objective finds a value of (bisect.go), the
+	// Probe is the attribute a bisection's objective finds a value of (bisectspec.go), the
 	// plan's last axis, whose values are chosen as the run goes; nil otherwise.
 	Probe *Axis
 
@@ -46,7 +46,7 @@ type Spec struct {
 	thenIndifference, thenIndifferencePos string    // objective.then.indifference as given, and where
 	thenPos                               string    // where objective.then is
 	subjectPos                            []string  // where each objective.subject_to entry is
-	conditions                            []posText // sweep.conditions as given (conditions.go)
+	conditions                            []posText // sweep.conditions as given (conditionsspec.go)
 	CombinePos, WeightsPos                string    // where objective.combine and objective.weights are
 }
 
@@ -60,7 +60,7 @@ type Axis struct {
 	Values []Value     // the listed or stepped values; empty for a sampled range
 	Range  *Range      // non-nil when given as {from, to, steps, scale}
 	// Condition marks an axis sweep.conditions names (or one zipped with it): what the
-	// fabric or the traffic is, not a setting (conditions.go).
+	// fabric or the traffic is, not a setting (conditionsspec.go).
 	Condition bool
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/rocesweep/rocesweep/selection"
 )
 
-// Bisect runs plan p's bisection (its objective is smallest: or largest:, bisect.go) in
+// Bisect runs plan p's bisection (its objective is smallest: or largest:, sweep/bisect.go) in
 // rounds: the plan (every condition's first probe, at the range's safe end), then the
 // probes selection.BisectDecide asks for, replayed from the committed jobs table before
 // every round, as a selection's rounds are (runRounds): a killed and resumed run, any

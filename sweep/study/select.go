@@ -140,7 +140,7 @@ func (w *waiting) next(round, need int, maxPause, limit time.Duration) (pause ti
 }
 
 // Select runs plan p as a sequential selection (see above), or, when its objective is a
-// bisection, as a bisection (bisect.go, Bisect). p must have been expanded with
+// bisection, as a bisection (Bisect). p must have been expanded with
 // Spec.Replicates = the first stage's replicates (SelectionConfig().Initial). It
 // reads the results directory back between rounds (either format: results.Parts). The
 // returned report adds up every round of this session; its error is the first round's
