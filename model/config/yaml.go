@@ -10,15 +10,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// SweepKeys are the top-level keys of a sweep spec that belong to the sweep, not to a
-// job (design.md "Sweep spec"); Load ignores them.
-func SweepKeys() []string { return []string{"replicates", "sweep", "objective", "select"} }
-
 // jobKeys are the top-level keys ApplyNode accepts.
 var jobKeys = []string{"name", "seed", "duration", "stop", "report_interval", "global", "topology", "workload", "switch", "nic", "tiers"}
 
-// Load parses a single-job spec: Default() with the YAML document applied, the sweep's own
-// keys (SweepKeys) ignored. file names the spec in errors (file:line:col). Load does not
+// Load parses a single-job spec: Default() with the YAML document applied, the top-level
+// keys that are not the job's (RegisterTopKeys) ignored. file names the spec in errors (file:line:col). Load does not
 // validate; call Validate.
 func Load(file string, data []byte) (Config, error) {
 	c := Default()
@@ -29,7 +25,7 @@ func Load(file string, data []byte) (Config, error) {
 	if len(doc.Content) == 0 { // empty document: all defaults
 		return c, nil
 	}
-	return c, c.ApplyNode(file, doc.Content[0], SweepKeys()...)
+	return c, c.ApplyNode(file, doc.Content[0], outerKeys...)
 }
 
 // pos formats a node's position as file:line:col.

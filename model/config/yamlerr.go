@@ -249,8 +249,19 @@ func RegisterBlock(name string, keys []string) {
 	outerBlocks = append(outerBlocks, outerBlock{name: name, keys: slices.Clone(keys)})
 }
 
-// TopKeys are the keys a spec may have at its top level: the job keys and SweepKeys.
-func TopKeys() []string { return append(append([]string{}, jobKeys...), SweepKeys()...) }
+// outerKeys are the top-level keys of a spec that are not the job's (RegisterTopKeys),
+// in the order registered.
+var outerKeys []string
+
+// RegisterTopKeys names top-level keys of a spec that config does not apply (sweep's
+// `replicates`, `sweep`, `objective` and `select`): Load ignores them and TopKeys lists
+// them. As with RegisterBlock, the model knows no sweep: the layer that owns the keys
+// registers them, from an init function.
+func RegisterTopKeys(keys ...string) { outerKeys = append(outerKeys, keys...) }
+
+// TopKeys are the keys a spec may have at its top level: the job keys and the ones
+// registered with RegisterTopKeys.
+func TopKeys() []string { return append(append([]string{}, jobKeys...), outerKeys...) }
 
 // misplaced says which block an unknown top-level key belongs to, the slip of a key
 // written without its indentation: "`grid` is a key of `sweep:`; indent it under

@@ -92,10 +92,18 @@ type Sample struct {
 // sweepKeys are the keys of the `sweep:` mapping.
 var sweepKeys = []string{"grid", "zip", "constraint", "sample", "conditions"}
 
-// The model knows no sweep: tell config the keys of `sweep:`, so that one of them
-// written at the top level is reported as a key of `sweep:` ("indent it under
-// `sweep:`"), not as unknown.
-func init() { config.RegisterBlock("sweep", sweepKeys) }
+// The model knows no sweep: tell config the sweep's top-level keys, which it leaves to
+// the sweep (Load ignores them, an unknown key's suggestion includes them), and the keys
+// of `sweep:`, so that one of them written at the top level is reported as a key of
+// `sweep:` ("indent it under `sweep:`"), not as unknown.
+func init() {
+	config.RegisterBlock("sweep", sweepKeys)
+	config.RegisterTopKeys(topKeys...)
+}
+
+// topKeys are the sweep's own keys at a spec's top level (design.md "Sweep spec"); config
+// applies the others, the job's.
+var topKeys = []string{"replicates", "sweep", "objective", "select"}
 
 // DefaultsFile is the file name of the spec of the built-in defaults (sim and explain
 // given no SPEC): the one spec that may hold no YAML document.
@@ -126,7 +134,7 @@ func ParseOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
 		if root.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("%s: the spec is a mapping of keys (name, seed, duration, ..., sweep)", pos(file, root))
 		}
-		if err := s.Base.ApplyNode(file, root, config.SweepKeys()...); err != nil {
+		if err := s.Base.ApplyNode(file, root, topKeys...); err != nil {
 			return nil, err
 		}
 		for i := 0; i < len(root.Content); i += 2 {
