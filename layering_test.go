@@ -42,7 +42,9 @@ import (
 // package may import); the model; leaves that know no model (process policy, the
 // file-system rules); the libraries constraint and selection, beside the results
 // directory's reader results; the writer sink; the command back-ends export
-// and slurm; sweep; the readers report and compare; the command cmd/rocesweep. Test
+// and slurm; sweep, in four layers (the spec sweep/specfile, the plan sweep, running
+// it sweep/launch, the studies sweep/study); the readers report and compare; the
+// command cmd/rocesweep. Test
 // support and the helper commands under results and scripts/ have rows of their
 // own. The order of results and sink is issue 41's target (model ← results ←
 // sink ← sweep ← report/compare ← cmd): sink writes what results reads, so it
