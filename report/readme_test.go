@@ -3,8 +3,6 @@ package report_test
 import (
 	"flag"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"reflect"
 	"slices"
@@ -15,6 +13,8 @@ import (
 	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // update rewrites the generated README sections: go test ./report -run README -update

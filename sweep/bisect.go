@@ -2,12 +2,12 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"slices"
 	"strings"
 
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // A bisection's spec (README "The smallest safe value: bisection", docs/statistics.md

@@ -2,14 +2,14 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/model/explain"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/explain"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // BisectionStatus states decision d of p's bisection with its values in the

@@ -2,10 +2,11 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // A name reaches results/<name>, Slurm scripts and job names: the name rule lets through

@@ -2,10 +2,10 @@ package sweep_test
 
 import (
 	"errors"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 

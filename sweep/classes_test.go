@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math"
 	"os"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/fabric"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // nearestRank is the nearest-rank p-quantile of unsorted values (NaN when empty).

@@ -1,13 +1,13 @@
 package sweep
 
 import (
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 const condSpec = `name: conds

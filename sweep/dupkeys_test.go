@@ -1,9 +1,10 @@
 package sweep
 
 import (
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // A key given twice in any mapping of a spec is refused with both places (issue 38: YAML

@@ -2,8 +2,9 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // An absurd job is estimated sanely (issue 38: a 1e12-byte incast with stop: drain passed

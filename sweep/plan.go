@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // Plan is the expanded list of jobs of a spec, in plan order (grid order, then

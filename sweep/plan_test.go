@@ -2,12 +2,12 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 const alphaXoff = `name: alpha-xoff

@@ -2,13 +2,13 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math"
 	"strings"
 
 	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // SelectionConfig is the selection procedure's settings for plan p (the spec's select:

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +15,9 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // k8sJob is the part of scripts/k8s-indexed-job.yaml that makes it a sweep runner.

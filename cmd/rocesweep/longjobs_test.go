@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"strings"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // An absurd job is estimated sanely (issue 38: a 1e12-byte incast with stop: drain passed

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -16,6 +15,7 @@ import (
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
+	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
 // cmdLs lists the results directories under DIR (default results/): results.List gives

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 

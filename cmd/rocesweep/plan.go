@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io"
 	"os"
 	"strings"
@@ -14,6 +12,8 @@ import (
 	"github.com/rocesweep/rocesweep/configs"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // addOverrideFlags adds --set and --grid (specfile.Overrides) to a command that plans a sweep.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"path/filepath"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
 // cmdReport writes one self-contained HTML page of charts for a results directory

@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"hash/maphash"
 	"io"
 	"io/fs"
@@ -37,6 +35,8 @@ import (
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 

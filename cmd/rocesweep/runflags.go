@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 )
 
 // runFlags are the flags of how a sweep's jobs run and land that `run` takes and

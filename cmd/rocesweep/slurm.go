@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +12,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
+	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
 // cmdSlurm writes a Slurm job-array script for a sweep and, with --submit, submits it

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // slurm refuses a --time sbatch would refuse, passes --grid on to every task, and

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"io"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
+	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
 // cmdStatus summarises a results directory's progress per shard from its journals

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 )
 
 // cmdValidate checks every job of a sweep against every rule that stops a simulation

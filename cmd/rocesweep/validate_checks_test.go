@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/sweep/launch"
 )
 
 // validate names each job that breaks a rule fabric.Validate checks (model/fabric tests

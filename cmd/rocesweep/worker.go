@@ -3,10 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io"
 	"os"
 	"os/signal"
+
+	"github.com/rocesweep/rocesweep/sweep/launch"
 )
 
 // workerCommand is the hidden command `run` starts for its jobs (launch.Isolation): it

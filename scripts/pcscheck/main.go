@@ -27,8 +27,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -38,6 +36,8 @@ import (
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
+	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
 type sets []string

@@ -3,7 +3,6 @@ package launch
 import (
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // claimDir decides, under the directory lock (dirfs.LockDir), whether this run may

@@ -2,11 +2,11 @@ package launch
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // Setting is one line of a results directory's effective configuration.

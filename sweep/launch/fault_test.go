@@ -3,8 +3,6 @@ package launch
 import (
 	"context"
 	"errors"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +14,8 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // faultSpec is a 6-job sweep for the fault tests.

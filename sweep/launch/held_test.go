@@ -6,9 +6,6 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,7 +18,10 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // heldSpec is a 3-job sweep whose LossyAlpha picks each job's rows (heldCases).

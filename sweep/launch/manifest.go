@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +17,8 @@ import (
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // The manifest a run writes and the checks a run makes against the one it finds

@@ -2,11 +2,11 @@ package launch_test
 
 import (
 	"context"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"strings"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 

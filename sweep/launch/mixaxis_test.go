@@ -1,11 +1,12 @@
 package launch
 
 import (
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 const mixSpec = `name: mixaxis

@@ -2,8 +2,6 @@ package launch_test
 
 import (
 	"errors"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +9,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
 	"io"
 	"os"
 	"runtime"
@@ -21,6 +20,7 @@ import (
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // JobFunc runs one simulation: cfg is the job's resolved configuration (its Seed is the

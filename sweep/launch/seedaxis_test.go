@@ -1,12 +1,12 @@
 package launch_test
 
 import (
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"sort"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // seedBaseRow is the part of a jobs table of a sweep over seed that the test reads.

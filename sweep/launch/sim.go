@@ -3,13 +3,13 @@ package launch
 import (
 	"context"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // SimPlan is the plan of `sim`: the one job of a spec without axes (file and data, or

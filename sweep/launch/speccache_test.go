@@ -2,8 +2,6 @@ package launch
 
 import (
 	"context"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // One worker serves jobs of different axis values, of another --set of the same spec and

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // A job's rows leave it while it runs: the job hands each batch of rows

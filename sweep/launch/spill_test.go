@@ -2,7 +2,6 @@ package launch_test
 
 import (
 	"context"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 

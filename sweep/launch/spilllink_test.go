@@ -2,13 +2,13 @@ package launch
 
 import (
 	"errors"
-	"github.com/rocesweep/rocesweep/sweep"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // A spill file, or the spill folder, that is a symbolic link is refused, naming it; the

@@ -2,13 +2,13 @@ package launch
 
 import (
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
 )
 
 // Notes are what a run has to say before its closing table: what resuming repaired

@@ -1,8 +1,6 @@
 package launch
 
 import (
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"math"
 	"reflect"
 	"slices"
@@ -11,6 +9,8 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // RecordTableSchemas returns the record tables with their row types, in results-directory

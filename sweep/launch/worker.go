@@ -8,8 +8,6 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io"
 	"os"
 	"os/exec"
@@ -23,6 +21,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // Isolation runs each job in a worker process, the way

@@ -3,8 +3,6 @@ package launch
 import (
 	"bytes"
 	"encoding/gob"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // A worker gets its job's configuration through gob: every field must survive, for every

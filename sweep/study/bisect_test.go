@@ -2,9 +2,6 @@ package study_test
 
 import (
 	"context"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -17,6 +14,9 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"io/fs"
 
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 )
 
 // Bisect runs plan p's bisection (its objective is smallest: or largest:, sweep/bisect.go) in

@@ -9,9 +9,6 @@ package study_test
 
 import (
 	"context"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,6 +18,9 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
+	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
 // libraryDir is the folder of the study library, configs/.

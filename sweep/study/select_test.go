@@ -3,9 +3,6 @@ package study_test
 import (
 	"context"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
-	"github.com/rocesweep/rocesweep/sweep/study"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -20,6 +17,9 @@ import (
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/launch"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
+	"github.com/rocesweep/rocesweep/sweep/study"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 

@@ -3,8 +3,6 @@ package study
 import (
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/specfile"
 	"io/fs"
 	"math"
 	"time"
@@ -12,6 +10,8 @@ import (
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/sweep"
+	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // ReadStatus is results.ReadStatus with what the sweep adds: this model version, the

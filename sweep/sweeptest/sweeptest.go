@@ -8,11 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"math/rand/v2"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/sweep/launch"
 )
 
 // Job returns a fake launch.JobFunc that spins for work rounds of integer mixing
