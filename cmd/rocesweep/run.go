@@ -242,7 +242,7 @@ func selectHeadline(p *sweep.Plan, c selection.Config) string {
 }
 
 func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *launch.Report, metric string, dec *selection.Decision, bis *results.BisectionStatus) {
-	for _, n := range rep.Notes() {
+	for _, n := range runNotes(rep) {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", n)
 	}
 	if bis != nil {
@@ -251,7 +251,7 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *launch.Report,
 	} else {
 		closingTable(stdout, stderr, p, rep, metric, dec)
 	}
-	fmt.Fprintln(stdout, rep.Summary())
+	fmt.Fprintln(stdout, runSummary(rep))
 }
 
 // bisectHeadline says what a bisection runs: "headroom: bisection of the smallest
