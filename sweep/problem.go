@@ -184,7 +184,7 @@ func (p *Plan) PointValues(i int) []specfile.Value { return p.points[i].values }
 
 // MarkInvalid makes every job of grid point `point` invalid with err, for a rule the
 // planner cannot check itself (run refuses a point estimated above its memory or disk
-// budget): Run then refuses the plan, or records the point's jobs as invalid with
+// budget): launch.Run then refuses the plan, or records the point's jobs as invalid with
 // --skip-invalid.
 func (p *Plan) MarkInvalid(point int, err error) {
 	pp := &p.points[point]

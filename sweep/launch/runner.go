@@ -53,7 +53,7 @@ type Options struct {
 	SpillEveryRow bool
 	Shard         sweep.Shard
 	// Jobs, when not nil, are the jobs to run instead of the plan's (still split by
-	// Shard): a selection's round (JobFor makes jobs beyond the plan). The manifest
+	// Shard): a selection's round (Plan.JobFor makes jobs beyond the plan). The manifest
 	// still records the plan.
 	Jobs   []*sweep.Job
 	Resume bool // run only the jobs absent from the journal
@@ -70,13 +70,13 @@ type Options struct {
 	// Selection, when not nil, marks the run as a sequential selection with these
 	// settings (defaults applied); manifest.json records them (sweep/study).
 	Selection *selection.Config
-	// Wait, for Select with a Shard: when this shard has run its jobs of a round, look
-	// again for the other shards' jobs instead of returning (every 100 ms at first,
-	// doubling up to every Wait); 0 returns.
+	// Wait, for study.Select with a Shard: when this shard has run its jobs of a round,
+	// look again for the other shards' jobs instead of returning (every 100 ms at
+	// first, doubling up to every Wait); 0 returns.
 	Wait time.Duration
 	// WaitLimit bounds a Wait: when no job of the round the shard waits on has been
-	// committed for WaitLimit, Select returns a *WaitLimitError naming the shards whose
-	// jobs are missing. 0 waits without a limit.
+	// committed for WaitLimit, study.Select returns a *study.WaitLimitError naming the
+	// shards whose jobs are missing. 0 waits without a limit.
 	WaitLimit time.Duration
 	// Isolate runs each job in a worker process with memory and wall limits (worker.go);
 	// nil runs jobs as goroutines of this process (tests' fake jobs; `sim`).
