@@ -118,7 +118,7 @@ fi
 
 if want e; then
   gobench ./sink 'SinkParquet|SinkArrow'
-  gobench ./sweep 'Runner'
+  gobench ./sweep/launch 'Runner'
 fi
 
 # The README's headline figures, medians over the runs above, on stderr (benchstat
