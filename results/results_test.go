@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 func TestReadJobsAndManifest(t *testing.T) {

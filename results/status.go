@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/selection"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // ShardStatus is one shard's progress (or the total) as its journal records it.
@@ -53,7 +53,7 @@ type Status struct {
 	// Damaged lists committed files that are missing or do not match the journal (size;
 	// with verification, checksum), each with the jobs whose rows it held: those jobs
 	// count as missing, and `run --resume` runs them again.
-	Damaged []sink.FileProblem `json:"damaged,omitempty"`
+	Damaged []journal.FileProblem `json:"damaged,omitempty"`
 	// DamagedLines counts journal lines that did not parse (each costs its commit).
 	DamagedLines int `json:"damaged_lines,omitempty"`
 	// ManifestDamage says why manifest.json's checksum does not match (Manifest.Damage):
@@ -236,15 +236,15 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
 	}
 	st := &Status{Dir: dir, Shards: []ShardStatus{}}
-	type journal struct {
+	type journalFile struct {
 		k, n int
 		name string
 	}
-	var journals []journal
+	var journals []journalFile
 	counts := map[int]bool{}
 	for _, e := range entries {
 		if k, n, ok := dirfs.ParseJournalName(e.Name()); ok && !e.IsDir() {
-			journals = append(journals, journal{k, n, e.Name()})
+			journals = append(journals, journalFile{k, n, e.Name()})
 			counts[n] = true
 		}
 	}
@@ -290,7 +290,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 		}
 		st.Notes = append(st.Notes, fmt.Sprintf("journals of %s shard counts: the shards overlap, jobs may be run twice", strings.Join(s, " and ")))
 	}
-	byShard := map[[2]int]journal{}
+	byShard := map[[2]int]journalFile{}
 	for _, j := range journals {
 		byShard[[2]int{j.k, j.n}] = j
 	}
@@ -302,7 +302,7 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 			s := ShardStatus{Shard: fmt.Sprintf("%d/%d", k, n), Planned: ShardSize(st.PlanSize, k, n), K: k, N: n}
 			if j, ok := byShard[[2]int{k, n}]; ok {
 				path := filepath.Join(dir, j.name)
-				check, err := sink.VerifyJournal(nil, dir, path, o.Verify)
+				check, err := journal.Verify(nil, dir, path, o.Verify)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
 				}

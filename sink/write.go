@@ -10,7 +10,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // Write appends rows (a []T of the table's row type) to table. Empty slices are free.
@@ -47,7 +49,7 @@ func (w *Writer) write(t *tableFile, rows any) error {
 		part := subSlice(rows, off, off+chunk)
 		var err error
 		if t.pq != nil {
-			_, err = t.pq.write(part)
+			_, err = t.pq.WriteRows(part)
 		} else {
 			_, err = t.ar.write(part)
 		}
@@ -83,7 +85,7 @@ func (t *tableFile) flush() error {
 }
 
 func (w *Writer) openFile(t *tableFile) error {
-	t.check()
+	t.Check()
 	if !t.made {
 		if err := w.fs.MkdirAll(t.dir); err != nil {
 			return err
@@ -96,11 +98,11 @@ func (w *Writer) openFile(t *tableFile) error {
 		return err
 	}
 	t.f, t.cw = f, &countingFile{File: f}
-	if w.opts.Format == Arrow {
+	if w.opts.Format == results.Arrow {
 		t.ar, err = newArrowRows(t.Type, t.cw)
 		return err
 	}
-	t.pq = t.newParquet(t.cw, []parquet.WriterOption{
+	t.pq = newParquet(t.Schema, t.cw, []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.CreatedBy("rocesweep", "", ""),
 		parquet.PageBufferSize(pageBufferSize),
@@ -133,6 +135,9 @@ func (w *Writer) fileName(commit int) string {
 	return fmt.Sprintf("part-%s-%06d%s", w.opts.Shard, commit, w.ext)
 }
 
+// castagnoli is the CRC-32C table of the journal's file checksums (results/journal).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 // countingFile counts the bytes written through it and their CRC-32C, the journal's
 // record of the file. Both writers write front to back (the Arrow writer only asks for
 // its position); any other seek drops the checksum.
@@ -158,11 +163,11 @@ func (c *countingFile) Seek(offset int64, whence int) (int64, error) {
 }
 
 // sum is the journal's record of the file written through c.
-func (c *countingFile) sum() FileSum {
+func (c *countingFile) sum() journal.FileSum {
 	if c.noSeek {
-		return FileSum{Size: c.n}
+		return journal.FileSum{Size: c.n}
 	}
-	return FileSum{Size: c.n, CRC32C: fmt.Sprintf("%08x", c.crc)}
+	return journal.FileSum{Size: c.n, CRC32C: fmt.Sprintf("%08x", c.crc)}
 }
 
 // sliceLen returns the length of a slice held in an interface.

@@ -17,7 +17,9 @@ import (
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
 )
@@ -58,7 +60,7 @@ type Options struct {
 	// records this plan in its manifest; with Resume only the jobs it lacks run.
 	Extend      bool
 	SkipInvalid bool // record invalid jobs with status invalid instead of refusing the sweep
-	Format      sink.Format
+	Format      results.Format
 	// Retry, with Resume, runs the jobs recorded with these statuses (failed, timeout)
 	// again (sink.Options.Retry).
 	Retry []string
@@ -142,7 +144,7 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		o.LogEvery = 5 * time.Second
 	}
 	if o.Format == "" {
-		o.Format = sink.Parquet
+		o.Format = results.Parquet
 	}
 	if o.Progress != nil {
 		o.Progress = &quietWriter{w: o.Progress}
@@ -160,7 +162,7 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 		}
 	}
 	jt := newJobsTable(p.Axes)
-	tables := append([]sink.Table{jt.table()}, RecordTableSchemas()...)
+	tables := append([]results.Schema{jt.table()}, RecordTableSchemas()...)
 	if err := claimDir(p, o, start, tables); err != nil {
 		return nil, &SetupError{err}
 	}
@@ -171,7 +173,7 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 	for _, j := range jobs {
 		byID[j.ID] = j
 	}
-	redo := func(l sink.JobLine) bool {
+	redo := func(l journal.JobLine) bool {
 		j := byID[l.ID]
 		return l.Status == "invalid" && j != nil && j.Invalid == nil
 	}
