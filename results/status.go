@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/results/journal"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // ShardStatus is one shard's progress (or the total) as its journal records it.
@@ -67,8 +67,8 @@ type Status struct {
 	// Objective is the study's question (manifest.json). Selection is where a sequential
 	// selection (run --select) stands, or, for a fixed design of 2 or more replicates,
 	// what its results decide; nil when there is nothing to decide.
-	Objective *selection.Objective `json:"objective,omitempty"`
-	Selection *SelectionStatus     `json:"selection,omitempty"`
+	Objective *question.Objective `json:"objective,omitempty"`
+	Selection *SelectionStatus    `json:"selection,omitempty"`
 	// Bisection is where a bisection (an objective of smallest: or largest:) stands.
 	Bisection *BisectionStatus `json:"bisection,omitempty"`
 	// StuckPause lists the jobs whose stuck_pause_ports is above 0: a switch port stayed
