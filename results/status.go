@@ -294,9 +294,9 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 	for _, j := range journals {
 		byShard[[2]int{j.k, j.n}] = j
 	}
-	var checks []JournalCheck       // every journal read, for verification
-	recordedBy := map[string]int{}  // job id -> journals that hold it
-	statusOf := map[string]string{} // job id -> its status (any one journal's)
+	var checks []JournalCheck                  // every journal read, for verification
+	recordedBy := map[string]int{}             // job id -> journals that hold it
+	statusOf := map[string]journal.JobStatus{} // job id -> its status (any one journal's)
 	for _, n := range ns {
 		for k := 1; k <= n; k++ {
 			s := ShardStatus{Shard: fmt.Sprintf("%d/%d", k, n), Planned: ShardSize(st.PlanSize, k, n), K: k, N: n}
@@ -437,15 +437,15 @@ func (s *ShardStatus) capAt(planned int) {
 	s.Missing = planned
 }
 
-func (s *ShardStatus) count(status string) {
+func (s *ShardStatus) count(status journal.JobStatus) {
 	switch status {
-	case "ok":
+	case journal.StatusOK:
 		s.OK++
-	case "failed":
+	case journal.StatusFailed:
 		s.Failed++
-	case "timeout":
+	case journal.StatusTimeout:
 		s.Timeout++
-	case "invalid":
+	case journal.StatusInvalid:
 		s.Invalid++
 	}
 }

@@ -73,7 +73,7 @@ type Options struct {
 	// Retry, with Resume, withdraws the commits that hold a job of one of these statuses
 	// ("failed", "timeout"), so that those jobs run again; the runner commits such jobs
 	// alone, so their commits hold nothing else.
-	Retry []string
+	Retry []journal.JobStatus
 	// Redo, with Resume, withdraws the commits that hold a job for which it returns
 	// true, so that those jobs are decided again (the runner: a job recorded invalid
 	// whose point the plan of this run finds valid, e.g. under another budget). nil:
@@ -134,7 +134,7 @@ type Writer struct {
 	commit   int   // number of the commit being filled
 	pending  []journal.JobLine
 	since    time.Time // when the oldest pending job finished
-	done     map[string]string
+	done     map[string]journal.JobStatus
 	voids    []int // commits to withdraw (damaged files) once the journal is open
 	recovery Recovery
 	stats    Stats
@@ -192,7 +192,7 @@ func Open(opts Options, tables []results.Schema) (*Writer, error) {
 		opts.Now = time.Now
 	}
 	w := &Writer{opts: opts, fs: opts.FS, ext: "." + string(opts.Format), byName: map[string]*tableFile{},
-		done: map[string]string{}, jpath: filepath.Join(opts.Dir, dirfs.JournalName(opts.Shard))}
+		done: map[string]journal.JobStatus{}, jpath: filepath.Join(opts.Dir, dirfs.JournalName(opts.Shard))}
 	if err := w.fs.MkdirAll(opts.Dir); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
@@ -266,7 +266,7 @@ func (w *Writer) open(tables []results.Schema) error {
 }
 
 // Done returns the jobs of complete commits found by Open(Resume), id → status.
-func (w *Writer) Done() map[string]string { return w.done }
+func (w *Writer) Done() map[string]journal.JobStatus { return w.done }
 
 // Recovery says what Open(Resume) cleaned.
 func (w *Writer) Recovery() Recovery { return w.recovery }

@@ -122,7 +122,7 @@ func (r *runner) record(o outcome) error {
 			return err
 		}
 	}
-	if err := r.w.Write("jobs", r.jt.row(o.job, o.status, o.err, sum)); err != nil {
+	if err := r.w.Write("jobs", r.jt.row(o.job, string(o.status), o.err, sum)); err != nil {
 		return err
 	}
 	if err := r.w.JobDone(journal.JobLine{ID: o.job.ID, Status: o.status}); err != nil {

@@ -63,7 +63,7 @@ type Options struct {
 	Format      results.Format
 	// Retry, with Resume, runs the jobs recorded with these statuses (failed, timeout)
 	// again (sink.Options.Retry).
-	Retry []string
+	Retry []journal.JobStatus
 	// Selection, when not nil, marks the run as a sequential selection with these
 	// settings (defaults applied); manifest.json records them (select.go).
 	Selection *selection.Config
@@ -122,7 +122,7 @@ func (e *SetupError) Unwrap() error { return e.Err }
 
 type outcome struct {
 	job    *Job
-	status string
+	status journal.JobStatus
 	err    string
 	res    *stats.Result // its Rec holds the rows its recorder held at its end (nil from a worker)
 	spill  string        // the job's spill file (spill.go), "" if it spilled no rows
@@ -175,7 +175,7 @@ func Run(ctx context.Context, p *Plan, job JobFunc, o Options) (*Report, error) 
 	}
 	redo := func(l journal.JobLine) bool {
 		j := byID[l.ID]
-		return l.Status == "invalid" && j != nil && j.Invalid == nil
+		return l.Status == journal.StatusInvalid && j != nil && j.Invalid == nil
 	}
 	w, err := sink.Open(sink.Options{Dir: o.Dir, Format: o.Format, Shard: o.Shard.Tag(), Resume: o.Resume,
 		CommitInterval: o.CommitInterval, FS: o.FS, Retry: o.Retry, Redo: redo}, tables)
@@ -443,18 +443,18 @@ func stackHead(stack []byte) string {
 // recount makes the report's counts those of the journal, done (id → status), after a
 // failed commit: of the jobs this run took on (ran), those finished but not recorded are
 // not ok, they are lost: the summary counts what the journal holds.
-func (rep *Report) recount(done map[string]string, ran []*Job) {
+func (rep *Report) recount(done map[string]journal.JobStatus, ran []*Job) {
 	var n [4]int
 	before := rep.OK + rep.Failed + rep.Timeout + rep.Invalid
 	for _, j := range ran {
 		switch done[j.ID] {
-		case "ok":
+		case journal.StatusOK:
 			n[0]++
-		case "failed":
+		case journal.StatusFailed:
 			n[1]++
-		case "timeout":
+		case journal.StatusTimeout:
 			n[2]++
-		case "invalid":
+		case journal.StatusInvalid:
 			n[3]++
 		default:
 			delete(rep.Summaries, j)

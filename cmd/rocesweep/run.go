@@ -17,6 +17,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -103,10 +104,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	defer signal.Stop(sigs)
 	abort := sweep.AbortAfter(sigs, *rf.grace, stderr)
 
+	var retryStatuses []journal.JobStatus
 	for _, st := range *retry {
-		if st != "failed" && st != "timeout" && st != "invalid" {
+		s := journal.JobStatus(st)
+		if s == journal.StatusOK || !s.Known() {
 			return usagef("run: --retry %s: want failed, timeout, invalid or a list (failed,timeout)", st)
 		}
+		retryStatuses = append(retryStatuses, s)
 	}
 	iso, err := rf.Isolation(*workers)
 	if err != nil {
@@ -142,7 +146,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	opts := sweep.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, MaxDiskShare: diskShare, SpillEveryRow: *spillEveryRow, Shard: sh,
-		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
+		Resume: *resume || *extend || len(*retry) > 0, Retry: retryStatuses, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: buildinfo.Read().Short(),
 	}

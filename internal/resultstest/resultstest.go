@@ -25,7 +25,7 @@ import (
 // Job is one row of the jobs table: identity, swept values (in Axes order) and metrics.
 type Job struct {
 	ID        string
-	Status    string
+	Status    journal.JobStatus
 	Error     string
 	Replicate int64
 	Seed      int64
@@ -99,7 +99,7 @@ func WriteFormat(dir string, s Sweep, f results.Format) error {
 		if err := writeIntervals(w, j, s.Intervals); err != nil {
 			return err
 		}
-		if s.Classes != nil && j.Status == "ok" {
+		if s.Classes != nil && j.Status == journal.StatusOK {
 			if err := w.Write("classes", s.Classes(j)); err != nil {
 				return err
 			}
@@ -129,7 +129,7 @@ const noTimedCommit = time.Duration(math.MaxInt64)
 func WriteJob(w *sink.Writer, jt reflect.Type, j Job) error {
 	v := reflect.New(jt).Elem()
 	v.Field(0).SetString(j.ID)
-	v.Field(1).SetString(j.Status)
+	v.Field(1).SetString(string(j.Status))
 	v.Field(2).SetString(j.Error)
 	v.Field(3).SetInt(j.Replicate)
 	v.Field(4).SetInt(j.Seed)
@@ -187,7 +187,7 @@ func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
 		for _, x := range xoffs {
 			for r := 0; r < replicates; r++ {
 				n++
-				j := Job{ID: fmt.Sprintf("j%04d", n), Status: "ok", Replicate: int64(r), Seed: int64(1000 + n),
+				j := Job{ID: fmt.Sprintf("j%04d", n), Status: journal.StatusOK, Replicate: int64(r), Seed: int64(1000 + n),
 					Params: []float64{a, x}}
 				d := float64(r) * 0.01
 				j.Summary = stats.Summary{
@@ -209,7 +209,7 @@ func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
 	}
 	if failLast {
 		j := &s.Jobs[len(s.Jobs)-1]
-		j.Status, j.Error, j.Summary = "failed", "switch.md §11 rule 5: headroom exceeds TotalSharedBufferSize", stats.Summary{}
+		j.Status, j.Error, j.Summary = journal.StatusFailed, "switch.md §11 rule 5: headroom exceeds TotalSharedBufferSize", stats.Summary{}
 	}
 	return s
 }
@@ -275,7 +275,7 @@ func Copy(src, dst string, edit func(t *results.Table)) error {
 	if jobs := tables[0]; jobs.Name == "jobs" {
 		ids, st := jobs.Col("job_id"), jobs.Col("status")
 		for r := 0; r < jobs.Rows; r++ {
-			if err := w.JobDone(journal.JobLine{ID: ids.Str[r], Status: st.Text(r)}); err != nil {
+			if err := w.JobDone(journal.JobLine{ID: ids.Str[r], Status: journal.JobStatus(st.Text(r))}); err != nil {
 				return err
 			}
 		}

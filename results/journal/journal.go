@@ -59,13 +59,27 @@ import (
 // {"void":C} line withdraws commit C (Open(Resume) appends one when C's files are
 // missing or damaged), so its jobs count as not done and its files as debris.
 
-// Statuses are the job statuses the journal may hold (design.md "Results directory").
-var Statuses = []string{"ok", "failed", "timeout", "invalid"}
+// JobStatus is how a job ended, as its journal line and the jobs table's status column
+// record it (docs/results.md §2). It reads and writes as its text, in JSON too.
+type JobStatus string
+
+const (
+	StatusOK      JobStatus = "ok"      // the simulation ran to its end
+	StatusFailed  JobStatus = "failed"  // the simulation returned an error
+	StatusTimeout JobStatus = "timeout" // it ran longer than --max-wall-per-job
+	StatusInvalid JobStatus = "invalid" // the point breaks a validation rule, recorded by --skip-invalid
+)
+
+// Statuses are the job statuses the journal may hold, in the order the docs list them.
+var Statuses = []JobStatus{StatusOK, StatusFailed, StatusTimeout, StatusInvalid}
+
+// Known reports whether s is one of Statuses.
+func (s JobStatus) Known() bool { return slices.Contains(Statuses, s) }
 
 // JobLine is a finished job as the journal records it.
 type JobLine struct {
-	ID     string `json:"job_id"`
-	Status string `json:"status"`
+	ID     string    `json:"job_id"`
+	Status JobStatus `json:"status"`
 }
 
 // FileSum is what the journal records of one committed file.
@@ -113,21 +127,12 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 type journalEntry struct {
 	JobID  string    `json:"job_id"`
-	Status string    `json:"status"`
+	Status JobStatus `json:"status"`
 	Commit *int      `json:"commit"`
 	Jobs   *int      `json:"jobs"`
 	Files  []string  `json:"files"`
 	Sums   []FileSum `json:"sums"`
 	Void   *int      `json:"void"`
-}
-
-func knownStatus(s string) bool {
-	for _, x := range Statuses {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // crcMember is the start of a line's checksum member; a sealed line ends with it, 8 hex
@@ -302,7 +307,7 @@ func Parse(data []byte, opts ParseOptions) *State {
 				damage(fmt.Sprintf("a job line of commit %d after that commit's closing line: appended again or edited", *e.Commit))
 				continue
 			}
-			if !knownStatus(e.Status) {
+			if !e.Status.Known() {
 				damage(fmt.Sprintf("unknown status %q", e.Status))
 				bad[*e.Commit] = true
 				continue
@@ -355,7 +360,7 @@ func Parse(data []byte, opts ParseOptions) *State {
 }
 
 // Read returns the jobs of the complete commits of a journal file, id → status.
-func Read(fsys dirfs.FS, path string) (map[string]string, error) {
+func Read(fsys dirfs.FS, path string) (map[string]JobStatus, error) {
 	if fsys == nil {
 		fsys = dirfs.OS{}
 	}
@@ -367,8 +372,8 @@ func Read(fsys dirfs.FS, path string) (map[string]string, error) {
 }
 
 // Done returns the jobs of the complete commits, id → status (a later commit wins).
-func (st *State) Done() map[string]string {
-	out := map[string]string{}
+func (st *State) Done() map[string]JobStatus {
+	out := map[string]JobStatus{}
 	for _, c := range st.Commits {
 		for _, j := range c.Jobs {
 			out[j.ID] = j.Status
@@ -460,7 +465,7 @@ func fileCRC(fsys dirfs.FS, name string) (string, error) {
 
 // ShardCheck is what Verify found in one shard's journal.
 type ShardCheck struct {
-	Done map[string]string // jobs of complete commits whose files are all sound, id → status
+	Done map[string]JobStatus // jobs of complete commits whose files are all sound, id → status
 	// Problems lists the bad files; their commits' jobs are not in Done.
 	Problems []FileProblem
 	// DamagedLines are the 1-based numbers of journal lines that did not parse or whose
@@ -505,7 +510,7 @@ func Verify(fsys dirfs.FS, dir, path string, full bool) (*ShardCheck, error) {
 		return nil, err
 	}
 	st := Parse(data, ParseOptions{Shard: ShardOf(path)})
-	out := &ShardCheck{Done: map[string]string{}, DamagedLines: st.Damaged, Lines: st.Problems,
+	out := &ShardCheck{Done: map[string]JobStatus{}, DamagedLines: st.Damaged, Lines: st.Problems,
 		Unsealed: st.Unsealed, LastCommit: st.Last}
 	for n := range st.Broken {
 		if st.Complete[n] == nil {
