@@ -11,7 +11,7 @@ var partRE = regexp.MustCompile(`^(\.)?part-([0-9]+of[0-9]+)-([0-9]+)\.(parquet|
 
 // MaxCommit is the largest commit number of a shard: a part name or a journal line with
 // a number outside 1..MaxCommit is not the sink's (a stray
-// "part-1of1-9223372036854775806.parquet" once made the next commit number overflow).
+// "part-1of1-9223372036854775806.parquet" would make the next commit number overflow).
 // At a commit every second, a shard would take 31 years to reach it.
 const MaxCommit = 999_999_999
 
