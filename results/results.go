@@ -1,8 +1,11 @@
 // Package results owns the results directory (design.md "Results directory"): its
 // manifest (the one type writers write and readers read), its layout and file names,
-// shard arithmetic, column names, the record tables, which files are not rocesweep's,
-// and reading its tables' Parquet parts as plain columns. sweep writes through it;
-// report, compare, status and ls read through it. It knows the layout, not devices.
+// formats, the schemas of its tables (Schema, RecordTables), shard arithmetic, column
+// names, which files are not rocesweep's, the committed parts and their checks
+// (ReadCommitted, CheckPart, DamagedPartError), and reading its tables' Parquet and
+// Arrow parts as plain columns. The journal's format is its subpackage journal. Package
+// sink writes what this package describes; sweep, report, compare, status and ls read
+// through it. It knows the layout, not devices.
 //
 // A table is read whole into memory (one float64 or string per cell): a jobs table of a
 // few thousand rows is small, and interval tables are read for a few chosen jobs only

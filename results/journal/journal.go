@@ -4,28 +4,8 @@
 // the names of the part files a commit may name (ParsePartName). Package sink writes
 // journals through it (Seal, AppendCommit, AppendVoid); package results reads them
 // through it. It knows the format, not Parquet or Arrow.
-package journal
-
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"hash/crc32"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-
-	"github.com/rocesweep/rocesweep/results/dirfs"
-)
-
-// # The journal
+//
+// # Closing lines
 //
 // A commit's closing line names its files and each file's size and CRC-32C (Castagnoli)
 // checksum:
@@ -42,8 +22,8 @@ import (
 // (a job id's digit) makes the line damaged rather than a record of another job.
 //
 // A journal written before line checksums has none. Such a journal is read as it is
-// (report and status accept its lines and count them as unverifiable), except by
-// Open(Resume), which treats every line without a checksum as damaged: their commits
+// (report and status accept its lines and count them as unverifiable), except by the
+// sink's Open(Resume) (ParseOptions.Strict), which treats every line without a checksum as damaged: their commits
 // do not count and their jobs run again. In a journal that has any line with a
 // checksum, a line without one is damaged for every reader.
 //
@@ -56,8 +36,27 @@ import (
 // to its closing line's count is not complete: its files are debris and its jobs run
 // again; so is a commit whose closing line names a file that is not one of its own
 // (TABLE/part-SHARD-NNNNNN.EXT with this journal's shard and the commit's number). A
-// {"void":C} line withdraws commit C (Open(Resume) appends one when C's files are
+// {"void":C} line withdraws commit C (the sink's Open(Resume) appends one when C's files are
 // missing or damaged), so its jobs count as not done and its files as debris.
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/rocesweep/rocesweep/results/dirfs"
+)
 
 // JobStatus is how a job ended, as its journal line and the jobs table's status column
 // record it (docs/results.md §2). It reads and writes as its text, in JSON too.
@@ -543,13 +542,4 @@ func ShardOf(path string) string {
 		return ""
 	}
 	return strconv.Itoa(k) + "of" + strconv.Itoa(n)
-}
-
-// Describe is the one-line account of bad files for messages.
-func Describe(ps []FileProblem) string {
-	parts := make([]string, 0, len(ps))
-	for _, p := range ps {
-		parts = append(parts, p.File+": "+p.Problem)
-	}
-	return strings.Join(parts, "; ")
 }
