@@ -102,8 +102,8 @@ type Recovery struct {
 	// again.
 	Damaged []journal.FileProblem
 	// DamagedLines are the journal lines that do not count (they do not parse, their
-	// checksum fails or is missing: journal.go); each costs its commit at most, and the
-	// journal is written anew without them.
+	// checksum fails or is missing: package results/journal); each costs its commit at
+	// most, and the journal is written anew without them.
 	DamagedLines []int
 	// Strays are the files of the table folders (relative, with /) that no commit named
 	// and that were not this shard's: leftovers of other shards of this directory's
