@@ -31,19 +31,6 @@ import (
 // is acceptable at all its conditions), and the feasibility share of α is spread over
 // the settings and these per-condition tests.
 
-// Combine is how a study's conditions combine into one answer (the objective's
-// `combine:`).
-type Combine string
-
-const (
-	CombineEach  Combine = "each"  // one decision per condition
-	CombineMean  Combine = "mean"  // best on the (weighted) average over the conditions
-	CombineWorst Combine = "worst" // best worst condition
-)
-
-// Combines are the values of `combine:`, in the order the docs list them.
-var Combines = []Combine{CombineEach, CombineMean, CombineWorst}
-
 // Grid lays a problem's points out as settings × conditions.
 type Grid struct {
 	Combine Combine

@@ -18,7 +18,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // heldSpec is a 3-job sweep whose LossyAlpha picks each job's rows (heldCases).
@@ -124,11 +124,11 @@ func countSpillOpens(t *testing.T) func(id string) int {
 // order the job produced them.
 func checkHeldTables(t *testing.T, dir string, p *Plan) {
 	t.Helper()
-	nd, err := sink.ReadRows[stats.NdStats](dir, "nd_stats")
+	nd, err := results.ReadRows[stats.NdStats](dir, "nd_stats")
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := sink.ReadRows[stats.Message](dir, "messages")
+	msgs, err := results.ReadRows[stats.Message](dir, "messages")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // SimPlan is the plan of `sim`: the one job of a spec without axes (file and data, or
@@ -39,7 +38,7 @@ func SimPlan(file string, data []byte, sets []string) (*Plan, error) {
 // SimOptions are how Sim runs its job.
 type SimOptions struct {
 	Dir         string // the results directory; an earlier sim's results there are replaced
-	Format      sink.Format
+	Format      results.Format
 	CommandLine []string
 	// Profile, when set, starts what measures the run (sim's pprof profiles); the stop
 	// it returns runs when the job has ended, and its error fails the run.

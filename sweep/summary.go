@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // Notes are what a run has to say before its closing table: what resuming repaired
@@ -63,7 +63,7 @@ func (r *Report) Summary() string {
 
 // HoldsPlan reports whether dir has results of plan p (its manifest's plan, model
 // version and format).
-func HoldsPlan(p *Plan, dir string, f sink.Format) bool {
+func HoldsPlan(p *Plan, dir string, f results.Format) bool {
 	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
 		return false
 	}

@@ -8,15 +8,14 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // RecordTableSchemas returns the record tables with their row types, in results-directory
 // order (results.RecordTables; the README's generated schema section reads them).
-func RecordTableSchemas() []sink.Table {
-	out := make([]sink.Table, len(results.RecordTables))
+func RecordTableSchemas() []results.Schema {
+	out := make([]results.Schema, len(results.RecordTables))
 	for i, t := range results.RecordTables {
-		out[i] = t.Table
+		out[i] = t.Schema
 	}
 	return out
 }
@@ -64,7 +63,7 @@ func newJobsTable(axes []*Axis) *jobsTable {
 	return jt
 }
 
-func (jt *jobsTable) table() sink.Table { return sink.DynamicTable(results.JobsTable, jt.t) }
+func (jt *jobsTable) table() results.Schema { return results.DynamicSchema(results.JobsTable, jt.t) }
 
 // row returns a one-row slice of the jobs table for job j.
 func (jt *jobsTable) row(j *Job, status, errText string, sum *stats.Summary) any {
