@@ -12,7 +12,7 @@ import (
 )
 
 // RecordTableSchemas returns the record tables with their row types, in results-directory
-// order (results.RecordTables; the README's generated schema section reads them).
+// order (results.RecordTables; docs/schema.md's generated section reads them).
 func RecordTableSchemas() []sink.Table {
 	out := make([]sink.Table, len(results.RecordTables))
 	for i, t := range results.RecordTables {
