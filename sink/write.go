@@ -111,22 +111,17 @@ func (w *Writer) openFile(t *tableFile) error {
 
 // pageBufferSize is the Parquet writer's page buffer: a column's values are encoded into
 // a page once they fill it. parquet-go reserves a whole buffer for every required column
-// of every open file as its first row arrives; at its default (256 KiB) a one-job `sim`,
-// ten files of ~150 columns holding a few hundred rows each, reserved 40 MB it never
-// filled and spent most of its collections on it. At 32 KiB (4,096 numbers) a one-job
-// `sim` of the 1 MiB incast allocates 12 MB instead of 54 MB (−11% instructions), while
-// a page of a large table is still large enough for zstd (the bench jobs' files and a
-// 100-replicate sweep's come out the same size within 10 bytes). Rows are unchanged;
-// only the page boundaries of a table beyond 4,096 rows per row group move.
+// of every open file as its first row arrives, so a small buffer keeps a small job's
+// memory small, and 32 KiB (4,096 numbers) still makes pages large enough for zstd
+// (docs/performance.md "Constants chosen by measurement"). Rows do not depend on it: only
+// the page boundaries of a table beyond 4,096 rows per row group do.
 const pageBufferSize = 32 << 10
 
 // zstdCodec is shared by every file the process writes: its pool of zstd encoders (each
 // with hash tables of a few hundred KB) is filled once, not once per file. Its level is
-// zstd's fastest: the default level's encoder clears 2.5 MB of match tables before its
-// first page, the fastest's a tenth of that, and on our tables it compresses within 1%
-// as well (the bench jobs' files: 106,880 -> 106,918 B and 140,906 -> 141,707 B), for
-// 1.3-3 MB less peak RSS and 1.6% fewer instructions in a one-job `sim`. The codec is
-// zstd as before (docs/results.md names the format, not a level).
+// zstd's fastest, which compresses our tables about as well as the default for a tenth of
+// its setup (docs/performance.md "Constants chosen by measurement"). The codec is zstd as
+// before (docs/results.md names the format, not a level).
 var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest}
 
 func (w *Writer) fileName(commit int) string {
