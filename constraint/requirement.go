@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Kind is how a Requirement is judged over a point's replicates (README "Constraints:
-// what an acceptable point must satisfy").
+// Kind is how a Requirement is judged over a point's replicates (statistics.md §3:
+// what an acceptable point must satisfy).
 type Kind int
 
 const (

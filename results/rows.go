@@ -9,7 +9,7 @@ import (
 )
 
 // TableRows is one table of a results directory as its committed files hold it:
-// what a reader of exactly those files (`status` lists them; README "Reliability")
+// what a reader of exactly those files (`status` lists them; reliability.md "Reliability")
 // gets, and what a glob over the table folder gets on a complete, verified directory.
 type TableRows struct {
 	Table string `json:"table"`

@@ -122,7 +122,7 @@ type SelectionStatus struct {
 }
 
 // ConditionsStatus is a study's combined answer over its conditions
-// (selection.ConditionsDecision; README "Settings and conditions").
+// (selection.ConditionsDecision; studies.md "Settings and conditions").
 type ConditionsStatus struct {
 	Combine string   `json:"combine"` // each, mean or worst
 	Axes    []string `json:"axes"`    // the jobs columns that are conditions

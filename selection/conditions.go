@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Settings and conditions (README "Settings and conditions"; docs/statistics.md §13).
+// Settings and conditions (studies.md "Settings and conditions"; docs/statistics.md §13).
 // A study's swept axes are either settings (what the engineer configures: LossyAlpha,
 // Xoff) or conditions (what the fabric or the traffic is: an incast degree, a load, a
 // cable delay). Every grid point is one (setting, condition) cell, and replicate r of

@@ -905,7 +905,7 @@ func thousands(n int) string {
 	return s
 }
 
-// num writes x with at most four significant digits (README "Numbers").
+// num writes x with at most four significant digits (spec.md "Replicates as statistics").
 func num(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
 // percent writes a share as a percent: 0.01 as "1%".

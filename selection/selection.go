@@ -1,5 +1,5 @@
 // Package selection decides a study: which grid point is best for the study's objective,
-// among the points that meet its constraints, with a stated confidence (README
+// among the points that meet its constraints, with a stated confidence (studies.md
 // "Selecting the best point"; docs/statistics.md says how and why, with references).
 //
 // Decide is a pure function of the observations: given what has been run so far, it

@@ -118,18 +118,17 @@ func (w *Writer) openFile(t *tableFile) error {
 
 // pageBufferSize is the Parquet writer's page buffer: a column's values are encoded into
 // a page once they fill it. parquet-go reserves a whole buffer for every required column
-// of every open file as its first row arrives, so its default (256 KiB) makes a one-job
-// `sim`, ten files of ~150 columns with a few hundred rows each, reserve far more than it
-// fills. 32 KiB (4,096 numbers) still makes pages of a large table large enough for zstd.
-// Rows are unchanged; only the page boundaries of a table beyond 4,096 rows per row group
-// move.
+// of every open file as its first row arrives, so a small buffer keeps a small job's
+// memory small, and 32 KiB (4,096 numbers) still makes pages large enough for zstd
+// (docs/performance.md "Constants chosen by measurement"). Rows do not depend on it: only
+// the page boundaries of a table beyond 4,096 rows per row group do.
 const pageBufferSize = 32 << 10
 
 // zstdCodec is shared by every file the process writes: its pool of zstd encoders (each
 // with hash tables of a few hundred KB) is filled once, not once per file. Its level is
-// zstd's fastest: the default level's encoder clears ten times the match tables before
-// its first page, and on these tables compresses hardly better. docs/results.md names
-// the format (zstd), not a level.
+// zstd's fastest, which compresses our tables about as well as the default for a tenth of
+// its setup (docs/performance.md "Constants chosen by measurement"). The codec is zstd as
+// before (docs/results.md names the format, not a level).
 var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest}
 
 func (w *Writer) fileName(commit int) string {

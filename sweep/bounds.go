@@ -10,13 +10,13 @@ import (
 	"github.com/rocesweep/rocesweep/model/config"
 )
 
-// Limits of a plan (README "Reliability"). The planner checks them from the spec's axis
+// Limits of a plan (reliability.md "Reliability"). The planner checks them from the spec's axis
 // lengths, sample size and replicates before it allocates anything, so a spec of any
 // size is refused in microseconds with the reason instead of exhausting memory.
 const (
 	// MaxJobs is the largest plan: points × replicates. A plan holds each job's resolved
 	// config in memory (~8.5 KB a job), so 100,000 jobs take ~0.85 GB and ~8 s of CPU to
-	// expand and check (README "Reliability"); split a larger study into several specs
+	// expand and check (reliability.md "Reliability"); split a larger study into several specs
 	// (or sample it: sweep.sample).
 	MaxJobs = 100_000
 	// MaxConstraintLen and MaxConstraintDepth bound a constraint expression: its text

@@ -15,7 +15,7 @@ import (
 	"github.com/rocesweep/rocesweep/selection"
 )
 
-// Settings and conditions (README "Settings and conditions", docs/design.md §3):
+// Settings and conditions (studies.md "Settings and conditions", docs/design.md §3):
 //
 //	sweep:
 //	  grid:
@@ -164,7 +164,7 @@ func (s *Spec) resolveCombine() error {
 	o.Conditions = nil
 	if o.Bisect != nil {
 		// A bisection answers at each grid point: every swept axis is already one of its
-		// conditions (README "The smallest safe value: bisection"), so nothing combines.
+		// conditions (studies.md "The smallest safe value: bisection"), so nothing combines.
 		if o.Combine != "" {
 			return fmt.Errorf("%s: objective.combine: a bisection (objective.%s) answers at each condition, every swept axis being one; combine is for a selection over settings", cmp.Or(s.combinePos, s.File), o.Bisect.Direction)
 		}

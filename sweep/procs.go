@@ -8,7 +8,7 @@ package sweep
 // process given more processors than it has work for wakes idle threads for every
 // timer and pipe read; with -j at the machine's processor count each of the j+1
 // processes did so for every job, which cost a fifth of a small sweep's CPU time and
-// wall time (README "Performance"). No row depends on it: a job's simulation never
+// wall time (performance.md "Performance"). No row depends on it: a job's simulation never
 // runs in parallel.
 func Procs(p, j int) (runner, worker int) {
 	j = max(j, 1)

@@ -26,7 +26,7 @@ import (
 )
 
 // testJob is the job the runner tests run. Switching these tests to the real simulation
-// is this one line (e.g. fabric.JobFunc), at the cost of run time.
+// is this one line (sweep.Simulate), at the cost of run time.
 var testJob = sweeptest.Job(20_000)
 
 var spec = sweeptest.GridSpec("t", 1, 2, "200us")

@@ -11,7 +11,7 @@ import (
 )
 
 // RecordTableSchemas returns the record tables with their row types, in results-directory
-// order (results.RecordTables; the README's generated schema section reads them).
+// order (results.RecordTables; docs/schema.md's generated section reads them).
 func RecordTableSchemas() []results.Schema {
 	out := make([]results.Schema, len(results.RecordTables))
 	for i, t := range results.RecordTables {

@@ -196,7 +196,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		printRunReport(stdout, stderr, p, rep, *metric, dec, bis)
 		if rep.OK+rep.Skipped > 0 && err == nil {
 			fmt.Fprintf(stdout, "next: rocesweep report %s   (charts and answers in %s)\n", dir, filepath.Join(dir, "report.html"))
-			if rf.Format() == results.Arrow { // DuckDB reads no Arrow IPC file without an extension (README "Arrow IPC results")
+			if rf.Format() == results.Arrow { // DuckDB reads no Arrow IPC file without an extension (reading-results.md "Arrow IPC results")
 				fmt.Fprintf(stdout, "      rocesweep export %s   (CSV in %s for DuckDB and pandas)\n", dir, filepath.Join(dir, "csv"))
 			}
 		}
