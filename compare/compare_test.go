@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/compare"
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 func writeGrid(t *testing.T) string {

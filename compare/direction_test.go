@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/compare"
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 	"github.com/rocesweep/rocesweep/selection"
 )
 

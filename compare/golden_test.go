@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/compare"
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 var update = flag.Bool("update", false, "rewrite compare/testdata/*.golden with this code's output")

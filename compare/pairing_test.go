@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/compare"
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 // A comparison whose pairing matches nothing is an error, not a table of zeros: it says

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Kind is how a Requirement is judged over a point's replicates (README "Constraints:
-// what an acceptable point must satisfy").
+// Kind is how a Requirement is judged over a point's replicates (statistics.md §3:
+// what an acceptable point must satisfy).
 type Kind int
 
 const (
@@ -72,7 +72,7 @@ func ParseRequirement(text string) (*Requirement, error) {
 	}
 	inner, err := Parse(s[open+1 : end])
 	if err != nil {
-		return nil, fmt.Errorf("inside %s(...) of %q: %v", fn, text, err)
+		return nil, fmt.Errorf("inside %s(...) of %q: %w", fn, text, err)
 	}
 	r := &Requirement{Text: text, Kind: kind, Expr: inner}
 	if kind == Probability && inner.Sense() == Holds && !isCondition(inner) {
@@ -114,7 +114,7 @@ func ParseRequirement(text string) (*Requirement, error) {
 	case Mean:
 		c, err := parseLiteral(bound)
 		if err != nil {
-			return nil, fmt.Errorf("%q: the bound %q: %v", text, bound, err)
+			return nil, fmt.Errorf("%q: the bound %q: %w", text, bound, err)
 		}
 		if math.IsNaN(c) || math.IsInf(c, 0) {
 			return nil, fmt.Errorf("%q: the bound %q is not a finite number", text, bound)
@@ -131,7 +131,7 @@ func ParseRequirement(text string) (*Requirement, error) {
 			}
 			eps = pct / 100 * math.Abs(c)
 		} else if eps, err = parseLiteral(tol); err != nil {
-			return nil, fmt.Errorf("%q: the tolerance %q: %v", text, tol, err)
+			return nil, fmt.Errorf("%q: the tolerance %q: %w", text, tol, err)
 		}
 		if !(eps > 0) || math.IsInf(eps, 0) {
 			return nil, fmt.Errorf("%q: the tolerance %q must be above 0 (a percent of a bound of 0 is 0: give a number)", text, tol)

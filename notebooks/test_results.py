@@ -1,12 +1,13 @@
 """Results read as users read them: pandas (pyarrow), polars and DuckDB's Python client
-over fresh results directories, the README's Python and SQL as written, and the notebook.
+over fresh results directories, the docs' Python and SQL as written (README.md,
+docs/reading-results.md, docs/tutorial.md), and the notebook.
 
     pip install -r notebooks/requirements.txt
     ROCESWEEP=/path/to/rocesweep pytest notebooks/test_results.py
 
 Without ROCESWEEP the binary is built from this clone (go build). .ci/run runs this file.
 
-Column types are checked against the README's generated "Results schema" section (a Go
+Column types are checked against docs/schema.md's generated "Results schema" section (a Go
 test keeps it equal to the code): a column added there is checked here with no change,
 and TYPES below is the one place that says what each documented type reads as.
 """
@@ -33,9 +34,12 @@ from nbclient.exceptions import CellExecutionError
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
+SCHEMA = (REPO / "docs" / "schema.md").read_text()
+READING = (REPO / "docs" / "reading-results.md").read_text()
+TUTORIAL = (REPO / "docs" / "tutorial.md").read_text()
 NOTEBOOK = REPO / "notebooks" / "alpha_xoff.ipynb"
 
-# What each type of the README's schema reads as: Arrow (pyarrow, for Parquet and Arrow
+# What each type of docs/schema.md reads as: Arrow (pyarrow, for Parquet and Arrow
 # IPC files alike), pandas through pyarrow (a nullable column, in brackets, when that
 # differs), polars and DuckDB.
 TYPES = {
@@ -46,7 +50,7 @@ TYPES = {
     "double": (pa.float64(), "float64", "float64", pl.Float64, "DOUBLE"),
     "boolean": (pa.bool_(), "bool", "boolean", pl.Boolean, "BOOLEAN"),
 }
-# The types a swept parameter's column may have (README: bytes int64, rates and times
+# The types a swept parameter's column may have (docs/schema.md: bytes int64, rates and times
 # double, vectors string); it is never null.
 SWEPT_TYPES = {"int64", "double", "string"}
 
@@ -54,10 +58,10 @@ SWEPT_TYPES = {"int64", "double", "string"}
 # ---- the documented schema -------------------------------------------------------------
 
 def documented_schema():
-    """table -> {column: (type, nullable)} from README's generated schema section; the jobs
+    """table -> {column: (type, nullable)} from docs/schema.md's generated section; the jobs
     table's swept columns are not named there (they depend on the plan)."""
-    m = re.search(r"<!-- BEGIN schema -->\n(.*?)<!-- END schema -->", README, re.S)
-    assert m, "README.md has no generated schema section"
+    m = re.search(r"<!-- BEGIN schema -->\n(.*?)<!-- END schema -->", SCHEMA, re.S)
+    assert m, "docs/schema.md has no generated schema section"
     text = m.group(1)
     tables = {"jobs": {}}
     jobs, _, records = text.partition("\n\n**")
@@ -68,7 +72,7 @@ def documented_schema():
         tables[name] = {c: (base, bool(null)) for c, null, base in re.findall(r"`(\w+)` (nullable )?(\w+)", cols)}
     for table, cols in tables.items():
         for c, (base, _) in cols.items():
-            assert base in TYPES, f"README schema: {table}.{c} has type {base!r}, not one of {sorted(TYPES)}"
+            assert base in TYPES, f"docs/schema.md: {table}.{c} has type {base!r}, not one of {sorted(TYPES)}"
     return tables
 
 
@@ -109,7 +113,7 @@ def status(exe, d, *flags):
 
 @pytest.fixture(scope="session")
 def root(exe, tmp_path_factory):
-    """A folder with results/ as a user has it: the README's snippets run in it."""
+    """A folder with results/ as a user has it: the docs' snippets run in it."""
     top = tmp_path_factory.mktemp("user")
     ci = str(REPO / "configs" / "ci.yaml")
     rocesweep(exe, "run", "-j", "2", cwd=top)  # the quickstart, a selection: results/quickstart
@@ -138,7 +142,7 @@ def check_columns(table, got, reader, swept):
     if table == "jobs":
         assert len(extra) == swept, f"{reader} {table}: columns {extra} are not documented (swept: {swept})"
     else:
-        assert not extra, f"{reader} {table}: columns {extra} are not in README's schema"
+        assert not extra, f"{reader} {table}: columns {extra} are not in docs/schema.md"
     missing = [c for c in want if c not in got]
     assert not missing, f"{reader} {table}: documented columns {missing} are missing"
     col = {"arrow": 0, "pandas": 1, "polars": 3, "duckdb": 4}[reader]
@@ -230,7 +234,7 @@ def test_files_in_flight_are_skipped(exe, root, tmp_path):
 # ---- an interrupted run ----------------------------------------------------------------
 
 def committed_files_query():
-    """README "Reliability": the DuckDB query that reads only the committed files."""
+    """reliability.md "Reliability": the DuckDB query that reads only the committed files."""
     m = re.search(r"<!-- duckdb: committed-files -->\s*```sql\n(.*?)```", README, re.S)
     assert m, "README.md lost its committed-files query"
     return m.group(1)
@@ -261,10 +265,10 @@ def test_interrupted_run(exe, root, tmp_path):
     assert sorted(strays) == sorted(cut["files"])
 
     # The plain read is not safe on a partial run: it also reads the parts of the commit
-    # that never reached the journal (documented in the README).
+    # that never reached the journal (documented in docs/reliability.md).
     assert len(pd.read_parquet(d / "jobs")) == whole["jobs"]
 
-    # The README's query, as written (DIR replaced), reads exactly the committed jobs ...
+    # The README's query (a copy of docs/reliability.md's), as written (DIR replaced), reads exactly the committed jobs ...
     query = committed_files_query().replace("DIR", str(d))
     got = duckdb.sql(query).df()  # the last statement's result
     assert len(got) == rows["jobs"]
@@ -287,26 +291,27 @@ def test_interrupted_run(exe, root, tmp_path):
     assert len(pd.read_parquet(d / "jobs")) == whole["jobs"]
 
 
-# ---- the README's snippets -------------------------------------------------------------
-
-def reading_section():
-    m = re.search(r"^## Reading results.*?(?=^## )", README, re.S | re.M)
-    assert m, "README.md has no 'Reading results' section"
-    return m.group(0)
-
+# ---- the docs' snippets ---------------------------------------------------------------
 
 def test_readme_python_snippets(root, monkeypatch):
-    blocks = re.findall(r"```python\n(.*?)```", reading_section(), re.S)
-    assert len(blocks) >= 2, "README 'Reading results': want the pandas/polars/DuckDB and Arrow snippets"
+    """Every Python block of docs/reading-results.md and docs/tutorial.md, as written."""
     monkeypatch.chdir(root)
-    for code in blocks:
-        exec(compile(code, "README.md", "exec"), {})
+    n = 0
+    for name, text in (("docs/reading-results.md", READING), ("docs/tutorial.md", TUTORIAL)):
+        blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+        assert blocks, f"{name}: no Python snippet"
+        for code in blocks:
+            exec(compile(code, name, "exec"), {})
+            n += 1
+    assert n >= 3, "want the pandas/polars/DuckDB and Arrow snippets of reading-results.md and the tutorial's"
 
 
 def test_readme_sql_snippets(root, monkeypatch):
-    blocks = re.findall(r"```sql\n(.*?)```", reading_section(), re.S)
+    """Every query of results/ in the SQL blocks of the README, docs/reading-results.md and
+    docs/tutorial.md, as written."""
+    blocks = [b for text in (README, READING, TUTORIAL) for b in re.findall(r"```sql\n(.*?)```", text, re.S)]
     queries = [q for b in blocks for q in b.split(";") if "results/" in q]
-    assert len(queries) >= 3
+    assert len(queries) >= 7
     monkeypatch.chdir(root)
     for q in queries:
         assert duckdb.sql(q).fetchall(), f"no rows:\n{q}"

@@ -11,7 +11,7 @@ import (
 )
 
 // ClassIndifference is the relative change of a traffic class's completion fraction or
-// goodput that the decision box calls a cost (README "The report": "costs the lossy
+// goodput that the decision box calls a cost (studies.md "The report": "costs the lossy
 // class 48% of its goodput against ...").
 const ClassIndifference = 0.05
 

@@ -134,7 +134,7 @@ func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir
 			parts = append(parts, fmt.Sprintf("%s: %s (%s)", cd.Conditions[c], sel, mean))
 		}
 		// Every traffic class at each condition's selected setting, against the best any
-		// setting achieved for it there (README "Trade-offs and flat studies").
+		// setting achieved for it there (studies.md "Selecting the best point": trade-offs and flat studies).
 		for c := range cd.PerCondition {
 			sub := &cd.PerCondition[c]
 			if sub.State != selection.Decided || sub.Best < 0 || len(sub.Front) > 0 {

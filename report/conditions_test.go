@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 	"github.com/rocesweep/rocesweep/selection"
 )
 

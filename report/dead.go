@@ -8,14 +8,14 @@ import (
 )
 
 // notOutputs are the jobs columns that do not measure the model: identity, status and
-// the machine's clock (README "Results schema").
+// the machine's clock (schema.md "Results schema").
 var notOutputs = map[string]bool{
 	"job_id": true, "status": true, "error": true, "replicate": true, "seed": true,
 	"time_utc": true, "wall_sec": true, "events_per_sec": true, "model_version": true,
 }
 
-// deadAxes names the axes that change no output at any point (README "Nothing here
-// matters"): for every combination of the other axes' levels and every replicate run at
+// deadAxes names the axes that change no output at any point (statistics.md §11
+// "Nothing here matters"): for every combination of the other axes' levels and every replicate run at
 // two or more of the axis's levels, every numeric output column is bit-identical across
 // them. An axis never run at two levels beside each other is not judged. ok selects
 // the rows that count.

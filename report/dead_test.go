@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 // An axis that changes no output at any point is named dead in the report and in the

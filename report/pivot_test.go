@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 // The closing table: one cell per (alpha, Xoff) with mean ± t(0.975, n-1)·s/√n over the

@@ -9,14 +9,12 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
-
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Parts lists the committed part files of DIR/<table>/ (every shard, in name order), in
 // either format a sweep writes (run --format: part-*.parquet or part-*.arrow, the Arrow
 // IPC file format of sink/arrow.go): the files that complete, not withdrawn commits of
-// DIR's journals name (sink.Files). A file in the folder that no commit names is not
+// DIR's journals name. A file in the folder that no commit names is not
 // read, whatever its name. With none it returns an error wrapping ErrNoParts and
 // fs.ErrNotExist. The readers (ReadTable, PartCache, export) pick each file's reader by
 // its extension, so what they return does not depend on the format.
@@ -32,14 +30,14 @@ func Parts(dir, table string) ([]string, error) {
 	return out, nil
 }
 
-// CommittedParts is Parts with what the journals record of each file (sink.Part): a
-// reader checks each part's size and checksum (sink.CheckPart) before it decodes it.
-func CommittedParts(dir, table string) ([]sink.Part, error) {
-	files, err := sink.Parts(dir, table)
+// CommittedParts is Parts with what the journals record of each file (Part): a
+// reader checks each part's size and checksum (CheckPart) before it decodes it.
+func CommittedParts(dir, table string) ([]Part, error) {
+	files, err := committedParts(dir, table)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", table, err)
 	}
-	var parts []sink.Part
+	var parts []Part
 	for _, p := range files {
 		if IsArrow(p.Path) || filepath.Ext(p.Path) == ".parquet" {
 			parts = append(parts, p)
@@ -51,7 +49,7 @@ func CommittedParts(dir, table string) ([]sink.Part, error) {
 	return parts, nil
 }
 
-// IsArrow reports whether the part file path is an Arrow IPC file (sink.Arrow's
+// IsArrow reports whether the part file path is an Arrow IPC file (Arrow's
 // extension), not Parquet.
 func IsArrow(path string) bool { return filepath.Ext(path) == ".arrow" }
 
@@ -75,9 +73,9 @@ func OpenArrow(path string) (*ArrowPart, error) {
 		return nil, err
 	}
 	var r *ipc.FileReader
-	err = sink.GuardPart(path, func() (err error) {
+	err = GuardPart(path, func() (err error) {
 		r, err = ipc.NewFileReader(f)
-		return sink.Damaged(path, err)
+		return Damaged(path, err)
 	})
 	if err != nil {
 		f.Close()
@@ -107,12 +105,12 @@ func (p *ArrowPart) Close() error {
 func (p *ArrowPart) Records(fn func(rec arrow.Record) error) error {
 	for i := 0; i < p.r.NumRecords(); i++ {
 		var rec arrow.Record
-		err := sink.GuardPart(p.Path, func() (err error) {
+		err := GuardPart(p.Path, func() (err error) {
 			rec, err = p.r.RecordAt(i)
 			return err
 		})
 		if err != nil {
-			return sink.Damaged(p.Path, fmt.Errorf("record batch %d: %w", i, err))
+			return Damaged(p.Path, fmt.Errorf("record batch %d: %w", i, err))
 		}
 		err = fn(rec)
 		rec.Release()

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
@@ -19,14 +20,14 @@ import (
 func TestArrowReadsAsParquet(t *testing.T) {
 	s := resultstest.Grid([]float64{0.25, 1, 4}, []float64{200e3, 700e3}, 2, true)
 	s.Intervals = 3
-	dirs := map[sink.Format]string{}
-	for _, f := range []sink.Format{sink.Parquet, sink.Arrow} {
+	dirs := map[results.Format]string{}
+	for _, f := range []results.Format{results.Parquet, results.Arrow} {
 		dirs[f] = filepath.Join(t.TempDir(), string(f))
 		if err := resultstest.WriteFormat(dirs[f], s, f); err != nil {
 			t.Fatal(err)
 		}
 		parts, err := results.Parts(dirs[f], "jobs")
-		if err != nil || len(parts) == 0 || results.IsArrow(parts[0]) != (f == sink.Arrow) {
+		if err != nil || len(parts) == 0 || results.IsArrow(parts[0]) != (f == results.Arrow) {
 			t.Fatalf("%s: Parts(jobs) = %v, %v", f, parts, err)
 		}
 	}
@@ -42,11 +43,11 @@ func TestArrowReadsAsParquet(t *testing.T) {
 		{"buffer_stats", keep, 12},
 		{"ecn_pfc_stats", nil, 36},
 	} {
-		want, err := results.ReadTable(dirs[sink.Parquet], tt.table, tt.keep)
+		want, err := results.ReadTable(dirs[results.Parquet], tt.table, tt.keep)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := results.ReadTable(dirs[sink.Arrow], tt.table, tt.keep)
+		got, err := results.ReadTable(dirs[results.Arrow], tt.table, tt.keep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,8 +58,8 @@ func TestArrowReadsAsParquet(t *testing.T) {
 	}
 	var c results.PartCache
 	for round := 0; round < 2; round++ {
-		want, _ := results.ReadTable(dirs[sink.Parquet], "jobs", nil)
-		got, err := c.ReadTable(dirs[sink.Arrow], "jobs")
+		want, _ := results.ReadTable(dirs[results.Parquet], "jobs", nil)
+		got, err := c.ReadTable(dirs[results.Arrow], "jobs")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,10 +109,10 @@ func TestArrowTypesAndNulls(t *testing.T) {
 		{JobID: "j0001", On: true, N32: -7, N64: &big, X: 0.1, Y: &y, S: &str},
 		{JobID: "j0002", X: math.NaN()},
 	}
-	tables := map[sink.Format]*results.Table{}
-	for _, f := range []sink.Format{sink.Parquet, sink.Arrow} {
+	tables := map[results.Format]*results.Table{}
+	for _, f := range []results.Format{results.Parquet, results.Arrow} {
 		dir := filepath.Join(t.TempDir(), string(f))
-		w, err := sink.Open(sink.Options{Dir: dir, Format: f, CommitInterval: -1}, []sink.Table{sink.TableOf[row]("classes")})
+		w, err := sink.Open(sink.Options{Dir: dir, Format: f, CommitInterval: -1}, []results.Schema{results.SchemaOf[row]("classes")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +120,7 @@ func TestArrowTypesAndNulls(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rows {
-			if err := w.JobDone(sink.JobLine{ID: r.JobID, Status: "ok"}); err != nil {
+			if err := w.JobDone(journal.JobLine{ID: r.JobID, Status: "ok"}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -130,12 +131,12 @@ func TestArrowTypesAndNulls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := tables[sink.Parquet]
+	want := tables[results.Parquet]
 	if c := want.Col("n64"); c.Type != "int64" || c.Num[0] != float64(big) || !c.Null[1] {
 		t.Fatalf("Parquet n64 = %+v", c)
 	}
 	if c := want.Col("x"); c.Type != "double" || !c.Null[1] || c.Null[0] {
 		t.Fatalf("Parquet x = %+v", c)
 	}
-	sameTable(t, "classes", tables[sink.Arrow], want)
+	sameTable(t, "classes", tables[results.Arrow], want)
 }

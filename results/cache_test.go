@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 // A table read through a PartCache equals the table read directly, the first time and

@@ -7,14 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // partSeeds returns the bytes of a jobs part and an nd_stats part of a small synthetic
 // directory in format f, each with its extension.
-func partSeeds(t testing.TB, dir string, f sink.Format) (ext string, parts [][]byte) {
+func partSeeds(t testing.TB, dir string, f results.Format) (ext string, parts [][]byte) {
 	t.Helper()
 	if err := resultstest.WriteFormat(dir, resultstest.Grid([]float64{0.5, 1}, []float64{200e3}, 2, true), f); err != nil {
 		t.Fatal(err)
@@ -39,7 +38,7 @@ func partSeeds(t testing.TB, dir string, f sink.Format) (ext string, parts [][]b
 // footer's lengths are not checked by its decoder, and one flip could make it allocate
 // terabytes).
 func TestDamagedCommittedPartIsNamed(t *testing.T) {
-	for _, format := range []sink.Format{sink.Parquet, sink.Arrow} {
+	for _, format := range []results.Format{results.Parquet, results.Arrow} {
 		t.Run(string(format), func(t *testing.T) {
 			dir := t.TempDir()
 			partSeeds(t, dir, format)
@@ -58,7 +57,7 @@ func TestDamagedCommittedPartIsNamed(t *testing.T) {
 					t.Fatal(err)
 				}
 				_, err := results.ReadTable(dir, "jobs", nil)
-				var de *sink.DamagedPartError
+				var de *results.DamagedPartError
 				if !errors.As(err, &de) || de.Path != ps[0] || !strings.Contains(err.Error(), "checksum") {
 					t.Fatalf("byte %d from the end flipped: ReadTable: %v, want the part named as damaged by its checksum", k, err)
 				}

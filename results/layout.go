@@ -10,7 +10,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // The names of a results directory (design.md "Results directory"), besides the
@@ -83,7 +83,7 @@ func HasResults(entries []fs.DirEntry) bool {
 // writes, sorted: anything but the manifest, journals (when there is a manifest),
 // hidden files (locks, temp and spill files), slurm/, what `report` and `export` derive
 // from the results (report.html, csv/), and table folders of part files (names as the
-// sink gives them: sink.ParsePartName) and hidden files (a table folder's other files
+// sink gives them: journal.ParsePartName) and hidden files (a table folder's other files
 // are listed as folder/name).
 func Foreign(dir string, entries []fs.DirEntry) []string {
 	var out []string
@@ -97,7 +97,7 @@ func Foreign(dir string, entries []fs.DirEntry) []string {
 		if e.IsDir() && isTable(name) {
 			files, _ := os.ReadDir(filepath.Join(dir, name))
 			for _, f := range files {
-				if _, _, _, part := sink.ParsePartName(f.Name()); !f.IsDir() && (part || strings.HasPrefix(f.Name(), ".")) {
+				if _, _, _, part := journal.ParsePartName(f.Name()); !f.IsDir() && (part || strings.HasPrefix(f.Name(), ".")) {
 					continue
 				}
 				out = append(out, filepath.Join(name, f.Name()))

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // The states List gives a directory.
@@ -31,10 +31,10 @@ type Run struct {
 	Sim   bool   `json:"sim,omitempty"`   // written by `rocesweep sim`
 	// OK counts the jobs recorded ok; Planned the plan's jobs (a selection's: those
 	// recorded and those it needs next).
-	OK        int                  `json:"ok"`
-	Planned   int                  `json:"planned"`
-	Objective *selection.Objective `json:"objective,omitempty"`
-	Select    *selection.Config    `json:"select,omitempty"`
+	OK        int                 `json:"ok"`
+	Planned   int                 `json:"planned"`
+	Objective *question.Objective `json:"objective,omitempty"`
+	Select    *question.Config    `json:"select,omitempty"`
 	// Decision is the state of the study's decision (running, decided, budget,
 	// infeasible) when one was replayed.
 	Decision     string `json:"decision,omitempty"`

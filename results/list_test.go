@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 // List over a folder of a finished run, a partial run (its manifest plans more jobs than

@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // Manifest is DIR/manifest.json (design.md "Results directory"): what `run` and `sim`
@@ -41,8 +41,8 @@ type Manifest struct {
 	// Objective is the study's question, resolved (nil in manifests written before
 	// objectives); Select the settings of a sequential selection (run --select), nil for
 	// a fixed design.
-	Objective *selection.Objective `json:"objective,omitempty"`
-	Select    *selection.Config    `json:"select,omitempty"`
+	Objective *question.Objective `json:"objective,omitempty"`
+	Select    *question.Config    `json:"select,omitempty"`
 
 	// Sealed and Damage say what ReadManifest found of the file's checksum (Marshal):
 	// Sealed, the file has one; Damage, why it does not match ("" when it does, or when

@@ -1,6 +1,6 @@
 package results
 
-import "github.com/rocesweep/rocesweep/selection"
+import "github.com/rocesweep/rocesweep/question"
 
 // Question is the study's question in a few words: "select min pfc_paused_usec".
 func (r Run) Question() string {
@@ -11,7 +11,7 @@ func (r Run) Question() string {
 		return "bisect " + string(b.Direction) + " " + b.Attr // "bisect smallest switch.HeadRoomPerPortLimit"
 	}
 	goal := "min"
-	if r.Objective.Goal == selection.Max {
+	if r.Objective.Goal == question.Max {
 		goal = "max"
 	}
 	q := goal + " " + r.Objective.Metric

@@ -1,8 +1,11 @@
 // Package results owns the results directory (design.md "Results directory"): its
 // manifest (the one type writers write and readers read), its layout and file names,
-// shard arithmetic, column names, the record tables, which files are not rocesweep's,
-// and reading its tables' Parquet parts as plain columns. sweep writes through it;
-// report, compare, status and ls read through it. It knows the layout, not devices.
+// formats, the schemas of its tables (Schema, RecordTables), shard arithmetic, column
+// names, which files are not rocesweep's, the committed parts and their checks
+// (ReadCommitted, CheckPart, DamagedPartError), and reading its tables' Parquet and
+// Arrow parts as plain columns. The journal's format is its subpackage journal. Package
+// sink writes what this package describes; sweep, report, compare, status and ls read
+// through it. It knows the layout, not devices.
 //
 // A table is read whole into memory (one float64 or string per cell): a jobs table of a
 // few thousand rows is small, and interval tables are read for a few chosen jobs only
@@ -20,7 +23,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Column is one column of a table. Numbers (ints, floats, bools as 0/1) are kept in Num,
@@ -122,29 +124,29 @@ func ReadJobs(dir string) (*Manifest, *Table, error) {
 
 // ReadPart reads one part file (Parquet or Arrow IPC, by its extension) into a table
 // named after nothing: what ReadTable reads of each committed part. keep is as
-// ReadTable's. A file whose bytes do not decode is a *sink.DamagedPartError naming it.
+// ReadTable's. A file whose bytes do not decode is a *DamagedPartError naming it.
 func ReadPart(path string, keep func(jobID string) bool) (*Table, error) {
 	t := &Table{}
 	first := ""
-	if err := readPart(t, sink.Part{Path: path}, keep, &first); err != nil {
+	if err := readPart(t, Part{Path: path}, keep, &first); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
 // readPart appends the rows of one Parquet file to t (an Arrow IPC file: readArrowPart),
-// after checking its size and checksum against its journal (sink.CheckPart). A file
-// whose bytes do not match or do not decode is a *sink.DamagedPartError naming it, never
+// after checking its size and checksum against its journal (CheckPart). A file
+// whose bytes do not match or do not decode is a *DamagedPartError naming it, never
 // a panic; t is then left with part of its rows, and the caller drops it.
-func readPart(t *Table, part sink.Part, keep func(string) bool, first *string) error {
-	if err := sink.CheckPart(part); err != nil {
+func readPart(t *Table, part Part, keep func(string) bool, first *string) error {
+	if err := CheckPart(part); err != nil {
 		return err
 	}
 	path := part.Path
 	if IsArrow(path) {
-		return sink.GuardPart(path, func() error { return readArrowPart(t, path, keep, first) })
+		return GuardPart(path, func() error { return readArrowPart(t, path, keep, first) })
 	}
-	return sink.GuardPart(path, func() error { return readParquetPart(t, path, keep, first) })
+	return GuardPart(path, func() error { return readParquetPart(t, path, keep, first) })
 }
 
 func readParquetPart(t *Table, path string, keep func(string) bool, first *string) error {
@@ -159,7 +161,7 @@ func readParquetPart(t *Table, path string, keep func(string) bool, first *strin
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return sink.Damaged(path, err)
+		return Damaged(path, err)
 	}
 	schema := pf.Schema()
 	leaves := schema.Columns()
@@ -190,17 +192,17 @@ func readParquetPart(t *Table, path string, keep func(string) bool, first *strin
 			idCol = i
 		}
 	}
-	// Column by column (sink.ReadColumn says why).
+	// Column by column (ReadColumn says why).
 	for _, rg := range pf.RowGroups() {
 		chunks := rg.ColumnChunks()
 		var kept []bool // by row of the row group; nil: every row
 		if keep != nil && idCol >= 0 {
 			kept = make([]bool, 0, rg.NumRows())
-			err := sink.ReadColumn(chunks[idCol], func(v parquet.Value) {
+			err := ReadColumn(chunks[idCol], func(v parquet.Value) {
 				kept = append(kept, keep(string(v.ByteArray())))
 			})
 			if err != nil {
-				return sink.Damaged(path, err)
+				return Damaged(path, err)
 			}
 		}
 		rows := int(rg.NumRows())
@@ -225,7 +227,7 @@ func readParquetPart(t *Table, path string, keep func(string) bool, first *strin
 				c.Num = slices.Grow(c.Num, want)
 			}
 			r := 0
-			err := sink.ReadColumn(chunks[i], func(v parquet.Value) {
+			err := ReadColumn(chunks[i], func(v parquet.Value) {
 				if kept == nil || (r < len(kept) && kept[r]) {
 					c.Null = append(c.Null, v.IsNull())
 					if c.Str != nil {
@@ -240,7 +242,7 @@ func readParquetPart(t *Table, path string, keep func(string) bool, first *strin
 				err = fmt.Errorf("column %s has %d values in a row group of %d rows", c.Name, r, rows)
 			}
 			if err != nil {
-				return sink.Damaged(path, err)
+				return Damaged(path, err)
 			}
 		}
 		t.Rows += want

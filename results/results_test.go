@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 func TestReadJobsAndManifest(t *testing.T) {
@@ -110,7 +110,7 @@ func TestPoints(t *testing.T) {
 }
 
 // Readers find a swept column by any spelling of its path, as the runner names it
-// (sweep.ColumnOf): a manifest written from a spec that used the full path still
+// (results.ColumnOf): a manifest written from a spec that used the full path still
 // matches the switch_LossyAlpha column.
 func TestColumnOfAnySpelling(t *testing.T) {
 	for path, want := range map[string]string{

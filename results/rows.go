@@ -6,12 +6,10 @@ import (
 	"os"
 
 	"github.com/parquet-go/parquet-go"
-
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // TableRows is one table of a results directory as its committed files hold it:
-// what a reader of exactly those files (`status` lists them; README "Reliability")
+// what a reader of exactly those files (`status` lists them; reliability.md "Reliability")
 // gets, and what a glob over the table folder gets on a complete, verified directory.
 type TableRows struct {
 	Table string `json:"table"`
@@ -36,12 +34,12 @@ func CountRows(dir string) ([]TableRows, error) {
 		tr := TableRows{Table: table, Files: len(parts)}
 		for _, p := range parts {
 			// As every reader: the part's checksum first, then a decoder whose panic on
-			// damaged bytes is a *sink.DamagedPartError naming it.
-			if err := sink.CheckPart(p); err != nil {
+			// damaged bytes is a *DamagedPartError naming it.
+			if err := CheckPart(p); err != nil {
 				return nil, err
 			}
 			var n int64
-			err := sink.GuardPart(p.Path, func() (err error) {
+			err := GuardPart(p.Path, func() (err error) {
 				n, err = partRows(p.Path)
 				return err
 			})
@@ -85,7 +83,7 @@ func partRows(path string) (int64, error) {
 	}
 	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
-		return 0, sink.Damaged(path, err)
+		return 0, Damaged(path, err)
 	}
 	return pf.NumRows(), nil
 }

@@ -5,15 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // CountRows gives each table's rows in its committed files, in either format: what
 // ReadTable reads, jobs first; a file no commit names (a copied part) is not counted.
 func TestCountRows(t *testing.T) {
-	for _, format := range []sink.Format{sink.Parquet, sink.Arrow} {
+	for _, format := range []results.Format{results.Parquet, results.Arrow} {
 		dir := filepath.Join(t.TempDir(), "res")
 		if err := resultstest.WriteFormat(dir, resultstest.Grid([]float64{0.25, 1}, []float64{200e3}, 2, true), format); err != nil {
 			t.Fatal(err)

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/selection"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // ShardStatus is one shard's progress (or the total) as its journal records it.
@@ -53,7 +53,7 @@ type Status struct {
 	// Damaged lists committed files that are missing or do not match the journal (size;
 	// with verification, checksum), each with the jobs whose rows it held: those jobs
 	// count as missing, and `run --resume` runs them again.
-	Damaged []sink.FileProblem `json:"damaged,omitempty"`
+	Damaged []journal.FileProblem `json:"damaged,omitempty"`
 	// DamagedLines counts journal lines that did not parse (each costs its commit).
 	DamagedLines int `json:"damaged_lines,omitempty"`
 	// ManifestDamage says why manifest.json's checksum does not match (Manifest.Damage):
@@ -67,8 +67,8 @@ type Status struct {
 	// Objective is the study's question (manifest.json). Selection is where a sequential
 	// selection (run --select) stands, or, for a fixed design of 2 or more replicates,
 	// what its results decide; nil when there is nothing to decide.
-	Objective *selection.Objective `json:"objective,omitempty"`
-	Selection *SelectionStatus     `json:"selection,omitempty"`
+	Objective *question.Objective `json:"objective,omitempty"`
+	Selection *SelectionStatus    `json:"selection,omitempty"`
 	// Bisection is where a bisection (an objective of smallest: or largest:) stands.
 	Bisection *BisectionStatus `json:"bisection,omitempty"`
 	// StuckPause lists the jobs whose stuck_pause_ports is above 0: a switch port stayed
@@ -122,7 +122,7 @@ type SelectionStatus struct {
 }
 
 // ConditionsStatus is a study's combined answer over its conditions
-// (selection.ConditionsDecision; README "Settings and conditions").
+// (selection.ConditionsDecision; studies.md "Settings and conditions").
 type ConditionsStatus struct {
 	Combine string   `json:"combine"` // each, mean or worst
 	Axes    []string `json:"axes"`    // the jobs columns that are conditions
@@ -236,15 +236,15 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
 	}
 	st := &Status{Dir: dir, Shards: []ShardStatus{}}
-	type journal struct {
+	type journalFile struct {
 		k, n int
 		name string
 	}
-	var journals []journal
+	var journals []journalFile
 	counts := map[int]bool{}
 	for _, e := range entries {
 		if k, n, ok := dirfs.ParseJournalName(e.Name()); ok && !e.IsDir() {
-			journals = append(journals, journal{k, n, e.Name()})
+			journals = append(journals, journalFile{k, n, e.Name()})
 			counts[n] = true
 		}
 	}
@@ -290,19 +290,19 @@ func ReadStatus(dir string, now time.Time, o StatusOptions) (*Status, error) {
 		}
 		st.Notes = append(st.Notes, fmt.Sprintf("journals of %s shard counts: the shards overlap, jobs may be run twice", strings.Join(s, " and ")))
 	}
-	byShard := map[[2]int]journal{}
+	byShard := map[[2]int]journalFile{}
 	for _, j := range journals {
 		byShard[[2]int{j.k, j.n}] = j
 	}
-	var checks []JournalCheck       // every journal read, for verification
-	recordedBy := map[string]int{}  // job id -> journals that hold it
-	statusOf := map[string]string{} // job id -> its status (any one journal's)
+	var checks []JournalCheck                  // every journal read, for verification
+	recordedBy := map[string]int{}             // job id -> journals that hold it
+	statusOf := map[string]journal.JobStatus{} // job id -> its status (any one journal's)
 	for _, n := range ns {
 		for k := 1; k <= n; k++ {
 			s := ShardStatus{Shard: fmt.Sprintf("%d/%d", k, n), Planned: ShardSize(st.PlanSize, k, n), K: k, N: n}
 			if j, ok := byShard[[2]int{k, n}]; ok {
 				path := filepath.Join(dir, j.name)
-				check, err := sink.VerifyJournal(nil, dir, path, o.Verify)
+				check, err := journal.Verify(nil, dir, path, o.Verify)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", path, unwrapPathError(err))
 				}
@@ -437,15 +437,15 @@ func (s *ShardStatus) capAt(planned int) {
 	s.Missing = planned
 }
 
-func (s *ShardStatus) count(status string) {
+func (s *ShardStatus) count(status journal.JobStatus) {
 	switch status {
-	case "ok":
+	case journal.StatusOK:
 		s.OK++
-	case "failed":
+	case journal.StatusFailed:
 		s.Failed++
-	case "timeout":
+	case journal.StatusTimeout:
 		s.Timeout++
-	case "invalid":
+	case journal.StatusInvalid:
 		s.Invalid++
 	}
 }

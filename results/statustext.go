@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // MissingRunning splits the missing jobs: running, those of shards a process is writing
@@ -42,7 +42,7 @@ func (st *Status) StuckPauseWarning() string {
 // "jobs/part-1of1-000002.parquet: missing; the 26 jobs of commit 2 are missing
 // (5df6f657abb1894d, ... and 21 more)". status prints it after "damaged: "; export and
 // report, which leave such commits out of every table, too.
-func DamageText(d sink.FileProblem) string {
+func DamageText(d journal.FileProblem) string {
 	shown := d.Jobs[:min(len(d.Jobs), 5)]
 	more := ""
 	if len(d.Jobs) > len(shown) {
@@ -52,10 +52,10 @@ func DamageText(d sink.FileProblem) string {
 }
 
 // Damage returns the committed files of dir that are missing, links or of another size
-// than their journals record (sink.ReadCommitted): every reader leaves their commits out
+// than their journals record (ReadCommitted): every reader leaves their commits out
 // whole, so their jobs are missing from every table.
-func Damage(dir string) ([]sink.FileProblem, error) {
-	c, err := sink.ReadCommitted(dir)
+func Damage(dir string) ([]journal.FileProblem, error) {
+	c, err := ReadCommitted(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,12 @@ package results
 
 import (
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // RecordTable is a record table of a results directory with its row type and the rows
 // of a batch it holds.
 type RecordTable struct {
-	sink.Table
+	Schema
 	Rows func(b stats.Batch) any
 }
 
@@ -16,18 +15,18 @@ type RecordTable struct {
 // order they are written for each job. The jobs table comes after them: a job's row in
 // jobs means its records were written before it.
 var RecordTables = []RecordTable{
-	{sink.TableOf[stats.NdStats]("nd_stats"), func(b stats.Batch) any { return b.NdStats }},
-	{sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"), func(b stats.Batch) any { return b.EcnPfcStats }},
-	{sink.TableOf[stats.RoceTransportStats]("roce_transport_stats"), func(b stats.Batch) any { return b.RoceTransportStats }},
-	{sink.TableOf[stats.BufferStats]("buffer_stats"), func(b stats.Batch) any { return b.BufferStats }},
-	{sink.TableOf[stats.PortBufferStats]("port_buffer_stats"), func(b stats.Batch) any { return b.PortBufferStats }},
-	{sink.TableOf[stats.NetBuffStats]("net_buff_stats"), func(b stats.Batch) any { return b.NetBuffStats }},
-	{sink.TableOf[stats.LbStats]("lb_stats"), func(b stats.Batch) any { return b.LbStats }},
-	{sink.TableOf[stats.TierHop]("tier_hop"), func(b stats.Batch) any { return b.TierHop }},
-	{sink.TableOf[stats.Message]("messages"), func(b stats.Batch) any { return b.Messages }},
-	{sink.TableOf[stats.Class]("classes"), func(b stats.Batch) any { return b.Classes }},
-	{sink.TableOf[stats.TopologyLink]("topology"), func(b stats.Batch) any { return b.Topology }},
-	{sink.TableOf[stats.Collective]("collectives"), func(b stats.Batch) any { return b.Collectives }},
+	{SchemaOf[stats.NdStats]("nd_stats"), func(b stats.Batch) any { return b.NdStats }},
+	{SchemaOf[stats.EcnPfcStats]("ecn_pfc_stats"), func(b stats.Batch) any { return b.EcnPfcStats }},
+	{SchemaOf[stats.RoceTransportStats]("roce_transport_stats"), func(b stats.Batch) any { return b.RoceTransportStats }},
+	{SchemaOf[stats.BufferStats]("buffer_stats"), func(b stats.Batch) any { return b.BufferStats }},
+	{SchemaOf[stats.PortBufferStats]("port_buffer_stats"), func(b stats.Batch) any { return b.PortBufferStats }},
+	{SchemaOf[stats.NetBuffStats]("net_buff_stats"), func(b stats.Batch) any { return b.NetBuffStats }},
+	{SchemaOf[stats.LbStats]("lb_stats"), func(b stats.Batch) any { return b.LbStats }},
+	{SchemaOf[stats.TierHop]("tier_hop"), func(b stats.Batch) any { return b.TierHop }},
+	{SchemaOf[stats.Message]("messages"), func(b stats.Batch) any { return b.Messages }},
+	{SchemaOf[stats.Class]("classes"), func(b stats.Batch) any { return b.Classes }},
+	{SchemaOf[stats.TopologyLink]("topology"), func(b stats.Batch) any { return b.Topology }},
+	{SchemaOf[stats.Collective]("collectives"), func(b stats.Batch) any { return b.Collectives }},
 }
 
 // JobsTable is the name of the jobs table (one row per job; sweep builds its row type).

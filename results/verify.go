@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // VerifyReport is what `status --verify` finds beyond the committed files' sizes and
@@ -57,7 +57,7 @@ func (v *VerifyReport) Problems() int { return len(v.Lines) + len(v.Strays) + le
 type JournalCheck struct {
 	Name  string // file name in DIR
 	Shard string // "2of3"
-	Check *sink.ShardCheck
+	Check *journal.ShardCheck
 }
 
 // VerifyDir checks what `status --verify` adds to the journals' file checks: every
@@ -158,7 +158,7 @@ func VerifyDir(dir string, st *Status, checks []JournalCheck, member func(id str
 		}
 		for _, e := range entries {
 			rel := table + "/" + e.Name()
-			shard, n, temp, ok := sink.ParsePartName(e.Name())
+			shard, n, temp, ok := journal.ParsePartName(e.Name())
 			switch {
 			case e.IsDir():
 				v.Foreign = append(v.Foreign, rel+"/")

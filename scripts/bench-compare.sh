@@ -18,7 +18,7 @@
 #     28.6% (the 1,024-host fat tree, memory-bound and the most sensitive to the VM's
 #     neighbours), 25% (engine hold with 10^5 pending events) and 17% (leaf-spine); 35%
 #     stays clear of that and still catches the losses that matter (the PCIe closed form
-#     alone is worth 2-3x on every scenario). See the README, "Tracking performance in CI".
+#     alone is worth 2-3x on every scenario). See docs/ci.md "Tracking performance in CI".
 set -euo pipefail
 if [ $# -ne 2 ]; then
   echo "usage: scripts/bench-compare.sh OLD NEW   (env: BENCH_THRESHOLD, BENCH_MEM_THRESHOLD)" >&2

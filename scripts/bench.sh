@@ -26,8 +26,8 @@
 #       whole processes as in (d), plus peak RSS per simulated ms (B/sim-ms). A job's
 #       memory should not grow with simulated time: peak-RSS-B of the three should match.
 #
-# After the benchmark lines, stderr gets a summary of the figures the README's
-# Performance section names (medians over COUNT runs): data packets per wall second of the whole process for
+# After the benchmark lines, stderr gets a summary of the figures docs/performance.md
+# names (medians over COUNT runs): data packets per wall second of the whole process for
 # each reference job, the 1 MiB incast's wall ms, and peak RSS of the 10 vs 400 MiB incast.
 #
 # Environment: COUNT (runs of each, default 6: benchstat gives a 95% interval from 6),
@@ -56,7 +56,7 @@ val() { sed -n "s/^ *\"$2\": \([-0-9.e+]*\),*$/\1/p" "$1" | head -n1; }
 built=
 build() {
   [ -n "$built" ] && return
-  CGO_ENABLED=0 go build -o "$tmp/rocesweep" ./cmd/rocesweep # the static binary of the README
+  CGO_ENABLED=0 go build -o "$tmp/rocesweep" ./cmd/rocesweep # the static binary of the README's install
   echo "pkg: github.com/rocesweep/rocesweep/cmd/rocesweep"
   built=1
 }
@@ -121,7 +121,7 @@ if want e; then
   gobench ./sweep/launch 'Runner'
 fi
 
-# The README's headline figures, medians over the runs above, on stderr (benchstat
+# docs/performance.md's headline figures, medians over the runs above, on stderr (benchstat
 # reads stdout only).
 if [ -s "$tmp/lines" ]; then
   awk '
@@ -135,7 +135,7 @@ if [ -s "$tmp/lines" ]; then
       for (f = 3; f < NF; f += 2) { k = name SUBSEP $(f + 1); v[k, ++cnt[k]] = $f }
       seen[name] = 1 }
     END {
-      print "== headline figures (medians; whole process; see the README, Performance)"
+      print "== headline figures (medians; whole process; see docs/performance.md)"
       split("incast-8to1-1MiB incast-8to1-100MiB leaf-spine-128-permutation-1MiB fat-tree-1024-permutation-2MB", ref, " ")
       for (i = 1; i <= 4; i++) if (seen[ref[i]])
         printf "  %-34s %12.0f data packets per wall second, wall %8.1f ms, peak RSS %6.1f MiB\n", ref[i], median(ref[i] SUBSEP "pkts/s"), median(ref[i] SUBSEP "ns/op") / 1e6, median(ref[i] SUBSEP "peak-RSS-B") / 1048576

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bitflip.sh: no reading command panics on a damaged part (README "Reliability"). It
+# bitflip.sh: no reading command panics on a damaged part (reliability.md "Reliability"). It
 # writes one results directory (configs/ci.yaml, 24 jobs in several commits), then N
 # times flips one bit of one committed part file, chosen by a seeded generator (half of
 # the flips in the part's last 4,000 bytes, its footer), runs every command that reads

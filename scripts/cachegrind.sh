@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cachegrind.sh: instructions and cache misses per event of the fat tree's steady state,
 # from valgrind's cache simulation (deterministic, unlike wall time on a shared machine;
-# README, "Performance", the cache table).
+# performance.md "Performance", the cache table).
 #
 #   scripts/cachegrind.sh                 # k = 8, 16, 24; level 2 of 1 MB and last level of 32 MB
 #   KS="8 24" LLS="1048576" scripts/cachegrind.sh

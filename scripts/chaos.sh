@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# chaos.sh: checks the promise of README "Reliability" at scale. A sweep killed at any
+# chaos.sh: checks the promise of reliability.md "Reliability" at scale. A sweep killed at any
 # moment (SIGKILL or SIGTERM), its disk filled, its files tampered with or replaced by
 # symbolic links, and then resumed with `run --resume`, ends with every job exactly once
 # and the same rows as an uninterrupted run; DuckDB is the judge.
@@ -42,7 +42,7 @@
 #          as another user with the spill folder made unreadable mid-run (EACCES), a worker
 #          killed with SIGKILL from outside; or uninterrupted. A run stopped by the
 #          machine must name the limit and record no job failed (the machine is never a
-#          job's failure: README "Reliability: how jobs run").
+#          job's failure: reliability.md "Reliability: how jobs run").
 # Every trial also checks that a directory holding a user's journal.jsonl and notes.txt is
 # refused, with and without --resume, and left as it was.
 # Then `run --resume` until it exits 0. After every run that exits 0, `status --verify`

@@ -20,7 +20,7 @@
 # (report.html), the compare table (compare.txt) and the benchmark lines (bench.txt):
 #   benchstat old/bench.txt ci-results/bench.txt
 # A CI pipeline keeps OUT_DIR/run as an artifact and passes the previous one as -b (see
-# README "Tracking answers in CI").
+# ci.md "Tracking answers in CI").
 set -euo pipefail
 
 baseline=""

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # htsim-side.sh: rocesweep side by side with htsim on the four reference jobs of
-# configs/bench/ (README, "Performance"), as interleaved whole-process runs on one
+# configs/bench/ (performance.md "Performance"), as interleaved whole-process runs on one
 # machine. It does not fetch or build htsim: give it an htsim_roce you built yourself
 # (github.com/Broadcom/csg-htsim, sim/ then sim/datacenter/, `make`).
 #
@@ -39,7 +39,7 @@
 # bytes take rocesweep less time). htsim options: 400 Gbps, 9,000 B MTU,
 # lossless_input queues, ECMP on one path. The connection matrices come from htsim's own
 # generators beside the binary (connection_matrices/gen_incast.py, gen_permutation.py,
-# seed 1: the README's table), or, without them, are written here in htsim's format:
+# seed 1: docs/performance.md's table), or, without them, are written here in htsim's format:
 # 8 senders to host 0 of 16 (htsim's smallest fat tree), the permutations as random
 # derangements (seed 1), as rocesweep's own workloads are.
 set -euo pipefail
@@ -81,7 +81,7 @@ permutation() { # file hosts bytes: a random derangement, seed 1
     for (i = 0; i < n; i++) print i "->" p[i] " id " i + 1 " start 0 size " size }' >"$1"
 }
 if [ -f "$gen/gen_incast.py" ] && [ -f "$gen/gen_permutation.py" ]; then
-  # the matrices of the README's table: htsim's generators, seed 1, no start spread
+  # the matrices of docs/performance.md's table: htsim's generators, seed 1, no start spread
   python3 "$gen/gen_incast.py" "$tmp/inc1.cm" 16 8 1048576 0 1 >/dev/null
   python3 "$gen/gen_incast.py" "$tmp/inc100.cm" 16 8 104857600 0 1 >/dev/null
   python3 "$gen/gen_permutation.py" "$tmp/ls128.cm" 128 128 1048576 0 1 >/dev/null
@@ -90,7 +90,7 @@ if [ -f "$gen/gen_incast.py" ] && [ -f "$gen/gen_permutation.py" ]; then
     case $job in ft1024) ;; ft*) k=${job#ft}; n=$((k * k * k / 4)); python3 "$gen/gen_permutation.py" "$tmp/$job.cm" $n $n 2000000 0 1 >/dev/null ;; esac
   done
 else
-  echo "htsim-side: no $gen/gen_*.py: writing the matrices here (other senders than the README's)" >&2
+  echo "htsim-side: no $gen/gen_*.py: writing the matrices here (other senders than docs/performance.md's)" >&2
   incast "$tmp/inc1.cm" 16 8 1048576
   incast "$tmp/inc100.cm" 16 8 104857600
   permutation "$tmp/ls128.cm" 128 1048576

@@ -1,6 +1,6 @@
 #!/bin/sh
 # mem-estimate.sh: the planner's memory estimate against the measured peak RSS, for job 0
-# of every spec in configs/ and configs/bench/ (README "Reliability"). Each job runs alone
+# of every spec in configs/ and configs/bench/ (reliability.md "Reliability"). Each job runs alone
 # in its own process (`rocesweep sim --json`), so the peak RSS is that job's.
 #   scripts/mem-estimate.sh [rocesweep binary] [spec...]   prints: spec  estimate  peak  error
 set -eu

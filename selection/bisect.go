@@ -3,7 +3,6 @@ package selection
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -31,86 +30,6 @@ import (
 // BisectDecide is a pure function of the observations, replayed from the first probe on
 // every call, as Decide is: a killed and resumed run, any -j and any shards reach the
 // same probes, the same jobs and the same answers.
-
-// Direction says which end of a bisection's range is safe.
-type Direction string
-
-const (
-	// Smallest: larger values are safer (a headroom); the answer is the smallest value
-	// at which the constraints hold.
-	Smallest Direction = "smallest"
-	// Largest: smaller values are safer (a NIC Xoff, which pauses earlier when smaller);
-	// the answer is the largest value at which they hold.
-	Largest Direction = "largest"
-)
-
-// Bisect is a bisection's question (the spec's objective: {smallest: ATTR, range:
-// [FROM, TO], resolution: RES, subject_to: [...]}), as manifest.json records it.
-type Bisect struct {
-	Direction Direction `json:"direction"`
-	// Attr is the attribute as the spec names it, with [i] for element i of a vector
-	// (nic.PfcStaticXoffThreshold[0]); Column is its jobs column, Element the vector
-	// element (-1 for a scalar attribute).
-	Attr    string `json:"attr"`
-	Column  string `json:"column"`
-	Element int    `json:"element"`
-	// From, To and Resolution are in the column's unit (B, bit/s, s, or a number); the
-	// texts are as the spec wrote them.
-	From           float64 `json:"from"`
-	To             float64 `json:"to"`
-	Resolution     float64 `json:"resolution"`
-	FromText       string  `json:"from_text"`
-	ToText         string  `json:"to_text"`
-	ResolutionText string  `json:"resolution_text"`
-	// Deterministic says the jobs draw no random number that depends on the replicate:
-	// one run per probe decides, exactly. Without it each probe is a ProbeTest.
-	Deterministic bool `json:"deterministic,omitempty"`
-	// Checks is the number of monotonicity checks per condition after the halving
-	// (the spec's `checks`, default DefaultChecks).
-	Checks int `json:"checks"`
-}
-
-// DefaultChecks is Bisect.Checks when the spec states none: one probe in the widest
-// interval the halving skipped on the answer's safe side.
-const DefaultChecks = 1
-
-// Steps is K: the lattice From, From + Resolution, ..., To has K + 1 values (the last
-// step may be shorter, ending at To).
-func (b *Bisect) Steps() int {
-	if !(b.Resolution > 0) || !(b.To > b.From) {
-		return 0
-	}
-	return int(math.Ceil((b.To-b.From)/b.Resolution - 1e-9))
-}
-
-// Value is the value of lattice step k (0 ≤ k ≤ Steps()), in the column's unit.
-func (b *Bisect) Value(k int) float64 {
-	if k >= b.Steps() {
-		return b.To
-	}
-	return b.From + float64(k)*b.Resolution
-}
-
-// SafeStep is the step of the range's safe end: To for Smallest, From for Largest.
-func (b *Bisect) SafeStep() int {
-	if b.Direction == Smallest {
-		return b.Steps()
-	}
-	return 0
-}
-
-// BisectProbes is the most probes a condition can take: the safe end, ⌈log2(K + 1)⌉
-// halvings and the checks.
-func (b *Bisect) BisectProbes() int { return 1 + ceilLog2(b.Steps()+1) + b.Checks }
-
-// ceilLog2 is ⌈log2 n⌉ for n ≥ 1.
-func ceilLog2(n int) int {
-	k := 0
-	for 1<<k < n {
-		k++
-	}
-	return k
-}
 
 // BisectMaxJobs is the default budget of a bisection over c conditions: every probe's
 // jobs at their most, for deterministic jobs (a bound never reached); else

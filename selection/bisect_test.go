@@ -321,3 +321,12 @@ func TestBisectSplit(t *testing.T) {
 		t.Errorf("first needs: %d, %v ... %v", len(d.Need), d.Need[0], d.Need[len(d.Need)-1])
 	}
 }
+
+// ceilLog2 is ⌈log2 n⌉ for n ≥ 1.
+func ceilLog2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}

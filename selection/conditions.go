@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Settings and conditions (README "Settings and conditions"; docs/statistics.md §13).
+// Settings and conditions (studies.md "Settings and conditions"; docs/statistics.md §13).
 // A study's swept axes are either settings (what the engineer configures: LossyAlpha,
 // Xoff) or conditions (what the fabric or the traffic is: an incast degree, a load, a
 // cable delay). Every grid point is one (setting, condition) cell, and replicate r of
@@ -30,19 +30,6 @@ import (
 // constraint is judged at each condition separately (a setting is acceptable when it
 // is acceptable at all its conditions), and the feasibility share of α is spread over
 // the settings and these per-condition tests.
-
-// Combine is how a study's conditions combine into one answer (the objective's
-// `combine:`).
-type Combine string
-
-const (
-	CombineEach  Combine = "each"  // one decision per condition
-	CombineMean  Combine = "mean"  // best on the (weighted) average over the conditions
-	CombineWorst Combine = "worst" // best worst condition
-)
-
-// Combines are the values of `combine:`, in the order the docs list them.
-var Combines = []Combine{CombineEach, CombineMean, CombineWorst}
 
 // Grid lays a problem's points out as settings × conditions.
 type Grid struct {

@@ -20,20 +20,6 @@ const maxN = 1 << 40
 // out among 10 reaches it.
 const heavyKurtosis = 3
 
-// RareRuns is the number of runs after which an event with probability at least rare
-// per run has shown at least once with probability at least 1 − beta:
-// ⌈ln beta / ln(1 − rare)⌉ (at least 1).
-func RareRuns(rare, beta float64) int {
-	if !(rare > 0 && rare < 1) || !(beta > 0 && beta < 1) {
-		return 1
-	}
-	n := math.Ceil(math.Log(beta) / math.Log1p(-rare))
-	if !(n <= maxN) {
-		return maxN
-	}
-	return max(1, int(n))
-}
-
 // Validate reports what makes p unusable by Decide: no points, a goal other than min or
 // max, a confidence outside [0.5, 1), fewer than 2 first-stage replicates, no positive
 // indifference, a budget smaller than the first stage (k × n0), a rare-event resolution
@@ -919,7 +905,7 @@ func thousands(n int) string {
 	return s
 }
 
-// num writes x with at most four significant digits (README "Numbers").
+// num writes x with at most four significant digits (spec.md "Replicates as statistics").
 func num(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
 // percent writes a share as a percent: 0.01 as "1%".

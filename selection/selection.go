@@ -1,5 +1,5 @@
 // Package selection decides a study: which grid point is best for the study's objective,
-// among the points that meet its constraints, with a stated confidence (README
+// among the points that meet its constraints, with a stated confidence (studies.md
 // "Selecting the best point"; docs/statistics.md says how and why, with references).
 //
 // Decide is a pure function of the observations: given what has been run so far, it
@@ -37,109 +37,6 @@
 package selection
 
 import "github.com/rocesweep/rocesweep/constraint"
-
-// Goal is the direction of an objective: "min" (lower is better) or "max".
-type Goal string
-
-const (
-	Min Goal = "min"
-	Max Goal = "max"
-)
-
-// Objective is the question a study asks (the spec's `objective:` block, design.md
-// "Sweep spec"): which point has the lowest (or highest) Metric, among the points that
-// satisfy SubjectTo, to within Indifference. manifest.json records it as resolved (the
-// default filled in), so every reader of a results directory sees the same question.
-type Objective struct {
-	Metric string `json:"metric"` // a column of the jobs table
-	Goal   Goal   `json:"goal"`
-	// Indifference is the smallest difference worth acting on, in the metric's unit
-	// (µs for an _usec column). Zero when IndifferencePercent is set instead.
-	Indifference float64 `json:"indifference,omitempty"`
-	// IndifferencePercent states the indifference as a percent of the best point's
-	// first-stage mean (5 means 5%): Problem.Delta resolves it.
-	IndifferencePercent float64 `json:"indifference_percent,omitempty"`
-	// SubjectTo are constraint expressions (package constraint) over jobs columns that
-	// an acceptable point must satisfy, e.g. "drops_lossless == 0".
-	SubjectTo []string `json:"subject_to,omitempty"`
-	// Also are secondary metrics the closing table and the report show beside Metric.
-	Also []string `json:"also,omitempty"`
-	// Then, when set, asks for the best point on a second metric among the points within
-	// Indifference of the best on Metric (Problem.Near; docs/statistics.md §9).
-	Then *Then `json:"then,omitempty"`
-	// Pareto, when set (2 or 3 metrics, absolute indifferences), asks for the Pareto
-	// front over them instead of one point (Problem.Pareto); Metric is then the first.
-	Pareto []Then `json:"pareto,omitempty"`
-	// Default, when the spec states no objective, says why rocesweep chose this one
-	// ("the workload's lossless incast: its p99 FCT"); "" when the spec states it.
-	Default string `json:"default,omitempty"`
-	// Conditions are the jobs columns of the swept axes that are conditions (the spec's
-	// sweep.conditions), not settings; Combine says how they make one answer (each, the
-	// default with conditions; mean; worst), Weights weigh them for mean, one per
-	// condition in plan order (conditions.go).
-	Conditions []string  `json:"conditions,omitempty"`
-	Combine    Combine   `json:"combine,omitempty"`
-	Weights    []float64 `json:"weights,omitempty"`
-	// Bisect, when set, makes the objective a bisection (bisect.go): the smallest (or
-	// largest) value of an attribute at which SubjectTo holds, per condition. Metric is
-	// then the metric the report charts (the first SubjectTo reads, unless stated);
-	// Goal, Indifference and IndifferencePercent are unused.
-	Bisect *Bisect `json:"bisect,omitempty"`
-}
-
-// Then is a secondary objective: a metric, its goal and its indifference (absolute, or
-// a percent of the best first-stage mean).
-type Then struct {
-	Metric              string  `json:"metric"`
-	Goal                Goal    `json:"goal"`
-	Indifference        float64 `json:"indifference,omitempty"`
-	IndifferencePercent float64 `json:"indifference_percent,omitempty"`
-}
-
-// Config are the settings of the procedure (the spec's `select:` block). The zero
-// value of each field means its default.
-type Config struct {
-	Confidence float64 `json:"confidence"` // probability of a correct selection; default 0.95
-	// Initial is n0, the first stage's replicates per point (>= 2); default 10. The
-	// procedure may extend the first stage to 4 × Initial (package doc).
-	Initial int `json:"initial"`
-	// MaxJobs bounds the jobs the whole selection may spend (first stage included);
-	// default k × max(10 × Initial, 2 × n_rare) for k points (RareRuns).
-	MaxJobs int `json:"max_jobs"`
-	// Rare is the rare-event resolution: the smallest share of runs in which an event
-	// (a violation of a plain condition, a difference between two points' outputs that
-	// are otherwise equal) must have had its chance to show before the procedure
-	// decides without it; default 0.01 (1%). Smaller is surer and dearer: about
-	// ln(1/β)/Rare replicates where it applies.
-	Rare float64 `json:"rare,omitempty"`
-}
-
-// Defaults of Config.
-const (
-	DefaultConfidence = 0.95
-	DefaultInitial    = 10
-	DefaultBudget     = 10 // MaxJobs >= DefaultBudget × points × Initial
-	DefaultRare       = 0.01
-)
-
-// WithDefaults returns c with its zero fields set to their defaults for k points.
-func (c Config) WithDefaults(k int) Config {
-	if c.Confidence == 0 {
-		c.Confidence = DefaultConfidence
-	}
-	if c.Initial == 0 {
-		c.Initial = DefaultInitial
-	}
-	if c.Rare == 0 {
-		c.Rare = DefaultRare
-	}
-	if c.MaxJobs == 0 {
-		// n_rare at the smallest share a test can get: α/4 over k points.
-		n := RareRuns(c.Rare, (1-c.Confidence)/float64(4*max(k, 1)))
-		c.MaxJobs = k * max(DefaultBudget*c.Initial, 2*n)
-	}
-	return c
-}
 
 // ObsState says what is known of one job (one point, one replicate).
 type ObsState int

@@ -12,7 +12,7 @@ import (
 	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
-// copyFile copies a committed part under another name: a stray that is a valid Parquet
+// copyFile copies a committed part under another name: a stray that is a valid results.Parquet
 // file holding real rows (a reader that counted it would count those rows twice).
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // statRow is shaped like a classes row: percentiles that have no value without samples.
@@ -51,21 +53,21 @@ func dynamicStatRows() any {
 
 // writeStats writes statRows as table "stats" in format and returns the results
 // directory.
-func writeStats(t *testing.T, format Format, dynamic bool) string {
+func writeStats(t *testing.T, format results.Format, dynamic bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	tb, rows := TableOf[statRow]("stats"), any(statRows)
+	tb, rows := results.SchemaOf[statRow]("stats"), any(statRows)
 	if dynamic {
-		tb, rows = DynamicTable("stats", statType), dynamicStatRows()
+		tb, rows = results.DynamicSchema("stats", statType), dynamicStatRows()
 	}
-	w, err := Open(Options{Dir: dir, Format: format}, []Table{tb})
+	w, err := Open(Options{Dir: dir, Format: format}, []results.Schema{tb})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Write("stats", rows); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.JobDone(JobLine{ID: "a", Status: "ok"}); err != nil {
+	if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -103,8 +105,8 @@ func TestNaNNullParquet(t *testing.T) {
 		return a == nil && b == nil || a != nil && b != nil && (*a == *b || math.IsNaN(*a) && math.IsNaN(*b))
 	}
 	for _, dynamic := range []bool{false, true} {
-		dir := writeStats(t, Parquet, dynamic)
-		got, err := ReadRows[readRow](dir, "stats")
+		dir := writeStats(t, results.Parquet, dynamic)
+		got, err := results.ReadRows[readRow](dir, "stats")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +121,7 @@ func TestNaNNullParquet(t *testing.T) {
 			}
 		}
 
-		files, _ := Files(dir, "stats")
+		files, _ := results.Files(dir, "stats")
 		f, err := os.Open(files[0])
 		if err != nil {
 			t.Fatal(err)
@@ -159,8 +161,8 @@ func TestNaNNullParquet(t *testing.T) {
 // are nulls; 0 is a value, and a NaN in a plain column stays a NaN.
 func TestNaNNullArrow(t *testing.T) {
 	for _, dynamic := range []bool{false, true} {
-		dir := writeStats(t, Arrow, dynamic)
-		files, _ := Files(dir, "stats")
+		dir := writeStats(t, results.Arrow, dynamic)
+		files, _ := results.Files(dir, "stats")
 		f, err := os.Open(files[0])
 		if err != nil {
 			t.Fatal(err)
@@ -210,10 +212,10 @@ func TestNaNNullRefused(t *testing.T) {
 					t.Errorf("recovered %v, want the option refused", r)
 				}
 			}()
-			DynamicTable("bad", tc.t).Columns()
+			results.DynamicSchema("bad", tc.t).Columns()
 		})
 	}
-	tb := TableOf[statRow]("stats")
+	tb := results.SchemaOf[statRow]("stats")
 	var got []bool
 	for i := range tb.Type.NumField() {
 		got = append(got, tb.Nullable(i))

@@ -1,7 +1,7 @@
 package sink
 
 import (
-	"errors"
+	"fmt"
 	"io"
 )
 
@@ -9,8 +9,7 @@ import (
 // encoded pages until its row group is written out (parquet.ColumnPageBuffers). Each
 // buffer grows with what it holds. parquet-go's own pool hands out buffers of 32 KiB
 // chunks, a whole chunk for every column that has written a page: a table of a hundred
-// columns held 3 MB for pages that compress to a few hundred bytes each, so a job with
-// rows enough to fill pages held ~13 MB more than a job without.
+// columns holds 32 KiB per column for pages that compress to a few hundred bytes each.
 type pageBuffers struct{}
 
 func (pageBuffers) GetBuffer() io.ReadWriteSeeker { return new(pageBuffer) }
@@ -54,15 +53,16 @@ func (p *pageBuffer) WriteTo(w io.Writer) (int64, error) {
 }
 
 func (p *pageBuffer) Seek(offset int64, whence int) (int64, error) {
+	to := offset
 	switch whence {
 	case io.SeekCurrent:
-		offset += int64(p.off)
+		to += int64(p.off)
 	case io.SeekEnd:
-		offset += int64(len(p.b))
+		to += int64(len(p.b))
 	}
-	if offset < 0 || offset > int64(len(p.b)) {
-		return int64(p.off), errors.New("sink: page buffer: seek out of range")
+	if to < 0 || to > int64(len(p.b)) {
+		return int64(p.off), fmt.Errorf("sink: page buffer: seek(%d, whence %d) from offset %d lands at %d, outside the buffer's 0..%d bytes", offset, whence, p.off, to, len(p.b))
 	}
-	p.off = int(offset)
-	return offset, nil
+	p.off = int(to)
+	return to, nil
 }

@@ -3,6 +3,8 @@ package sink
 import (
 	"encoding/json"
 	"reflect"
+
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // pandasMetadataKey is the key of the file metadata (Parquet key-value metadata, Arrow
@@ -48,7 +50,7 @@ func pandasMetadata(t reflect.Type) string {
 		default:
 			continue // a nullable double reads as float64 with NaN, pandas' own way
 		}
-		name := columnName(f)
+		name := results.ColumnName(f)
 		cols = append(cols, column{Name: name, FieldName: name, Pandas: pandasType, Numpy: dtype})
 	}
 	if cols == nil {

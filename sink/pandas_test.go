@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // countRow is shaped like a jobs row: identity columns, then nullable counts and a
@@ -52,15 +54,15 @@ func pandasColumns(t *testing.T, meta string) map[string]string {
 
 // The files of a table with nullable integer or boolean columns carry the "pandas"
 // metadata that makes pandas read those columns with its nullable dtypes (Int64, Int32,
-// boolean) whatever their cells hold, in Parquet and in Arrow; the other columns are not
+// boolean) whatever their cells hold, in Parquet and in results.Arrow; the other columns are not
 // listed (pyarrow's default dtypes), and a table without such columns has no metadata.
 func TestPandasMetadata(t *testing.T) {
 	want := map[string]string{"events": "Int64", "tier": "Int32", "flag": "boolean"}
 	one := int64(1)
 	rows := []countRow{{JobID: "a", Rep: 0, Events: &one}, {JobID: "b", Rep: 1}}
-	for _, format := range []Format{Parquet, Arrow} {
+	for _, format := range []results.Format{results.Parquet, results.Arrow} {
 		dir := t.TempDir()
-		w, err := Open(Options{Dir: dir, Format: format}, []Table{TableOf[countRow]("jobs"), TableOf[statRow]("stats")})
+		w, err := Open(Options{Dir: dir, Format: format}, []results.Schema{results.SchemaOf[countRow]("jobs"), results.SchemaOf[statRow]("stats")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +72,7 @@ func TestPandasMetadata(t *testing.T) {
 		if err := w.Write("stats", statRows); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.JobDone(JobLine{ID: "a", Status: "ok"}); err != nil {
+		if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Close(); err != nil {
@@ -93,14 +95,14 @@ func TestPandasMetadata(t *testing.T) {
 }
 
 // fileMetadata returns the "pandas" metadata of a Parquet or Arrow IPC file.
-func fileMetadata(t *testing.T, path string, format Format) (string, bool) {
+func fileMetadata(t *testing.T, path string, format results.Format) (string, bool) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if format == Arrow {
+	if format == results.Arrow {
 		r, err := ipc.NewFileReader(f)
 		if err != nil {
 			t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // recover reads the journal and removes debris of this shard; without Resume it refuses
@@ -20,25 +21,25 @@ func (w *Writer) recover() error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("output directory: %w", err)
 	}
-	st := parseJournal(data, parseOpts{shard: w.opts.Shard, strict: w.opts.Resume})
-	valid := st.valid
+	st := journal.Parse(data, journal.ParseOptions{Shard: w.opts.Shard, Strict: w.opts.Resume})
+	valid := st.Valid
 	w.jsize = valid
-	w.commit = st.last + 1
-	complete := st.complete
+	w.commit = st.Last + 1
+	complete := st.Complete
 	if w.opts.Resume {
 		// Verified results: a commit whose files are missing or
 		// damaged is withdrawn; its files are debris, its jobs run again.
-		for _, c := range st.commits {
-			if probs := checkCommit(w.fs, w.opts.Dir, c, true); len(probs) > 0 {
+		for _, c := range st.Commits {
+			if probs := journal.CheckCommit(w.fs, w.opts.Dir, c, true); len(probs) > 0 {
 				w.recovery.Damaged = append(w.recovery.Damaged, probs...)
-				w.voids = append(w.voids, c.n)
-				delete(complete, c.n)
+				w.voids = append(w.voids, c.N)
+				delete(complete, c.N)
 			}
 		}
-		w.recovery.DamagedLines = st.damaged
-		for _, c := range st.commits {
+		w.recovery.DamagedLines = st.Damaged
+		for _, c := range st.Commits {
 			retry, redo := 0, 0
-			for _, j := range c.jobs {
+			for _, j := range c.Jobs {
 				switch {
 				case slices.Contains(w.opts.Retry, j.Status):
 					retry++
@@ -46,12 +47,12 @@ func (w *Writer) recover() error {
 					redo++
 				}
 			}
-			if retry+redo > 0 && complete[c.n] != nil {
-				w.voids = append(w.voids, c.n)
-				delete(complete, c.n)
+			if retry+redo > 0 && complete[c.N] != nil {
+				w.voids = append(w.voids, c.N)
+				delete(complete, c.N)
 				w.recovery.Retried += retry
 				w.recovery.Redecided += redo
-				w.recovery.Withdrawn += len(c.jobs)
+				w.recovery.Withdrawn += len(c.Jobs)
 			}
 		}
 	}
@@ -60,7 +61,7 @@ func (w *Writer) recover() error {
 	// shards, and files of no shard, are strays (removeStrays).
 	named := map[string]bool{}
 	for _, c := range complete {
-		for _, f := range c.files {
+		for _, f := range c.Files {
 			named[f] = true
 		}
 	}
@@ -76,16 +77,12 @@ func (w *Writer) recover() error {
 		}
 		for _, e := range entries {
 			rel := t.Name + "/" + e.Name()
-			m := partRE.FindStringSubmatch(e.Name())
 			// Only what the sink names a file is the sink's to remove: any other name (a
 			// user's jobs/part-00000-my-spark-output.parquet, extra.parquet, a commit
 			// number out of range) is left where it is; readers skip it and status
 			// --verify names it. Another shard's files are judged by its journal
 			// (removeStraysOf).
-			n, ours := 0, m != nil
-			if ours {
-				n, ours = commitNumber(m[3])
-			}
+			shard, n, committed, ours := journal.MatchPartName(e.Name())
 			switch {
 			case e.IsDir():
 				continue // a folder is not a part; status --verify names it
@@ -94,12 +91,12 @@ func (w *Writer) recover() error {
 					w.recovery.Foreign = append(w.recovery.Foreign, rel)
 				}
 				continue
-			case m[2] != w.opts.Shard:
-				others[m[2]] = append(others[m[2]], rel)
+			case shard != w.opts.Shard:
+				others[shard] = append(others[shard], rel)
 				continue
 			}
 			w.commit = max(w.commit, n+1)
-			if m[1] == "" && m[5] == "" && named[rel] {
+			if committed && named[rel] {
 				continue // a committed file
 			}
 			debris = append(debris, filepath.Join(t.dir, e.Name()))
@@ -120,15 +117,15 @@ func (w *Writer) recover() error {
 	if err := w.removeStrays(others); err != nil {
 		return err
 	}
-	if len(st.damaged) > 0 || len(st.broken) > 0 {
+	if len(st.Damaged) > 0 || len(st.Broken) > 0 {
 		// Lines that can never count again (damaged lines, commits that cannot be
 		// complete) are dropped: the journal is written anew with exactly the commits
 		// that stand, under a temp name renamed over it, so that once their jobs have run
 		// again `status --verify` finds nothing left to report.
 		var buf bytes.Buffer
-		for _, c := range st.commits {
-			if complete[c.n] != nil {
-				appendCommit(&buf, c.n, c.jobs, c.files, c.sums)
+		for _, c := range st.Commits {
+			if complete[c.N] != nil {
+				journal.AppendCommit(&buf, c.N, c.Jobs, c.Files, c.Sums)
 			}
 		}
 		if err := dirfs.WriteFileAtomic(w.fs, w.jpath, "", buf.Bytes()); err != nil {
@@ -141,11 +138,11 @@ func (w *Writer) recover() error {
 		}
 		w.recovery.TruncatedBytes = int64(len(data)) - valid
 	}
-	for _, c := range st.commits {
-		if complete[c.n] == nil {
+	for _, c := range st.Commits {
+		if complete[c.N] == nil {
 			continue
 		}
-		for _, j := range c.jobs {
+		for _, j := range c.Jobs {
 			w.done[j.ID] = j.Status
 		}
 	}
@@ -204,8 +201,8 @@ func (w *Writer) removeStraysOf(shard string, files []string, remove func(string
 	}
 	namedBy := func(data []byte) map[string]bool {
 		named := map[string]bool{}
-		for _, c := range parseJournal(data, parseOpts{shard: shard}).commits {
-			for _, f := range c.files {
+		for _, c := range journal.Parse(data, journal.ParseOptions{Shard: shard}).Commits {
+			for _, f := range c.Files {
 				named[f] = true
 			}
 		}
@@ -239,7 +236,7 @@ func (w *Writer) removeStraysOf(shard string, files []string, remove func(string
 		named = namedBy(data) // a writer of shard committed since
 	}
 	for _, rel := range files {
-		if m := partRE.FindStringSubmatch(path.Base(rel)); m[1] == "" && m[5] == "" && named[rel] {
+		if _, _, committed, _ := journal.MatchPartName(path.Base(rel)); committed && named[rel] {
 			continue
 		}
 		if err := remove(rel); err != nil {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
+	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // TestRowGroupBytesBoundsRowGroups: a table's row group ends once it holds
@@ -16,7 +18,7 @@ import (
 // row reads back in order.
 func TestRowGroupBytesBoundsRowGroups(t *testing.T) {
 	const n = 40_000
-	for _, format := range []Format{Parquet, Arrow} {
+	for _, format := range []results.Format{results.Parquet, results.Arrow} {
 		t.Run(string(format), func(t *testing.T) {
 			dir := t.TempDir()
 			w, err := Open(Options{Dir: dir, Format: format, RowGroupBytes: 256 << 10}, testTables())
@@ -29,18 +31,18 @@ func TestRowGroupBytesBoundsRowGroups(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := w.JobDone(JobLine{ID: "a", Status: "ok"}); err != nil {
+			if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			files, err := Files(dir, "nd_stats")
+			files, err := results.Files(dir, "nd_stats")
 			if err != nil || len(files) != 1 {
 				t.Fatalf("files %v, %v", files, err)
 			}
 			var groups int
-			if format == Parquet {
+			if format == results.Parquet {
 				got := readParquet[portRow](t, dir, "nd_stats")
 				if !reflect.DeepEqual(got, rows) {
 					t.Fatalf("nd_stats: %d rows read back, want the %d written, in order", len(got), n)

@@ -1,7 +1,9 @@
 // Package sink writes the rows of a sweep into a results directory (design.md "Results
 // directory"): one folder per table, Parquet (parquet-go, zstd, dictionary-encoded
 // strings) or Arrow IPC files (arrow/go/v17), and a journal of finished jobs. It knows
-// rows, not devices: a table is a name and a flat struct type (see Table).
+// rows, not devices: a table is a name and a flat struct type (results.Schema). What the
+// directory holds and how it reads is package results's (the journal's format is
+// results/journal's); this package writes it.
 //
 // # Durability: commits
 //
@@ -15,7 +17,7 @@
 //	{"job_id":"91ab…","status":"failed","commit":3,"crc":"…"}
 //	{"commit":3,"jobs":2,"files":["jobs/part-1of1-000003.parquet", …],"sums":[…],"crc":"…"}
 //
-// Every line ends with a checksum of its own content (journal.go, "Line checksums"), so
+// Every line ends with a checksum of its own content (package results/journal), so
 // an edited or damaged line is skipped, never read as a record of another job.
 //
 // A job counts as done only when its commit line is in the journal. A process killed at
@@ -23,7 +25,8 @@
 // files, renamed files of a commit with no commit line, and a torn journal tail. So every
 // job is, after a resume, in the tables exactly once. Open(Resume) also removes strays,
 // files in the table folders that no commit names (removeStrays), and readers read only
-// the files commits name (Files, CommittedFiles), so that a stray is never counted.
+// the files commits name (results.Parts, results.ReadCommitted), so that a stray is never
+// counted.
 //
 // A commit happens when the open files reach Options.FileBytes (this is how files are
 // rotated by size), when jobs have waited Options.CommitInterval, and at Close.
@@ -38,21 +41,15 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-)
-
-// Format is the file format of the tables.
-type Format string
-
-const (
-	Parquet Format = "parquet"
-	Arrow   Format = "arrow"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // Options configure a Writer. The zero value of each field means its default.
 type Options struct {
-	Dir    string // results directory; created if missing
-	Format Format // Parquet (default) or Arrow
+	Dir    string         // results directory; created if missing
+	Format results.Format // results.Parquet (default) or results.Arrow
 	// Shard tags file names and the journal so that N processes can write side by side
 	// into one directory: "2of3". Default "1of1".
 	Shard string
@@ -76,20 +73,14 @@ type Options struct {
 	// Retry, with Resume, withdraws the commits that hold a job of one of these statuses
 	// ("failed", "timeout"), so that those jobs run again; the runner commits such jobs
 	// alone, so their commits hold nothing else.
-	Retry []string
+	Retry []journal.JobStatus
 	// Redo, with Resume, withdraws the commits that hold a job for which it returns
 	// true, so that those jobs are decided again (the runner: a job recorded invalid
 	// whose point the plan of this run finds valid, e.g. under another budget). nil:
 	// none.
-	Redo func(JobLine) bool
+	Redo func(journal.JobLine) bool
 	FS   dirfs.FS         // nil: the operating system
 	Now  func() time.Time // nil: time.Now
-}
-
-// JobLine is a finished job as the journal records it.
-type JobLine struct {
-	ID     string `json:"job_id"`
-	Status string `json:"status"`
 }
 
 // Stats counts what a Writer has committed in this process.
@@ -109,10 +100,10 @@ type Recovery struct {
 	// Damaged lists committed files found missing or damaged (size, checksum, a link):
 	// their commits are withdrawn (a void line), their files removed and their jobs run
 	// again.
-	Damaged []FileProblem
+	Damaged []journal.FileProblem
 	// DamagedLines are the journal lines that do not count (they do not parse, their
-	// checksum fails or is missing: journal.go); each costs its commit at most, and the
-	// journal is written anew without them.
+	// checksum fails or is missing: package results/journal); each costs its commit at
+	// most, and the journal is written anew without them.
 	DamagedLines []int
 	// Strays are the files of the table folders (relative, with /) that no commit named
 	// and that were not this shard's: leftovers of other shards of this directory's
@@ -141,9 +132,9 @@ type Writer struct {
 	jpath    string
 	jsize    int64 // bytes of the journal that are complete commits
 	commit   int   // number of the commit being filled
-	pending  []JobLine
+	pending  []journal.JobLine
 	since    time.Time // when the oldest pending job finished
-	done     map[string]string
+	done     map[string]journal.JobStatus
 	voids    []int // commits to withdraw (damaged files) once the journal is open
 	recovery Recovery
 	stats    Stats
@@ -153,7 +144,7 @@ type Writer struct {
 
 // tableFile is the open temp file of one table in the current commit.
 type tableFile struct {
-	Table
+	results.Schema
 	dir  string
 	tmp  string
 	f    dirfs.File
@@ -172,11 +163,11 @@ var ErrExists = errors.New("already holds results")
 // Open prepares dir for writing tables. It creates the folders and the journal, so an
 // unwritable directory fails here, before any job runs. With Resume it reads the journal
 // (Done), drops a torn tail and removes this shard's debris (see Recovery).
-func Open(opts Options, tables []Table) (*Writer, error) {
+func Open(opts Options, tables []results.Schema) (*Writer, error) {
 	if opts.Format == "" {
-		opts.Format = Parquet
+		opts.Format = results.Parquet
 	}
-	if opts.Format != Parquet && opts.Format != Arrow {
+	if opts.Format != results.Parquet && opts.Format != results.Arrow {
 		return nil, fmt.Errorf("format %q: want parquet or arrow", opts.Format)
 	}
 	if opts.Shard == "" {
@@ -201,7 +192,7 @@ func Open(opts Options, tables []Table) (*Writer, error) {
 		opts.Now = time.Now
 	}
 	w := &Writer{opts: opts, fs: opts.FS, ext: "." + string(opts.Format), byName: map[string]*tableFile{},
-		done: map[string]string{}, jpath: filepath.Join(opts.Dir, dirfs.JournalName(opts.Shard))}
+		done: map[string]journal.JobStatus{}, jpath: filepath.Join(opts.Dir, dirfs.JournalName(opts.Shard))}
 	if err := w.fs.MkdirAll(opts.Dir); err != nil {
 		return nil, fmt.Errorf("output directory: %w", err)
 	}
@@ -223,7 +214,7 @@ func Open(opts Options, tables []Table) (*Writer, error) {
 }
 
 // open makes the table folders, recovers the journal and opens it for appending.
-func (w *Writer) open(tables []Table) error {
+func (w *Writer) open(tables []results.Schema) error {
 	opts := w.opts
 	for _, t := range tables {
 		if w.byName[t.Name] != nil {
@@ -231,7 +222,7 @@ func (w *Writer) open(tables []Table) error {
 		}
 		// A table's folder is made with its first file (openFile): a table that gets no
 		// rows has no folder, rather than an empty one that a DuckDB glob fails on.
-		tf := &tableFile{Table: t, dir: filepath.Join(opts.Dir, t.Name)}
+		tf := &tableFile{Schema: t, dir: filepath.Join(opts.Dir, t.Name)}
 		w.tables = append(w.tables, tf)
 		w.byName[t.Name] = tf
 	}
@@ -248,8 +239,7 @@ func (w *Writer) open(tables []Table) error {
 		// removed what was left of them): their jobs are not done.
 		var buf bytes.Buffer
 		for _, n := range w.voids {
-			buf.Write(sealLine(fmt.Appendf(nil, `{"void":%d}`, n)))
-			buf.WriteByte('\n')
+			journal.AppendVoid(&buf, n)
 		}
 		_, err := j.Write(buf.Bytes())
 		if err == nil {
@@ -276,7 +266,7 @@ func (w *Writer) open(tables []Table) error {
 }
 
 // Done returns the jobs of complete commits found by Open(Resume), id → status.
-func (w *Writer) Done() map[string]string { return w.done }
+func (w *Writer) Done() map[string]journal.JobStatus { return w.done }
 
 // Recovery says what Open(Resume) cleaned.
 func (w *Writer) Recovery() Recovery { return w.recovery }

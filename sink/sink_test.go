@@ -18,7 +18,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // portRow is shaped like a record row: strings that repeat, counters, rates.
@@ -62,15 +64,15 @@ func jobsRow(id, status string, alpha float64, drops *int64) any {
 	return s.Interface()
 }
 
-func testTables() []Table {
-	return []Table{DynamicTable("jobs", jobsType), TableOf[portRow]("nd_stats")}
+func testTables() []results.Schema {
+	return []results.Schema{results.DynamicSchema("jobs", jobsType), results.SchemaOf[portRow]("nd_stats")}
 }
 
 func ptr[T any](v T) *T { return &v }
 
 func readParquet[T any](t *testing.T, dir, table string) []T {
 	t.Helper()
-	files, err := Files(dir, table)
+	files, err := results.Files(dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,13 +105,13 @@ func TestParquetRoundTripTypesAndEncodings(t *testing.T) {
 	if err := w.Write("jobs", jobsRow("a", "ok", 0.5, ptr[int64](7))); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.JobDone(JobLine{ID: "a", Status: "ok"}); err != nil {
+	if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Write("jobs", jobsRow("b", "failed", 2, nil)); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.JobDone(JobLine{ID: "b", Status: "failed"}); err != nil {
+	if err := w.JobDone(journal.JobLine{ID: "b", Status: "failed"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -131,7 +133,7 @@ func TestParquetRoundTripTypesAndEncodings(t *testing.T) {
 	}
 
 	// Physical layout: standard types, zstd, dictionary strings, row groups of 100.
-	files, _ := Files(dir, "nd_stats")
+	files, _ := results.Files(dir, "nd_stats")
 	f, _ := os.Open(files[0])
 	defer f.Close()
 	st, _ := f.Stat()
@@ -166,17 +168,17 @@ func TestParquetRoundTripTypesAndEncodings(t *testing.T) {
 
 func TestArrowRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Open(Options{Dir: dir, Format: Arrow, RowGroupRows: 64}, testTables())
+	w, err := Open(Options{Dir: dir, Format: results.Arrow, RowGroupRows: 64}, testTables())
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Write("nd_stats", portRows("a", 100))
 	w.Write("jobs", jobsRow("a", "ok", 0.5, nil))
-	w.JobDone(JobLine{ID: "a", Status: "ok"})
+	w.JobDone(journal.JobLine{ID: "a", Status: "ok"})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := Files(dir, "nd_stats")
+	files, _ := results.Files(dir, "nd_stats")
 	if len(files) != 1 || !strings.HasSuffix(files[0], ".arrow") {
 		t.Fatalf("files = %v", files)
 	}
@@ -226,14 +228,14 @@ func TestRotationBySize(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.Write("jobs", jobsRow(id, "ok", 1, nil))
-		if err := w.JobDone(JobLine{ID: id, Status: "ok"}); err != nil {
+		if err := w.JobDone(journal.JobLine{ID: id, Status: "ok"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := Files(dir, "nd_stats")
+	files, _ := results.Files(dir, "nd_stats")
 	// parquet-go hands bytes to the file in buffered chunks, so a file ends at the first
 	// commit after it passed FileBytes.
 	if len(files) < 3 {
@@ -247,7 +249,7 @@ func TestRotationBySize(t *testing.T) {
 	if got := len(readParquet[portRow](t, dir, "nd_stats")); got != 20*200 {
 		t.Errorf("rows = %d, want 4000", got)
 	}
-	done, err := ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+	done, err := journal.Read(nil, filepath.Join(dir, "journal.jsonl"))
 	if err != nil || len(done) != 20 {
 		t.Errorf("journal holds %d jobs (%v), want 20", len(done), err)
 	}
@@ -257,7 +259,7 @@ func TestOpenRefusesExistingResultsWithoutResume(t *testing.T) {
 	dir := t.TempDir()
 	w, _ := Open(Options{Dir: dir}, testTables())
 	w.Write("jobs", jobsRow("a", "ok", 1, nil))
-	w.JobDone(JobLine{ID: "a", Status: "ok"})
+	w.JobDone(journal.JobLine{ID: "a", Status: "ok"})
 	w.Close()
 	_, err := Open(Options{Dir: dir}, testTables())
 	if !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "--resume") {
@@ -291,7 +293,7 @@ func TestResumeRemovesDebris(t *testing.T) {
 	for _, id := range []string{"a", "b"} {
 		w.Write("nd_stats", portRows(id, 10))
 		w.Write("jobs", jobsRow(id, "ok", 1, nil))
-		w.JobDone(JobLine{ID: id, Status: "ok"})
+		w.JobDone(journal.JobLine{ID: id, Status: "ok"})
 	}
 	w.Close()
 	// Commit 3 renamed its files, then the process died before the journal line.
@@ -332,7 +334,7 @@ func TestResumeRemovesDebris(t *testing.T) {
 	}
 	w.Write("nd_stats", portRows("c", 10))
 	w.Write("jobs", jobsRow("c", "ok", 1, nil))
-	w.JobDone(JobLine{ID: "c", Status: "ok"})
+	w.JobDone(journal.JobLine{ID: "c", Status: "ok"})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +342,7 @@ func TestResumeRemovesDebris(t *testing.T) {
 	if len(rows) != 30 {
 		t.Errorf("nd_stats rows = %d, want 30 (a, b, c once each)", len(rows))
 	}
-	done, _ := ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+	done, _ := journal.Read(nil, filepath.Join(dir, "journal.jsonl"))
 	if len(done) != 3 {
 		t.Errorf("journal jobs = %v", done)
 	}
@@ -418,7 +420,7 @@ func TestFullDiskKeepsJournalConsistent(t *testing.T) {
 				if werr = w.Write("jobs", jobsRow(id, "ok", 1, nil)); werr != nil {
 					break
 				}
-				werr = w.JobDone(JobLine{ID: id, Status: "ok"})
+				werr = w.JobDone(journal.JobLine{ID: id, Status: "ok"})
 			}
 			var serr *Error
 			if !errors.As(werr, &serr) || !errors.Is(werr, syscall.ENOSPC) {
@@ -457,12 +459,12 @@ func TestFullDiskKeepsJournalConsistent(t *testing.T) {
 }
 
 // BenchmarkSinkParquet measures rows/s and bytes per row of an nd_stats-shaped table.
-func BenchmarkSinkParquet(b *testing.B) { benchSink(b, Parquet) }
+func BenchmarkSinkParquet(b *testing.B) { benchSink(b, results.Parquet) }
 
 // BenchmarkSinkArrow is the same with --format arrow.
-func BenchmarkSinkArrow(b *testing.B) { benchSink(b, Arrow) }
+func BenchmarkSinkArrow(b *testing.B) { benchSink(b, results.Arrow) }
 
-func benchSink(b *testing.B, format Format) {
+func benchSink(b *testing.B, format results.Format) {
 	const perJob = 10_000
 	// Counters and rates as a simulation produces them: random low digits, so the
 	// bytes/row figure is not flattered by repetition.
@@ -483,7 +485,7 @@ func benchSink(b *testing.B, format Format) {
 		if err := w.Write("nd_stats", rows); err != nil {
 			b.Fatal(err)
 		}
-		w.JobDone(JobLine{ID: fmt.Sprint(i), Status: "ok"})
+		w.JobDone(journal.JobLine{ID: fmt.Sprint(i), Status: "ok"})
 	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
@@ -503,7 +505,7 @@ func TestNoFolderForATableWithoutRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Write("jobs", jobsRow("a", "ok", 1, nil))
-	if err := w.JobDone(JobLine{ID: "a", Status: "ok"}); err != nil {
+	if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
@@ -512,10 +514,10 @@ func TestNoFolderForATableWithoutRows(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "nd_stats")); !os.IsNotExist(err) {
 		t.Fatalf("nd_stats folder without rows: %v", err)
 	}
-	if files, err := Files(dir, "nd_stats"); err != nil || len(files) != 0 {
+	if files, err := results.Files(dir, "nd_stats"); err != nil || len(files) != 0 {
 		t.Fatalf("Files of a table without rows: %v, %v", files, err)
 	}
-	if _, err := Files(filepath.Join(dir, "absent"), "nd_stats"); err == nil {
+	if _, err := results.Files(filepath.Join(dir, "absent"), "nd_stats"); err == nil {
 		t.Error("Files of a missing results directory: no error")
 	}
 	w, err = Open(Options{Dir: dir, CommitInterval: -1, Resume: true}, testTables())
@@ -524,7 +526,7 @@ func TestNoFolderForATableWithoutRows(t *testing.T) {
 	}
 	w.Write("nd_stats", portRows("b", 3))
 	w.Write("jobs", jobsRow("b", "ok", 1, nil))
-	if err := w.JobDone(JobLine{ID: "b", Status: "ok"}); err != nil {
+	if err := w.JobDone(journal.JobLine{ID: "b", Status: "ok"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

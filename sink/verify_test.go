@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // writeCommits writes jobs j0..j(n-1), one commit each, with rows in both tables.
@@ -20,7 +22,7 @@ func writeCommits(t *testing.T, dir string, n int) {
 		id := "j" + string(rune('0'+i))
 		w.Write("jobs", jobsRow(id, "ok", float64(i), nil))
 		w.Write("nd_stats", portRows(id, 50))
-		if err := w.JobDone(JobLine{ID: id, Status: "ok"}); err != nil {
+		if err := w.JobDone(journal.JobLine{ID: id, Status: "ok"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -44,8 +46,8 @@ func jobIDs[T any](rows []T, id func(T) string) []string {
 func TestDamageDetectedAndRepaired(t *testing.T) {
 	dir := t.TempDir()
 	writeCommits(t, dir, 6)
-	journal := filepath.Join(dir, "journal.jsonl")
-	data, _ := os.ReadFile(journal)
+	jpath := filepath.Join(dir, "journal.jsonl")
+	data, _ := os.ReadFile(jpath)
 	if !strings.Contains(string(data), `"sums":[{"size":`) || !strings.Contains(string(data), `"crc32c":"`) {
 		t.Fatalf("journal records no sizes and checksums:\n%s", data)
 	}
@@ -67,10 +69,10 @@ func TestDamageDetectedAndRepaired(t *testing.T) {
 			lines[i] = "{garbage\n"
 		}
 	}
-	os.WriteFile(journal, []byte(strings.Join(lines, "")), 0o644)
+	os.WriteFile(jpath, []byte(strings.Join(lines, "")), 0o644)
 
 	// Cheap check: size only; the flipped file keeps its size.
-	c, err := VerifyJournal(nil, dir, journal, false)
+	c, err := journal.Verify(nil, dir, jpath, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestDamageDetectedAndRepaired(t *testing.T) {
 		t.Errorf("damaged lines %v, done %v", c.DamagedLines, c.Done)
 	}
 	// Full check: the checksum finds the flipped bytes.
-	c, _ = VerifyJournal(nil, dir, journal, true)
+	c, _ = journal.Verify(nil, dir, jpath, true)
 	if len(c.Problems) != 2 || c.Problems[1].File != "nd_stats/part-1of1-000004.parquet" || !strings.Contains(c.Problems[1].Problem, "checksum") {
 		t.Errorf("problems = %+v", c.Problems)
 	}
@@ -111,7 +113,7 @@ func TestDamageDetectedAndRepaired(t *testing.T) {
 	for _, id := range rerun {
 		w.Write("jobs", jobsRow(id, "ok", 9, nil))
 		w.Write("nd_stats", portRows(id, 50))
-		w.JobDone(JobLine{ID: id, Status: "ok"})
+		w.JobDone(journal.JobLine{ID: id, Status: "ok"})
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -130,7 +132,7 @@ func TestDamageDetectedAndRepaired(t *testing.T) {
 	if n := len(readParquet[portRow](t, dir, "nd_stats")); n != 6*50 {
 		t.Errorf("%d nd_stats rows, want 300 (no orphans)", n)
 	}
-	c, _ = VerifyJournal(nil, dir, journal, true)
+	c, _ = journal.Verify(nil, dir, jpath, true)
 	if len(c.Problems) != 0 || len(c.Done) != 6 {
 		t.Errorf("after repair: problems %+v, done %v", c.Problems, c.Done)
 	}
@@ -141,8 +143,8 @@ func TestDamageDetectedAndRepaired(t *testing.T) {
 func TestJournalOddLines(t *testing.T) {
 	dir := t.TempDir()
 	writeCommits(t, dir, 3)
-	journal := filepath.Join(dir, "journal.jsonl")
-	data, _ := os.ReadFile(journal)
+	jpath := filepath.Join(dir, "journal.jsonl")
+	data, _ := os.ReadFile(jpath)
 	var out []string
 	for _, l := range strings.SplitAfter(string(data), "\n") {
 		switch {
@@ -153,8 +155,8 @@ func TestJournalOddLines(t *testing.T) {
 		}
 		out = append(out, l)
 	}
-	os.WriteFile(journal, []byte(strings.Join(out, "")), 0o644)
-	done, err := ReadJournal(nil, journal)
+	os.WriteFile(jpath, []byte(strings.Join(out, "")), 0o644)
+	done, err := journal.Read(nil, jpath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,23 +167,23 @@ func TestJournalOddLines(t *testing.T) {
 
 // seal returns a journal line (JSON without newline) as the sink writes it: with its
 // checksum member, and a newline.
-func seal(line string) string { return string(sealLine([]byte(line))) + "\n" }
+func seal(line string) string { return string(journal.Seal([]byte(line))) + "\n" }
 
 // A job line appended again after its commit's closing line is a damaged line that verify
 // names; the commit it repeats stands, and its job counts once.
 func TestJobLineAfterItsCommit(t *testing.T) {
 	dir := t.TempDir()
 	writeCommits(t, dir, 2)
-	journal := filepath.Join(dir, "journal.jsonl")
-	data, _ := os.ReadFile(journal)
+	jpath := filepath.Join(dir, "journal.jsonl")
+	data, _ := os.ReadFile(jpath)
 	var first string
 	for _, l := range strings.SplitAfter(string(data), "\n") {
 		if strings.HasPrefix(l, `{"job_id":"j0",`) {
 			first = l
 		}
 	}
-	os.WriteFile(journal, append(data, first...), 0o644)
-	check, err := VerifyJournal(nil, dir, journal, true)
+	os.WriteFile(jpath, append(data, first...), 0o644)
+	check, err := journal.Verify(nil, dir, jpath, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,10 +205,10 @@ func TestJobLineAfterItsCommit(t *testing.T) {
 func TestJournalCRLF(t *testing.T) {
 	dir := t.TempDir()
 	writeCommits(t, dir, 3)
-	journal := filepath.Join(dir, "journal.jsonl")
-	data, _ := os.ReadFile(journal)
-	os.WriteFile(journal, []byte(strings.ReplaceAll(string(data), "\n", "\r\n")), 0o644)
-	c, err := VerifyJournal(nil, dir, journal, true)
+	jpath := filepath.Join(dir, "journal.jsonl")
+	data, _ := os.ReadFile(jpath)
+	os.WriteFile(jpath, []byte(strings.ReplaceAll(string(data), "\n", "\r\n")), 0o644)
+	c, err := journal.Verify(nil, dir, jpath, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,16 +223,16 @@ func TestJournalCRLF(t *testing.T) {
 		t.Errorf("resume of a CRLF journal: %+v, want 3 done and nothing repaired", rec)
 	}
 	w.Write("jobs", jobsRow("j3", "ok", 3, nil))
-	w.JobDone(JobLine{ID: "j3", Status: "ok"})
+	w.JobDone(journal.JobLine{ID: "j3", Status: "ok"})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if done, _ := ReadJournal(nil, journal); len(done) != 4 {
+	if done, _ := journal.Read(nil, jpath); len(done) != 4 {
 		t.Errorf("after a commit appended to the CRLF journal: %d jobs, want 4", len(done))
 	}
 }
 
-// Commit numbers are 1 to MaxCommit (issue 38: a stray part numbered 2^63-2 made the
+// Commit numbers are 1 to journal.MaxCommit (issue 38: a stray part numbered 2^63-2 made the
 // next commit number overflow): a journal line with another number is damaged, and
 // costs no other commit.
 func TestCommitNumbersBounded(t *testing.T) {
@@ -243,11 +245,11 @@ func TestCommitNumbersBounded(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		writeCommits(t, dir, 2)
-		journal := filepath.Join(dir, "journal.jsonl")
-		f, _ := os.OpenFile(journal, os.O_APPEND|os.O_WRONLY, 0)
+		jpath := filepath.Join(dir, "journal.jsonl")
+		f, _ := os.OpenFile(jpath, os.O_APPEND|os.O_WRONLY, 0)
 		f.WriteString(seal(line))
 		f.Close()
-		c, err := VerifyJournal(nil, dir, journal, true)
+		c, err := journal.Verify(nil, dir, jpath, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +261,7 @@ func TestCommitNumbersBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.Write("jobs", jobsRow("j9", "ok", 9, nil))
-		w.JobDone(JobLine{ID: "j9", Status: "ok"})
+		w.JobDone(journal.JobLine{ID: "j9", Status: "ok"})
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}

@@ -6,11 +6,14 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // Write appends rows (a []T of the table's row type) to table. Empty slices are free.
@@ -20,7 +23,11 @@ func (w *Writer) Write(table string, rows any) error {
 	}
 	t := w.byName[table]
 	if t == nil {
-		return fmt.Errorf("sink: unknown table %q", table)
+		names := make([]string, len(w.tables))
+		for i, t := range w.tables {
+			names[i] = t.Name
+		}
+		return fmt.Errorf("sink: unknown table %q: this writer was opened with the tables %s", table, strings.Join(names, ", "))
 	}
 	if err := w.write(t, rows); err != nil {
 		w.fail(fmt.Errorf("writing %s: %w", t.tmp, err))
@@ -47,7 +54,7 @@ func (w *Writer) write(t *tableFile, rows any) error {
 		part := subSlice(rows, off, off+chunk)
 		var err error
 		if t.pq != nil {
-			_, err = t.pq.write(part)
+			_, err = t.pq.WriteRows(part)
 		} else {
 			_, err = t.ar.write(part)
 		}
@@ -83,7 +90,7 @@ func (t *tableFile) flush() error {
 }
 
 func (w *Writer) openFile(t *tableFile) error {
-	t.check()
+	t.Check()
 	if !t.made {
 		if err := w.fs.MkdirAll(t.dir); err != nil {
 			return err
@@ -96,11 +103,11 @@ func (w *Writer) openFile(t *tableFile) error {
 		return err
 	}
 	t.f, t.cw = f, &countingFile{File: f}
-	if w.opts.Format == Arrow {
+	if w.opts.Format == results.Arrow {
 		t.ar, err = newArrowRows(t.Type, t.cw)
 		return err
 	}
-	t.pq = t.newParquet(t.cw, []parquet.WriterOption{
+	t.pq = newParquet(t.Schema, t.cw, []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.CreatedBy("rocesweep", "", ""),
 		parquet.PageBufferSize(pageBufferSize),
@@ -111,27 +118,25 @@ func (w *Writer) openFile(t *tableFile) error {
 
 // pageBufferSize is the Parquet writer's page buffer: a column's values are encoded into
 // a page once they fill it. parquet-go reserves a whole buffer for every required column
-// of every open file as its first row arrives; at its default (256 KiB) a one-job `sim`,
-// ten files of ~150 columns holding a few hundred rows each, reserved 40 MB it never
-// filled and spent most of its collections on it. At 32 KiB (4,096 numbers) a one-job
-// `sim` of the 1 MiB incast allocates 12 MB instead of 54 MB (−11% instructions), while
-// a page of a large table is still large enough for zstd (the bench jobs' files and a
-// 100-replicate sweep's come out the same size within 10 bytes). Rows are unchanged;
-// only the page boundaries of a table beyond 4,096 rows per row group move.
+// of every open file as its first row arrives, so a small buffer keeps a small job's
+// memory small, and 32 KiB (4,096 numbers) still makes pages large enough for zstd
+// (docs/performance.md "Constants chosen by measurement"). Rows do not depend on it: only
+// the page boundaries of a table beyond 4,096 rows per row group do.
 const pageBufferSize = 32 << 10
 
 // zstdCodec is shared by every file the process writes: its pool of zstd encoders (each
 // with hash tables of a few hundred KB) is filled once, not once per file. Its level is
-// zstd's fastest: the default level's encoder clears 2.5 MB of match tables before its
-// first page, the fastest's a tenth of that, and on our tables it compresses within 1%
-// as well (the bench jobs' files: 106,880 -> 106,918 B and 140,906 -> 141,707 B), for
-// 1.3-3 MB less peak RSS and 1.6% fewer instructions in a one-job `sim`. The codec is
-// zstd as before (docs/results.md names the format, not a level).
+// zstd's fastest, which compresses our tables about as well as the default for a tenth of
+// its setup (docs/performance.md "Constants chosen by measurement"). The codec is zstd as
+// before (docs/results.md names the format, not a level).
 var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest}
 
 func (w *Writer) fileName(commit int) string {
 	return fmt.Sprintf("part-%s-%06d%s", w.opts.Shard, commit, w.ext)
 }
+
+// castagnoli is the CRC-32C table of the journal's file checksums (results/journal).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // countingFile counts the bytes written through it and their CRC-32C, the journal's
 // record of the file. Both writers write front to back (the Arrow writer only asks for
@@ -158,11 +163,11 @@ func (c *countingFile) Seek(offset int64, whence int) (int64, error) {
 }
 
 // sum is the journal's record of the file written through c.
-func (c *countingFile) sum() FileSum {
+func (c *countingFile) sum() journal.FileSum {
 	if c.noSeek {
-		return FileSum{Size: c.n}
+		return journal.FileSum{Size: c.n}
 	}
-	return FileSum{Size: c.n, CRC32C: fmt.Sprintf("%08x", c.crc)}
+	return journal.FileSum{Size: c.n, CRC32C: fmt.Sprintf("%08x", c.crc)}
 }
 
 // sliceLen returns the length of a slice held in an interface.

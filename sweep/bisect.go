@@ -10,7 +10,7 @@ import (
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
-// A bisection's spec (README "The smallest safe value: bisection", docs/statistics.md
+// A bisection's spec (studies.md "The smallest safe value: bisection", docs/statistics.md
 // §12):
 //
 //	objective:

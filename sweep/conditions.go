@@ -9,7 +9,7 @@ import (
 	"github.com/rocesweep/rocesweep/selection"
 )
 
-// Settings and conditions (README "Settings and conditions", docs/design.md §3):
+// Settings and conditions (studies.md "Settings and conditions", docs/design.md §3):
 //
 //	sweep:
 //	  grid:

@@ -166,7 +166,7 @@ objective:
 	}
 }
 
-// The example of README "Settings and conditions" (docs/examples/) parses and plans:
+// The example of studies.md "Settings and conditions" (docs/examples/) parses and plans:
 // 12 settings x 2 conditions x 5 first-stage replicates.
 func TestConditionsExampleSpec(t *testing.T) {
 	data, err := os.ReadFile("../docs/examples/quickstart-conditions.yaml")

@@ -325,7 +325,7 @@ func canonicalJSON(c *config.Config) []byte {
 	return data
 }
 
-// deriveSeed returns the seed of replicate r (README "Seeds and common random numbers",
+// deriveSeed returns the seed of replicate r (spec.md "Seeds and common random numbers",
 // design.md "The engine"): a hash of the sweep seed (c.Seed as the spec, --set or an
 // axis set it) and r, nothing else. Replicate r of every grid point therefore draws the
 // same random numbers (common random numbers): a paired difference between two points

@@ -13,7 +13,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/workload"
 )
 
-// The seed rule (README "Seeds and common random numbers"): a job's seed follows the
+// The seed rule (spec.md "Seeds and common random numbers"): a job's seed follows the
 // sweep seed and the replicate only, so record settings never re-seed a job and replicate
 // r of every grid point draws the same numbers.
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 

@@ -11,8 +11,7 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
-
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // The README's DuckDB query over the journals ("Reliability", the block after
@@ -37,7 +36,7 @@ func TestDuckDBReadsOnlyCommittedFiles(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	planned := statusJSON(t, dir).PlanSize
-	files, _ := sink.Files(dir, "jobs")
+	files, _ := results.Files(dir, "jobs")
 	data, _ := os.ReadFile(files[0])
 	for _, name := range []string{"extra.parquet", "part-3of3-000001.parquet", "part-1of2-000099.parquet"} {
 		os.WriteFile(filepath.Join(dir, "jobs", name), data, 0o644)

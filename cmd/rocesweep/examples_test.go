@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -18,24 +17,72 @@ import (
 )
 
 // exampleSetup makes a results directory that an example reads and no earlier example
-// writes (compare's baseline from main, the README's A/B pair), run before the first
+// of its file writes (the quickstart's results, which the tutorial and the how-to pages
+// read; compare's baseline from main; the A/B pair of docs/ci.md), run before the first
 // example that names it.
 var exampleSetup = map[string]string{
-	"results/ci-main": "rocesweep run configs/ci.yaml -o results/ci-main",
-	"results/a":       "rocesweep run configs/quickstart.yaml -o results/a",
-	"results/b":       "rocesweep run configs/quickstart.yaml -o results/b --set switch.TotalSharedBufferSize=32MB",
+	"results/quickstart": "rocesweep run",
+	"results/ci-main":    "rocesweep run configs/ci.yaml -o results/ci-main",
+	"results/a":          "rocesweep run configs/quickstart.yaml -o results/a",
+	"results/b":          "rocesweep run configs/quickstart.yaml -o results/b --set switch.TotalSharedBufferSize=32MB",
 }
 
-// sharedRuns are the example command lines (exampleCommand) that both sequences run, each
-// into an output directory that does not exist yet, reading nothing but configs/ (the
-// quickstart, and the README's A/B pair that compare's help example reads too), with the
-// directory each writes. Such a line runs once, in a directory of its own and checked as
+// sharedRuns are the example command lines (exampleCommand) that several sequences run,
+// each into an output directory that does not exist yet, reading nothing but configs/
+// (the quickstart, and docs/ci.md's A/B pair that compare's help example reads too), with
+// the directory each writes. Such a line runs once, in a directory of its own and checked as
 // any example is; a sequence that reaches it with the directory still absent gets a copy
 // of that output (the same rows: the same spec and binary, and a sweep is deterministic).
 var sharedRuns = map[string]string{
 	"rocesweep run":           "results/quickstart",
 	exampleSetup["results/a"]: "results/a",
 	exampleSetup["results/b"]: "results/b",
+}
+
+// sharedReads are example lines that read the directory of a shared run (sharedRuns) and
+// write only into it (report.html), with that directory. When a sequence reaches one
+// with the directory as the shared run left it (the same files, the same sizes), the
+// line runs once, on a copy of its own, and each such sequence gets the directory as the
+// line left it: the same command on the same rows writes the same files. (The tutorial
+// and report's help both report the quickstart.)
+var sharedReads = map[string]string{
+	"rocesweep report results/quickstart": "results/quickstart",
+}
+
+// sameTree reports whether directories a and b hold the same files with the same sizes.
+func sameTree(a, b string) bool {
+	list := func(root string) map[string]int64 {
+		out := map[string]int64{}
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			out[rel] = info.Size()
+			if d.IsDir() {
+				out[rel] = -1
+			}
+			return nil
+		})
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+	la, lb := list(a), list(b)
+	if la == nil || lb == nil || len(la) != len(lb) {
+		return false
+	}
+	for k, v := range la {
+		if w, ok := lb[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // sharedRun is one line of sharedRuns: its directory once run, or why it failed.
@@ -48,7 +95,7 @@ type sharedRun struct {
 // exampleExit is the exit status of the examples that do not exit 0, and why.
 var exampleExit = map[string]int{
 	// The doubled buffer removes lossy drops at three points: compare's exit 1 is the
-	// answer the README's A/B example shows.
+	// answer the A/B example of docs/ci.md shows.
 	"rocesweep compare results/a results/b --by params --metric fct_p99_usec_lossless,drops_lossy --rtol 0.02": 1,
 	"rocesweep compare results/a results/b --by params --metric fct_p99_usec --rtol 0.02":                      1,
 }
@@ -66,34 +113,71 @@ func helpExamples() []string {
 	return out
 }
 
-// readmeExamples are the lines of README.md's fenced code blocks that start with
-// "rocesweep " or "go run ./cmd/rocesweep ", as rocesweep command lines, with their line
-// numbers.
-func readmeExamples(t *testing.T) (lines []string, at []int) {
-	f, err := os.Open("../../README.md")
+// docFiles are the markdown files whose examples run: README.md, then every page under
+// docs/ in path order, relative to the repository root. docs/cli.md is left out: it is
+// generated from the commands' help, and its example lines are the help examples that
+// the "help" sequence runs.
+func docFiles(t *testing.T) []string {
+	files := []string{"README.md"}
+	err := filepath.WalkDir("../../docs", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return err
+		}
+		rel, _ := filepath.Rel("../..", path)
+		if rel = filepath.ToSlash(rel); rel != cliPage {
+			files = append(files, rel)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	fenced := false
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	return files
+}
+
+// skipMarker, on the line before a code block (blank lines between allowed), keeps the
+// block's command lines from running; the rest of the comment says why ("<!-- examples:
+// skip: 28,800 jobs, the truth of statistics.md §5 -->"). TestExamplesRun logs each.
+const skipMarker = "<!-- examples: skip"
+
+// docExamples are the lines of a markdown file's fenced code blocks that start with
+// "rocesweep " or "go run ./cmd/rocesweep ", as rocesweep command lines, with their line
+// numbers: the examples a reader copies. Not run: blocks tagged text (output shown,
+// a synopsis) and blocks after skipMarker, returned as skipped.
+func docExamples(t *testing.T, file string) (lines []string, at []int, skipped []string) {
+	data, err := os.ReadFile(filepath.Join("../..", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fenced, run, skip := false, false, false
+	prev := "" // the last non-blank line outside a block
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := strings.TrimSpace(raw)
 		if strings.HasPrefix(line, "```") {
-			fenced = !fenced
+			if fenced = !fenced; fenced {
+				info := strings.TrimSpace(strings.TrimPrefix(line, "```"))
+				skip = strings.HasPrefix(prev, skipMarker)
+				run = info != "text"
+			}
 			continue
+		}
+		if !fenced && line != "" {
+			prev = line
 		}
 		if rest, ok := strings.CutPrefix(line, "go run ./cmd/rocesweep "); ok {
 			line = "rocesweep " + rest
 		}
-		if fenced && strings.HasPrefix(line, "rocesweep ") {
-			lines, at = append(lines, line), append(at, n)
+		if !fenced || !run || !strings.HasPrefix(line, "rocesweep ") {
+			continue
 		}
+		if skip {
+			why := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(prev, skipMarker), ":"), "-->"))
+			skipped = append(skipped, fmt.Sprintf("%s:%d: %s (%s)", file, i+1, line, why))
+			continue
+		}
+		lines, at = append(lines, line), append(at, i+1)
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return lines, at
+	return lines, at, skipped
 }
 
 // exampleArgs splits an example into rocesweep's arguments: a trailing "# comment" and a
@@ -115,17 +199,21 @@ func exampleArgs(t *testing.T, line, root string) []string {
 	return args
 }
 
-// TestExamplesRun runs every rocesweep command line of README.md's code blocks, in order
-// in one directory, and every example of every command's help in order in another, as
-// written (the repository's configs beside them), each through mainWithArgs, the whole
-// command line as main runs it: each must exit 0, or as exampleExit says. A fake sbatch
-// takes the Slurm examples' --submit. Each command runs in this process, its jobs too
-// (run's default here is --isolate=false): what an example shows is its command line and
-// output; the processes of rocesweep (signals, worker processes, crashes) are the
+// TestExamplesRun runs every rocesweep command line of the code blocks of README.md and
+// of every page of docs/ (docExamples: what a reader copies), each file's in order in a
+// directory of its own, and every example of every command's help in order in another,
+// as written (the repository's configs beside them), each through mainWithArgs, the
+// whole command line as main runs it: each must exit 0, or as exampleExit says. A fake
+// sbatch takes the Slurm examples' --submit. Each command runs in this process, its jobs
+// too (run's default here is --isolate=false): what an example shows is its command line
+// and output; the processes of rocesweep (signals, worker processes, crashes) are the
 // subject of run_test.go and isolate_test.go. (A process each cost nearly as much CPU
 // to start as the examples' own work.)
-// The test is sequential: it changes the working directory, which the parallel tests,
-// started only after the sequential ones end, do not see change under them.
+// The test is sequential: it changes the working directory (the commands resolve
+// relative paths and default outputs such as results/quickstart against it), which the
+// parallel tests, started only after the sequential ones end, do not see change under
+// them. Its CPU time is that of the examples' own work: a run that several sequences
+// make (sharedRuns) runs once.
 func TestExamplesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example (about half a minute)")
@@ -149,9 +237,25 @@ func TestExamplesRun(t *testing.T) {
 	if defaultIsolate {
 		t.Fatal("TestMain leaves --isolate's default on: the examples' jobs would each start a worker process")
 	}
-	lines, at := readmeExamples(t)
-	if len(lines) < 5 {
-		t.Fatalf("README.md: %d rocesweep lines in code blocks; the extraction is broken", len(lines))
+	type docFile struct {
+		name  string
+		lines []string
+		at    []int
+	}
+	var docs []docFile
+	total := 0
+	for _, f := range docFiles(t) {
+		lines, at, skipped := docExamples(t, f)
+		for _, s := range skipped {
+			t.Logf("not run: %s", s)
+		}
+		if len(lines) > 0 {
+			docs = append(docs, docFile{f, lines, at})
+		}
+		total += len(lines)
+	}
+	if len(docs) < 5 || total < 10 || docs[0].name != "README.md" {
+		t.Fatalf("%d rocesweep lines in the code blocks of %d files (README.md first); the extraction is broken", total, len(docs))
 	}
 	newRoot := func(t *testing.T) string {
 		root := t.TempDir()
@@ -164,7 +268,11 @@ func TestExamplesRun(t *testing.T) {
 	for line := range sharedRuns {
 		shared[line] = &sharedRun{}
 	}
-	sharedBase := t.TempDir() // outlives both sequences
+	derived := map[string]*sharedRun{}
+	for line := range sharedReads {
+		derived[line] = &sharedRun{}
+	}
+	sharedBase := t.TempDir() // outlives every sequence
 	var runLine func(t *testing.T, root, line string)
 	// runArgs runs one example in root: "" if it exits as exampleExit says, else why not.
 	runArgs := func(root, line string, args []string) string {
@@ -209,6 +317,39 @@ func TestExamplesRun(t *testing.T) {
 				return
 			}
 		}
+		if dir, ok := sharedReads[exampleCommand(line)]; ok {
+			var from *sharedRun
+			for l, out := range sharedRuns {
+				if out == dir {
+					from = shared[l]
+				}
+			}
+			if from != nil && from.root != "" && sameTree(filepath.Join(root, dir), filepath.Join(from.root, dir)) {
+				s := derived[exampleCommand(line)]
+				s.once.Do(func() {
+					var err error
+					if s.root, err = os.MkdirTemp(sharedBase, "read"); err != nil {
+						s.err = err.Error()
+					} else if err := os.Symlink(configs, filepath.Join(s.root, "configs")); err != nil {
+						s.err = err.Error()
+					} else if err := os.CopyFS(filepath.Join(s.root, dir), os.DirFS(filepath.Join(from.root, dir))); err != nil {
+						s.err = err.Error()
+					} else {
+						s.err = runArgs(s.root, line, exampleArgs(t, line, s.root))
+					}
+				})
+				if s.err != "" {
+					t.Fatal(s.err)
+				}
+				if err := os.RemoveAll(filepath.Join(root, dir)); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.CopyFS(filepath.Join(root, dir), os.DirFS(filepath.Join(s.root, dir))); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
 		if len(args) > 0 && (args[0] == "compare" || args[0] == "report" || args[0] == "export" || args[0] == "status") {
 			for _, a := range args[1:] {
 				setup, ok := exampleSetup[a]
@@ -221,12 +362,14 @@ func TestExamplesRun(t *testing.T) {
 			t.Fatal(msg)
 		}
 	}
-	t.Run("README", func(t *testing.T) {
-		root := newRoot(t)
-		for i, line := range lines {
-			t.Run("README.md:"+strconv.Itoa(at[i]), func(t *testing.T) { runLine(t, root, line) })
-		}
-	})
+	for _, d := range docs {
+		t.Run(d.name, func(t *testing.T) {
+			root := newRoot(t)
+			for i, line := range d.lines {
+				t.Run(strconv.Itoa(d.at[i]), func(t *testing.T) { runLine(t, root, line) })
+			}
+		})
+	}
 	t.Run("help", func(t *testing.T) {
 		root := newRoot(t)
 		for _, line := range helpExamples() {

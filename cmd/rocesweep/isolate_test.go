@@ -17,7 +17,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
@@ -219,7 +219,7 @@ func TestWorkerPanicAndTimeoutAreJobs(t *testing.T) {
 					t.Errorf("job: %s %q, want %s %q", r.Status, r.Error, c.status, c.err)
 				}
 			}
-			if done, _ := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl")); len(done) != 4 {
+			if done, _ := journal.Read(nil, filepath.Join(dir, "journal.jsonl")); len(done) != 4 {
 				t.Errorf("journal: %d jobs, want 4", len(done))
 			}
 		})
@@ -464,7 +464,7 @@ func TestMachineIsNotTheJob(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
 				}
 			}
-			done, _ := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+			done, _ := journal.Read(nil, filepath.Join(dir, "journal.jsonl"))
 			for id, st := range done {
 				if st != "ok" {
 					t.Errorf("job %s recorded %s: the machine's fault recorded as the job's", id, st)
@@ -477,7 +477,7 @@ func TestMachineIsNotTheJob(t *testing.T) {
 			if err != nil {
 				t.Fatalf("--resume without the fault: %v\n%s", err, out)
 			}
-			if done, _ := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl")); len(done) != 4 {
+			if done, _ := journal.Read(nil, filepath.Join(dir, "journal.jsonl")); len(done) != 4 {
 				t.Errorf("after --resume: %d jobs recorded, want 4", len(done))
 			}
 		})

@@ -34,7 +34,7 @@ func longJobs(p *sweep.Plan, all []sweep.JobEstimate) string {
 	if worst.Job.Config.Stop == "drain" {
 		keys += " (stop: drain runs until every message completes)"
 	}
-	return fmt.Sprintf("%s: %d of %d points are estimated above %v of one core a job; the largest, %s: ~%s M events for %s of payload in %s messages, about %s at ~%s M events/s (README \"Performance\"): check %s, or bound each job with --max-wall-per-job",
+	return fmt.Sprintf("%s: %d of %d points are estimated above %v of one core a job; the largest, %s: ~%s M events for %s of payload in %s messages, about %s at ~%s M events/s (docs/performance.md \"Performance\"): check %s, or bound each job with --max-wall-per-job",
 		p.Spec.File, n, len(all), longJobWarning, p.Label(worst.Job), config.Commas(int64(worst.Events/1e6)), fabric.HumanBytes(int64(min(worst.Bytes, 9e18))),
 		config.Commas(int64(min(worst.Messages, 9e18))), (time.Duration(worst.CPUSec) * time.Second).Round(time.Minute), config.Commas(int64(fabric.EventsPerSecond/1e6)), keys)
 }

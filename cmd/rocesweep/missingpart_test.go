@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 )
 
 // csvColumn reads one column of a CSV file as a set.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results/resultstest"
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 )
 
 // report --png writes through no link, as every writer (issue 38: a linked chart file

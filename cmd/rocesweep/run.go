@@ -17,8 +17,8 @@ import (
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/selection"
-	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
@@ -107,10 +107,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	defer signal.Stop(sigs)
 	abort := abortAfter(sigs, *rf.grace, stderr)
 
+	var retryStatuses []journal.JobStatus
 	for _, st := range *retry {
-		if st != "failed" && st != "timeout" && st != "invalid" {
+		s := journal.JobStatus(st)
+		if s == journal.StatusOK || !s.Known() {
 			return usagef("run: --retry %s: want failed, timeout, invalid or a list (failed,timeout)", st)
 		}
+		retryStatuses = append(retryStatuses, s)
 	}
 	iso, err := rf.Isolation(*workers)
 	if err != nil {
@@ -146,7 +149,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	opts := launch.Options{
 		Dir: dir, Workers: *workers, FailFast: *failFast, MaxWallPerJob: *rf.maxWall, MaxDiskPerJob: maxDisk, MaxDiskShare: diskShare, SpillEveryRow: *spillEveryRow, Shard: sh,
-		Resume: *resume || *extend || len(*retry) > 0, Retry: *retry, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
+		Resume: *resume || *extend || len(*retry) > 0, Retry: retryStatuses, Force: *force, Extend: *extend, SkipInvalid: *skipInvalid, Format: rf.Format(), Isolate: iso,
 		CommitInterval: *rf.commit, Progress: stderr, TTY: isTerminal(stderr), LogEvery: *logEvery, Abort: abort,
 		CommandLine: append([]string{"rocesweep", "run"}, args...), ToolVersion: buildinfo.Read().Short(),
 	}
@@ -196,7 +199,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		printRunReport(stdout, stderr, p, rep, *metric, dec, bis)
 		if rep.OK+rep.Skipped > 0 && err == nil {
 			fmt.Fprintf(stdout, "next: rocesweep report %s   (charts and answers in %s)\n", dir, filepath.Join(dir, "report.html"))
-			if rf.Format() == sink.Arrow { // DuckDB reads no Arrow IPC file without an extension (README "Arrow IPC results")
+			if rf.Format() == results.Arrow { // DuckDB reads no Arrow IPC file without an extension (reading-results.md "Arrow IPC results")
 				fmt.Fprintf(stdout, "      rocesweep export %s   (CSV in %s for DuckDB and pandas)\n", dir, filepath.Join(dir, "csv"))
 			}
 		}

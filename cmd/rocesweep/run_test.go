@@ -32,8 +32,9 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
@@ -220,7 +221,7 @@ func child(work int, args ...string) *exec.Cmd {
 
 func readRows[T any](t *testing.T, dir, table string) []T {
 	t.Helper()
-	rows, err := sink.ReadRows[T](dir, table)
+	rows, err := results.ReadRows[T](dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +421,7 @@ func TestInterruptExitsNonZeroJournalConsistent(t *testing.T) {
 		if !strings.Contains(log.String(), "--resume") {
 			t.Errorf("the message does not say how to continue:\n%s", log.String())
 		}
-		done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+		done, err := journal.Read(nil, filepath.Join(dir, "journal.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -640,7 +641,7 @@ var rowKeySeed = maphash.MakeSeed()
 // file's column paths.
 func scanGeneric(t *testing.T, dir, table string, row func(cols [][]string, row parquet.Row)) {
 	t.Helper()
-	files, err := sink.Files(dir, table)
+	files, err := results.Files(dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -814,7 +815,7 @@ func TestStopSignalThenKillKeepsFinishedJobs(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL)
 		go io.Copy(io.Discard, stderr)
 		cmd.Wait()
-		done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+		done, err := journal.Read(nil, filepath.Join(dir, "journal.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -922,7 +923,7 @@ func TestStopSignalGrace(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 			t.Errorf("exit %v, want 130\n%s", err, log.String())
 		}
-		done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+		done, err := journal.Read(nil, filepath.Join(dir, "journal.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results"
 )
 
 // A deleted jobs part file is found by status (which used to say
@@ -20,7 +20,7 @@ func TestDeletedPartDetectedAndRepaired(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	planned := statusJSON(t, dir).PlanSize
-	files, _ := sink.Files(dir, "jobs")
+	files, _ := results.Files(dir, "jobs")
 	if len(files) == 0 {
 		t.Fatal("no jobs files")
 	}
@@ -47,7 +47,7 @@ func TestDeletedPartDetectedAndRepaired(t *testing.T) {
 		ID string `parquet:"job_id"`
 	}
 	for _, table := range []string{"jobs", "nd_stats"} {
-		rows, err := sink.ReadRows[idRow](dir, table)
+		rows, err := results.ReadRows[idRow](dir, table)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestDeletedPartDetectedAndRepaired(t *testing.T) {
 		}
 	}
 	// A flipped byte keeps the size: only status --verify reads the files whole.
-	files, _ = sink.Files(dir, "nd_stats")
+	files, _ = results.Files(dir, "nd_stats")
 	b, _ := os.ReadFile(files[0])
 	b[len(b)/2] ^= 1
 	os.WriteFile(files[0], b, 0o644)

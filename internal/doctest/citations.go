@@ -31,21 +31,25 @@ import (
 // Other words after a reference ("§12.3 rows 175/176", "§4.6 condition 1") are prose and
 // not checked. `spec/X.md` is refused: the spec is not in the repository; cite docs pages.
 
-// Pages are the pages of docs/ that citations may name.
-var Pages = []string{"switch.md", "nic.md", "records.md", "results.md", "design.md", "statistics.md"}
+// Pages are the pages of docs/ that citations may name: the model's reference (numbered
+// as the spec), then the library around it (tutorial, how-to guides, reference,
+// explanation), cited by a heading's name: reliability.md "Limits".
+var Pages = []string{"switch.md", "nic.md", "records.md", "results.md", "design.md", "statistics.md",
+	"tutorial.md", "cluster.md", "ci.md", "reading-results.md", "reliability.md",
+	"cli.md", "spec.md", "studies.md", "schema.md", "model.md", "performance.md"}
 
 // homePages gives the page a bare § or DC-n citation means in files under a directory.
 var homePages = map[string]string{
-	"model/switchdev/":    "switch.md",
-	"model/nic/":          "nic.md",
-	"model/stats/":        "records.md",
-	"docs/switch.md":      "switch.md",
-	"docs/nic.md":         "nic.md",
-	"docs/records.md":     "records.md",
-	"docs/results.md":     "results.md",
-	"docs/design.md":      "design.md",
-	"docs/statistics.md":  "statistics.md",
-	"selection/": "statistics.md",
+	"model/switchdev/":   "switch.md",
+	"model/nic/":         "nic.md",
+	"model/stats/":       "records.md",
+	"docs/switch.md":     "switch.md",
+	"docs/nic.md":        "nic.md",
+	"docs/records.md":    "records.md",
+	"docs/results.md":    "results.md",
+	"docs/design.md":     "design.md",
+	"docs/statistics.md": "statistics.md",
+	"selection/":         "statistics.md",
 }
 
 // Page is a parsed docs page: its headings.
@@ -72,9 +76,13 @@ var (
 	anchorRE  = regexp.MustCompile(`^<a id="([^"]+)"></a>\s*`)
 )
 
-// LoadPage parses docs/name under root.
+// LoadPage parses docs/name under root; "README.md" is the repository's README.
 func LoadPage(root, name string) (*Page, error) {
-	data, err := os.ReadFile(filepath.Join(root, "docs", name))
+	path := filepath.Join(root, "docs", name)
+	if name == "README.md" {
+		path = filepath.Join(root, name)
+	}
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +198,11 @@ func (p *Page) Resolve(r Ref) string {
 				return ""
 			}
 		}
-		return fmt.Sprintf("no heading named %q in docs/%s", r.Name, p.Name)
+		where := "docs/" + p.Name
+		if p.Name == "README.md" {
+			where = p.Name
+		}
+		return fmt.Sprintf("no heading named %q in %s", r.Name, where)
 	}
 	return ""
 }
@@ -223,6 +235,8 @@ var (
 	bareRE = regexp.MustCompile(`§([0-9]+(?:\.[0-9]+)*)(?:-([0-9]+))?(?:\s+rules?\s+([0-9]+)(?:\s*-\s*([0-9]+))?)?|\b((?:DC|RC)-[0-9]+)\b`)
 	fragRE = regexp.MustCompile(`^#(s[0-9]+(?:\.[0-9]+)*(?:-rule-[0-9]+)?|dc-[0-9]+|rc-[0-9]+)\b`)
 	nameRE = regexp.MustCompile(`^\s+"([A-Z][^"\n]*)("|$)`)
+	// readmeRE is a citation of a README section by its name: README "The study library".
+	readmeRE = regexp.MustCompile(`\bREADME(?:'s)?,?\s+\\?"([A-Z][^"\\\n]*)\\?"`)
 )
 
 // Scan returns the citations of one file (file is its path from the repository root,
@@ -325,6 +339,9 @@ func Scan(file string, data []byte) []Citation {
 				}
 				add(ref, msg)
 			}
+		}
+		for _, m := range readmeRE.FindAllStringSubmatch(line, -1) {
+			add(Ref{Page: "README.md", Name: m[1], Text: `README "` + m[1] + `"`}, "")
 		}
 		if lastOnLine != "" {
 			para = lastOnLine
@@ -474,7 +491,7 @@ var skipDirs = map[string]bool{".git": true, "results": true, "runs": true, "nod
 
 // skipFiles are not scanned: the citation scanner and its test, whose comments, messages
 // and cases show the grammar with placeholders and citations meant to fail.
-var skipFiles = []string{"internal/doctest/citations.go", "internal/doctest/citations_test.go"}
+var skipFiles = []string{"internal/doctest/citations.go", "internal/doctest/citations_test.go", "internal/doctest/links_test.go"}
 
 // Files returns the text files of the repository that may hold citations, relative to
 // root: every file except binaries, generated data and the directories of skipDirs.

@@ -13,7 +13,7 @@ import (
 func TestCitations(t *testing.T) {
 	root := Root(t)
 	pages := map[string]*Page{}
-	for _, name := range Pages {
+	for _, name := range append(Pages, "README.md") {
 		p, err := LoadPage(root, name)
 		if err != nil {
 			t.Fatal(err)
@@ -36,8 +36,12 @@ func TestCitations(t *testing.T) {
 				continue
 			}
 			if msg := pages[c.Ref.Page].Resolve(c.Ref); msg != "" {
-				t.Errorf("%s:%d: %s: %s\n\tcite a heading that exists in docs/%s (its § numbers are the spec's), or add the section there",
-					c.File, c.Line, c.Ref.Text, msg, c.Ref.Page)
+				page := "docs/" + c.Ref.Page
+				if c.Ref.Page == "README.md" {
+					page = "README.md"
+				}
+				t.Errorf("%s:%d: %s: %s\n\tcite a heading that exists in %s (a model page's § numbers are the spec's), or add the section there",
+					c.File, c.Line, c.Ref.Text, msg, page)
 				continue
 			}
 			resolved++
@@ -71,7 +75,7 @@ func TestAnchors(t *testing.T) {
 func TestScan(t *testing.T) {
 	root := Root(t)
 	pages := map[string]*Page{}
-	for _, name := range Pages {
+	for _, name := range append(Pages, "README.md") {
 		p, err := LoadPage(root, name)
 		if err != nil {
 			t.Fatal(err)
@@ -114,6 +118,8 @@ func TestScan(t *testing.T) {
 		{mdFile, "| a | switch.md §4.4 |\n| b | §4.5 |", []string{"switch.md §4.4", "!§4.5"}},
 		{mdFile, "[the switch](switch.md) and [x](docs/" + missing + ")", []string{"switch.md", "!" + missing}},
 		{mdFile, "[rule 5](docs/switch.md#s11-rule-5), [x](nic.md#s19), [y](nic.md#frames)", []string{"switch.md #s11-rule-5", "!nic.md #s19", "nic.md"}},
+		{"a.go", `// README "The study library" and README's "Install"`, []string{"README.md The study library", "README.md Install"}},
+		{"a.go", `"(README \"Reliability\")"`, []string{"!README.md Reliability"}},
 	}
 	for _, c := range cases {
 		var got []string

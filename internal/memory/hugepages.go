@@ -12,7 +12,7 @@ const hugePage = 2 << 20
 // which a job asks for huge pages (HugePages): 2 MiB, about 64 hosts. A fabric that size
 // touches most of every 2 MiB it spans, so a huge page replaces ~500 first-touch faults
 // as well as TLB misses. Below it the gain is inside the noise and a smaller fabric would
-// spend most of the 4 MiB that HugePages needs at least on nothing (README
+// spend most of the 4 MiB that HugePages needs at least on nothing (performance.md
 // "Performance", huge pages).
 const HugeHeap = 2 << 20
 

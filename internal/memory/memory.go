@@ -28,7 +28,7 @@
 //   - CollectGarbage bounds the garbage of a phase that allocates per row (the sink's
 //     replay of a job's spilled rows) in bytes, whatever the collector's target.
 //
-// README "Performance" gives the measurements behind each rule.
+// performance.md "Performance" gives the measurements behind each rule.
 package memory
 
 import (

@@ -484,7 +484,7 @@ func (c *Config) SetValue(v Value) {
 }
 
 // reportFollowers are the intervals report_interval drives besides NDStatsReportInterval
-// (README "Results schema"): every interval table then has the same row spacing.
+// (schema.md "Results schema"): every interval table then has the same row spacing.
 var reportFollowers = []string{
 	"switch.SharedBufferManager.BufferStatsReportInterval",
 	"switch.LoadBalancingStatsReportInterval",

@@ -5,7 +5,7 @@
 //
 // The typed structs below are the single source of truth: the schema (paths, types,
 // defaults) is derived from their field tags and from Default(), so `rocesweep defaults`,
-// the README table and validation cannot drift apart.
+// the defaults table of docs/spec.md and validation cannot drift apart.
 //
 // Tags: `rs:"Name"` is the attribute or component name as the spec spells it; `type:"..."`
 // overrides the type derived from the Go type (e.g. queuesize); `doc:"..."` is a one-line

@@ -140,7 +140,7 @@ func ParseBytes(s string) (Bytes, error) {
 	}
 	r, err := exactNumber(num)
 	if err != nil {
-		return 0, fmt.Errorf("size: %v", err)
+		return 0, fmt.Errorf("size: %w", err)
 	}
 	if r.Sign() < 0 {
 		return 0, errors.New("negative size (nic.md §15 rule 5)")
@@ -166,7 +166,7 @@ func ParseTime(s string, bareSeconds bool) (sim.Time, error) {
 	}
 	r, err := exactNumber(num)
 	if err != nil {
-		return 0, fmt.Errorf("time: %v", err)
+		return 0, fmt.Errorf("time: %w", err)
 	}
 	mult := int64(-1)
 	for _, u := range timeUnits {
@@ -233,7 +233,7 @@ func ParseRate(s string) (Rate, error) {
 	// Multiply through the decimal text so 31.52Gbps is exactly 31,520,000,000 bit/s.
 	r, err := exactNumber(num)
 	if err != nil {
-		return 0, fmt.Errorf("rate: %v", err)
+		return 0, fmt.Errorf("rate: %w", err)
 	}
 	r.Mul(r, new(big.Rat).SetFloat64(mult))
 	v, _ := r.Float64()

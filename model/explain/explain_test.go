@@ -278,7 +278,7 @@ func TestTierUplinks(t *testing.T) {
 	}
 }
 
-// A lossy incast with every source of desynchronisation off is warned about (README
+// A lossy incast with every source of desynchronisation off is warned about (spec.md
 // "Desynchronised senders"); a lossless incast, or either setting on, is not.
 func TestPhaseLockWarning(t *testing.T) {
 	lossy := []string{"workload.data_tc=2", "nic.IngressBufferManager.PoolAllocationVector=[0.8, 0.1, 0.1, 0, 0, 0, 0, 0]",

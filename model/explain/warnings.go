@@ -149,7 +149,7 @@ func TCs(tcs []int) string {
 
 // phaseLockWarnings warns when a lossy data class receives an incast while every source
 // of desynchronisation is off: NICs at exactly one rate phase-lock, simultaneous arrivals
-// are served in a fixed order, and the same senders lose every packet (README
+// are served in a fixed order, and the same senders lose every packet (spec.md
 // "Desynchronised senders"). Start jitter alone does not break it.
 func phaseLockWarnings(ws *warnings, cfg *config.Config) {
 	n := &cfg.NIC
@@ -169,7 +169,7 @@ func phaseLockWarnings(ws *warnings, cfg *config.Config) {
 		if cfg.Workload.Kind == "mix" {
 			name = fmt.Sprintf("workload.mix.%d", i)
 		}
-		ws.add(name, `README "Desynchronised senders"`, fmt.Sprintf("%s: an incast on lossy data_tc %d with every source of desynchronisation off (nic.ClockTolerancePpm and nic.TxJitter are 0): senders phase-lock, a fixed set of them loses every packet and waits for the retransmission timer; set e.g. nic.ClockTolerancePpm=100 and nic.TxJitter=5ns (README \"Desynchronised senders\")", name, w.DataTC))
+		ws.add(name, `docs/spec.md "Desynchronised senders"`, fmt.Sprintf("%s: an incast on lossy data_tc %d with every source of desynchronisation off (nic.ClockTolerancePpm and nic.TxJitter are 0): senders phase-lock, a fixed set of them loses every packet and waits for the retransmission timer; set e.g. nic.ClockTolerancePpm=100 and nic.TxJitter=5ns (docs/spec.md \"Desynchronised senders\")", name, w.DataTC))
 	}
 }
 

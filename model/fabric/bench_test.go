@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// htsimScenarios are the four reference jobs of the README's Performance section, the same topology and bytes as
+// htsimScenarios are the four reference jobs of docs/performance.md, the same topology and bytes as
 // htsim's published runs (configs/bench/*.yaml are the same jobs as `rocesweep sim`
 // specs; scripts/bench.sh times those as whole processes).
 var htsimScenarios = []struct {

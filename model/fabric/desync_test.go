@@ -94,7 +94,7 @@ func (tl senderTimeline) brief(cp int) string {
 	return fmt.Sprintf("KiB by 200us %v, done by 200us %d/8, NAK recoveries %d, timeouts %d, drops %d, drained %v", shares, fin, naks, rtos, tl.drops, tl.end)
 }
 
-// TestLossyIncastDesync is the measurement behind README "Desynchronised senders": an
+// TestLossyIncastDesync is the measurement behind spec.md "Desynchronised senders": an
 // 8→1 incast on a lossy class at LossyAlpha 1. With exact timing every NIC sends at one
 // rate and simultaneous arrivals are served in a fixed order, so the same senders win
 // every freed buffer slot: two finish within 200 us, the other six lose every packet
@@ -113,7 +113,7 @@ func TestLossyIncastDesync(t *testing.T) {
 		t.Logf("seed %s realism: %s\n%s", seed, real.brief(1), real)
 		lo, hi := minMax(exact, 1)
 		if hi != 1<<20 || lo > 150<<10 {
-			t.Errorf("seed %s exact timing: per-sender bytes by 200 us in [%d, %d]: the phase-lock artifact is gone; update README \"Desynchronised senders\"", seed, lo, hi)
+			t.Errorf("seed %s exact timing: per-sender bytes by 200 us in [%d, %d]: the phase-lock artifact is gone; update docs/spec.md \"Desynchronised senders\"", seed, lo, hi)
 		}
 		lo, hi = minMax(real, 1)
 		if float64(hi) > 1.25*float64(lo) {

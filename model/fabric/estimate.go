@@ -14,7 +14,7 @@ import (
 // Estimate is what a job will need, worked out from its config alone before it runs
 // (validate and run refuse a job above a memory limit by it): its peak memory and a rough event count. The
 // memory model is a sum of the parts a job holds at once, each with a per-item cost
-// measured on configs/ and configs/bench/ (README "Reliability" gives the estimate's error
+// measured on configs/ and configs/bench/ (reliability.md "Reliability" gives the estimate's error
 // there); events are ~4 per data packet per hop plus the periodic reports. Every figure
 // is a closed form of the topology's shape (topo.ShapeConfig), so estimating a job costs
 // the same at any size: nothing is wired and no route is computed.
@@ -126,7 +126,7 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 	e.DiskBytes = int64(math.Min(e.Rows*diskPerRow, math.MaxInt64/2))
 	// Cables a data packet crosses: 2 in a star (NIC, switch, NIC), 4 taken for the
 	// multi-tier kinds (a fat tree's paths are 2, 4 or 6 cables; its permutation averages
-	// ~15.4 events per data packet, README "Performance").
+	// ~15.4 events per data packet, performance.md "Performance").
 	hops := 2.0
 	if e.Switches > 1 {
 		hops = 4
@@ -141,7 +141,7 @@ func EstimateJob(cfg *config.Config) (Estimate, error) {
 }
 
 // EventsPerSecond is the rate CPUSec assumes: the bench jobs ran 3.4 to 14.2 M events/s
-// on one core (README "Performance"), so a job may take up to three times longer.
+// on one core (performance.md "Performance"), so a job may take up to three times longer.
 const EventsPerSecond = 10e6
 
 // hostLineRate is the rate of a host's cable, which Build gives every host alike: the

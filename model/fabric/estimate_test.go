@@ -46,7 +46,7 @@ func TestEstimateBoundedWork(t *testing.T) {
 	}
 	var herr error
 	_, bytes := allocated(func() { _, herr = EstimateJob(&huge) })
-	want := `topology.k: a fat tree of k = 100 has 250,000 hosts; at most 65,536 (README "Limits")`
+	want := `topology.k: a fat tree of k = 100 has 250,000 hosts; at most 65,536 (docs/reliability.md "Limits")`
 	if herr == nil || herr.Error() != want {
 		t.Errorf("k = 100: %v, want %q", herr, want)
 	}

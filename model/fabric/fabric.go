@@ -110,7 +110,7 @@ type Fabric struct {
 	lastTierHop [3]int64
 	stopReason  string
 	// reports counts the periodic-record events: the summary's events leave them out, so
-	// a record setting changes no summary metric (README "Seeds and common random numbers").
+	// a record setting changes no summary metric (spec.md "Seeds and common random numbers").
 	reports int64
 
 	// Collectives (collective.go): runs driven by completions. Their messages

@@ -42,11 +42,11 @@ func TestValidateChecksWhatJobsNeed(t *testing.T) {
 		// job then failed "packet generation blocked for good".
 		{"data_tc without an egress pool", []string{"workload.data_tc=2"},
 			"workload.data_tc: data TC 2 has no NIC egress pool (nic.NetworkInterface.EgressBufferManager.PoolAllocationVector [0.9, 0.1, 0, 0, 0, 0, 0, 0]"},
-		// README "Limits": estimated in closed form; the largest fat tree passes, a larger
+		// reliability.md "Limits": estimated in closed form; the largest fat tree passes, a larger
 		// one is refused by its size.
 		{"fat tree k = 64", []string{"topology.kind=fat-tree", "topology.k=64", "workload.kind=permutation"}, ""},
 		{"fat tree k = 100", []string{"topology.kind=fat-tree", "topology.k=100", "workload.kind=permutation"},
-			`topology.k: a fat tree of k = 100 has 250,000 hosts; at most 65,536 (README "Limits")`},
+			`topology.k: a fat tree of k = 100 has 250,000 hosts; at most 65,536 (docs/reliability.md "Limits")`},
 	} {
 		c := config.Default()
 		c.Duration = 100_000_000 // 100 us

@@ -7,7 +7,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/config"
 )
 
-// The largest fabric a job may have (README "Limits"). Each bounds one cost that grows
+// The largest fabric a job may have (reliability.md "Limits"). Each bounds one cost that grows
 // with the fabric: a NIC per host, a switch port's queues and counters, and the routing
 // tables, one entry per switch and rack switch (routing.go), which a job builds in
 // O(rack switches × (switches + ports)). Build and ShapeOf refuse a topology beyond any of
@@ -95,7 +95,7 @@ func shapeOf(t config.Topology, rack *config.Switch) (Shape, int, error) {
 			u = int(rack.NumUpLinksPerSwitch)
 		}
 		if n := mul(t.Leaves, t.HostsPerLeaf); n > MaxHosts {
-			return s, 0, fmt.Errorf("topology: a leaf-spine of %s leaves × %s hosts_per_leaf has %s hosts; at most %s (README \"Limits\")",
+			return s, 0, fmt.Errorf("topology: a leaf-spine of %s leaves × %s hosts_per_leaf has %s hosts; at most %s (docs/reliability.md \"Limits\")",
 				config.Commas(int64(t.Leaves)), config.Commas(int64(t.HostsPerLeaf)), commas(n), config.Commas(MaxHosts))
 		}
 		if n := float64(t.HostsPerLeaf) + mul(t.Spines, u); n > maxPortID {
@@ -110,11 +110,11 @@ func shapeOf(t config.Topology, rack *config.Switch) (Shape, int, error) {
 		s = Shape{Hosts: hosts, Switches: t.Spines + t.Leaves, SwitchPorts: hosts + 2*up, Cables: hosts + up,
 			RackSwitches: t.Leaves, HostsPerRack: t.HostsPerLeaf, FirstRack: t.Spines}
 		if s.SwitchPorts > MaxSwitchPorts {
-			return s, 0, fmt.Errorf("topology: a leaf-spine of %s leaves, %s spines and %d uplinks per leaf–spine pair has %s switch ports; at most %s (README \"Limits\")",
+			return s, 0, fmt.Errorf("topology: a leaf-spine of %s leaves, %s spines and %d uplinks per leaf–spine pair has %s switch ports; at most %s (docs/reliability.md \"Limits\")",
 				config.Commas(int64(t.Leaves)), config.Commas(int64(t.Spines)), u, config.Commas(int64(s.SwitchPorts)), config.Commas(MaxSwitchPorts))
 		}
 		if n := s.RouteEntries(); n > MaxRouteEntries {
-			return s, 0, fmt.Errorf("topology: a leaf-spine of %s leaves and %s spines routes from %s switches to %s rack switches: %s route entries; at most %s (README \"Limits\")",
+			return s, 0, fmt.Errorf("topology: a leaf-spine of %s leaves and %s spines routes from %s switches to %s rack switches: %s route entries; at most %s (docs/reliability.md \"Limits\")",
 				config.Commas(int64(t.Leaves)), config.Commas(int64(t.Spines)), config.Commas(int64(s.Switches)), config.Commas(int64(s.RackSwitches)),
 				config.Commas(n), config.Commas(MaxRouteEntries))
 		}
@@ -124,7 +124,7 @@ func shapeOf(t config.Topology, rack *config.Switch) (Shape, int, error) {
 			return s, 0, fmt.Errorf("topology.k: must be an even number >= 2, got %d", k)
 		}
 		if n := float64(k) * float64(k) * float64(k) / 4; n > MaxHosts {
-			return s, 0, fmt.Errorf("topology.k: a fat tree of k = %d has %s hosts; at most %s (README \"Limits\")", k, commas(n), config.Commas(MaxHosts))
+			return s, 0, fmt.Errorf("topology.k: a fat tree of k = %d has %s hosts; at most %s (docs/reliability.md \"Limits\")", k, commas(n), config.Commas(MaxHosts))
 		}
 		// k³/4 ≤ 2^16, so k ≤ 64 and every product below fits an int. Each switch has k
 		// ports; (k/2)² spines, k pods of k/2 fabric and k/2 rack switches.

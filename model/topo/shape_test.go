@@ -55,18 +55,18 @@ func TestShapeLimits(t *testing.T) {
 		want string // "" = accepted
 	}{
 		{config.Topology{Kind: "fat-tree", K: 64}, ""},
-		{config.Topology{Kind: "fat-tree", K: 66}, `topology.k: a fat tree of k = 66 has 71,874 hosts; at most 65,536 (README "Limits")`},
-		{config.Topology{Kind: "fat-tree", K: 100}, `topology.k: a fat tree of k = 100 has 250,000 hosts; at most 65,536 (README "Limits")`},
+		{config.Topology{Kind: "fat-tree", K: 66}, `topology.k: a fat tree of k = 66 has 71,874 hosts; at most 65,536 (docs/reliability.md "Limits")`},
+		{config.Topology{Kind: "fat-tree", K: 100}, `topology.k: a fat tree of k = 100 has 250,000 hosts; at most 65,536 (docs/reliability.md "Limits")`},
 		{config.Topology{Kind: "fat-tree", K: 1 << 40}, `topology.k: a fat tree of k = 1099511627776 has 3.323e+35 hosts; at most 65,536`},
 		{config.Topology{Kind: "leaf-spine", Leaves: 1024, Spines: 64, HostsPerLeaf: 64, UplinksPerSpine: 1}, ""},
 		{config.Topology{Kind: "leaf-spine", Leaves: 2000, Spines: 8, HostsPerLeaf: 40, UplinksPerSpine: 1},
-			`topology: a leaf-spine of 2,000 leaves × 40 hosts_per_leaf has 80,000 hosts; at most 65,536 (README "Limits")`},
+			`topology: a leaf-spine of 2,000 leaves × 40 hosts_per_leaf has 80,000 hosts; at most 65,536 (docs/reliability.md "Limits")`},
 		{config.Topology{Kind: "leaf-spine", Leaves: 1 << 32, Spines: 1, HostsPerLeaf: 1 << 32, UplinksPerSpine: 1},
 			`has 1.845e+19 hosts; at most 65,536`},
 		{config.Topology{Kind: "leaf-spine", Leaves: 64, Spines: 512, HostsPerLeaf: 16, UplinksPerSpine: 32},
-			`topology: a leaf-spine of 64 leaves, 512 spines and 32 uplinks per leaf–spine pair has 2,098,176 switch ports; at most 1,048,576 (README "Limits")`},
+			`topology: a leaf-spine of 64 leaves, 512 spines and 32 uplinks per leaf–spine pair has 2,098,176 switch ports; at most 1,048,576 (docs/reliability.md "Limits")`},
 		{config.Topology{Kind: "leaf-spine", Leaves: 8192, Spines: 8, HostsPerLeaf: 8, UplinksPerSpine: 1},
-			`topology: a leaf-spine of 8,192 leaves and 8 spines routes from 8,200 switches to 8,192 rack switches: 67,174,400 route entries; at most 16,777,216 (README "Limits")`},
+			`topology: a leaf-spine of 8,192 leaves and 8 spines routes from 8,200 switches to 8,192 rack switches: 67,174,400 route entries; at most 16,777,216 (docs/reliability.md "Limits")`},
 		{config.Topology{Kind: "star", Hosts: 40000}, "topology: Rack-0.RackSwitch has 40000 ports, more than a port id holds (32767)"},
 		{config.Topology{Kind: "leaf-spine", Leaves: 2, Spines: 1 << 40, HostsPerLeaf: 2, UplinksPerSpine: 1 << 40}, "ports (max 32767)"},
 	} {

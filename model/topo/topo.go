@@ -255,7 +255,7 @@ func (b *builder) finish() error {
 
 // Build wires the topology t with the port rates and delays of sw and nic and computes
 // the routing tables. Errors name the topology key and value; a fabric beyond MaxHosts,
-// MaxSwitchPorts or MaxRouteEntries is refused (README "Limits").
+// MaxSwitchPorts or MaxRouteEntries is refused (reliability.md "Limits").
 //
 // Kinds:
 //   - star: one rack switch (tier 2) with `hosts` NICs.

@@ -61,7 +61,7 @@ func ParseCDF(name string, r io.Reader) (*CDF, error) {
 		c.Pct = append(c.Pct, pct)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
 	if len(c.Size) == 0 {
 		return nil, fmt.Errorf("%s: no points", name)
@@ -91,14 +91,14 @@ func LoadCDF(dir fs.FS, name string) (*CDF, error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("workload.distribution: unknown distribution %q (known: %s)", name, strings.Join(Known(dir), ", "))
 			}
-			return nil, fmt.Errorf("workload.distribution: %v", err)
+			return nil, fmt.Errorf("workload.distribution: %w", err)
 		}
 		defer f.Close()
 		return ParseCDF(name+".txt", f)
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("workload.distribution: %v", err)
+		return nil, fmt.Errorf("workload.distribution: %w", err)
 	}
 	defer f.Close()
 	return ParseCDF(name, f)

@@ -117,7 +117,7 @@ func stream(elem, sub int) uint64 {
 
 // jitterStream is the sub-stream of an element's start jitter: its own stream, so that
 // turning jitter on or changing it never moves the element's other draws (the
-// permutation's derangement) and the reverse (README "Seeds and common random numbers").
+// permutation's derangement) and the reverse (spec.md "Seeds and common random numbers").
 const jitterStream = 0xFFFFFFFF
 
 func (g *gen) element(elem int, path string, w config.Workload) error {

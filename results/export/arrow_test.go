@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/export"
-	"github.com/rocesweep/rocesweep/results/resultstest"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // A sweep written as Arrow IPC parts exports to the same CSV bytes as the same sweep
@@ -16,8 +16,8 @@ import (
 func TestCSVSameFromArrow(t *testing.T) {
 	s := resultstest.Grid([]float64{0.25, 1, 4}, []float64{200e3, 700e3}, 2, true)
 	s.Intervals = 3
-	csvs := map[sink.Format]map[string][]byte{}
-	for _, f := range []sink.Format{sink.Parquet, sink.Arrow} {
+	csvs := map[results.Format]map[string][]byte{}
+	for _, f := range []results.Format{results.Parquet, results.Arrow} {
 		dir := filepath.Join(t.TempDir(), "res")
 		if err := resultstest.WriteFormat(dir, s, f); err != nil {
 			t.Fatal(err)
@@ -33,8 +33,8 @@ func TestCSVSameFromArrow(t *testing.T) {
 			}
 		}
 	}
-	for table, want := range csvs[sink.Parquet] {
-		if got := csvs[sink.Arrow][table]; !bytes.Equal(got, want) {
+	for table, want := range csvs[results.Parquet] {
+		if got := csvs[results.Arrow][table]; !bytes.Equal(got, want) {
 			t.Errorf("%s.csv from Arrow differs from Parquet's:\n%s\nwant\n%s", table, got, want)
 		}
 	}

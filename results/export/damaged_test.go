@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/export"
-	"github.com/rocesweep/rocesweep/results/resultstest"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // copyTree copies the regular files and folders of src into dst.
@@ -48,9 +47,9 @@ func FuzzDamagedParts(f *testing.F) {
 	base := f.TempDir()
 	tmpl := map[bool]string{}
 	for _, arrow := range []bool{false, true} {
-		format := sink.Parquet
+		format := results.Parquet
 		if arrow {
-			format = sink.Arrow
+			format = results.Arrow
 		}
 		dir := filepath.Join(base, string(format))
 		if err := resultstest.WriteFormat(dir, resultstest.Grid([]float64{0.5, 1}, []float64{200e3}, 2, true), format); err != nil {
@@ -105,14 +104,14 @@ func FuzzDamagedParts(f *testing.F) {
 				}
 				return
 			}
-			var de *sink.DamagedPartError
+			var de *results.DamagedPartError
 			if !errors.As(err, &de) || de.Path != part {
 				t.Fatalf("%s of %s with %d bytes changed (cut %v): %v, want the part named as damaged", what, part, len(edit), cut, err)
 			}
 		}
 		if len(data) != len(orig) {
 			// Another size: the commit is left out whole, its jobs named as missing.
-			c, err := sink.ReadCommitted(dir)
+			c, err := results.ReadCommitted(dir)
 			if err != nil || len(c.Damaged) == 0 {
 				t.Fatalf("a part cut to %d of %d bytes: ReadCommitted: %v, %+v", len(data), len(orig), err, c)
 			}

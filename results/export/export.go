@@ -21,7 +21,6 @@ import (
 
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Subdir is the folder of DIR that holds the CSV files.
@@ -103,11 +102,11 @@ func CSVTo(dir, outDir, table string) (path string, rows int, err error) {
 }
 
 // writeAnyPart appends the rows of a committed part file, Parquet or Arrow IPC by its
-// extension, to w, after checking its size and checksum (sink.CheckPart). A file whose
-// bytes do not match or do not decode is a *sink.DamagedPartError naming it, never a
+// extension, to w, after checking its size and checksum (results.CheckPart). A file whose
+// bytes do not match or do not decode is a *results.DamagedPartError naming it, never a
 // panic.
-func writeAnyPart(w *csv.Writer, part sink.Part, header *[]string, first *string) (rows int, err error) {
-	if err := sink.CheckPart(part); err != nil {
+func writeAnyPart(w *csv.Writer, part results.Part, header *[]string, first *string) (rows int, err error) {
+	if err := results.CheckPart(part); err != nil {
 		return 0, err
 	}
 	path := part.Path
@@ -115,7 +114,7 @@ func writeAnyPart(w *csv.Writer, part sink.Part, header *[]string, first *string
 	if results.IsArrow(path) {
 		write = writeArrowPart
 	}
-	err = sink.GuardPart(path, func() (err error) {
+	err = results.GuardPart(path, func() (err error) {
 		rows, err = write(w, path, header, first)
 		return err
 	})
@@ -137,7 +136,7 @@ func writePart(w *csv.Writer, path string, header *[]string, first *string) (int
 	}
 	pf, err := parquet.OpenFile(f, st.Size())
 	if err != nil {
-		return 0, sink.Damaged(path, err)
+		return 0, results.Damaged(path, err)
 	}
 	var names []string
 	for _, l := range pf.Schema().Columns() {
@@ -176,7 +175,7 @@ func writePart(w *csv.Writer, path string, header *[]string, first *string) (int
 			return rows, nil
 		}
 		if err != nil {
-			return 0, sink.Damaged(path, err)
+			return 0, results.Damaged(path, err)
 		}
 	}
 }

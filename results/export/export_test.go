@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/results/export"
-	"github.com/rocesweep/rocesweep/results/resultstest"
 )
 
 // Every table exports to DIR/csv/<table>.csv with the Parquet's columns as header and

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rocesweep/rocesweep/internal/resultstest"
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/export"
-	"github.com/rocesweep/rocesweep/results/resultstest"
-	"github.com/rocesweep/rocesweep/sink"
 )
 
 // A text cell a spreadsheet would evaluate (issue 38: cells beginning with =, +, -, @
@@ -18,7 +18,7 @@ import (
 func TestCSVFormulaCellsQuoted(t *testing.T) {
 	errs := []string{"=HYPERLINK(\"http://x\",\"y\")", "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A2)", "\tx", "\rx", "plain", "a=b"}
 	want := []string{"'=HYPERLINK(\"http://x\",\"y\")", "'+cmd|' /C calc'!A0", "'-2+3", "'@SUM(A1:A2)", "'\tx", "'\rx", "plain", "a=b"}
-	for _, format := range []sink.Format{sink.Parquet, sink.Arrow} {
+	for _, format := range []results.Format{results.Parquet, results.Arrow} {
 		t.Run(string(format), func(t *testing.T) {
 			s := resultstest.Grid([]float64{-0.5, 1}, []float64{200e3, 700e3}, 2, false)
 			for i := range s.Jobs {

@@ -8,8 +8,8 @@
 //	duckdiff files DIR        # the committed files of DIR, one per line (TABLE/part-...)
 //
 // Only committed files are read: the files that the closing lines of DIR's journals
-// name, less withdrawn commits, found with the README's query ("Reliability", the block
-// after <!-- duckdb: committed-files -->; TestDuckDBDiffQueryIsTheREADMEs keeps the two
+// name, less withdrawn commits, found with the documented query (docs/reliability.md
+// "Reliability", the block after <!-- duckdb: committed-files -->; TestDuckDBDiffQueryIsTheDocs keeps the two
 // equal), so strays in a table folder are never counted. For every table (jobs and each
 // record table) both ways of
 //
@@ -44,7 +44,7 @@ import (
 // set as scripts/rowsdiff).
 var machine = []string{"wall_sec", "events_per_sec", "time_utc"}
 
-// committedQuery is the README's committed-files query with DIR and the table left as
+// committedQuery is docs/reliability.md's committed-files query with DIR and the table left as
 // placeholders: the files that the commits of every shard's journal name, less
 // withdrawn commits, of one table.
 const committedQuery = `SET VARIABLE committed = (
@@ -94,7 +94,7 @@ func fail(err error) {
 
 func tables() []string { return append([]string{"jobs"}, results.Tables...) }
 
-// committed returns DIR's committed files of table, by the README's query.
+// committed returns DIR's committed files of table, by docs/reliability.md's query.
 func committed(db *sql.DB, dir, table string) ([]string, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, err

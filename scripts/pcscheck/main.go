@@ -1,5 +1,5 @@
 // Command pcscheck measures how often a study's selection is right: the probability of
-// correct selection (README "Selecting the best point") by macro-replications over a
+// correct selection (studies.md "Selecting the best point") by macro-replications over a
 // fixed design whose many replicates stand for the truth.
 //
 //	rocesweep run configs/quickstart.yaml --select=false --set replicates=2400 -o TRUTH

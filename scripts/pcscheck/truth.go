@@ -8,7 +8,7 @@ import (
 	"github.com/rocesweep/rocesweep/selection"
 )
 
-// Feasibility classes of the truth (README "Selecting the best point": a tolerance
+// Feasibility classes of the truth (studies.md "Selecting the best point": a tolerance
 // zone between what must be accepted and what must be refused).
 const (
 	desirable    = iota // must not be refused

@@ -8,7 +8,7 @@ import (
 
 // String formats the interval as people read it: "36.1k ± 2.1k", "82.84 ± 0.37", "5 ± 0",
 // "8.620 ± 0.00026". The half-width gets two significant digits and the mean the same
-// number of decimals, but never more than four significant digits (README "Numbers"):
+// number of decimals, but never more than four significant digits (spec.md "Replicates as statistics"):
 // a mean known more finely than that shows four; both share the mean's k/M/G scale
 // (from 10,000, 10 M, 10 G up). An unknown interval
 // (one replicate) prints the mean alone with four significant digits; no value is "-".

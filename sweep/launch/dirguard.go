@@ -12,7 +12,6 @@ import (
 
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -23,7 +22,7 @@ import (
 // one. Runs started together are thus decided one after the other: the second of two
 // different plans, or of two shard counts, is refused, whatever the timing. --force
 // accepts another plan or shard count, as before.
-func claimDir(p *sweep.Plan, o Options, start time.Time, tables []sink.Table) error {
+func claimDir(p *sweep.Plan, o Options, start time.Time, tables []results.Schema) error {
 	fsys := o.FS
 	if fsys == nil {
 		fsys = dirfs.OS{}
@@ -63,7 +62,7 @@ func claimDir(p *sweep.Plan, o Options, start time.Time, tables []sink.Table) er
 // symbolic link (docs/results.md §9): the directory itself, its manifest, this shard's
 // journal and lock, its spill folder, or a table folder. The sink and the spill check
 // each file as they open it; this check names the link before anything is written.
-func refuseLinks(o Options, tables []sink.Table) error {
+func refuseLinks(o Options, tables []results.Schema) error {
 	names := []string{"", results.ManifestFile, dirfs.JournalName(o.Shard.Tag()), filepath.Base(dirfs.LockName(o.Dir, o.Shard.Tag())),
 		filepath.Base(spillDir(o.Dir, o.Shard))}
 	for _, t := range tables {

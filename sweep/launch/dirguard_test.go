@@ -14,7 +14,7 @@ import (
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 )
@@ -183,7 +183,7 @@ func TestFullDiskReportMatchesJournal(t *testing.T) {
 		if err == nil {
 			t.Fatalf("budget %d: the disk did not fill", budget)
 		}
-		done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+		done, err := journal.Read(nil, filepath.Join(dir, "journal.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}

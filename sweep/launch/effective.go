@@ -65,7 +65,7 @@ func EffectiveConfig(dir string) ([]Setting, error) {
 		}
 		out = append(out, Setting{Name: a.Path, Value: v})
 	}
-	// Tier blocks (README "Per-tier switches and cables"): what each sets, then the
+	// Tier blocks (spec.md "Per-tier switches and cables"): what each sets, then the
 	// swept tier attributes.
 	for tier, name := range config.TierNames {
 		for _, kv := range cfg.TierSettings(tier) {

@@ -14,6 +14,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -209,7 +210,7 @@ func TestInvalidDecidedAgain(t *testing.T) {
 		t.Fatalf("resume under the same budget: %v, %d ok, %d invalid, %d skipped; want 6 skipped", err, rep.OK, rep.Invalid, rep.Skipped)
 	}
 	// --retry invalid, still invalid: recorded anew, nothing else runs.
-	rep, err = Run(context.Background(), p, emittingJob(20), Options{Dir: dir, Workers: 2, SkipInvalid: true, Resume: true, Retry: []string{"invalid"}})
+	rep, err = Run(context.Background(), p, emittingJob(20), Options{Dir: dir, Workers: 2, SkipInvalid: true, Resume: true, Retry: []journal.JobStatus{journal.StatusInvalid}})
 	if err != nil || rep.OK != 0 || rep.Invalid != 1 || rep.Skipped != 5 {
 		t.Fatalf("--retry invalid: %v, %d ok, %d invalid, %d skipped; want 0, 1 and 5", err, rep.OK, rep.Invalid, rep.Skipped)
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/rocesweep/rocesweep/results/dirfs"
 )
 
-// One rule says what is the machine and what is the job (README "Reliability: how jobs
-// run"). A job fails, and is recorded failed or timeout, only for what the job itself
+// One rule says what is the machine and what is the job (reliability.md
+// "Reliability: how jobs run"). A job fails, and is recorded failed or timeout, only for what the job itself
 // does: its simulation's error or panic, its memory above --max-mem-per-job, its wall
 // time above --max-wall-per-job, its rows above an explicit --max-disk-per-job. Every
 // other way a job can end without its result is the machine: a resource it lacks (disk

@@ -16,7 +16,6 @@ import (
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/selection"
-	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -25,7 +24,7 @@ import (
 // (docs/results.md; results.Manifest is the file's one type).
 
 // manifestOf is the manifest a run of plan p with options o writes.
-func manifestOf(p *sweep.Plan, o Options, start time.Time, tables []sink.Table) *results.Manifest {
+func manifestOf(p *sweep.Plan, o Options, start time.Time, tables []results.Schema) *results.Manifest {
 	m := &results.Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets, Grids: p.Spec.Grids,
 		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: model.Version,
 		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1),
@@ -44,7 +43,7 @@ func manifestOf(p *sweep.Plan, o Options, start time.Time, tables []sink.Table) 
 // dir has no manifest.json, or one of the same plan, model version and format f; else an
 // error naming dir and the difference. Launchers (rocesweep slurm) call it so that a
 // mismatch is refused before any task is submitted rather than by every task.
-func CheckDir(p *sweep.Plan, dir string, f sink.Format) error {
+func CheckDir(p *sweep.Plan, dir string, f results.Format) error {
 	return checkManifest(p, Options{Dir: dir, Format: f})
 }
 
@@ -154,7 +153,7 @@ func axisColumns(axes []*specfile.Axis) []string {
 // or over an old one with --force or --extend (the extended plan), or when this run asks
 // another question of the same plan (another objective, or a selection where a fixed
 // design ran): readers must see what the results now answer.
-func writeManifest(p *sweep.Plan, o Options, start time.Time, tables []sink.Table) error {
+func writeManifest(p *sweep.Plan, o Options, start time.Time, tables []results.Schema) error {
 	name := filepath.Join(o.Dir, results.ManifestFile)
 	if m, err := results.ReadManifestFS(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) &&
 		sameQuestion(m, p.Spec.Objective, o.Selection) {

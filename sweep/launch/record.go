@@ -8,7 +8,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/sink"
+	"github.com/rocesweep/rocesweep/results/journal"
 )
 
 // Recording: the one goroutine that owns the sink writes each finished job's rows, its
@@ -122,10 +122,10 @@ func (r *runner) record(o outcome) error {
 			return err
 		}
 	}
-	if err := r.w.Write("jobs", r.jt.row(o.job, o.status, o.err, sum)); err != nil {
+	if err := r.w.Write("jobs", r.jt.row(o.job, string(o.status), o.err, sum)); err != nil {
 		return err
 	}
-	if err := r.w.JobDone(sink.JobLine{ID: o.job.ID, Status: o.status}); err != nil {
+	if err := r.w.JobDone(journal.JobLine{ID: o.job.ID, Status: o.status}); err != nil {
 		return err
 	}
 	if alone || r.stopped() {

@@ -19,7 +19,7 @@ import (
 // written and read by the same binary, so it describes nothing of its types: gob did,
 // and its decoder allocated every batch anew (its message buffer, each row's strings),
 // about a thousand bytes of garbage a row that a long job's replay paid in collections
-// and in heap pages touched (README, "Performance").
+// and in heap pages touched (performance.md "Performance").
 //
 // rowEncoder appends to one reused buffer and rowDecoder decodes into the memory of the
 // last batch it decoded, with each string column's values interned, so that a replay

@@ -17,7 +17,9 @@ import (
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -63,10 +65,10 @@ type Options struct {
 	// records this plan in its manifest; with Resume only the jobs it lacks run.
 	Extend      bool
 	SkipInvalid bool // record invalid jobs with status invalid instead of refusing the sweep
-	Format      sink.Format
+	Format      results.Format
 	// Retry, with Resume, runs the jobs recorded with these statuses (failed, timeout)
 	// again (sink.Options.Retry).
-	Retry []string
+	Retry []journal.JobStatus
 	// Selection, when not nil, marks the run as a sequential selection with these
 	// settings (defaults applied); manifest.json records them (sweep/study).
 	Selection *selection.Config
@@ -127,7 +129,7 @@ func (e *SetupError) Unwrap() error { return e.Err }
 
 type outcome struct {
 	job    *sweep.Job
-	status string
+	status journal.JobStatus
 	err    string
 	res    *stats.Result // its Rec holds the rows its recorder held at its end (nil from a worker)
 	spill  string        // the job's spill file (spill.go), "" if it spilled no rows
@@ -149,7 +151,7 @@ func Run(ctx context.Context, p *sweep.Plan, job JobFunc, o Options) (*Report, e
 		o.LogEvery = 5 * time.Second
 	}
 	if o.Format == "" {
-		o.Format = sink.Parquet
+		o.Format = results.Parquet
 	}
 	if o.Progress != nil {
 		o.Progress = &quietWriter{w: o.Progress}
@@ -167,7 +169,7 @@ func Run(ctx context.Context, p *sweep.Plan, job JobFunc, o Options) (*Report, e
 		}
 	}
 	jt := newJobsTable(p.Axes)
-	tables := append([]sink.Table{jt.table()}, RecordTableSchemas()...)
+	tables := append([]results.Schema{jt.table()}, RecordTableSchemas()...)
 	if err := claimDir(p, o, start, tables); err != nil {
 		return nil, &SetupError{err}
 	}
@@ -178,9 +180,9 @@ func Run(ctx context.Context, p *sweep.Plan, job JobFunc, o Options) (*Report, e
 	for _, j := range jobs {
 		byID[j.ID] = j
 	}
-	redo := func(l sink.JobLine) bool {
+	redo := func(l journal.JobLine) bool {
 		j := byID[l.ID]
-		return l.Status == "invalid" && j != nil && j.Invalid == nil
+		return l.Status == journal.StatusInvalid && j != nil && j.Invalid == nil
 	}
 	w, err := sink.Open(sink.Options{Dir: o.Dir, Format: o.Format, Shard: o.Shard.Tag(), Resume: o.Resume,
 		CommitInterval: o.CommitInterval, FS: o.FS, Retry: o.Retry, Redo: redo}, tables)
@@ -437,18 +439,18 @@ func stackHead(stack []byte) string {
 // recount makes the report's counts those of the journal, done (id → status), after a
 // failed commit: of the jobs this run took on (ran), those finished but not recorded are
 // not ok, they are lost: the summary counts what the journal holds.
-func (rep *Report) recount(done map[string]string, ran []*sweep.Job) {
+func (rep *Report) recount(done map[string]journal.JobStatus, ran []*sweep.Job) {
 	var n [4]int
 	before := rep.OK + rep.Failed + rep.Timeout + rep.Invalid
 	for _, j := range ran {
 		switch done[j.ID] {
-		case "ok":
+		case journal.StatusOK:
 			n[0]++
-		case "failed":
+		case journal.StatusFailed:
 			n[1]++
-		case "timeout":
+		case journal.StatusTimeout:
 			n[2]++
-		case "invalid":
+		case journal.StatusInvalid:
 			n[3]++
 		default:
 			delete(rep.Summaries, j)

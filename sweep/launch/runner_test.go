@@ -19,6 +19,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
@@ -62,7 +63,7 @@ type jobRow struct {
 
 func readTable[T any](t testing.TB, dir, table string) []T {
 	t.Helper()
-	rows, err := sink.ReadRows[T](dir, table)
+	rows, err := results.ReadRows[T](dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestShardsSideBySide(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	files, _ := sink.Files(dir, "jobs")
+	files, _ := results.Files(dir, "jobs")
 	for _, f := range files {
 		if !strings.Contains(filepath.Base(f), "of3-") {
 			t.Errorf("file %s does not carry its shard", f)
@@ -413,7 +414,7 @@ func TestFullDiskDuringRun(t *testing.T) {
 	if rep.Stopped != "results" {
 		t.Errorf("stopped = %q", rep.Stopped)
 	}
-	done, err := sink.ReadJournal(nil, filepath.Join(dir, "journal.jsonl"))
+	done, err := journal.Read(nil, filepath.Join(dir, "journal.jsonl"))
 	if err != nil || len(done) != serr.Done || len(done) == 0 || len(done) == 24 {
 		t.Fatalf("journal holds %d jobs (%v), error said %d", len(done), err, serr.Done)
 	}
@@ -428,10 +429,10 @@ func TestArrowFormat(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec, "replicates=1")
 	dir := t.TempDir()
-	if _, err := run(t, p, testJob, launch.Options{Dir: dir, Format: sink.Arrow}); err != nil {
+	if _, err := run(t, p, testJob, launch.Options{Dir: dir, Format: results.Arrow}); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := sink.Files(dir, "jobs")
+	files, _ := results.Files(dir, "jobs")
 	if len(files) == 0 || !strings.HasSuffix(files[0], ".arrow") {
 		t.Errorf("files %v", files)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -41,7 +40,7 @@ func SimPlan(file string, data []byte, sets []string) (*sweep.Plan, error) {
 // SimOptions are how Sim runs its job.
 type SimOptions struct {
 	Dir         string // the results directory; an earlier sim's results there are replaced
-	Format      sink.Format
+	Format      results.Format
 	CommandLine []string
 	// Profile, when set, starts what measures the run (sim's pprof profiles); the stop
 	// it returns runs when the job has ended, and its error fails the run.

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
@@ -38,7 +37,7 @@ func TestSimReplacesOnlyASim(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "one")
 	opts := func(d string) launch.SimOptions {
-		return launch.SimOptions{Dir: d, Format: sink.Parquet, CommandLine: []string{"rocesweep", "sim"}}
+		return launch.SimOptions{Dir: d, Format: results.Parquet, CommandLine: []string{"rocesweep", "sim"}}
 	}
 	for seed := 1; seed <= 2; seed++ {
 		p, err := launch.SimPlan(specfile.DefaultsFile, nil, []string{fmt.Sprintf("seed=%d", seed), "duration=10us"})
@@ -63,7 +62,7 @@ func TestSimReplacesOnlyASim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := launch.Run(context.Background(), p, sweeptest.Job(0), launch.Options{Dir: sweepDir, Workers: 1, Format: sink.Parquet}); err != nil {
+	if _, err := launch.Run(context.Background(), p, sweeptest.Job(0), launch.Options{Dir: sweepDir, Workers: 1, Format: results.Parquet}); err != nil {
 		t.Fatal(err)
 	}
 	one, _ := launch.SimPlan(specfile.DefaultsFile, nil, []string{"duration=10us"})

@@ -8,17 +8,16 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // RecordTableSchemas returns the record tables with their row types, in results-directory
-// order (results.RecordTables; the README's generated schema section reads them).
-func RecordTableSchemas() []sink.Table {
-	out := make([]sink.Table, len(results.RecordTables))
+// order (results.RecordTables; docs/schema.md's generated section reads them).
+func RecordTableSchemas() []results.Schema {
+	out := make([]results.Schema, len(results.RecordTables))
 	for i, t := range results.RecordTables {
-		out[i] = t.Table
+		out[i] = t.Schema
 	}
 	return out
 }
@@ -66,7 +65,7 @@ func newJobsTable(axes []*specfile.Axis) *jobsTable {
 	return jt
 }
 
-func (jt *jobsTable) table() sink.Table { return sink.DynamicTable(results.JobsTable, jt.t) }
+func (jt *jobsTable) table() results.Schema { return results.DynamicSchema(results.JobsTable, jt.t) }
 
 // row returns a one-row slice of the jobs table for job j.
 func (jt *jobsTable) row(j *sweep.Job, status, errText string, sum *stats.Summary) any {

@@ -10,7 +10,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/config"
 )
 
-// Limits of a plan (README "Reliability"). The planner checks them from the spec's axis
+// Limits of a plan (reliability.md "Reliability"). The planner checks them from the spec's axis
 // lengths, sample size and replicates before it allocates anything, so a spec of any
 // size is refused at once with the reason instead of exhausting memory.
 const (

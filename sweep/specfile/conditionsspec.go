@@ -146,7 +146,7 @@ func (s *Spec) resolveCombine() error {
 	o.Conditions = nil
 	if o.Bisect != nil {
 		// A bisection answers at each grid point: every swept axis is already one of its
-		// conditions (README "The smallest safe value: bisection"), so nothing combines.
+		// conditions (studies.md "The smallest safe value: bisection"), so nothing combines.
 		if o.Combine != "" {
 			return fmt.Errorf("%s: objective.combine: a bisection (objective.%s) answers at each condition, every swept axis being one; combine is for a selection over settings", cmp.Or(s.CombinePos, s.File), o.Bisect.Direction)
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/rocesweep/rocesweep/selection"
 )
 
-// The study's question (design.md "Sweep spec", README "The study's question"):
+// The study's question (design.md "Sweep spec", studies.md "The study's question"):
 //
 //	objective:
 //	  metric: fct_p99_usec_lossless    # a jobs metric
@@ -155,7 +155,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 	return nil
 }
 
-// parseThen reads objective.then: a secondary objective (README "Trade-offs").
+// parseThen reads objective.then: a secondary objective (studies.md "Selecting the best point": trade-offs).
 func (s *Spec) parseThen(o *selection.Objective, v *yaml.Node) error {
 	if v.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: objective.then: want a mapping with %s", pos(s.File, v), strings.Join(thenKeys, ", "))
@@ -190,7 +190,7 @@ func (s *Spec) parseThen(o *selection.Objective, v *yaml.Node) error {
 }
 
 // parsePareto reads objective.pareto: 2 or 3 metrics, each {metric, goal, indifference}
-// with an absolute indifference (README "Trade-offs").
+// with an absolute indifference (studies.md "Selecting the best point": trade-offs).
 func (s *Spec) parsePareto(o *selection.Objective, v *yaml.Node) error {
 	if v.Kind != yaml.SequenceNode || len(v.Content) < 2 || len(v.Content) > 3 {
 		return fmt.Errorf("%s: objective.pareto: want a list of 2 or 3 metrics, each {metric: M, goal: min|max, indifference: D}", pos(s.File, v))
@@ -279,7 +279,7 @@ func setSelect(c *selection.Config, key, value string) error {
 		}
 		c.MaxJobs = n
 	case "rare":
-		// A share of runs: 0.01 or 1% (README "Rare events").
+		// A share of runs: 0.01 or 1% (statistics.md §5).
 		f, err := strconv.ParseFloat(strings.TrimSuffix(value, "%"), 64)
 		if strings.HasSuffix(value, "%") {
 			f /= 100

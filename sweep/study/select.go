@@ -17,7 +17,7 @@ import (
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
-// A sequential selection (`run --select`, README "Selecting the best point") runs a
+// A sequential selection (`run --select`, studies.md "Selecting the best point") runs a
 // study in rounds: every grid point runs select.initial replicates (the plan: Expand
 // with that many replicates), then only the points still in contention run one more
 // replicate per round, until the procedure of package selection decides. The decision is

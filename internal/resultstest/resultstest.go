@@ -18,13 +18,14 @@ import (
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
 // Job is one row of the jobs table: identity, swept values (in Axes order) and metrics.
 type Job struct {
 	ID        string
-	Status    string
+	Status    journal.JobStatus
 	Error     string
 	Replicate int64
 	Seed      int64
@@ -70,19 +71,19 @@ func JobsType(axes []string) reflect.Type {
 
 // Write writes s into dir (which must be empty or missing): manifest.json, the journal,
 // jobs and, with Intervals > 0, buffer_stats, ecn_pfc_stats and nd_stats rows per job.
-func Write(dir string, s Sweep) error { return WriteFormat(dir, s, sink.Parquet) }
+func Write(dir string, s Sweep) error { return WriteFormat(dir, s, results.Parquet) }
 
 // WriteFormat is Write with the parts in format f (run --format).
-func WriteFormat(dir string, s Sweep, f sink.Format) error {
+func WriteFormat(dir string, s Sweep, f results.Format) error {
 	jt := JobsType(s.Axes)
-	tables := []sink.Table{
-		sink.DynamicTable("jobs", jt),
-		sink.TableOf[stats.BufferStats]("buffer_stats"),
-		sink.TableOf[stats.EcnPfcStats]("ecn_pfc_stats"),
-		sink.TableOf[stats.NdStats]("nd_stats"),
+	tables := []results.Schema{
+		results.DynamicSchema("jobs", jt),
+		results.SchemaOf[stats.BufferStats]("buffer_stats"),
+		results.SchemaOf[stats.EcnPfcStats]("ecn_pfc_stats"),
+		results.SchemaOf[stats.NdStats]("nd_stats"),
 	}
 	if s.Classes != nil {
-		tables = append(tables, sink.TableOf[stats.Class]("classes"))
+		tables = append(tables, results.SchemaOf[stats.Class]("classes"))
 	}
 	// Two commits, the first after half the jobs (Close makes the second): each table
 	// has two parts, so every reader merges parts as it does a run's several commits,
@@ -98,12 +99,12 @@ func WriteFormat(dir string, s Sweep, f sink.Format) error {
 		if err := writeIntervals(w, j, s.Intervals); err != nil {
 			return err
 		}
-		if s.Classes != nil && j.Status == "ok" {
+		if s.Classes != nil && j.Status == journal.StatusOK {
 			if err := w.Write("classes", s.Classes(j)); err != nil {
 				return err
 			}
 		}
-		if err := w.JobDone(sink.JobLine{ID: j.ID, Status: j.Status}); err != nil {
+		if err := w.JobDone(journal.JobLine{ID: j.ID, Status: j.Status}); err != nil {
 			return err
 		}
 		if i+1 == len(s.Jobs)/2 {
@@ -128,7 +129,7 @@ const noTimedCommit = time.Duration(math.MaxInt64)
 func WriteJob(w *sink.Writer, jt reflect.Type, j Job) error {
 	v := reflect.New(jt).Elem()
 	v.Field(0).SetString(j.ID)
-	v.Field(1).SetString(j.Status)
+	v.Field(1).SetString(string(j.Status))
 	v.Field(2).SetString(j.Error)
 	v.Field(3).SetInt(j.Replicate)
 	v.Field(4).SetInt(j.Seed)
@@ -186,7 +187,7 @@ func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
 		for _, x := range xoffs {
 			for r := 0; r < replicates; r++ {
 				n++
-				j := Job{ID: fmt.Sprintf("j%04d", n), Status: "ok", Replicate: int64(r), Seed: int64(1000 + n),
+				j := Job{ID: fmt.Sprintf("j%04d", n), Status: journal.StatusOK, Replicate: int64(r), Seed: int64(1000 + n),
 					Params: []float64{a, x}}
 				d := float64(r) * 0.01
 				j.Summary = stats.Summary{
@@ -208,7 +209,7 @@ func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
 	}
 	if failLast {
 		j := &s.Jobs[len(s.Jobs)-1]
-		j.Status, j.Error, j.Summary = "failed", "switch.md §11 rule 5: headroom exceeds TotalSharedBufferSize", stats.Summary{}
+		j.Status, j.Error, j.Summary = journal.StatusFailed, "switch.md §11 rule 5: headroom exceeds TotalSharedBufferSize", stats.Summary{}
 	}
 	return s
 }
@@ -232,11 +233,11 @@ func Copy(src, dst string, edit func(t *results.Table)) error {
 		}
 		tables = append(tables, t)
 	}
-	var st []sink.Table
+	var st []results.Schema
 	types := make([]reflect.Type, len(tables))
 	for i, t := range tables {
 		types[i] = rowType(t)
-		st = append(st, sink.DynamicTable(t.Name, types[i]))
+		st = append(st, results.DynamicSchema(t.Name, types[i]))
 	}
 	w, err := sink.Open(sink.Options{Dir: dst, CommitInterval: noTimedCommit}, st) // one commit, at Close
 	if err != nil {
@@ -274,7 +275,7 @@ func Copy(src, dst string, edit func(t *results.Table)) error {
 	if jobs := tables[0]; jobs.Name == "jobs" {
 		ids, st := jobs.Col("job_id"), jobs.Col("status")
 		for r := 0; r < jobs.Rows; r++ {
-			if err := w.JobDone(sink.JobLine{ID: ids.Str[r], Status: st.Text(r)}); err != nil {
+			if err := w.JobDone(journal.JobLine{ID: ids.Str[r], Status: journal.JobStatus(st.Text(r))}); err != nil {
 				return err
 			}
 		}

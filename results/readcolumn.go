@@ -1,4 +1,4 @@
-package sink
+package results
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 // value a row, a null one for a missing cell). A value's bytes are valid only during f.
 // Readers go column by column, page by page: parquet-go's row reader decodes every page
 // header again for each batch of rows it assembles, several times the cost
-// (results BenchmarkReadTable).
+// (BenchmarkReadTable).
 func ReadColumn(chunk parquet.ColumnChunk, f func(parquet.Value)) error {
 	pages := chunk.Pages()
 	defer pages.Close()

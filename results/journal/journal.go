@@ -1,25 +1,11 @@
-package sink
-
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"hash/crc32"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
-	"sort"
-	"strconv"
-	"strings"
-
-	"github.com/rocesweep/rocesweep/results/dirfs"
-)
-
-// # The journal, read back
+// Package journal is the journal of a results directory (docs/results.md §5): the format
+// of its lines (job, closing and void lines, each sealed by a checksum), reading a journal
+// back forgivingly (Parse), checking the files its commits name (CheckCommit, Verify), and
+// the names of the part files a commit may name (ParsePartName). Package sink writes
+// journals through it (Seal, AppendCommit, AppendVoid); package results reads them
+// through it. It knows the format, not Parquet or Arrow.
+//
+// # Closing lines
 //
 // A commit's closing line names its files and each file's size and CRC-32C (Castagnoli)
 // checksum:
@@ -36,8 +22,8 @@ import (
 // (a job id's digit) makes the line damaged rather than a record of another job.
 //
 // A journal written before line checksums has none. Such a journal is read as it is
-// (report and status accept its lines and count them as unverifiable), except by
-// Open(Resume), which treats every line without a checksum as damaged: their commits
+// (report and status accept its lines and count them as unverifiable), except by the
+// sink's Open(Resume) (ParseOptions.Strict), which treats every line without a checksum as damaged: their commits
 // do not count and their jobs run again. In a journal that has any line with a
 // checksum, a line without one is damaged for every reader.
 //
@@ -50,11 +36,50 @@ import (
 // to its closing line's count is not complete: its files are debris and its jobs run
 // again; so is a commit whose closing line names a file that is not one of its own
 // (TABLE/part-SHARD-NNNNNN.EXT with this journal's shard and the commit's number). A
-// {"void":C} line withdraws commit C (Open(Resume) appends one when C's files are
+// {"void":C} line withdraws commit C (the sink's Open(Resume) appends one when C's files are
 // missing or damaged), so its jobs count as not done and its files as debris.
+package journal
 
-// Statuses are the job statuses the journal may hold (design.md "Results directory").
-var Statuses = []string{"ok", "failed", "timeout", "invalid"}
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/rocesweep/rocesweep/results/dirfs"
+)
+
+// JobStatus is how a job ended, as its journal line and the jobs table's status column
+// record it (docs/results.md §2). It reads and writes as its text, in JSON too.
+type JobStatus string
+
+const (
+	StatusOK      JobStatus = "ok"      // the simulation ran to its end
+	StatusFailed  JobStatus = "failed"  // the simulation returned an error
+	StatusTimeout JobStatus = "timeout" // it ran longer than --max-wall-per-job
+	StatusInvalid JobStatus = "invalid" // the point breaks a validation rule, recorded by --skip-invalid
+)
+
+// Statuses are the job statuses the journal may hold, in the order the docs list them.
+var Statuses = []JobStatus{StatusOK, StatusFailed, StatusTimeout, StatusInvalid}
+
+// Known reports whether s is one of Statuses.
+func (s JobStatus) Known() bool { return slices.Contains(Statuses, s) }
+
+// JobLine is a finished job as the journal records it.
+type JobLine struct {
+	ID     string    `json:"job_id"`
+	Status JobStatus `json:"status"`
+}
 
 // FileSum is what the journal records of one committed file.
 type FileSum struct {
@@ -62,13 +87,13 @@ type FileSum struct {
 	CRC32C string `json:"crc32c,omitempty"` // 8 hex digits; "" when not known (older journals)
 }
 
-// commitInfo is a complete commit of a journal.
-type commitInfo struct {
-	n     int
-	jobs  []JobLine
-	lines []int     // 1-based journal line of each job, parallel to jobs
-	files []string  // relative to the results directory, with /
-	sums  []FileSum // parallel to files; nil in journals written before checksums
+// Commit is a complete commit of a journal.
+type Commit struct {
+	N     int
+	Jobs  []JobLine
+	Lines []int     // 1-based journal line of each job, parallel to Jobs
+	Files []string  // relative to the results directory, with /
+	Sums  []FileSum // parallel to Files; nil in journals written before checksums
 }
 
 // LineProblem is a journal line that does not count, or a commit that is not complete,
@@ -81,40 +106,32 @@ type LineProblem struct {
 	Problem string `json:"problem"`
 }
 
-// journalState is a journal read back.
-type journalState struct {
-	commits  []*commitInfo       // complete, not void, in commit order
-	complete map[int]*commitInfo // the same, by number
-	valid    int64               // bytes of the prefix that ends with the last complete commit or void line
-	last     int                 // highest commit number seen
-	damaged  []int               // 1-based numbers of lines skipped as damaged
-	problems []LineProblem       // the damaged lines and the incomplete commits, with the reason
-	unsealed []int               // lines without a checksum, accepted (a journal written before checksums)
-	broken   map[int]bool        // commits with a closing line whose job lines do not add up
-	voided   map[int]bool        // commits withdrawn by a void line
-	pending  map[int][]JobLine   // job lines of commits without a closing line
-	pendLine map[int][]int       // their line numbers
+// State is a journal read back.
+type State struct {
+	Commits  []*Commit       // complete, not void, in commit order
+	Complete map[int]*Commit // the same, by number
+	Valid    int64           // bytes of the prefix that ends with the last complete commit or void line
+	Last     int             // highest commit number seen
+	Damaged  []int           // 1-based numbers of lines skipped as damaged
+	Problems []LineProblem   // the damaged lines and the incomplete commits, with the reason
+	Unsealed []int           // lines without a checksum, accepted (a journal written before checksums)
+	Broken   map[int]bool    // commits with a closing line whose job lines do not add up
+	Voided   map[int]bool    // commits withdrawn by a void line
+
+	pending  map[int][]JobLine // job lines of commits without a closing line
+	pendLine map[int][]int     // their line numbers
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 type journalEntry struct {
 	JobID  string    `json:"job_id"`
-	Status string    `json:"status"`
+	Status JobStatus `json:"status"`
 	Commit *int      `json:"commit"`
 	Jobs   *int      `json:"jobs"`
 	Files  []string  `json:"files"`
 	Sums   []FileSum `json:"sums"`
 	Void   *int      `json:"void"`
-}
-
-func knownStatus(s string) bool {
-	for _, x := range Statuses {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // crcMember is the start of a line's checksum member; a sealed line ends with it, 8 hex
@@ -124,9 +141,36 @@ const crcMember = `,"crc":"`
 // crcTail is the length of a line's checksum member with the closing brace.
 const crcTail = len(crcMember) + 8 + len(`"}`)
 
-// sealLine returns line, one JSON object as json.Marshal writes it, with its checksum
+// AppendCommit appends the journal lines of commit n to buf: a job line per job, then
+// the closing line, each with its checksum.
+func AppendCommit(buf *bytes.Buffer, n int, jobs []JobLine, files []string, sums []FileSum) {
+	for _, j := range jobs {
+		line, _ := json.Marshal(struct {
+			JobLine
+			Commit int `json:"commit"`
+		}{j, n})
+		buf.Write(Seal(line))
+		buf.WriteByte('\n')
+	}
+	marker, _ := json.Marshal(struct {
+		Commit int       `json:"commit"`
+		Jobs   int       `json:"jobs"`
+		Files  []string  `json:"files"`
+		Sums   []FileSum `json:"sums"`
+	}{n, len(jobs), files, sums})
+	buf.Write(Seal(marker))
+	buf.WriteByte('\n')
+}
+
+// AppendVoid appends to buf the void line that withdraws commit n, with its checksum.
+func AppendVoid(buf *bytes.Buffer, n int) {
+	buf.Write(Seal(fmt.Appendf(nil, `{"void":%d}`, n)))
+	buf.WriteByte('\n')
+}
+
+// Seal returns line, one JSON object as json.Marshal writes it, with its checksum
 // member ("crc", the CRC-32C of line) added last.
-func sealLine(line []byte) []byte {
+func Seal(line []byte) []byte {
 	out := make([]byte, 0, len(line)+crcTail-1)
 	out = append(out, line[:len(line)-1]...)
 	return fmt.Appendf(out, `%s%08x"}`, crcMember, crc32.Checksum(line, castagnoli))
@@ -150,15 +194,15 @@ func unsealLine(text []byte) (body []byte, sum string, sealed bool) {
 	return body, sum, true
 }
 
-// parseOpts says how strictly parseJournal reads.
-type parseOpts struct {
-	// shard is the journal's shard ("2of3"): a closing line may name only files of that
+// ParseOptions says how strictly Parse reads.
+type ParseOptions struct {
+	// Shard is the journal's shard ("2of3"): a closing line may name only files of that
 	// shard and of its own commit number. "" checks no names.
-	shard string
-	// strict makes a line without a checksum damaged even in a journal that has none
-	// (Open(Resume): results written before line checksums cannot be verified, so their
-	// jobs run again).
-	strict bool
+	Shard string
+	// Strict makes a line without a checksum damaged even in a journal that has none
+	// (the sink's Open(Resume): results written before line checksums cannot be
+	// verified, so their jobs run again).
+	Strict bool
 }
 
 // committedRE is the form of a file a closing line names: TABLE/part-SHARD-NNNNNN.EXT.
@@ -198,12 +242,12 @@ func jobIDOf(text []byte) string {
 	return e.JobID
 }
 
-// parseJournal reads a journal (see above). A last line without a newline is a torn
+// Parse reads a journal (see above). A last line without a newline is a torn
 // write, not damage: it is ignored, and valid ends before it. A line ending in CR LF
 // (a journal converted to Windows line ends) is read without its CR: its checksum is
 // that of its content.
-func parseJournal(data []byte, opts parseOpts) *journalState {
-	st := &journalState{complete: map[int]*commitInfo{}, broken: map[int]bool{}, voided: map[int]bool{},
+func Parse(data []byte, opts ParseOptions) *State {
+	st := &State{Complete: map[int]*Commit{}, Broken: map[int]bool{}, Voided: map[int]bool{},
 		pending: map[int][]JobLine{}, pendLine: map[int][]int{}}
 	anySealed := hasSealedLine(data)
 	bad := map[int]bool{}    // commits with a damaged job line
@@ -218,8 +262,8 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 		data = data[i+1:]
 		off += int64(i + 1)
 		damage := func(problem string) {
-			st.damaged = append(st.damaged, line)
-			st.problems = append(st.problems, LineProblem{Line: line, JobID: jobIDOf(text), Problem: problem})
+			st.Damaged = append(st.Damaged, line)
+			st.Problems = append(st.Problems, LineProblem{Line: line, JobID: jobIDOf(text), Problem: problem})
 		}
 		body, sum, sealed := unsealLine(text)
 		switch {
@@ -231,12 +275,12 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 		case anySealed:
 			damage("no checksum, while other lines of the journal have one")
 			continue
-		case opts.strict:
+		case opts.Strict:
 			damage("no checksum: written before journal lines had checksums, so it cannot be verified")
 			continue
 		default:
 			body = text
-			st.unsealed = append(st.unsealed, line)
+			st.Unsealed = append(st.Unsealed, line)
 		}
 		var e journalEntry
 		if json.Unmarshal(body, &e) != nil {
@@ -249,20 +293,20 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 		case e.Commit != nil && (*e.Commit < 1 || *e.Commit > MaxCommit):
 			damage(fmt.Sprintf("commit number %d: commit numbers are 1 to %d", *e.Commit, MaxCommit))
 		case e.Void != nil:
-			st.voided[*e.Void] = true
-			delete(st.complete, *e.Void)
-			st.valid = off
+			st.Voided[*e.Void] = true
+			delete(st.Complete, *e.Void)
+			st.Valid = off
 		case e.Commit == nil:
 			damage("not a journal line: no commit number")
 		case e.JobID != "":
-			st.last = max(st.last, *e.Commit)
+			st.Last = max(st.Last, *e.Commit)
 			if closed[*e.Commit] {
 				// A commit's job lines all precede its closing line (one append): this one
 				// was appended again or edited; the commit it names stands as closed.
 				damage(fmt.Sprintf("a job line of commit %d after that commit's closing line: appended again or edited", *e.Commit))
 				continue
 			}
-			if !knownStatus(e.Status) {
+			if !e.Status.Known() {
 				damage(fmt.Sprintf("unknown status %q", e.Status))
 				bad[*e.Commit] = true
 				continue
@@ -271,7 +315,7 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 			st.pendLine[*e.Commit] = append(st.pendLine[*e.Commit], line)
 		case e.Jobs != nil:
 			n := *e.Commit
-			st.last = max(st.last, n)
+			st.Last = max(st.Last, n)
 			closed[n] = true
 			jobs, lines := st.pending[n], st.pendLine[n]
 			delete(st.pending, n)
@@ -282,43 +326,55 @@ func parseJournal(data []byte, opts parseOpts) *journalState {
 				why = fmt.Sprintf("commit %d has a damaged job line", n)
 			case *e.Jobs != len(jobs):
 				why = fmt.Sprintf("commit %d: the closing line counts %d jobs, %d job lines of it precede it (a job line is damaged, missing or extra)", n, *e.Jobs, len(jobs))
-			case st.complete[n] != nil:
+			case st.Complete[n] != nil:
 				why = fmt.Sprintf("commit %d is closed twice", n)
 			case e.Sums != nil && len(e.Sums) != len(e.Files):
 				why = fmt.Sprintf("commit %d: %d files, %d sums", n, len(e.Files), len(e.Sums))
 			}
 			for _, f := range e.Files {
-				if why == "" && !ownFile(f, opts.shard, n) {
+				if why == "" && !ownFile(f, opts.Shard, n) {
 					why = fmt.Sprintf("commit %d names %q, which is not a file of commit %d of this journal's shard", n, f, n)
 				}
 			}
 			if why != "" {
-				st.problems = append(st.problems, LineProblem{Line: line, Problem: why + ": the commit does not count; run --resume removes its files and runs its jobs again"})
-				st.broken[n] = true
-				delete(st.complete, n)
+				st.Problems = append(st.Problems, LineProblem{Line: line, Problem: why + ": the commit does not count; run --resume removes its files and runs its jobs again"})
+				st.Broken[n] = true
+				delete(st.Complete, n)
 				continue
 			}
-			st.complete[n] = &commitInfo{n: n, jobs: jobs, lines: lines, files: e.Files, sums: e.Sums}
-			st.valid = off
+			st.Complete[n] = &Commit{N: n, Jobs: jobs, Lines: lines, Files: e.Files, Sums: e.Sums}
+			st.Valid = off
 		default:
 			damage("not a journal line: neither a job, a commit nor a void line")
 		}
 	}
-	for n := range st.voided {
-		delete(st.complete, n)
+	for n := range st.Voided {
+		delete(st.Complete, n)
 	}
-	for _, c := range st.complete {
-		st.commits = append(st.commits, c)
+	for _, c := range st.Complete {
+		st.Commits = append(st.Commits, c)
 	}
-	sort.Slice(st.commits, func(i, j int) bool { return st.commits[i].n < st.commits[j].n })
+	sort.Slice(st.Commits, func(i, j int) bool { return st.Commits[i].N < st.Commits[j].N })
 	return st
 }
 
-// done returns the jobs of the complete commits, id → status (a later commit wins).
-func (st *journalState) done() map[string]string {
-	out := map[string]string{}
-	for _, c := range st.commits {
-		for _, j := range c.jobs {
+// Read returns the jobs of the complete commits of a journal file, id → status.
+func Read(fsys dirfs.FS, path string) (map[string]JobStatus, error) {
+	if fsys == nil {
+		fsys = dirfs.OS{}
+	}
+	data, err := fsys.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, ParseOptions{Shard: ShardOf(path)}).Done(), nil
+}
+
+// Done returns the jobs of the complete commits, id → status (a later commit wins).
+func (st *State) Done() map[string]JobStatus {
+	out := map[string]JobStatus{}
+	for _, c := range st.Commits {
+		for _, j := range c.Jobs {
 			out[j.ID] = j.Status
 		}
 	}
@@ -333,11 +389,11 @@ type FileProblem struct {
 	Jobs    []string `json:"jobs"` // the job ids whose rows the commit's files hold
 }
 
-// checkCommit checks c's files in dir: present, of the recorded size and, with full,
+// CheckCommit checks c's files in dir: present, of the recorded size and, with full,
 // of the recorded checksum (reading each file whole). It returns one problem per bad file.
-func checkCommit(fsys dirfs.FS, dir string, c *commitInfo, full bool) []FileProblem {
+func CheckCommit(fsys dirfs.FS, dir string, c *Commit, full bool) []FileProblem {
 	var out []FileProblem
-	for i, f := range c.files {
+	for i, f := range c.Files {
 		var problem string
 		name := filepath.Join(dir, filepath.FromSlash(f))
 		size, err := fileSize(fsys, name)
@@ -346,22 +402,22 @@ func checkCommit(fsys dirfs.FS, dir string, c *commitInfo, full bool) []FileProb
 			problem = "missing"
 		case err != nil:
 			problem = err.Error()
-		case c.sums == nil:
-		case size != c.sums[i].Size:
-			problem = fmt.Sprintf("size %d B, the journal says %d B", size, c.sums[i].Size)
-		case full && c.sums[i].CRC32C != "":
+		case c.Sums == nil:
+		case size != c.Sums[i].Size:
+			problem = fmt.Sprintf("size %d B, the journal says %d B", size, c.Sums[i].Size)
+		case full && c.Sums[i].CRC32C != "":
 			sum, err := fileCRC(fsys, name)
 			if err != nil {
 				problem = err.Error()
-			} else if sum != c.sums[i].CRC32C {
-				problem = fmt.Sprintf("checksum %s, the journal says %s (the file is damaged)", sum, c.sums[i].CRC32C)
+			} else if sum != c.Sums[i].CRC32C {
+				problem = fmt.Sprintf("checksum %s, the journal says %s (the file is damaged)", sum, c.Sums[i].CRC32C)
 			}
 		}
 		if problem == "" {
 			continue
 		}
-		p := FileProblem{File: f, Problem: problem, Commit: c.n}
-		for _, j := range c.jobs {
+		p := FileProblem{File: f, Problem: problem, Commit: c.N}
+		for _, j := range c.Jobs {
 			p.Jobs = append(p.Jobs, j.ID)
 		}
 		out = append(out, p)
@@ -406,9 +462,9 @@ func fileCRC(fsys dirfs.FS, name string) (string, error) {
 	return fmt.Sprintf("%08x", h.Sum32()), nil
 }
 
-// ShardCheck is what VerifyJournal found in one shard's journal.
+// ShardCheck is what Verify found in one shard's journal.
 type ShardCheck struct {
-	Done map[string]string // jobs of complete commits whose files are all sound, id → status
+	Done map[string]JobStatus // jobs of complete commits whose files are all sound, id → status
 	// Problems lists the bad files; their commits' jobs are not in Done.
 	Problems []FileProblem
 	// DamagedLines are the 1-based numbers of journal lines that did not parse or whose
@@ -440,11 +496,11 @@ type JobRecord struct {
 	Line   int
 }
 
-// VerifyJournal reads the journal at path (of a results directory dir) and checks every
+// Verify reads the journal at path (of a results directory dir) and checks every
 // line's checksum and every committed file: present and of its recorded size, and with
 // full also of its recorded checksum (every file read whole). It only reads. `rocesweep
 // status` uses it.
-func VerifyJournal(fsys dirfs.FS, dir, path string, full bool) (*ShardCheck, error) {
+func Verify(fsys dirfs.FS, dir, path string, full bool) (*ShardCheck, error) {
 	if fsys == nil {
 		fsys = dirfs.OS{}
 	}
@@ -452,151 +508,38 @@ func VerifyJournal(fsys dirfs.FS, dir, path string, full bool) (*ShardCheck, err
 	if err != nil {
 		return nil, err
 	}
-	st := parseJournal(data, parseOpts{shard: journalShard(path)})
-	out := &ShardCheck{Done: map[string]string{}, DamagedLines: st.damaged, Lines: st.problems,
-		Unsealed: st.unsealed, LastCommit: st.last}
-	for n := range st.broken {
-		if st.complete[n] == nil {
+	st := Parse(data, ParseOptions{Shard: ShardOf(path)})
+	out := &ShardCheck{Done: map[string]JobStatus{}, DamagedLines: st.Damaged, Lines: st.Problems,
+		Unsealed: st.Unsealed, LastCommit: st.Last}
+	for n := range st.Broken {
+		if st.Complete[n] == nil {
 			out.Incomplete = append(out.Incomplete, n)
 		}
 	}
 	slices.Sort(out.Incomplete)
-	for _, c := range st.commits {
-		for i, j := range c.jobs {
-			out.Jobs = append(out.Jobs, JobRecord{JobLine: j, Commit: c.n, Line: c.lines[i]})
+	for _, c := range st.Commits {
+		for i, j := range c.Jobs {
+			out.Jobs = append(out.Jobs, JobRecord{JobLine: j, Commit: c.N, Line: c.Lines[i]})
 		}
-		out.Files = append(out.Files, c.files...)
-		probs := checkCommit(fsys, dir, c, full)
+		out.Files = append(out.Files, c.Files...)
+		probs := CheckCommit(fsys, dir, c, full)
 		out.Problems = append(out.Problems, probs...)
 		if len(probs) > 0 {
 			continue
 		}
-		for _, j := range c.jobs {
+		for _, j := range c.Jobs {
 			out.Done[j.ID] = j.Status
 		}
 	}
 	return out, nil
 }
 
-// journalShard is the shard tag of a journal file ("2of3", "1of1"), or "" for a file
+// ShardOf is the shard tag of a journal file ("2of3", "1of1"), or "" for a file
 // whose name is not a journal's.
-func journalShard(path string) string {
+func ShardOf(path string) string {
 	k, n, ok := dirfs.ParseJournalName(filepath.Base(path))
 	if !ok {
 		return ""
 	}
 	return strconv.Itoa(k) + "of" + strconv.Itoa(n)
-}
-
-// Part is a committed part file as a reader reads it: where it is and what its commit's
-// closing line records of it.
-type Part struct {
-	Path   string  // DIR/TABLE/part-SHARD-NNNNNN.EXT
-	Sum    FileSum // size and CRC-32C; CRC32C is "" in journals written before checksums
-	Commit int
-	sized  bool // Sum.Size is recorded (journals written before checksums record none)
-}
-
-// Committed is what the journals of a results directory commit, as a reader reads it.
-type Committed struct {
-	// Parts are the files of the complete, not withdrawn commits whose every file is
-	// there, a regular file (not a link) of its recorded size; by name relative to the
-	// directory, with /.
-	Parts map[string]Part
-	// Damaged are the files of the other complete commits: missing, a link, or of another
-	// size than their journal records. Such a commit is left out whole (its files of
-	// every table), so that no table a reader reads holds rows of a job its jobs table
-	// does not list; its jobs count as missing and run --resume runs them again.
-	Damaged []FileProblem
-}
-
-// ReadCommitted reads the journals of dir (every journal*.jsonl: all shards) and checks
-// that the files of their complete, not withdrawn commits are there with their recorded
-// sizes (not their checksums: CheckPart does that as each part is read). These commits'
-// files are what a reader reads: a file no commit names (a kill between rename and
-// journal append, a file copied into a table folder) is not part of the results. It
-// only reads, and reads a journal through a link (a reader writes nothing).
-func ReadCommitted(dir string) (*Committed, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	out := &Committed{Parts: map[string]Part{}}
-	for _, e := range entries {
-		if _, _, ok := dirfs.ParseJournalName(e.Name()); !ok || e.IsDir() {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range parseJournal(data, parseOpts{shard: journalShard(path)}).commits {
-			if probs := checkCommit(nil, dir, c, false); len(probs) > 0 {
-				out.Damaged = append(out.Damaged, probs...)
-				continue
-			}
-			for i, f := range c.files {
-				p := Part{Path: filepath.Join(dir, filepath.FromSlash(f)), Commit: c.n}
-				if c.sums != nil {
-					p.Sum, p.sized = c.sums[i], true
-				}
-				out.Parts[f] = p
-			}
-		}
-	}
-	slices.SortFunc(out.Damaged, func(a, b FileProblem) int { return strings.Compare(a.File, b.File) })
-	return out, nil
-}
-
-// CommittedFiles returns the names (relative to dir, with /) of ReadCommitted's parts:
-// the files of the sound complete commits of dir's journals.
-func CommittedFiles(dir string) (map[string]bool, error) {
-	c, err := ReadCommitted(dir)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(c.Parts))
-	for f := range c.Parts {
-		out[f] = true
-	}
-	return out, nil
-}
-
-// CheckPart checks that the file p.Path is the one its commit wrote: a regular file of
-// the recorded size and CRC-32C (read whole). A reader checks each part so before it
-// decodes it, so that damaged bytes never reach a Parquet or Arrow decoder (some of whose
-// allocations a damaged length can make unbounded). A part of a journal written before
-// checksums is checked for its size, if recorded, only. The error is a
-// *DamagedPartError naming the file.
-func CheckPart(p Part) error {
-	if !p.sized {
-		return nil
-	}
-	f, err := os.Open(p.Path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	h := crc32.New(castagnoli)
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return err
-	}
-	switch sum := fmt.Sprintf("%08x", h.Sum32()); {
-	case n != p.Sum.Size:
-		return &DamagedPartError{Path: p.Path, Err: fmt.Errorf("size %d B, the journal says %d B", n, p.Sum.Size)}
-	case p.Sum.CRC32C != "" && sum != p.Sum.CRC32C:
-		return &DamagedPartError{Path: p.Path, Err: fmt.Errorf("checksum %s, the journal says %s", sum, p.Sum.CRC32C)}
-	}
-	return nil
-}
-
-// describeProblems is the one-line account of bad files for messages.
-func describeProblems(ps []FileProblem) string {
-	parts := make([]string, 0, len(ps))
-	for _, p := range ps {
-		parts = append(parts, p.File+": "+p.Problem)
-	}
-	return strings.Join(parts, "; ")
 }

@@ -1,4 +1,4 @@
-package sink
+package results
 
 import (
 	"errors"
@@ -35,8 +35,8 @@ func Damaged(path string, err error) error {
 // GuardPart calls read, which reads the part file path through a Parquet or Arrow
 // library, and turns a panic inside it into a *DamagedPartError naming path: those
 // libraries index their buffers by the lengths and offsets a file records, and a
-// damaged footer or page header makes them slice out of range (issue 38: one flipped
-// bit in a jobs part's footer made status, report, export, compare and ls panic).
+// damaged footer or page header makes them slice out of range (one flipped bit in a
+// jobs part's footer would make status, report, export, compare and ls panic).
 // Errors read returns pass through as they are.
 func GuardPart(path string, read func() error) (err error) {
 	defer func() {
