@@ -29,58 +29,6 @@ func runExplain(t *testing.T, args ...string) explanation {
 	return ex
 }
 
-// TestExplainBadInput: each bad input gives one clear error naming the attribute, the
-// value and the rule, and exit status 2.
-func TestExplainBadInput(t *testing.T) {
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "alpha.yaml")
-	if err := os.WriteFile(spec, []byte("name: a\nswitch:\n  LossyAlpa: 1\nsweep:\n  grid: {switch.LossyAlpha: [1, 2]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want []string
-	}{
-		{"unknown attribute", []string{"--set", "switch.LossyAlpa=1"}, []string{"switch.LossyAlpa: unknown attribute (did you mean switch.LossyAlpha?)"}},
-		{"unknown unit", []string{"--set", "switch.TotalSharedBufferSize=700XB"}, []string{"switch.SharedBufferManager.TotalSharedBufferSize", `unknown unit "XB"`, `(value "700XB")`}},
-		{"negative size", []string{"--set", "switch.HeadRoomPerPortLimit=-1KB"}, []string{"switch.SharedBufferManager.HeadRoomPerPortLimit", "negative size", "nic.md §15 rule 5", `(value "-1KB")`}},
-		{"7-entry list", []string{"--set", "switch.PoolAllocationMap=[0.9, 0.1, 0, 0, 0, 0, 0]"}, []string{"switch.SharedBufferManager.PoolAllocationMap", "7 entries", "switch.md §1, §11 rule 2"}},
-		{"LaneCount 17", []string{"--set", "nic.HostSide.LaneCount=17"}, []string{"nic.HostInterface.HostSide.PhysicalLayer.LaneCount", "outside 1-16", "nic.md §15 rule 4", `(value "17")`}},
-		{"MSS 4126", []string{"--set", "nic.MSS=4126"}, []string{"nic.RoceQpManager.MSS", "4,126 B + 58 = 4,184 B is not below global.Mtu 4,184 B", "(value 4126B)", "nic.md §15 rule 3"}},
-		{"headroom", []string{"--set", "topology.hosts=128", "--set", "switch.HeadRoomPerPortLimit=2.5MB"},
-			[]string{"switch.SharedBufferManager.HeadRoomPerPortLimit: headroom 2,500,000 B × 128 ports = 320,000,000 B exceeds TotalSharedBufferSize 256,000,000 B", "switch.md §11 rule 5"}},
-		{"flowlet dpr", []string{"--set", "switch.LoadBalancingMethod=flowlet", "--set", "switch.EcmpHashMethod=dpr"},
-			[]string{"switch.LoadBalancingMethod", "switch.EcmpHashMethod dpr", "(value flowlet)", "switch.md §11 rule 6"}},
-		{"ambiguous", []string{"--set", "switch.DataRate=100Gbps"}, []string{"ambiguous", "UplinkNetworkInterface", "DownlinkNetworkInterface"}},
-		{"no equals", []string{"--set", "switch.LossyAlpha"}, []string{"want path=value"}},
-		{"yaml position", []string{spec}, []string{"alpha.yaml:3:3: switch.LossyAlpa: unknown attribute (did you mean switch.LossyAlpha?)"}},
-		{"missing file", []string{filepath.Join(dir, "nope.yaml")}, []string{"nope.yaml"}},
-		{"two specs", []string{spec, spec}, []string{"one SPEC at most"}},
-		{"bad flag", []string{"--bogus"}, []string{"unknown flag: --bogus"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := mainWithArgs(context.Background(), append([]string{"explain"}, tc.args...), &out, &errb)
-			if code != 2 {
-				t.Errorf("exit %d, want 2; stderr %s", code, errb.String())
-			}
-			if out.Len() != 0 {
-				t.Errorf("stdout not empty: %s", out.String())
-			}
-			first := strings.SplitN(errb.String(), "\n", 2)[0]
-			for _, w := range tc.want {
-				if !strings.Contains(first, w) {
-					t.Errorf("stderr first line\n  %s\nlacks\n  %s", first, w)
-				}
-			}
-			if !strings.HasPrefix(first, "rocesweep: ") {
-				t.Errorf("no rocesweep: prefix: %s", first)
-			}
-		})
-	}
-}
-
 // TestExplainSpecFile: a sweep spec's job keys apply and its sweep section is ignored.
 func TestExplainSpecFile(t *testing.T) {
 	spec := filepath.Join(t.TempDir(), "s.yaml")

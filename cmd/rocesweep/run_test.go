@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -29,6 +28,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
@@ -45,29 +45,44 @@ const childEnv = "ROCESWEEP_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		// The job of the child process: the fake one, unless ROCESWEEP_TEST_REAL=1 keeps
-		// jobFunc = sweep.Simulate (the real simulation).
-		if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
-			jobFunc = childJob()
-		}
-		// ROCESWEEP_TEST_INPROCESS=1: the child's jobs run in its own process (--isolate's
-		// default false), for the tests of something else than isolation (the k8s and Slurm
-		// scripts); worker processes have their own tests (isolate_test.go).
-		if os.Getenv("ROCESWEEP_TEST_INPROCESS") == "1" {
-			defaultIsolate = false
-		}
-		if n, _ := strconv.ParseUint(os.Getenv("ROCESWEEP_TEST_NOFILE"), 10, 64); n > 0 && os.Args[1] != workerCommand {
-			// The runner's open files limited, as `ulimit -n` does (not its workers').
-			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
-				panic(err)
-			}
-		}
-		ctx, stop := handleSignals()
-		code := mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
-		stop()
-		os.Exit(code)
+		os.Exit(childMain())
 	}
-	// In-process tests swap jobFunc for fakes that a worker process would not see.
+	if filepath.Base(os.Args[0]) != scriptCommand {
+		setUpTestProcess()
+	}
+	// testscript.Main runs the tests, or, in a copy of this binary named rocesweep that a
+	// script (testdata/script) runs, childMain.
+	testscript.Main(m, map[string]func(){scriptCommand: func() { os.Exit(childMain()) }})
+}
+
+// childMain is the rocesweep command in a child process (childEnv) or a script.
+func childMain() int {
+	// The job of the child process: the fake one, unless ROCESWEEP_TEST_REAL=1 keeps
+	// jobFunc = sweep.Simulate (the real simulation).
+	if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
+		jobFunc = childJob()
+	}
+	// ROCESWEEP_TEST_INPROCESS=1: the child's jobs run in its own process (--isolate's
+	// default false), for the tests of something else than isolation (the k8s and Slurm
+	// scripts); worker processes have their own tests (isolate_test.go).
+	if os.Getenv("ROCESWEEP_TEST_INPROCESS") == "1" {
+		defaultIsolate = false
+	}
+	if n, _ := strconv.ParseUint(os.Getenv("ROCESWEEP_TEST_NOFILE"), 10, 64); n > 0 && os.Args[1] != workerCommand {
+		// The runner's open files limited, as `ulimit -n` does (not its workers').
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			panic(err)
+		}
+	}
+	ctx, stop := handleSignals()
+	defer stop()
+	return mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
+}
+
+// setUpTestProcess sets the process that runs the tests once, before any runs: no test
+// changes package state after it.
+func setUpTestProcess() {
+	// In-process tests run their jobs in this process.
 	defaultIsolate = false
 	splitProcs = false
 	// The test process reads and writes many small results directories, draws reports
@@ -85,7 +100,6 @@ func TestMain(m *testing.M) {
 		machineProcs = runtime.GOMAXPROCS(1)
 		os.Setenv("GOMAXPROCS", "1")
 	}
-	os.Exit(m.Run())
 }
 
 // machineProcs is the GOMAXPROCS a child process has without one in its environment (0:
@@ -449,49 +463,6 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string, job
 	return code, out.String(), errb.String(), n.Load()
 }
 
-// Bad input is refused before any job runs, exit 2, naming the place.
-func TestBadInputRefusedBeforeAnyJob(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "a-file")
-	os.WriteFile(file, nil, 0o644)
-	for _, tc := range []struct {
-		name string
-		spec string
-		args []string
-		want []string
-	}{
-		{"typo'd attribute", "sweep:\n  grid:\n    switch.LossyAlpa: [1, 2]\n", nil,
-			[]string{"spec.yaml:3:5", "switch.LossyAlpa", "did you mean", "LossyAlpha"}},
-		{"zip of unequal lengths", "sweep:\n  zip:\n    switch.StaticPoolXoffThreshold: [200KB, 400KB, 700KB]\n    switch.StaticPoolXonThreshold: [100KB, 150KB]\n", nil,
-			[]string{"spec.yaml:4:5", "switch.StaticPoolXonThreshold has 2 values", "3", "equal lengths"}},
-		{"invalid grid point", "sweep:\n  grid:\n    switch.HeadRoomPerPortLimit: [256KB, 40MB]\n", nil,
-			[]string{"1 of 2 grid points", "job 1 (switch.HeadRoomPerPortLimit=40MB)", "HeadRoomPerPortLimit", "--skip-invalid"}},
-		{"unwritable output directory", "name: x\n", []string{"-o", filepath.Join(file, "out")},
-			[]string{"output directory", "a-file"}},
-		{"bad --set", "name: x\n", []string{"--set", "switch.LossyAlfa=2"},
-			[]string{"--set switch.LossyAlfa=2", "LossyAlpha"}},
-		{"bad flag", "name: x\n", []string{"--shard", "4/3"}, []string{"--shard", "4/3"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			spec := filepath.Join(t.TempDir(), "spec.yaml")
-			os.WriteFile(spec, []byte(tc.spec), 0o644)
-			args := append([]string{"run", spec}, tc.args...)
-			if !contains(tc.args, "-o") {
-				args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
-			}
-			code, _, stderr, jobs := runMain(t, args...)
-			if code != 2 || jobs != 0 {
-				t.Errorf("exit %d after %d jobs, want 2 before any job", code, jobs)
-			}
-			stderr = strings.ReplaceAll(stderr, filepath.Dir(spec)+"/", "")
-			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr does not name %q:\n%s", w, stderr)
-				}
-			}
-		})
-	}
-}
-
 // Two runs of one shard at once (two hand-started --resume runs) would interleave
 // journal lines and remove each other's temp files: the second is refused, exit 2,
 // naming the first; other shards of the directory run beside it.
@@ -524,53 +495,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func TestPlanAndValidate(t *testing.T) {
-	spec := writeSpec(t, crashSpec)
-	code, out, stderr, _ := runMain(t, "plan", spec, "--json")
-	if code != 0 {
-		t.Fatalf("plan exit %d: %s", code, stderr)
-	}
-	var pj sweep.PlanJSON
-	if err := json.Unmarshal([]byte(out), &pj); err != nil {
-		t.Fatal(err)
-	}
-	if pj.PlanSize != 36 || len(pj.Jobs) != 36 || pj.Jobs[4].Params["switch.StaticPoolXoffThreshold"] != "700KB" ||
-		pj.Jobs[4].Values["switch_StaticPoolXoffThreshold"] != float64(700_000) || pj.Jobs[4].Replicate != 1 {
-		t.Errorf("plan --json: size %d, job 4 %+v", pj.PlanSize, pj.Jobs[4])
-	}
-	code, out, _, _ = runMain(t, "plan", spec, "--set", "replicates=1")
-	if code != 0 || !strings.Contains(out, "crash: 12 jobs = 12 points x 1 replicate") || strings.Count(out, "\n") != 15 ||
-		!strings.Contains(out, "\nlargest job: job 0 (switch.LossyAlpha=0.25, switch.StaticPoolXoffThreshold=400KB): ~") {
-		t.Errorf("plan table (exit %d):\n%s", code, out)
-	}
-	code, out, _, _ = runMain(t, "validate", spec)
-	if code != 0 || !strings.HasPrefix(out, "ok: ") {
-		t.Errorf("validate exit %d: %s", code, out)
-	}
-	code, out, _, _ = runMain(t, "validate", spec, "--set", "switch.HeadRoomPerPortLimit=40MB", "--skip-invalid")
-	if code != 0 || !strings.Contains(out, "12 of 12 grid points") {
-		t.Errorf("validate --skip-invalid exit %d: %s", code, out)
-	}
-}
-
-// run without SPEC runs the embedded quickstart into results/quickstart.
-func TestRunQuickstartDefault(t *testing.T) {
-	wd, _ := os.Getwd()
-	defer os.Chdir(wd)
-	os.Chdir(t.TempDir())
-	code, out, stderr, jobs := runMain(t, "run", "-j", "2")
-	if code != 0 || jobs != 60 { // a selection: 12 points x 5 first-stage replicates
-
-		t.Fatalf("exit %d, %d jobs:\n%s\n%s", code, jobs, out, stderr)
-	}
-	if _, err := os.Stat(filepath.Join("results", "quickstart", "manifest.json")); err != nil {
-		t.Error(err)
-	}
-	if !strings.Contains(out, "switch.LossyAlpha \\ switch.StaticPoolXoffThreshold") {
-		t.Errorf("no closing table:\n%s", out)
-	}
 }
 
 // readGeneric reads every committed file of a table as rows of column → value text.
