@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,10 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -244,33 +241,22 @@ func TestRetryFailedRunsThemAgain(t *testing.T) {
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
-	saved := jobFunc
-	defer func() { jobFunc = saved }()
-	var ran atomic.Int64
-	fake := sweeptest.Job(1000)
-	failAlpha := 1.0
-	jobFunc = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		ran.Add(1)
-		if cfg.Switch.SharedBufferManager.LossyAlpha == failAlpha {
-			return nil, errors.New("flaky")
-		}
-		return fake(ctx, cfg, id)
-	}
+	count := filepath.Join(t.TempDir(), "jobs")
+	failAlpha := "1"
 	run := func(args ...string) (int, string) {
-		var out, errb bytes.Buffer
-		code := mainWithArgs(context.Background(), append([]string{"run", spec, "-o", dir, "-j", "2"}, args...), &out, &errb)
-		return code, out.String() + errb.String()
+		code, out, stderr, _ := runChild(t, []string{countEnv + "=" + count, failAlphaEnv + "=" + failAlpha}, append([]string{"run", spec, "-o", dir, "-j", "2"}, args...)...)
+		return code, out + stderr
 	}
-	if code, out := run(); code != 1 || ran.Load() != 36 {
-		t.Fatalf("first run: exit %d after %d jobs, want 1 after 36\n%s", code, ran.Load(), out)
+	if code, out := run(); code != 1 || jobsStarted(count) != 36 {
+		t.Fatalf("first run: exit %d after %d jobs, want 1 after 36\n%s", code, jobsStarted(count), out)
 	}
-	if code, out := run("--resume"); code != 0 || ran.Load() != 36 {
-		t.Fatalf("--resume: exit %d, %d jobs run in all; want 0 and none again\n%s", code, ran.Load(), out)
+	if code, out := run("--resume"); code != 0 || jobsStarted(count) != 36 {
+		t.Fatalf("--resume: exit %d, %d jobs run in all; want 0 and none again\n%s", code, jobsStarted(count), out)
 	}
-	failAlpha = -1
+	failAlpha = ""
 	code, out := run("--retry", "failed")
-	if code != 0 || ran.Load() != 36+9 || !strings.Contains(out, "--retry: 9 failed or timed-out jobs run again\n") {
-		t.Fatalf("--retry failed: exit %d, %d jobs run in all; want 0 and the 9 failed again\n%s", code, ran.Load(), out)
+	if code != 0 || jobsStarted(count) != 36+9 || !strings.Contains(out, "--retry: 9 failed or timed-out jobs run again\n") {
+		t.Fatalf("--retry failed: exit %d, %d jobs run in all; want 0 and the 9 failed again\n%s", code, jobsStarted(count), out)
 	}
 	checkExactlyOnce(t, dir, p)
 	if code, out := run("--retry", "ok"); code != 2 || !strings.Contains(out, "--retry ok: want failed, timeout") {

@@ -62,6 +62,8 @@ func childMain() int {
 	if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
 		jobFunc = childJob()
 	}
+	stderr := io.Writer(os.Stderr)
+	jobFunc, stderr = childWrap(jobFunc, stderr)
 	// ROCESWEEP_TEST_INPROCESS=1: the child's jobs run in its own process (--isolate's
 	// default false), for the tests of something else than isolation (the k8s and Slurm
 	// scripts); worker processes have their own tests (isolate_test.go).
@@ -76,7 +78,101 @@ func childMain() int {
 	}
 	ctx, stop := handleSignals()
 	defer stop()
-	return mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	return mainWithArgs(ctx, os.Args[1:], os.Stdout, stderr)
+}
+
+// The environment of a child process (runChild) for what an in-process test did by
+// replacing jobFunc: countEnv names a file that gets a byte for each job started (by
+// the runner or its workers); failAlphaEnv fails the jobs of that LossyAlpha;
+// interruptEnv=1 interrupts the run once its first job has finished.
+const (
+	countEnv     = "ROCESWEEP_TEST_COUNT"
+	failAlphaEnv = "ROCESWEEP_TEST_FAIL_ALPHA"
+	interruptEnv = "ROCESWEEP_TEST_INTERRUPT_AFTER_FIRST"
+)
+
+// childWrap wraps a child's job (fake or real) and stderr as countEnv, failAlphaEnv and
+// interruptEnv ask.
+func childWrap(job sweep.JobFunc, stderr io.Writer) (sweep.JobFunc, io.Writer) {
+	if a := os.Getenv(failAlphaEnv); a != "" {
+		alpha, _ := strconv.ParseFloat(a, 64)
+		inner := job
+		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			if cfg.Switch.SharedBufferManager.LossyAlpha == alpha {
+				return nil, fmt.Errorf("LossyAlpha %v fails", alpha)
+			}
+			return inner(ctx, cfg, id)
+		}
+	}
+	if name := os.Getenv(countEnv); name != "" {
+		inner := job
+		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err == nil {
+				_, err = f.Write([]byte{1})
+				f.Close()
+			}
+			if err != nil {
+				panic(err)
+			}
+			return inner(ctx, cfg, id)
+		}
+	}
+	if os.Getenv(interruptEnv) == "1" {
+		// As SIGTERM from scancel does, once the first job has finished: that job returns
+		// only after the runner has said it stops taking jobs, so with -j 1 exactly one
+		// job is recorded and the rest of the shard is missing.
+		w := &signalWriter{w: stderr, want: "stopping:", seen: make(chan struct{})}
+		inner := job
+		var first atomic.Bool
+		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
+			res, err := inner(ctx, cfg, id)
+			if first.CompareAndSwap(false, true) {
+				syscall.Kill(os.Getpid(), syscall.SIGTERM)
+				select {
+				case <-w.seen:
+				case <-time.After(time.Minute): // a guard against a hang, not a synchronisation
+					panic("the runner never said it was stopping")
+				}
+			}
+			return res, err
+		}
+		stderr = w
+	}
+	return job, stderr
+}
+
+// runChild runs one command line in a child process: the test binary as rocesweep, with
+// the fake job of 1000 messages run in its own process (env adds to that or overrides
+// it). It returns the exit status, the output and the number of jobs started.
+func runChild(t *testing.T, env []string, args ...string) (code int, stdout, stderr string, jobs int64) {
+	t.Helper()
+	count := filepath.Join(t.TempDir(), "jobs")
+	cmd := child(1000, args...)
+	cmd.Env = append(append(cmd.Env, "ROCESWEEP_TEST_INPROCESS=1", countEnv+"="+count), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(count); err == nil {
+		jobs = st.Size()
+	}
+	return code, out.String(), errb.String(), jobs
+}
+
+// jobsStarted is the number of jobs the child processes given countEnv=name started.
+func jobsStarted(name string) int64 {
+	st, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }
 
 // setUpTestProcess sets the process that runs the tests once, before any runs: no test
@@ -447,20 +543,10 @@ func TestInterruptExitsNonZeroJournalConsistent(t *testing.T) {
 	})
 }
 
-// runMain runs one command line in-process with a counting fake job.
+// runMain runs one command line in a child process with the fake job (runChild).
 func runMain(t *testing.T, args ...string) (code int, stdout, stderr string, jobs int64) {
 	t.Helper()
-	var n atomic.Int64
-	saved := jobFunc
-	fake := sweeptest.Job(1000)
-	jobFunc = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
-		n.Add(1)
-		return fake(ctx, cfg, id)
-	}
-	defer func() { jobFunc = saved }()
-	var out, errb bytes.Buffer
-	code = mainWithArgs(context.Background(), args, &out, &errb)
-	return code, out.String(), errb.String(), n.Load()
+	return runChild(t, nil, args...)
 }
 
 // Two runs of one shard at once (two hand-started --resume runs) would interleave
