@@ -19,6 +19,7 @@ import (
 // under both pairings, the same CSV files (but for the start time and wall-clock
 // figures, which differ between any two runs).
 func TestArrowResultsRead(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	type outputs struct {
 		report   []byte

@@ -31,6 +31,7 @@ func runExplain(t *testing.T, args ...string) explanation {
 
 // TestExplainSpecFile: a sweep spec's job keys apply and its sweep section is ignored.
 func TestExplainSpecFile(t *testing.T) {
+	t.Parallel()
 	spec := filepath.Join(t.TempDir(), "s.yaml")
 	body := "name: x\nreplicates: 3\ntopology: {kind: star, hosts: 64}\nswitch: {LossyAlpha: 0}\nsweep:\n  grid:\n    switch.LossyAlpha: [0.25, 0.5]\n"
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
@@ -65,6 +66,7 @@ func TestExplainSpecFile(t *testing.T) {
 
 // TestExplainSheet: the human form carries the same numbers and the risk warnings.
 func TestExplainSheet(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	code := mainWithArgs(context.Background(), []string{"explain", "--set", "topology.hosts=128", "--set", "switch.StaticPoolXonThreshold=700KB",
 		"--set", "nic.PfcStaticXoffThreshold=[0.999, 0.8, 0, 0, 0, 0, 0, 0]", "--set", "switch.PoolAllocationMap=[0.8, 0.1, 0, 0, 0, 0, 0, 0]"}, &out, &errb)
@@ -87,6 +89,7 @@ func TestExplainSheet(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := mainWithArgs(context.Background(), []string{"defaults", "--json"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -131,6 +134,7 @@ func TestDefaults(t *testing.T) {
 // validate warns of what explain warns, for every distinct point: the quickstart's
 // lossless pools fail sizing condition 2 at some Xoff values (switch.md §4.6).
 func TestValidateWarnsAsExplain(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := mainWithArgs(context.Background(), []string{"validate", "../../configs/quickstart.yaml"}, &out, &errb); code != 0 {
 		t.Fatalf("validate: exit %d: %s", code, errb.String())
@@ -164,6 +168,7 @@ func TestValidateWarnsAsExplain(t *testing.T) {
 // The sheet has one section per distinct switch configuration: a fat tree's three tiers
 // run one buffer set-up (same block, same k ports) until a tier block sets its own.
 func TestExplainSectionsPerConfiguration(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sets []string
 		want []string
@@ -193,6 +198,7 @@ func TestExplainSectionsPerConfiguration(t *testing.T) {
 // The sheet and --json print model/explain's warnings, each once, and the sheet ends
 // with a newline, so that stderr does not run onto its last line.
 func TestExplainRendersWarnings(t *testing.T) {
+	t.Parallel()
 	sets := []string{"--set", "topology.hosts=128", "--set", "switch.StaticPoolXonThreshold=700KB"}
 	cfg, err := sweep.SingleConfig("", nil, []string{"topology.hosts=128", "switch.StaticPoolXonThreshold=700KB"})
 	if err != nil {
@@ -225,6 +231,7 @@ func TestExplainRendersWarnings(t *testing.T) {
 
 // sim warns of what explain warns (model/explain's list), not of a part of it.
 func TestSimWarnsAsExplain(t *testing.T) {
+	t.Parallel()
 	sets := []string{"--set", "switch.StaticPoolXonThreshold=700KB", "--set", "switch.HeadRoomPerPortLimit=8KB", "--set", "duration=20us"}
 	ex := runExplain(t, append([]string{"../../configs/bench/incast-8to1-1MiB.yaml"}, sets...)...)
 	if len(ex.Warnings) < 2 {

@@ -22,6 +22,7 @@ func zeroDefault(f *pflag.Flag) bool {
 // Every subcommand's -h, --help and `help CMD` print, on stdout with exit 0, a paragraph,
 // every flag of the flag set the command parses (with its default) and an example.
 func TestHelpListsEveryFlag(t *testing.T) {
+	t.Parallel()
 	for _, c := range commands {
 		var h helpRequested
 		if err := c.run(context.Background(), []string{"--help"}, &bytes.Buffer{}, &bytes.Buffer{}); !errors.As(err, &h) {

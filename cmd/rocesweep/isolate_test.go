@@ -238,6 +238,7 @@ sweep:
 // Failed jobs are recorded and --resume leaves them; --retry failed runs exactly them
 // again (each was committed alone), and the directory ends with every job once, ok.
 func TestRetryFailedRunsThemAgain(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")

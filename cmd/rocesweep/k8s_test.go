@@ -204,6 +204,7 @@ func TestK8sIndexedJobFinishesSelection(t *testing.T) {
 // Before, it waited without a limit and without a word; without --wait it exits 3 too,
 // once it has run its part of the round.
 func TestSelectWaitLimit(t *testing.T) {
+	t.Parallel()
 	spec := ciSelection(t)
 	data, _ := os.ReadFile(spec)
 	sp, err := sweep.ParseSpec(spec, data, nil)

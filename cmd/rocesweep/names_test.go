@@ -10,6 +10,7 @@ import (
 // --shard 1/2, then --shard 2/3 into D are refused after the first (they exited 0 and
 // wrote 22 job rows for 12 jobs).
 func TestRunBoundsAndShardCounts(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	if code, _, stderr, _ := runMain(t, "run", spec, "-j", "1000000000"); code != 2 || !strings.Contains(stderr, "want 1 to 1024 parallel jobs") {
 		t.Errorf("-j 1e9: exit %d\n%s", code, stderr)

@@ -420,6 +420,7 @@ func TestCrashResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -553,6 +554,7 @@ func runMain(t *testing.T, args ...string) (code int, stdout, stderr string, job
 // journal lines and remove each other's temp files: the second is refused, exit 2,
 // naming the first; other shards of the directory run beside it.
 func TestSecondWriterOfAShardRefused(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	os.MkdirAll(dir, 0o755)
@@ -869,6 +871,7 @@ func TestClosedOutputDoesNotKillTheSweep(t *testing.T) {
 // same plan); a sweep named on the command line is still refused without --resume. The
 // end of a run names the next command.
 func TestQuickstartAgain(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "qs")
 	code, out, _, jobs := runMain(t, "run", "-o", dir)
 	if code != 0 || jobs != 60 || !strings.Contains(out, "next: rocesweep report "+dir+" ") {

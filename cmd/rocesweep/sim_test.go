@@ -16,6 +16,7 @@ import (
 // metrics by their jobs-table names: 8 MiB in 4 KiB packets is 2,048 data packets, all
 // delivered (drained), and on Linux the process's peak RSS.
 func TestSimJSON(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "out")
 	var out, errb bytes.Buffer
 	code := mainWithArgs(context.Background(), []string{"sim", "../../configs/bench/incast-8to1-1MiB.yaml", "-o", dir, "--json"}, &out, &errb)
@@ -47,6 +48,7 @@ func TestSimJSON(t *testing.T) {
 // sim's results once the new ones are complete, leaving nothing else behind; a sweep's
 // results, or a directory of other files, are refused and left untouched.
 func TestSimReplacesOnlyAnEarlierSim(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
 	spec := "../../configs/bench/incast-8to1-1MiB.yaml"

@@ -40,6 +40,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // The script holds everything a task needs, with absolute paths; --submit hands it to
 // sbatch --parsable and prints the array id and how to watch it.
 func TestSlurmWritesScriptAndSubmits(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	sbatch, log := fakeSbatch(t, "4242;cluster", false)
@@ -88,6 +89,7 @@ func TestSlurmWritesScriptAndSubmits(t *testing.T) {
 
 // Bad input is refused with exit 2 before anything is written or submitted.
 func TestSlurmRefusesBeforeWriting(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		spec string
@@ -126,6 +128,7 @@ func TestSlurmRefusesBeforeWriting(t *testing.T) {
 
 // sbatch missing or refusing: exit 1 with its words; the script is written anyway.
 func TestSlurmSbatchErrors(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	code, _, stderr := runCmd(t, "slurm", spec, "-o", dir, "--submit", "--sbatch", filepath.Join(t.TempDir(), "no-sbatch"))
@@ -205,6 +208,7 @@ func TestSlurmScriptRunsEveryShard(t *testing.T) {
 // tasks of 1 CPU, not 16 tasks of which 10 would idle in every later round. Every task
 // runs --select --wait, with --wait-limit when given.
 func TestSlurmSelectionFitsRounds(t *testing.T) {
+	t.Parallel()
 	// The flagship's former grid: 7 alpha x 5 Xoff at one lossy load, 35 points.
 	grid35 := []string{"--grid", "switch.LossyAlpha=0.0625,0.125,0.25,0.5,1,2,4", "--grid", "switch.StaticPoolXoffThreshold=75KB,100KB,150KB,200KB,300KB", "--set", "workload.mix.1.load=0.3"}
 	for _, c := range []struct {

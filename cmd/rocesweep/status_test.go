@@ -90,6 +90,7 @@ func runInterruptedAfterFirstJob(t *testing.T, args ...string) {
 // after its first job: status counts each shard from its journal, and after the partial
 // shard resumes it reports the sweep complete.
 func TestStatusAcrossShards(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ci")
 	p := expand(t, ciSpec)
 	for _, shard := range []string{"1/3", "2/3"} {
@@ -166,6 +167,7 @@ func TestStatusAcrossShards(t *testing.T) {
 // Failed jobs count as recorded, not missing; shards of the array that have not started
 // are listed with everything missing.
 func TestStatusFailedAndNotStarted(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -204,6 +206,7 @@ func TestStatusFailedAndNotStarted(t *testing.T) {
 // A path that is not a results directory is refused, naming it; a directory holding only
 // the array script (no task started yet) is a status, exit 0.
 func TestStatusNotAResultsDir(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	for _, dir := range []string{empty, filepath.Join(empty, "nope")} {
 		var out, errb bytes.Buffer

@@ -10,6 +10,7 @@ import (
 // --max-mem-per-job before any job starts, naming each with its estimate (exit 2); with
 // --skip-invalid it records them as invalid and runs the others.
 func TestRunRefusesJobsAboveTheLimit(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, "name: t\nduration: 100us\ntopology: {kind: star, hosts: 8}\nworkload: {kind: incast, senders: 7, message_size: 64KB}\n"+
 		"sweep: {grid: {workload.messages: [1, 200000]}}\n")
 	dir := filepath.Join(t.TempDir(), "out")
