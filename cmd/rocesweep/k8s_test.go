@@ -206,16 +206,7 @@ func TestK8sIndexedJobFinishesSelection(t *testing.T) {
 func TestSelectWaitLimit(t *testing.T) {
 	t.Parallel()
 	spec := ciSelection(t)
-	data, _ := os.ReadFile(spec)
-	sp, err := sweep.ParseSpec(spec, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp.UseSelection() // the first stage: select.initial = 3 replicates of every point
-	p, err := sweep.Expand(sp, sweep.ValidateJob)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := expand(t, spec, func(sp *sweep.Spec) { sp.UseSelection() }) // the first stage: select.initial = 3 replicates of every point
 	missing := map[string]bool{}
 	for _, j := range p.Jobs { // the first stage of shard 2/2: odd plan indices
 		if j.Index%2 == 1 {

@@ -340,47 +340,36 @@ type jobsRow struct {
 	Status string `parquet:"status"`
 }
 
-// checkExactlyOnce: every job of the plan is once in jobs and has its rows once in every
-// record table; nothing else is there; no temp files are left.
+// checkExactlyOnce: every job of the plan is once in jobs, with status ok, and has in
+// every record table (sweep.RecordTables) the rows the fake job writes
+// (sweeptest.RecordRows; none in a table it does not write); no other job is there; no
+// temp files are left.
 func checkExactlyOnce(t *testing.T, dir string, p *sweep.Plan) {
 	t.Helper()
-	count := map[string]int{}
 	for _, r := range readRows[jobsRow](t, dir, "jobs") {
-		count[r.JobID]++
 		if r.Status != "ok" {
 			t.Errorf("job %s status %s", r.JobID, r.Status)
 		}
 	}
-	perTable := map[string]map[string]int{}
-	tally := func(table string, ids []string) {
-		perTable[table] = map[string]int{}
-		for _, id := range ids {
-			perTable[table][id]++
-		}
-	}
-	// Only the job_id column of each record table is read: what is counted.
-	type idRow struct {
-		JobID string `parquet:"job_id"`
-	}
-	for _, table := range []string{"nd_stats", "messages", "topology", "ecn_pfc_stats", "roce_transport_stats", "buffer_stats", "port_buffer_stats", "lb_stats", "tier_hop"} {
-		tally(table, ids(readRows[idRow](t, dir, table), func(r idRow) string { return r.JobID }))
-	}
-	if len(count) != len(p.Jobs) {
-		t.Errorf("jobs holds %d jobs, the plan %d", len(count), len(p.Jobs))
-	}
+	planned := map[string]bool{}
 	for _, j := range p.Jobs {
-		if count[j.ID] != 1 {
-			t.Errorf("job %d (%s) is %d times in jobs", j.Index, j.ID, count[j.ID])
-		}
-		for table, n := range sweeptest.RecordRows(j.Config) {
-			if got := perTable[table][j.ID]; got != n {
-				t.Errorf("job %d: %s has %d rows, want %d", j.Index, table, got, n)
+		planned[j.ID] = true
+	}
+	for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
+		per := jobRowsPerID(t, dir, table)
+		for _, j := range p.Jobs {
+			want := 1
+			if table != "jobs" {
+				want = sweeptest.RecordRows(j.Config)[table]
+			}
+			if got := per[j.ID]; got != want {
+				t.Errorf("job %d (%s): %s has %d rows, want %d", j.Index, j.ID, table, got, want)
 			}
 		}
-	}
-	for table, m := range perTable {
-		if len(m) != len(p.Jobs) {
-			t.Errorf("%s holds rows of %d jobs, want %d", table, len(m), len(p.Jobs))
+		for id := range per {
+			if !planned[id] {
+				t.Errorf("%s holds rows of job %s, which is not in the plan", table, id)
+			}
 		}
 	}
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -399,12 +388,20 @@ func ids[T any](rows []T, id func(T) string) []string {
 	return out
 }
 
-func expand(t *testing.T, specFile string) *sweep.Plan {
+// expand is the plan of specFile, as run expands it after edit (e.g.
+// (*sweep.Spec).UseSelection: the first stage of a selection).
+func expand(t *testing.T, specFile string, edit ...func(*sweep.Spec)) *sweep.Plan {
 	t.Helper()
-	data, _ := os.ReadFile(specFile)
+	data, err := os.ReadFile(specFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, err := sweep.ParseSpec(specFile, data, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, e := range edit {
+		e(s)
 	}
 	p, err := sweep.Expand(s, sweep.ValidateJob)
 	if err != nil {
