@@ -156,9 +156,18 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "out")
 		// -j 1 isolated: one worker runs both jobs, the second after the first.
 		j := map[string]string{"true": "1", "false": "2"}[iso]
-		out, err := realChild("run", spec, "-o", dir, "-j", j, "--select=false", "--set", "duration=250us", "--set", "report_interval=250ns", "--isolate="+iso).CombinedOutput()
+		count := filepath.Join(t.TempDir(), "jobs")
+		cmd := realChild("run", spec, "-o", dir, "-j", j, "--select=false", "--set", "duration=250us", "--set", "report_interval=250ns", "--isolate="+iso)
+		cmd.Env = append(cmd.Env, countEnv+"="+count)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("--isolate=%s: %v\n%s", iso, err, out)
+		}
+		// Where the jobs ran: isolated, both in one worker (not the runner); in-process, in
+		// the runner. Without this, a run that ignored --isolate passed.
+		pids := jobPids(count)
+		if len(pids) != 2 || pids[0] != pids[1] || (pids[0] == cmd.Process.Pid) == (iso == "true") {
+			t.Errorf("--isolate=%s: the jobs ran in processes %v, the runner is %d", iso, pids, cmd.Process.Pid)
 		}
 		for _, table := range append([]string{"jobs"}, sweep.RecordTables()...) {
 			keys := rowKeys(t, dir, table, "wall_sec", "events_per_sec", "time_utc")

@@ -82,8 +82,8 @@ func childMain() int {
 }
 
 // The environment of a child process (runChild) for what an in-process test did by
-// replacing jobFunc: countEnv names a file that gets a byte for each job started (by
-// the runner or its workers); failAlphaEnv fails the jobs of that LossyAlpha;
+// replacing jobFunc: countEnv names a file that gets a line for each job started, the
+// process it runs in (the runner or a worker); failAlphaEnv fails the jobs of that LossyAlpha;
 // interruptEnv=1 interrupts the run once its first job has finished.
 const (
 	countEnv     = "ROCESWEEP_TEST_COUNT"
@@ -109,7 +109,7 @@ func childWrap(job sweep.JobFunc, stderr io.Writer) (sweep.JobFunc, io.Writer) {
 		job = func(ctx context.Context, cfg config.Config, id string) (*stats.Result, error) {
 			f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 			if err == nil {
-				_, err = f.Write([]byte{1})
+				_, err = fmt.Fprintln(f, os.Getpid())
 				f.Close()
 			}
 			if err != nil {
@@ -160,19 +160,22 @@ func runChild(t *testing.T, env []string, args ...string) (code int, stdout, std
 	case err != nil:
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(count); err == nil {
-		jobs = st.Size()
-	}
-	return code, out.String(), errb.String(), jobs
+	return code, out.String(), errb.String(), int64(len(jobPids(count)))
 }
 
 // jobsStarted is the number of jobs the child processes given countEnv=name started.
-func jobsStarted(name string) int64 {
-	st, err := os.Stat(name)
-	if err != nil {
-		return 0
+func jobsStarted(name string) int64 { return int64(len(jobPids(name))) }
+
+// jobPids lists the process of each job the child processes given countEnv=name
+// started.
+func jobPids(name string) []int {
+	data, _ := os.ReadFile(name)
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		pid, _ := strconv.Atoi(f)
+		pids = append(pids, pid)
 	}
-	return st.Size()
+	return pids
 }
 
 // setUpTestProcess sets the process that runs the tests once, before any runs: no test
