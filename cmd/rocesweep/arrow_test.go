@@ -37,6 +37,7 @@ func TestArrowResultsRead(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: run a: exit %d\n%s", format, code, stderr)
 		}
+		checkWrittenFormat(t, a, format)
 		o := &outputs{compare: map[string]string{}, csv: map[string][]byte{}}
 		for _, l := range strings.Split(stdout, "\n") {
 			if strings.HasPrefix(l, "next:") || strings.HasPrefix(l, "      ") {
@@ -110,6 +111,22 @@ func TestArrowResultsRead(t *testing.T) {
 	}
 }
 
+// checkWrittenFormat checks that the jobs table of dir is written in format (its files' suffix)
+// alone: without it, the tests that compare the two formats' outputs passed with --format
+// arrow writing Parquet.
+func checkWrittenFormat(t *testing.T, dir, format string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "jobs", "part-*"))
+	for _, f := range files {
+		if filepath.Ext(f) != "."+format {
+			t.Errorf("--format %s wrote %s", format, f)
+		}
+	}
+	if len(files) == 0 {
+		t.Errorf("--format %s: no part of jobs in %s", format, dir)
+	}
+}
+
 // started and wallTime match the report's start time and the wall-clock time its jobs
 // took (report.duration), which differ from run to run.
 var (
@@ -179,6 +196,7 @@ func TestArrowSelect(t *testing.T) {
 				t.Errorf("%s: run --select: exit %d\n%s", format, code, stderr.String())
 				return
 			}
+			checkWrittenFormat(t, dir, format)
 			var keep []string
 			for _, l := range strings.Split(strings.ReplaceAll(stdout.String(), dir, "DIR"), "\n") {
 				if !strings.Contains(l, " jobs: ") && !strings.HasPrefix(l, "next:") && !strings.HasPrefix(l, "      rocesweep") {
