@@ -64,30 +64,6 @@ func TestExplainSpecFile(t *testing.T) {
 	}
 }
 
-// TestExplainSheet: the human form carries the same numbers and the risk warnings.
-func TestExplainSheet(t *testing.T) {
-	t.Parallel()
-	var out, errb bytes.Buffer
-	code := mainWithArgs(context.Background(), []string{"explain", "--set", "topology.hosts=128", "--set", "switch.StaticPoolXonThreshold=700KB",
-		"--set", "nic.PfcStaticXoffThreshold=[0.999, 0.8, 0, 0, 0, 0, 0, 0]", "--set", "switch.PoolAllocationMap=[0.8, 0.1, 0, 0, 0, 0, 0, 0]"}, &out, &errb)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	s := out.String()
-	for _, w := range []string{
-		"128 connected ports", "32,768,000 B", "223,232,000 B", "83.9848 us", "41.9924 us", "18,368 B", "472.9 Gbps", "394.4 Gbps",
-		"3,596,400", "3,600,000", "320,000",
-		"no hysteresis",               // Xon ≥ Xoff
-		"fails sizing condition 2",    // pool 1 at 128 ports
-		"under the guidance 18,368 B", // NIC headroom
-		"sums to 0.9, not 1",          // PoolAllocationMap
-	} {
-		if !strings.Contains(s, w) {
-			t.Errorf("sheet lacks %q:\n%s", w, s)
-		}
-	}
-}
-
 func TestDefaults(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
@@ -162,36 +138,6 @@ func TestValidateWarnsAsExplain(t *testing.T) {
 	// (its header says so): one line for the shared pool, none for the others.
 	if n, m := strings.Count(errb.String(), "sizing condition 3"), strings.Count(errb.String(), "sizing condition 2"); n != 1 || m != 0 {
 		t.Errorf("%d lines of sizing condition 3 and %d of condition 2, want 1 and 0:\n%s", n, m, errb.String())
-	}
-}
-
-// The sheet has one section per distinct switch configuration: a fat tree's three tiers
-// run one buffer set-up (same block, same k ports) until a tier block sets its own.
-func TestExplainSectionsPerConfiguration(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		sets []string
-		want []string
-	}{
-		{nil, []string{"edge, aggregation and core switches (8, 8 and 4 of them), 4 connected ports"}},
-		{[]string{"--set", "tiers.spine.switch.LossyAlpha=0.5"}, []string{
-			"edge and aggregation switches (8 and 8 of them), 4 connected ports",
-			"core switches (4 of them), 4 connected ports"}},
-	} {
-		var out, errb bytes.Buffer
-		args := append([]string{"explain", "--set", "topology.kind=fat-tree", "--set", "topology.k=4", "--set", "workload.senders=15"}, tc.sets...)
-		if code := mainWithArgs(context.Background(), args, &out, &errb); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-		}
-		var got []string
-		for _, line := range strings.Split(out.String(), "\n") {
-			if strings.HasSuffix(line, "[switch.md §4]") {
-				got = append(got, strings.TrimSpace(strings.TrimSuffix(line, "[switch.md §4]")))
-			}
-		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%v: sections %q, want %q", tc.sets, got, tc.want)
-		}
 	}
 }
 
