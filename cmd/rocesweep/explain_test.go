@@ -64,49 +64,6 @@ func TestExplainSpecFile(t *testing.T) {
 	}
 }
 
-func TestDefaults(t *testing.T) {
-	t.Parallel()
-	var out, errb bytes.Buffer
-	if code := mainWithArgs(context.Background(), []string{"defaults", "--json"}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	var attrs []struct {
-		Path, Device, Type, Unit, Default, Doc string
-		Enum                                   []string
-	}
-	if err := json.Unmarshal(out.Bytes(), &attrs); err != nil {
-		t.Fatal(err)
-	}
-	byPath := map[string]string{}
-	for _, a := range attrs {
-		byPath[a.Path] = a.Type + " " + a.Unit + " " + a.Default
-	}
-	for path, want := range map[string]string{
-		"switch.SharedBufferManager.LossyAlpha":                     "double  1",
-		"switch.SharedBufferManager.TotalSharedBufferSize":          "bytes B 256MB",
-		"nic.NetworkInterface.IngressBufferManager.TotalBufferSize": "bytes B 4MB",
-		"nic.NetworkInterface.UplinkNetworkInterface.DataRate":      "datarate bps 400Gbps",
-		"switch.NetworkInterface.TransmissionMedium.Delay":          "timeval ps 500ns",
-		"global.Mtu":     "bytes B 4184B",
-		"duration":       "timeval ps 1ms",
-		"topology.hosts": "int  16",
-	} {
-		if byPath[path] != want {
-			t.Errorf("%s: %q, want %q", path, byPath[path], want)
-		}
-	}
-	out.Reset()
-	if code := mainWithArgs(context.Background(), []string{"defaults"}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if !strings.Contains(out.String(), "switch.SharedBufferManager.PoolAllocationMap") || !strings.Contains(out.String(), "[0.9, 0.1, 0, 0, 0, 0, 0, 0]") {
-		t.Errorf("table:\n%s", out.String())
-	}
-	if code := mainWithArgs(context.Background(), []string{"defaults", "extra"}, &out, &errb); code != 2 {
-		t.Errorf("extra argument: exit %d", code)
-	}
-}
-
 // validate warns of what explain warns, for every distinct point: the quickstart's
 // lossless pools fail sizing condition 2 at some Xoff values (switch.md §4.6).
 func TestValidateWarnsAsExplain(t *testing.T) {
