@@ -12,6 +12,7 @@ import (
 // Long values are clipped in messages: a quoted one keeps its quotes, a run keeps the
 // message's punctuation after it, multi-byte characters are not cut, short ones stay.
 func TestClipLong(t *testing.T) {
+	t.Parallel()
 	x := strings.Repeat("x", 1000)
 	for _, tc := range []struct{ in, want string }{
 		{`name "ab": bad`, `name "ab": bad`},
@@ -28,6 +29,7 @@ func TestClipLong(t *testing.T) {
 // A megabyte value in a spec comes back as a short message that still names the file,
 // line, column and field (issue 38: error messages echoed 1 MB values in full).
 func TestLongValueErrorsAreShort(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 1<<20)
 	for _, text := range []string{
 		"name: " + big + "\n",

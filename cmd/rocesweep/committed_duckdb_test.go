@@ -19,6 +19,7 @@ import (
 // copy of a part under a name of no shard or of another shard, not a part of no commit,
 // not a file that is no Parquet at all.
 func TestDuckDBReadsOnlyCommittedFiles(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)

@@ -123,6 +123,7 @@ func setManifest(t *testing.T, dir, key string, v any) {
 // job_id nothing pairs (exit 2, naming --by params); --by params pairs all 36 jobs by point and replicate, and the
 // changed setting's effect moves, with an interval of zero width.
 func TestCompareByParamsNonSweptSet(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec) // 4 x 3 points x 3 replicates, duration 100us
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	if code, _, stderr, _ := runMain(t, "run", spec, "-o", a, "-j", "2"); code != 0 {

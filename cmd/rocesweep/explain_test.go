@@ -29,60 +29,9 @@ func runExplain(t *testing.T, args ...string) explanation {
 	return ex
 }
 
-// TestExplainBadInput: each bad input gives one clear error naming the attribute, the
-// value and the rule, and exit status 2.
-func TestExplainBadInput(t *testing.T) {
-	dir := t.TempDir()
-	spec := filepath.Join(dir, "alpha.yaml")
-	if err := os.WriteFile(spec, []byte("name: a\nswitch:\n  LossyAlpa: 1\nsweep:\n  grid: {switch.LossyAlpha: [1, 2]}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want []string
-	}{
-		{"unknown attribute", []string{"--set", "switch.LossyAlpa=1"}, []string{"switch.LossyAlpa: unknown attribute (did you mean switch.LossyAlpha?)"}},
-		{"unknown unit", []string{"--set", "switch.TotalSharedBufferSize=700XB"}, []string{"switch.SharedBufferManager.TotalSharedBufferSize", `unknown unit "XB"`, `(value "700XB")`}},
-		{"negative size", []string{"--set", "switch.HeadRoomPerPortLimit=-1KB"}, []string{"switch.SharedBufferManager.HeadRoomPerPortLimit", "negative size", "nic.md §15 rule 5", `(value "-1KB")`}},
-		{"7-entry list", []string{"--set", "switch.PoolAllocationMap=[0.9, 0.1, 0, 0, 0, 0, 0]"}, []string{"switch.SharedBufferManager.PoolAllocationMap", "7 entries", "switch.md §1, §11 rule 2"}},
-		{"LaneCount 17", []string{"--set", "nic.HostSide.LaneCount=17"}, []string{"nic.HostInterface.HostSide.PhysicalLayer.LaneCount", "outside 1-16", "nic.md §15 rule 4", `(value "17")`}},
-		{"MSS 4126", []string{"--set", "nic.MSS=4126"}, []string{"nic.RoceQpManager.MSS", "4,126 B + 58 = 4,184 B is not below global.Mtu 4,184 B", "(value 4126B)", "nic.md §15 rule 3"}},
-		{"headroom", []string{"--set", "topology.hosts=128", "--set", "switch.HeadRoomPerPortLimit=2.5MB"},
-			[]string{"switch.SharedBufferManager.HeadRoomPerPortLimit: headroom 2,500,000 B × 128 ports = 320,000,000 B exceeds TotalSharedBufferSize 256,000,000 B", "switch.md §11 rule 5"}},
-		{"flowlet dpr", []string{"--set", "switch.LoadBalancingMethod=flowlet", "--set", "switch.EcmpHashMethod=dpr"},
-			[]string{"switch.LoadBalancingMethod", "switch.EcmpHashMethod dpr", "(value flowlet)", "switch.md §11 rule 6"}},
-		{"ambiguous", []string{"--set", "switch.DataRate=100Gbps"}, []string{"ambiguous", "UplinkNetworkInterface", "DownlinkNetworkInterface"}},
-		{"no equals", []string{"--set", "switch.LossyAlpha"}, []string{"want path=value"}},
-		{"yaml position", []string{spec}, []string{"alpha.yaml:3:3: switch.LossyAlpa: unknown attribute (did you mean switch.LossyAlpha?)"}},
-		{"missing file", []string{filepath.Join(dir, "nope.yaml")}, []string{"nope.yaml"}},
-		{"two specs", []string{spec, spec}, []string{"one SPEC at most"}},
-		{"bad flag", []string{"--bogus"}, []string{"unknown flag: --bogus"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := mainWithArgs(context.Background(), append([]string{"explain"}, tc.args...), &out, &errb)
-			if code != 2 {
-				t.Errorf("exit %d, want 2; stderr %s", code, errb.String())
-			}
-			if out.Len() != 0 {
-				t.Errorf("stdout not empty: %s", out.String())
-			}
-			first := strings.SplitN(errb.String(), "\n", 2)[0]
-			for _, w := range tc.want {
-				if !strings.Contains(first, w) {
-					t.Errorf("stderr first line\n  %s\nlacks\n  %s", first, w)
-				}
-			}
-			if !strings.HasPrefix(first, "rocesweep: ") {
-				t.Errorf("no rocesweep: prefix: %s", first)
-			}
-		})
-	}
-}
-
 // TestExplainSpecFile: a sweep spec's job keys apply and its sweep section is ignored.
 func TestExplainSpecFile(t *testing.T) {
+	t.Parallel()
 	spec := filepath.Join(t.TempDir(), "s.yaml")
 	body := "name: x\nreplicates: 3\ntopology: {kind: star, hosts: 64}\nswitch: {LossyAlpha: 0}\nsweep:\n  grid:\n    switch.LossyAlpha: [0.25, 0.5]\n"
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
@@ -115,74 +64,10 @@ func TestExplainSpecFile(t *testing.T) {
 	}
 }
 
-// TestExplainSheet: the human form carries the same numbers and the risk warnings.
-func TestExplainSheet(t *testing.T) {
-	var out, errb bytes.Buffer
-	code := mainWithArgs(context.Background(), []string{"explain", "--set", "topology.hosts=128", "--set", "switch.StaticPoolXonThreshold=700KB",
-		"--set", "nic.PfcStaticXoffThreshold=[0.999, 0.8, 0, 0, 0, 0, 0, 0]", "--set", "switch.PoolAllocationMap=[0.8, 0.1, 0, 0, 0, 0, 0, 0]"}, &out, &errb)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	s := out.String()
-	for _, w := range []string{
-		"128 connected ports", "32,768,000 B", "223,232,000 B", "83.9848 us", "41.9924 us", "18,368 B", "472.9 Gbps", "394.4 Gbps",
-		"3,596,400", "3,600,000", "320,000",
-		"no hysteresis",               // Xon ≥ Xoff
-		"fails sizing condition 2",    // pool 1 at 128 ports
-		"under the guidance 18,368 B", // NIC headroom
-		"sums to 0.9, not 1",          // PoolAllocationMap
-	} {
-		if !strings.Contains(s, w) {
-			t.Errorf("sheet lacks %q:\n%s", w, s)
-		}
-	}
-}
-
-func TestDefaults(t *testing.T) {
-	var out, errb bytes.Buffer
-	if code := mainWithArgs(context.Background(), []string{"defaults", "--json"}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	var attrs []struct {
-		Path, Device, Type, Unit, Default, Doc string
-		Enum                                   []string
-	}
-	if err := json.Unmarshal(out.Bytes(), &attrs); err != nil {
-		t.Fatal(err)
-	}
-	byPath := map[string]string{}
-	for _, a := range attrs {
-		byPath[a.Path] = a.Type + " " + a.Unit + " " + a.Default
-	}
-	for path, want := range map[string]string{
-		"switch.SharedBufferManager.LossyAlpha":                     "double  1",
-		"switch.SharedBufferManager.TotalSharedBufferSize":          "bytes B 256MB",
-		"nic.NetworkInterface.IngressBufferManager.TotalBufferSize": "bytes B 4MB",
-		"nic.NetworkInterface.UplinkNetworkInterface.DataRate":      "datarate bps 400Gbps",
-		"switch.NetworkInterface.TransmissionMedium.Delay":          "timeval ps 500ns",
-		"global.Mtu":     "bytes B 4184B",
-		"duration":       "timeval ps 1ms",
-		"topology.hosts": "int  16",
-	} {
-		if byPath[path] != want {
-			t.Errorf("%s: %q, want %q", path, byPath[path], want)
-		}
-	}
-	out.Reset()
-	if code := mainWithArgs(context.Background(), []string{"defaults"}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	if !strings.Contains(out.String(), "switch.SharedBufferManager.PoolAllocationMap") || !strings.Contains(out.String(), "[0.9, 0.1, 0, 0, 0, 0, 0, 0]") {
-		t.Errorf("table:\n%s", out.String())
-	}
-	if code := mainWithArgs(context.Background(), []string{"defaults", "extra"}, &out, &errb); code != 2 {
-		t.Errorf("extra argument: exit %d", code)
-	}
-}
-
 // validate warns of what explain warns, for every distinct point: the quickstart's
 // lossless pools fail sizing condition 2 at some Xoff values (switch.md §4.6).
 func TestValidateWarnsAsExplain(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if code := mainWithArgs(context.Background(), []string{"validate", "../../configs/quickstart.yaml"}, &out, &errb); code != 0 {
 		t.Fatalf("validate: exit %d: %s", code, errb.String())
@@ -213,38 +98,10 @@ func TestValidateWarnsAsExplain(t *testing.T) {
 	}
 }
 
-// The sheet has one section per distinct switch configuration: a fat tree's three tiers
-// run one buffer set-up (same block, same k ports) until a tier block sets its own.
-func TestExplainSectionsPerConfiguration(t *testing.T) {
-	for _, tc := range []struct {
-		sets []string
-		want []string
-	}{
-		{nil, []string{"edge, aggregation and core switches (8, 8 and 4 of them), 4 connected ports"}},
-		{[]string{"--set", "tiers.spine.switch.LossyAlpha=0.5"}, []string{
-			"edge and aggregation switches (8 and 8 of them), 4 connected ports",
-			"core switches (4 of them), 4 connected ports"}},
-	} {
-		var out, errb bytes.Buffer
-		args := append([]string{"explain", "--set", "topology.kind=fat-tree", "--set", "topology.k=4", "--set", "workload.senders=15"}, tc.sets...)
-		if code := mainWithArgs(context.Background(), args, &out, &errb); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
-		}
-		var got []string
-		for _, line := range strings.Split(out.String(), "\n") {
-			if strings.HasSuffix(line, "[switch.md §4]") {
-				got = append(got, strings.TrimSpace(strings.TrimSuffix(line, "[switch.md §4]")))
-			}
-		}
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%v: sections %q, want %q", tc.sets, got, tc.want)
-		}
-	}
-}
-
 // The sheet and --json print model/explain's warnings, each once, and the sheet ends
 // with a newline, so that stderr does not run onto its last line.
 func TestExplainRendersWarnings(t *testing.T) {
+	t.Parallel()
 	sets := []string{"--set", "topology.hosts=128", "--set", "switch.StaticPoolXonThreshold=700KB"}
 	cfg, err := sweep.SingleConfig("", nil, []string{"topology.hosts=128", "switch.StaticPoolXonThreshold=700KB"})
 	if err != nil {
@@ -277,6 +134,7 @@ func TestExplainRendersWarnings(t *testing.T) {
 
 // sim warns of what explain warns (model/explain's list), not of a part of it.
 func TestSimWarnsAsExplain(t *testing.T) {
+	t.Parallel()
 	sets := []string{"--set", "switch.StaticPoolXonThreshold=700KB", "--set", "switch.HeadRoomPerPortLimit=8KB", "--set", "duration=20us"}
 	ex := runExplain(t, append([]string{"../../configs/bench/incast-8to1-1MiB.yaml"}, sets...)...)
 	if len(ex.Warnings) < 2 {

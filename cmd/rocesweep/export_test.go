@@ -47,6 +47,7 @@ func TestExportCommand(t *testing.T) {
 // export of a directory that holds no results says what is wrong and exits 2 (it wrote
 // nothing and exited 0).
 func TestExportRefusesNonResults(t *testing.T) {
+	t.Parallel()
 	d := t.TempDir()
 	empty, foreign, fresh := filepath.Join(d, "empty"), filepath.Join(d, "configs"), filepath.Join(d, "fresh")
 	os.Mkdir(empty, 0o755)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,10 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results/journal"
 	"github.com/rocesweep/rocesweep/sweep/launch"
@@ -159,9 +156,18 @@ func TestIsolatedRowsEqualInProcess(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "out")
 		// -j 1 isolated: one worker runs both jobs, the second after the first.
 		j := map[string]string{"true": "1", "false": "2"}[iso]
-		out, err := realChild("run", spec, "-o", dir, "-j", j, "--select=false", "--set", "duration=250us", "--set", "report_interval=250ns", "--isolate="+iso).CombinedOutput()
+		count := filepath.Join(t.TempDir(), "jobs")
+		cmd := realChild("run", spec, "-o", dir, "-j", j, "--select=false", "--set", "duration=250us", "--set", "report_interval=250ns", "--isolate="+iso)
+		cmd.Env = append(cmd.Env, countEnv+"="+count)
+		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("--isolate=%s: %v\n%s", iso, err, out)
+		}
+		// Where the jobs ran: isolated, both in one worker (not the runner); in-process, in
+		// the runner. Without this, a run that ignored --isolate passed.
+		pids := jobPids(count)
+		if len(pids) != 2 || pids[0] != pids[1] || (pids[0] == cmd.Process.Pid) == (iso == "true") {
+			t.Errorf("--isolate=%s: the jobs ran in processes %v, the runner is %d", iso, pids, cmd.Process.Pid)
 		}
 		for _, table := range append([]string{"jobs"}, launch.RecordTables()...) {
 			keys := rowKeys(t, dir, table, "wall_sec", "events_per_sec", "time_utc")
@@ -241,36 +247,26 @@ sweep:
 // Failed jobs are recorded and --resume leaves them; --retry failed runs exactly them
 // again (each was committed alone), and the directory ends with every job once, ok.
 func TestRetryFailedRunsThemAgain(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
-	saved := jobFunc
-	defer func() { jobFunc = saved }()
-	var ran atomic.Int64
-	fake := sweeptest.Job(1000)
-	failAlpha := 1.0
-	jobFunc = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-		ran.Add(1)
-		if cfg.Switch.SharedBufferManager.LossyAlpha == failAlpha {
-			return nil, errors.New("flaky")
-		}
-		return fake(ctx, cfg, id, emit)
-	}
+	count := filepath.Join(t.TempDir(), "jobs")
+	failAlpha := "1"
 	run := func(args ...string) (int, string) {
-		var out, errb bytes.Buffer
-		code := mainWithArgs(context.Background(), append([]string{"run", spec, "-o", dir, "-j", "2"}, args...), &out, &errb)
-		return code, out.String() + errb.String()
+		code, out, stderr, _ := runChild(t, []string{countEnv + "=" + count, failAlphaEnv + "=" + failAlpha}, append([]string{"run", spec, "-o", dir, "-j", "2"}, args...)...)
+		return code, out + stderr
 	}
-	if code, out := run(); code != 1 || ran.Load() != 36 {
-		t.Fatalf("first run: exit %d after %d jobs, want 1 after 36\n%s", code, ran.Load(), out)
+	if code, out := run(); code != 1 || jobsStarted(count) != 36 {
+		t.Fatalf("first run: exit %d after %d jobs, want 1 after 36\n%s", code, jobsStarted(count), out)
 	}
-	if code, out := run("--resume"); code != 0 || ran.Load() != 36 {
-		t.Fatalf("--resume: exit %d, %d jobs run in all; want 0 and none again\n%s", code, ran.Load(), out)
+	if code, out := run("--resume"); code != 0 || jobsStarted(count) != 36 {
+		t.Fatalf("--resume: exit %d, %d jobs run in all; want 0 and none again\n%s", code, jobsStarted(count), out)
 	}
-	failAlpha = -1
+	failAlpha = ""
 	code, out := run("--retry", "failed")
-	if code != 0 || ran.Load() != 36+9 || !strings.Contains(out, "--retry: 9 failed or timed-out jobs run again\n") {
-		t.Fatalf("--retry failed: exit %d, %d jobs run in all; want 0 and the 9 failed again\n%s", code, ran.Load(), out)
+	if code != 0 || jobsStarted(count) != 36+9 || !strings.Contains(out, "--retry: 9 failed or timed-out jobs run again\n") {
+		t.Fatalf("--retry failed: exit %d, %d jobs run in all; want 0 and the 9 failed again\n%s", code, jobsStarted(count), out)
 	}
 	checkExactlyOnce(t, dir, p)
 	if code, out := run("--retry", "ok"); code != 2 || !strings.Contains(out, "--retry ok: want failed, timeout") {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,8 +12,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -208,17 +204,9 @@ func TestK8sIndexedJobFinishesSelection(t *testing.T) {
 // Before, it waited without a limit and without a word; without --wait it exits 3 too,
 // once it has run its part of the round.
 func TestSelectWaitLimit(t *testing.T) {
+	t.Parallel()
 	spec := ciSelection(t)
-	data, _ := os.ReadFile(spec)
-	sp, err := specfile.Parse(spec, data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp.UseSelection() // the first stage: select.initial = 3 replicates of every point
-	p, err := sweep.Expand(sp, launch.ValidateJob)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := expand(t, spec, func(sp *specfile.Spec) { sp.UseSelection() }) // the first stage: select.initial = 3 replicates of every point
 	missing := map[string]bool{}
 	for _, j := range p.Jobs { // the first stage of shard 2/2: odd plan indices
 		if j.Index%2 == 1 {
@@ -235,16 +223,13 @@ func TestSelectWaitLimit(t *testing.T) {
 		{"no --wait", nil, "9 jobs of other shards are still missing: shard 2of2 (9 jobs: "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			saved := jobFunc
-			jobFunc = childJob() // fake jobs: this test is about the waiting
-			defer func() { jobFunc = saved }()
-			var out, errb bytes.Buffer
+			// Fake jobs: this test is about the waiting.
 			args := append([]string{"run", spec, "-o", filepath.Join(t.TempDir(), "r"), "--shard", "1/2", "-j", "1"}, c.args...)
-			code := mainWithArgs(context.Background(), args, &out, &errb)
-			if code != ExitUndecided || !strings.Contains(errb.String(), c.want) {
-				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, ExitUndecided, c.want, errb.String())
+			code, _, stderr, _ := runChild(t, []string{"ROCESWEEP_TEST_WORK=0"}, args...)
+			if code != ExitUndecided || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, ExitUndecided, c.want, stderr)
 			}
-			m := named.FindStringSubmatch(errb.String())
+			m := named.FindStringSubmatch(stderr)
 			if m == nil || !missing[m[1]] || !missing[m[2]] || !missing[m[3]] {
 				t.Errorf("the jobs named %q are not shard 2/2's (%v)", m, missing)
 			}

@@ -13,6 +13,7 @@ import (
 
 // ls renders results.List's rows; status of their parent points at ls.
 func TestLsAndStatusOfAParent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := resultstest.Write(filepath.Join(dir, "grid"), resultstest.Grid([]float64{0.5, 1}, []float64{1e5}, 1, false)); err != nil {
 		t.Fatal(err)

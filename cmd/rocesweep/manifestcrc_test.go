@@ -12,6 +12,7 @@ import (
 // status names it and the directory is not complete, report warns, run refuses the
 // directory, and --force writes the manifest anew, after which it verifies clean.
 func TestManifestEditFound(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	for _, edit := range []struct{ name, old, new string }{
 		{"spec", `replicates: 3`, `replicates: 4`},

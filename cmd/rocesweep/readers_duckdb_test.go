@@ -24,6 +24,7 @@ import (
 )
 
 func TestDuckDBReadsFreshResults(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ci")
 	var out, errb bytes.Buffer
 	if code := mainWithArgs(context.Background(), []string{"run", "../../configs/ci.yaml", "-o", dir, "-j", "2"}, &out, &errb); code != 0 {

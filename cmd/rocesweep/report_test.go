@@ -84,6 +84,7 @@ func TestReportCommand(t *testing.T) {
 // The effective configuration is the spec with the run's --set applied: a non-swept
 // override shows its new value, swept attributes their values, defaults are left out.
 func TestEffectiveConfig(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	if code, _, stderr, _ := runMain(t, "run", spec, "-o", dir, "--set", "duration=200us", "--set", "replicates=1"); code != 0 {
@@ -115,6 +116,7 @@ func TestEffectiveConfig(t *testing.T) {
 // Arrow IPC results are read back by the closing table as Parquet ones are: the table of
 // the whole directory, one cell per grid point, with no fallback to this session's jobs.
 func TestClosingTableArrow(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	code, out, stderr, _ := runMain(t, "run", spec, "-o", dir, "--format", "arrow", "--set", "replicates=1")
@@ -130,6 +132,7 @@ func TestClosingTableArrow(t *testing.T) {
 // were once left out entirely), and a swept tier attribute keeps its tier in a point's
 // label: "spine.StaticPoolXoffThreshold=100KB", not the plain switch's name.
 func TestEffectiveConfigTiers(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, `name: tiers
 duration: 100us
 topology: {kind: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2}

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -29,6 +28,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
@@ -48,29 +48,143 @@ const childEnv = "ROCESWEEP_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		// The job of the child process: the fake one, unless ROCESWEEP_TEST_REAL=1 keeps
-		// jobFunc = launch.Simulate (the real simulation).
-		if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
-			jobFunc = childJob()
+		os.Exit(childMain())
+	}
+	if filepath.Base(os.Args[0]) != scriptCommand {
+		setUpTestProcess()
+	}
+	// testscript.Main runs the tests, or, in a copy of this binary named rocesweep that a
+	// script (testdata/script) runs, childMain.
+	testscript.Main(m, map[string]func(){scriptCommand: func() { os.Exit(childMain()) }})
+}
+
+// childMain is the rocesweep command in a child process (childEnv) or a script.
+func childMain() int {
+	// The job of the child process: the fake one, unless ROCESWEEP_TEST_REAL=1 keeps
+	// jobFunc = launch.Simulate (the real simulation).
+	if os.Getenv("ROCESWEEP_TEST_REAL") != "1" {
+		jobFunc = childJob()
+	}
+	stderr := io.Writer(os.Stderr)
+	jobFunc, stderr = childWrap(jobFunc, stderr)
+	// ROCESWEEP_TEST_INPROCESS=1: the child's jobs run in its own process (--isolate's
+	// default false), for the tests of something else than isolation (the k8s and Slurm
+	// scripts); worker processes have their own tests (isolate_test.go).
+	if os.Getenv("ROCESWEEP_TEST_INPROCESS") == "1" {
+		defaultIsolate = false
+	}
+	if n, _ := strconv.ParseUint(os.Getenv("ROCESWEEP_TEST_NOFILE"), 10, 64); n > 0 && os.Args[1] != workerCommand {
+		// The runner's open files limited, as `ulimit -n` does (not its workers').
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			panic(err)
 		}
-		// ROCESWEEP_TEST_INPROCESS=1: the child's jobs run in its own process (--isolate's
-		// default false), for the tests of something else than isolation (the k8s and Slurm
-		// scripts); worker processes have their own tests (isolate_test.go).
-		if os.Getenv("ROCESWEEP_TEST_INPROCESS") == "1" {
-			defaultIsolate = false
+	}
+	ctx, stop := handleSignals()
+	defer stop()
+	return mainWithArgs(ctx, os.Args[1:], os.Stdout, stderr)
+}
+
+// The environment of a child process (runChild) for what an in-process test did by
+// replacing jobFunc: countEnv names a file that gets a line for each job started, the
+// process it runs in (the runner or a worker); failAlphaEnv fails the jobs of that LossyAlpha;
+// interruptEnv=1 interrupts the run once its first job has finished.
+const (
+	countEnv     = "ROCESWEEP_TEST_COUNT"
+	failAlphaEnv = "ROCESWEEP_TEST_FAIL_ALPHA"
+	interruptEnv = "ROCESWEEP_TEST_INTERRUPT_AFTER_FIRST"
+)
+
+// childWrap wraps a child's job (fake or real) and stderr as countEnv, failAlphaEnv and
+// interruptEnv ask.
+func childWrap(job launch.JobFunc, stderr io.Writer) (launch.JobFunc, io.Writer) {
+	if a := os.Getenv(failAlphaEnv); a != "" {
+		alpha, _ := strconv.ParseFloat(a, 64)
+		inner := job
+		job = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
+			if cfg.Switch.SharedBufferManager.LossyAlpha == alpha {
+				return nil, fmt.Errorf("LossyAlpha %v fails", alpha)
+			}
+			return inner(ctx, cfg, id, emit)
 		}
-		if n, _ := strconv.ParseUint(os.Getenv("ROCESWEEP_TEST_NOFILE"), 10, 64); n > 0 && os.Args[1] != workerCommand {
-			// The runner's open files limited, as `ulimit -n` does (not its workers').
-			if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+	}
+	if name := os.Getenv(countEnv); name != "" {
+		inner := job
+		job = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
+			f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err == nil {
+				_, err = fmt.Fprintln(f, os.Getpid())
+				f.Close()
+			}
+			if err != nil {
 				panic(err)
 			}
+			return inner(ctx, cfg, id, emit)
 		}
-		ctx, stop := handleSignals()
-		code := mainWithArgs(ctx, os.Args[1:], os.Stdout, os.Stderr)
-		stop()
-		os.Exit(code)
 	}
-	// In-process tests swap jobFunc for fakes that a worker process would not see.
+	if os.Getenv(interruptEnv) == "1" {
+		// As SIGTERM from scancel does, once the first job has finished: that job returns
+		// only after the runner has said it stops taking jobs, so with -j 1 exactly one
+		// job is recorded and the rest of the shard is missing.
+		w := &signalWriter{w: stderr, want: "stopping:", seen: make(chan struct{})}
+		inner := job
+		var first atomic.Bool
+		job = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
+			res, err := inner(ctx, cfg, id, emit)
+			if first.CompareAndSwap(false, true) {
+				syscall.Kill(os.Getpid(), syscall.SIGTERM)
+				select {
+				case <-w.seen:
+				case <-time.After(time.Minute): // a guard against a hang, not a synchronisation
+					panic("the runner never said it was stopping")
+				}
+			}
+			return res, err
+		}
+		stderr = w
+	}
+	return job, stderr
+}
+
+// runChild runs one command line in a child process: the test binary as rocesweep, with
+// the fake job of 1000 messages run in its own process (env adds to that or overrides
+// it). It returns the exit status, the output and the number of jobs started.
+func runChild(t *testing.T, env []string, args ...string) (code int, stdout, stderr string, jobs int64) {
+	t.Helper()
+	count := filepath.Join(t.TempDir(), "jobs")
+	cmd := child(1000, args...)
+	cmd.Env = append(append(cmd.Env, "ROCESWEEP_TEST_INPROCESS=1", countEnv+"="+count), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String(), int64(len(jobPids(count)))
+}
+
+// jobsStarted is the number of jobs the child processes given countEnv=name started.
+func jobsStarted(name string) int64 { return int64(len(jobPids(name))) }
+
+// jobPids lists the process of each job the child processes given countEnv=name
+// started.
+func jobPids(name string) []int {
+	data, _ := os.ReadFile(name)
+	var pids []int
+	for _, f := range strings.Fields(string(data)) {
+		pid, _ := strconv.Atoi(f)
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// setUpTestProcess sets the process that runs the tests once, before any runs: no test
+// changes package state after it.
+func setUpTestProcess() {
+	// In-process tests run their jobs in this process.
 	defaultIsolate = false
 	splitProcs = false
 	// The test process reads and writes many small results directories, draws reports
@@ -88,7 +202,6 @@ func TestMain(m *testing.M) {
 		machineProcs = runtime.GOMAXPROCS(1)
 		os.Setenv("GOMAXPROCS", "1")
 	}
-	os.Exit(m.Run())
 }
 
 // machineProcs is the GOMAXPROCS a child process has without one in its environment (0:
@@ -233,47 +346,36 @@ type jobsRow struct {
 	Status string `parquet:"status"`
 }
 
-// checkExactlyOnce: every job of the plan is once in jobs and has its rows once in every
-// record table; nothing else is there; no temp files are left.
+// checkExactlyOnce: every job of the plan is once in jobs, with status ok, and has in
+// every record table (launch.RecordTables) the rows the fake job writes
+// (sweeptest.RecordRows; none in a table it does not write); no other job is there; no
+// temp files are left.
 func checkExactlyOnce(t *testing.T, dir string, p *sweep.Plan) {
 	t.Helper()
-	count := map[string]int{}
 	for _, r := range readRows[jobsRow](t, dir, "jobs") {
-		count[r.JobID]++
 		if r.Status != "ok" {
 			t.Errorf("job %s status %s", r.JobID, r.Status)
 		}
 	}
-	perTable := map[string]map[string]int{}
-	tally := func(table string, ids []string) {
-		perTable[table] = map[string]int{}
-		for _, id := range ids {
-			perTable[table][id]++
-		}
-	}
-	// Only the job_id column of each record table is read: what is counted.
-	type idRow struct {
-		JobID string `parquet:"job_id"`
-	}
-	for _, table := range []string{"nd_stats", "messages", "topology", "ecn_pfc_stats", "roce_transport_stats", "buffer_stats", "port_buffer_stats", "lb_stats", "tier_hop"} {
-		tally(table, ids(readRows[idRow](t, dir, table), func(r idRow) string { return r.JobID }))
-	}
-	if len(count) != len(p.Jobs) {
-		t.Errorf("jobs holds %d jobs, the plan %d", len(count), len(p.Jobs))
-	}
+	planned := map[string]bool{}
 	for _, j := range p.Jobs {
-		if count[j.ID] != 1 {
-			t.Errorf("job %d (%s) is %d times in jobs", j.Index, j.ID, count[j.ID])
-		}
-		for table, n := range sweeptest.RecordRows(j.Config) {
-			if got := perTable[table][j.ID]; got != n {
-				t.Errorf("job %d: %s has %d rows, want %d", j.Index, table, got, n)
+		planned[j.ID] = true
+	}
+	for _, table := range append([]string{"jobs"}, launch.RecordTables()...) {
+		per := jobRowsPerID(t, dir, table)
+		for _, j := range p.Jobs {
+			want := 1
+			if table != "jobs" {
+				want = sweeptest.RecordRows(j.Config)[table]
+			}
+			if got := per[j.ID]; got != want {
+				t.Errorf("job %d (%s): %s has %d rows, want %d", j.Index, j.ID, table, got, want)
 			}
 		}
-	}
-	for table, m := range perTable {
-		if len(m) != len(p.Jobs) {
-			t.Errorf("%s holds rows of %d jobs, want %d", table, len(m), len(p.Jobs))
+		for id := range per {
+			if !planned[id] {
+				t.Errorf("%s holds rows of job %s, which is not in the plan", table, id)
+			}
 		}
 	}
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -292,12 +394,20 @@ func ids[T any](rows []T, id func(T) string) []string {
 	return out
 }
 
-func expand(t *testing.T, specFile string) *sweep.Plan {
+// expand is the plan of specFile, as run expands it after edit (e.g.
+// (*specfile.Spec).UseSelection: the first stage of a selection).
+func expand(t *testing.T, specFile string, edit ...func(*specfile.Spec)) *sweep.Plan {
 	t.Helper()
-	data, _ := os.ReadFile(specFile)
+	data, err := os.ReadFile(specFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, err := specfile.Parse(specFile, data, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, e := range edit {
+		e(s)
 	}
 	p, err := sweep.Expand(s, launch.ValidateJob)
 	if err != nil {
@@ -313,6 +423,7 @@ func TestCrashResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
@@ -436,69 +547,17 @@ func TestInterruptExitsNonZeroJournalConsistent(t *testing.T) {
 	})
 }
 
-// runMain runs one command line in-process with a counting fake job.
+// runMain runs one command line in a child process with the fake job (runChild).
 func runMain(t *testing.T, args ...string) (code int, stdout, stderr string, jobs int64) {
 	t.Helper()
-	var n atomic.Int64
-	saved := jobFunc
-	fake := sweeptest.Job(1000)
-	jobFunc = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-		n.Add(1)
-		return fake(ctx, cfg, id, emit)
-	}
-	defer func() { jobFunc = saved }()
-	var out, errb bytes.Buffer
-	code = mainWithArgs(context.Background(), args, &out, &errb)
-	return code, out.String(), errb.String(), n.Load()
-}
-
-// Bad input is refused before any job runs, exit 2, naming the place.
-func TestBadInputRefusedBeforeAnyJob(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "a-file")
-	os.WriteFile(file, nil, 0o644)
-	for _, tc := range []struct {
-		name string
-		spec string
-		args []string
-		want []string
-	}{
-		{"typo'd attribute", "sweep:\n  grid:\n    switch.LossyAlpa: [1, 2]\n", nil,
-			[]string{"spec.yaml:3:5", "switch.LossyAlpa", "did you mean", "LossyAlpha"}},
-		{"zip of unequal lengths", "sweep:\n  zip:\n    switch.StaticPoolXoffThreshold: [200KB, 400KB, 700KB]\n    switch.StaticPoolXonThreshold: [100KB, 150KB]\n", nil,
-			[]string{"spec.yaml:4:5", "switch.StaticPoolXonThreshold has 2 values", "3", "equal lengths"}},
-		{"invalid grid point", "sweep:\n  grid:\n    switch.HeadRoomPerPortLimit: [256KB, 40MB]\n", nil,
-			[]string{"1 of 2 grid points", "job 1 (switch.HeadRoomPerPortLimit=40MB)", "HeadRoomPerPortLimit", "--skip-invalid"}},
-		{"unwritable output directory", "name: x\n", []string{"-o", filepath.Join(file, "out")},
-			[]string{"output directory", "a-file"}},
-		{"bad --set", "name: x\n", []string{"--set", "switch.LossyAlfa=2"},
-			[]string{"--set switch.LossyAlfa=2", "LossyAlpha"}},
-		{"bad flag", "name: x\n", []string{"--shard", "4/3"}, []string{"--shard", "4/3"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			spec := filepath.Join(t.TempDir(), "spec.yaml")
-			os.WriteFile(spec, []byte(tc.spec), 0o644)
-			args := append([]string{"run", spec}, tc.args...)
-			if !contains(tc.args, "-o") {
-				args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
-			}
-			code, _, stderr, jobs := runMain(t, args...)
-			if code != 2 || jobs != 0 {
-				t.Errorf("exit %d after %d jobs, want 2 before any job", code, jobs)
-			}
-			stderr = strings.ReplaceAll(stderr, filepath.Dir(spec)+"/", "")
-			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr does not name %q:\n%s", w, stderr)
-				}
-			}
-		})
-	}
+	return runChild(t, nil, args...)
 }
 
 // Two runs of one shard at once (two hand-started --resume runs) would interleave
 // journal lines and remove each other's temp files: the second is refused, exit 2,
 // naming the first; other shards of the directory run beside it.
 func TestSecondWriterOfAShardRefused(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	os.MkdirAll(dir, 0o755)
@@ -527,53 +586,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func TestPlanAndValidate(t *testing.T) {
-	spec := writeSpec(t, crashSpec)
-	code, out, stderr, _ := runMain(t, "plan", spec, "--json")
-	if code != 0 {
-		t.Fatalf("plan exit %d: %s", code, stderr)
-	}
-	var pj planJSON
-	if err := json.Unmarshal([]byte(out), &pj); err != nil {
-		t.Fatal(err)
-	}
-	if pj.PlanSize != 36 || len(pj.Jobs) != 36 || pj.Jobs[4].Params["switch.StaticPoolXoffThreshold"] != "700KB" ||
-		pj.Jobs[4].Values["switch_StaticPoolXoffThreshold"] != float64(700_000) || pj.Jobs[4].Replicate != 1 {
-		t.Errorf("plan --json: size %d, job 4 %+v", pj.PlanSize, pj.Jobs[4])
-	}
-	code, out, _, _ = runMain(t, "plan", spec, "--set", "replicates=1")
-	if code != 0 || !strings.Contains(out, "crash: 12 jobs = 12 points x 1 replicate") || strings.Count(out, "\n") != 15 ||
-		!strings.Contains(out, "\nlargest job: job 0 (switch.LossyAlpha=0.25, switch.StaticPoolXoffThreshold=400KB): ~") {
-		t.Errorf("plan table (exit %d):\n%s", code, out)
-	}
-	code, out, _, _ = runMain(t, "validate", spec)
-	if code != 0 || !strings.HasPrefix(out, "ok: ") {
-		t.Errorf("validate exit %d: %s", code, out)
-	}
-	code, out, _, _ = runMain(t, "validate", spec, "--set", "switch.HeadRoomPerPortLimit=40MB", "--skip-invalid")
-	if code != 0 || !strings.Contains(out, "12 of 12 grid points") {
-		t.Errorf("validate --skip-invalid exit %d: %s", code, out)
-	}
-}
-
-// run without SPEC runs the embedded quickstart into results/quickstart.
-func TestRunQuickstartDefault(t *testing.T) {
-	wd, _ := os.Getwd()
-	defer os.Chdir(wd)
-	os.Chdir(t.TempDir())
-	code, out, stderr, jobs := runMain(t, "run", "-j", "2")
-	if code != 0 || jobs != 60 { // a selection: 12 points x 5 first-stage replicates
-
-		t.Fatalf("exit %d, %d jobs:\n%s\n%s", code, jobs, out, stderr)
-	}
-	if _, err := os.Stat(filepath.Join("results", "quickstart", "manifest.json")); err != nil {
-		t.Error(err)
-	}
-	if !strings.Contains(out, "switch.LossyAlpha \\ switch.StaticPoolXoffThreshold") {
-		t.Errorf("no closing table:\n%s", out)
-	}
 }
 
 // readGeneric reads every committed file of a table as rows of column → value text.
@@ -862,6 +874,7 @@ func TestClosedOutputDoesNotKillTheSweep(t *testing.T) {
 // same plan); a sweep named on the command line is still refused without --resume. The
 // end of a run names the next command.
 func TestQuickstartAgain(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "qs")
 	code, out, _, jobs := runMain(t, "run", "-o", dir)
 	if code != 0 || jobs != 60 || !strings.Contains(out, "next: rocesweep report "+dir+" ") {

@@ -16,6 +16,7 @@ import (
 // queries as a run of the whole plan: every job once in jobs, and the same
 // rows in every record table (configs/ci.yaml, the real simulation).
 func TestDuckDBReadsShardsAsOneDataset(t *testing.T) {
+	t.Parallel()
 	whole := filepath.Join(t.TempDir(), "whole")
 	sharded := filepath.Join(t.TempDir(), "sharded")
 	runs := [][]string{{"run", ciSpec, "-o", whole, "-j", "2"}}

@@ -21,6 +21,7 @@ import (
 // A sweep run as 3 shards into one directory is one dataset for every reader: the
 // results reader, report and compare see the same jobs as in a run of the whole plan.
 func TestShardsReadAsOneDataset(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	whole := filepath.Join(t.TempDir(), "whole")

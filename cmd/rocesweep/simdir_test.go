@@ -15,6 +15,7 @@ import (
 // SIGKILL left its hidden .NAME.sim-PID/ behind for good, and Ctrl-C suggested --resume,
 // which sim does not have.
 func TestSimDirectoryHonesty(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
 	spec := "../../configs/bench/incast-8to1-1MiB.yaml"

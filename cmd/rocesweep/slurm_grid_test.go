@@ -15,6 +15,7 @@ import (
 // slurm refuses a --time sbatch would refuse, passes --grid on to every task, and
 // writes --mem from the plan's largest job: one per CPU at once, plus the runner.
 func TestSlurmGridTimeMem(t *testing.T) {
+	t.Parallel()
 	spec := "../../configs/ci.yaml"
 	for _, bad := range []string{"30min", "1:75", "2-24:00"} {
 		code, _, stderr := runCmd(t, "slurm", spec, "-o", filepath.Join(t.TempDir(), "out"), "--time", bad)

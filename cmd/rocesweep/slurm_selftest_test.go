@@ -18,6 +18,7 @@ import (
 //   - ROCESWEEP_SELFTEST_EXPECT=partial: some planned jobs are missing, the others are
 //     there once, nothing else is there.
 func TestSlurmSelftestCheck(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("ROCESWEEP_SELFTEST_DIR")
 	if dir == "" {
 		t.Skip("run by scripts/slurm-selftest.sh")

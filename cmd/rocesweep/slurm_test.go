@@ -40,6 +40,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // The script holds everything a task needs, with absolute paths; --submit hands it to
 // sbatch --parsable and prints the array id and how to watch it.
 func TestSlurmWritesScriptAndSubmits(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	sbatch, log := fakeSbatch(t, "4242;cluster", false)
@@ -83,62 +84,6 @@ func TestSlurmWritesScriptAndSubmits(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
-	}
-}
-
-// Bad input is refused with exit 2 before anything is written or submitted.
-func TestSlurmRefusesBeforeWriting(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		spec string
-		args []string
-		want string
-	}{
-		{"typo'd attribute", "sweep:\n  grid:\n    switch.LossyAlpa: [1, 2]\n", nil, "did you mean"},
-		{"invalid grid point", "sweep:\n  grid:\n    switch.HeadRoomPerPortLimit: [256KB, 40MB]\n", nil, "job 1 (switch.HeadRoomPerPortLimit=40MB)"},
-		{"more tasks than jobs", crashSpec, []string{"--array-size", "37"}, "--array-size 37: the plan has 36 jobs"},
-		{"bad --set", crashSpec, []string{"--set", "switch.LossyAlfa=2"}, "LossyAlpha"},
-		{"negative cpus", crashSpec, []string{"--cpus-per-task", "-1"}, "--cpus-per-task -1"},
-		{"partition with a space", crashSpec, []string{"--partition", "a b"}, `--partition "a b"`},
-		{"no -o", crashSpec, []string{"-o", ""}, "-o DIR is required"},
-		{"bad format", crashSpec, []string{"--format", "csv"}, `--format "csv": want parquet or arrow`},
-		{"zero commit interval", crashSpec, []string{"--commit-interval", "0s"}, "--commit-interval 0s"},
-		{"negative wall limit", crashSpec, []string{"--max-wall-per-job", "-1s"}, "--max-wall-per-job -1s"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			spec := writeSpec(t, tc.spec)
-			dir := filepath.Join(t.TempDir(), "out")
-			sbatch, log := fakeSbatch(t, "1", false)
-			args := append([]string{"slurm", spec, "-o", dir, "--submit", "--sbatch", sbatch}, tc.args...)
-			code, _, stderr := runCmd(t, args...)
-			if code != 2 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, want 2 naming %q:\n%s", code, tc.want, stderr)
-			}
-			if _, err := os.Stat(dir); err == nil {
-				t.Errorf("%s was created", dir)
-			}
-			if _, err := os.Stat(log); err == nil {
-				t.Error("sbatch was called")
-			}
-		})
-	}
-}
-
-// sbatch missing or refusing: exit 1 with its words; the script is written anyway.
-func TestSlurmSbatchErrors(t *testing.T) {
-	spec := writeSpec(t, crashSpec)
-	dir := filepath.Join(t.TempDir(), "out")
-	code, _, stderr := runCmd(t, "slurm", spec, "-o", dir, "--submit", "--sbatch", filepath.Join(t.TempDir(), "no-sbatch"))
-	if code != 1 || !strings.Contains(stderr, "no-sbatch not found") || !strings.Contains(stderr, "sbatch "+dir+"/slurm/rocesweep-array.sbatch") {
-		t.Errorf("exit %d, want 1 saying sbatch is missing and how to submit:\n%s", code, stderr)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "slurm", "rocesweep-array.sbatch")); err != nil {
-		t.Error(err)
-	}
-	sbatch, _ := fakeSbatch(t, "sbatch: error: Batch job submission failed: Invalid partition name specified", true)
-	code, _, stderr = runCmd(t, "slurm", spec, "-o", dir, "--submit", "--sbatch", sbatch)
-	if code != 1 || !strings.Contains(stderr, "Invalid partition name specified") {
-		t.Errorf("exit %d, want 1 with sbatch's error:\n%s", code, stderr)
 	}
 }
 
@@ -205,6 +150,7 @@ func TestSlurmScriptRunsEveryShard(t *testing.T) {
 // tasks of 1 CPU, not 16 tasks of which 10 would idle in every later round. Every task
 // runs --select --wait, with --wait-limit when given.
 func TestSlurmSelectionFitsRounds(t *testing.T) {
+	t.Parallel()
 	// The flagship's former grid: 7 alpha x 5 Xoff at one lossy load, 35 points.
 	grid35 := []string{"--grid", "switch.LossyAlpha=0.0625,0.125,0.25,0.5,1,2,4", "--grid", "switch.StaticPoolXoffThreshold=75KB,100KB,150KB,200KB,300KB", "--set", "workload.mix.1.load=0.3"}
 	for _, c := range []struct {

@@ -4,24 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/results"
 	"github.com/rocesweep/rocesweep/results/dirfs"
 	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
-	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
 
 const ciSpec = "../../configs/ci.yaml"
@@ -60,8 +54,9 @@ func shardOf(t *testing.T, st results.Status, shard string) results.ShardStatus 
 	return results.ShardStatus{}
 }
 
-// signalWriter collects what is written and closes seen once it contains want.
+// signalWriter passes what is written on to w and closes seen once it has passed want.
 type signalWriter struct {
+	w    io.Writer
 	mu   sync.Mutex
 	buf  bytes.Buffer
 	want string
@@ -76,43 +71,18 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 	if strings.Contains(w.buf.String(), w.want) {
 		w.once.Do(func() { close(w.seen) })
 	}
-	return len(p), nil
+	return w.w.Write(p)
 }
 
-func (w *signalWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
-// runInterruptedAfterFirstJob runs `run args...` in-process with the real simulation
-// and -j 1, and interrupts it (as SIGTERM from scancel does) once the first job has
-// finished: that job returns only after the runner has said it stops taking jobs, so
-// exactly one job is recorded and the rest of the shard is missing.
+// runInterruptedAfterFirstJob runs `run args...` with the real simulation and -j 1 in a
+// child process, and interrupts it (as SIGTERM from scancel does) once the first job has
+// finished (interruptEnv): exactly one job is recorded and the rest of the shard is
+// missing.
 func runInterruptedAfterFirstJob(t *testing.T, args ...string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stderr := &signalWriter{want: "stopping:", seen: make(chan struct{})}
-	saved := jobFunc
-	defer func() { jobFunc = saved }()
-	var first atomic.Bool
-	jobFunc = func(jctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-		res, err := launch.Simulate(jctx, cfg, id, emit)
-		if first.CompareAndSwap(false, true) {
-			cancel()
-			select {
-			case <-stderr.seen:
-			case <-time.After(time.Minute): // a guard against a hang, not a synchronisation
-				t.Errorf("the runner never said it was stopping:\n%s", stderr.String())
-			}
-		}
-		return res, err
-	}
-	var out bytes.Buffer
-	code := mainWithArgs(ctx, append(append([]string{"run"}, args...), "-j", "1"), &out, stderr)
+	code, out, stderr, _ := runChild(t, []string{"ROCESWEEP_TEST_REAL=1", interruptEnv + "=1"}, append(append([]string{"run"}, args...), "-j", "1")...)
 	if code != 130 {
-		t.Fatalf("interrupted run: exit %d, want 130\n%s%s", code, out.String(), stderr.String())
+		t.Fatalf("interrupted run: exit %d, want 130\n%s%s", code, out, stderr)
 	}
 }
 
@@ -120,6 +90,7 @@ func runInterruptedAfterFirstJob(t *testing.T, args ...string) {
 // after its first job: status counts each shard from its journal, and after the partial
 // shard resumes it reports the sweep complete.
 func TestStatusAcrossShards(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ci")
 	p := expand(t, ciSpec)
 	for _, shard := range []string{"1/3", "2/3"} {
@@ -196,21 +167,12 @@ func TestStatusAcrossShards(t *testing.T) {
 // Failed jobs count as recorded, not missing; shards of the array that have not started
 // are listed with everything missing.
 func TestStatusFailedAndNotStarted(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	p := expand(t, spec)
 	dir := filepath.Join(t.TempDir(), "out")
-	saved := jobFunc
-	defer func() { jobFunc = saved }()
-	fake := sweeptest.Job(1000)
-	jobFunc = func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-		if cfg.Switch.SharedBufferManager.LossyAlpha == 2 {
-			return nil, errors.New("alpha 2 fails")
-		}
-		return fake(ctx, cfg, id, emit)
-	}
-	var out, errb bytes.Buffer
-	if code := mainWithArgs(context.Background(), []string{"run", spec, "-o", dir, "--shard", "1/4", "-j", "2"}, &out, &errb); code != 1 {
-		t.Fatalf("exit %d, want 1 (failed jobs)\n%s", code, errb.String())
+	if code, _, stderr, _ := runChild(t, []string{failAlphaEnv + "=2"}, "run", spec, "-o", dir, "--shard", "1/4", "-j", "2"); code != 1 {
+		t.Fatalf("exit %d, want 1 (failed jobs)\n%s", code, stderr)
 	}
 	failed := 0
 	mine := sweep.Shard{K: 1, N: 4}.Select(p.Jobs)
@@ -244,6 +206,7 @@ func TestStatusFailedAndNotStarted(t *testing.T) {
 // A path that is not a results directory is refused, naming it; a directory holding only
 // the array script (no task started yet) is a status, exit 0.
 func TestStatusNotAResultsDir(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	for _, dir := range []string{empty, filepath.Join(empty, "nope")} {
 		var out, errb bytes.Buffer

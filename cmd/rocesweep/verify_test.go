@@ -14,6 +14,7 @@ import (
 // "complete") and repaired by --resume (which used to say "already done"): the jobs of
 // its commit run again and their rows in the other tables are not left twice.
 func TestDeletedPartDetectedAndRepaired(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	if code, _, stderr, _ := runMain(t, "run", spec, "-o", dir, "-j", "2"); code != 0 {
@@ -83,6 +84,7 @@ func TestDeletedPartDetectedAndRepaired(t *testing.T) {
 // A journal line with status "xk" or an extra line never makes status
 // report more jobs ok than planned.
 func TestStatusNeverMoreThanPlanned(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	if code, _, stderr, _ := runMain(t, "run", spec, "-o", dir); code != 0 {
@@ -112,6 +114,7 @@ func TestStatusNeverMoreThanPlanned(t *testing.T) {
 
 // Status names both versions when the results are of another model.
 func TestStatusNamesOtherModelVersion(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, crashSpec)
 	dir := filepath.Join(t.TempDir(), "out")
 	if code, _, stderr, _ := runMain(t, "run", spec, "-o", dir); code != 0 {

@@ -14,6 +14,7 @@ import (
 // exits 130, as one while jobs run does (issue 38: it exited 1, which Slurm and scripts
 // read as a failure).
 func TestStopWhileWaitingExits130(t *testing.T) {
+	t.Parallel()
 	spec := writeSpec(t, sweeptestGrid2+"select: {initial: 2, max_jobs: 100}\n")
 	dir := filepath.Join(t.TempDir(), "out")
 	// Shard 2/2 runs its jobs of the first stage and, without --wait, returns (exit 3:
