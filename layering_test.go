@@ -41,11 +41,11 @@ import (
 // The layers, bottom to top: the package model (model.Version alone, which every
 // package may import); the model; leaves that know no model (process policy, the
 // file-system rules); the libraries constraint and selection, beside the results
-// directory's owner results (with its journal format, results/journal); the writer
-// sink, which imports results, never the other way; the command back-ends export and
+// directory's owner resultsdir (with its journal format, resultsdir/journal); the writer
+// sink, which imports resultsdir, never the other way; the command back-ends export and
 // slurm; sweep, in four layers (the spec sweep/specfile, the plan sweep, running it
 // sweep/launch, the studies sweep/study); the readers report and compare; the command
-// cmd/rocesweep (issue 41: model ← results ← sink ← sweep ← report/compare ← cmd). Test
+// cmd/rocesweep (issue 41: model ← resultsdir ← sink ← sweep ← report/compare ← cmd). Test
 // support and the helper commands under scripts/ have rows of their own.
 const layers = `
 	# The model's version (model.Version): a leaf that every package may import, since
@@ -68,7 +68,7 @@ const layers = `
 	# Leaves: process policy, the results directory's file-system rules, the confidence
 	# intervals, the embedded study library. They know no model.
 	model
-	< results/dirfs, selection/ci, internal/buildinfo, internal/memory, configs;
+	< resultsdir/dirfs, selection/ci, internal/buildinfo, internal/memory, configs;
 
 	# The study's question (objective, selection settings) as a results directory
 	# records it: a leaf, so that the manifest needs no selection procedure.
@@ -79,23 +79,23 @@ const layers = `
 	model/config < constraint;
 	selection/ci, constraint, question < selection;
 
-	# The results directory, its one owner: the journal's format (results/journal), then
+	# The results directory, its one owner: the journal's format (resultsdir/journal), then
 	# layout, manifest, schemas, parts, status.
-	results/dirfs < results/journal;
-	results/journal, question, model/config, model/stats < results;
+	resultsdir/dirfs < resultsdir/journal;
+	resultsdir/journal, question, model/config, model/stats < resultsdir;
 
-	# The writer of the results directory: it writes what results describes and reads.
-	results < sink;
+	# The writer of the results directory: it writes what resultsdir describes and reads.
+	resultsdir < sink;
 
 	# Command back-ends. slurm launches jobs and knows no model.
-	results < results/export;
-	results/dirfs < sweep/slurm;
+	resultsdir < resultsdir/export;
+	resultsdir/dirfs < sweep/slurm;
 
 	# sweep/specfile: a sweep spec parsed, with its overrides. sweep: the plan of a spec,
 	# pure: it reads no directory and starts no process (sink is not below it).
 	# sweep/launch runs a plan's jobs (runner, workers, spill, budgets, progress) and
 	# writes through sink.
-	MODEL, selection, results < sweep/specfile;
+	MODEL, selection, resultsdir < sweep/specfile;
 	sweep/specfile < sweep;
 	sweep, internal/memory, sink < sweep/launch;
 	# sweep/study: the studies that run rounds of jobs (a sequential selection, a
@@ -106,7 +106,7 @@ const layers = `
 	sweep/study, selection/ci < report, compare;
 
 	# The command.
-	report, compare, results/export, sweep/slurm, internal/buildinfo, configs
+	report, compare, resultsdir/export, sweep/slurm, internal/buildinfo, configs
 	< cmd/rocesweep;
 
 	# Test support, imported only by _test.go files.
@@ -115,7 +115,7 @@ const layers = `
 	sweep/launch < sweep/sweeptest;
 
 	# Helper commands for tests and scripts.
-	results < scripts/rowsdiff, scripts/duckdiff;
+	resultsdir < scripts/rowsdiff, scripts/duckdiff;
 	sweep/study < scripts/pcscheck;
 `
 

@@ -2,7 +2,7 @@
 // the rows of their `jobs` tables (Pairing: by job_id, the CI regression check of
 // `rocesweep compare`, or by swept values and replicate, an A/B of a change outside the
 // grid) and compares the chosen summary metrics within a tolerance, and by params beyond
-// the noise of the replicates. It reads through package results and writes text, JSON or
+// the noise of the replicates. It reads through package resultsdir and writes text, JSON or
 // Go benchmark lines; it never runs anything.
 package compare
 
@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -127,7 +127,7 @@ func (r *Result) Beyond() []Delta {
 // ("" when a manifest is missing or does not say).
 func ModelVersions(baseDir, newDir string) (base, nw string) {
 	get := func(dir string) string {
-		m, err := results.ReadManifest(dir)
+		m, err := resultsdir.ReadManifest(dir)
 		if err != nil {
 			return ""
 		}
@@ -156,34 +156,34 @@ func Dirs(baseDir, newDir string, opts Options) (*Result, error) {
 
 // sides are the two jobs tables and the swept columns of base.
 type sides struct {
-	base, nw *results.Table
+	base, nw *resultsdir.Table
 	axes     []string
 	newAxes  []string
 }
 
 // readSides reads the manifests and jobs tables of both directories. A manifest that
 // cannot be read is an error only when needManifest (a comparison by params); without
-// one the swept columns are found in the table (results.Axes).
+// one the swept columns are found in the table (resultsdir.Axes).
 func readSides(baseDir, newDir string, needManifest bool) (*sides, error) {
-	var out [2]*results.Table
+	var out [2]*resultsdir.Table
 	var axes [2][]string
 	for i, dir := range []string{baseDir, newDir} {
-		m, err := results.ReadManifest(dir)
+		m, err := resultsdir.ReadManifest(dir)
 		if err != nil && needManifest {
 			return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
 		}
-		t, err := results.ReadTable(dir, "jobs", nil)
+		t, err := resultsdir.ReadTable(dir, "jobs", nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", dir, err)
 		}
-		out[i], axes[i] = t, results.Axes(m, t)
+		out[i], axes[i] = t, resultsdir.Axes(m, t)
 	}
 	return &sides{base: out[0], nw: out[1], axes: axes[0], newAxes: axes[1]}, nil
 }
 
 // Tables compares two jobs tables job by job (paired by job_id). A metric not in
 // stats.MetricNames nor in either table is an error naming it and the known metrics.
-func Tables(base, nw *results.Table, opts Options) (*Result, error) {
+func Tables(base, nw *resultsdir.Table, opts Options) (*Result, error) {
 	metrics := opts.Metrics
 	if metrics == nil {
 		metrics = DefaultMetrics()
@@ -234,9 +234,9 @@ func Tables(base, nw *results.Table, opts Options) (*Result, error) {
 
 // checkMetrics refuses a metric that is neither a summary metric nor a column of either
 // table, naming it and the known metrics.
-func checkMetrics(metrics []string, base, nw *results.Table) error {
+func checkMetrics(metrics []string, base, nw *resultsdir.Table) error {
 	for _, m := range metrics {
-		if !results.IsMetric(m) && base.Col(m) == nil && nw.Col(m) == nil {
+		if !resultsdir.IsMetric(m) && base.Col(m) == nil && nw.Col(m) == nil {
 			return fmt.Errorf("--metric %s: not a column of jobs (metrics: %s)", m, strings.Join(stats.MetricNames, ", "))
 		}
 	}
@@ -264,14 +264,14 @@ func delta(id, m string, b, n float64, opts Options) Delta {
 	return d
 }
 
-func value(c *results.Column, i int) float64 {
+func value(c *resultsdir.Column, i int) float64 {
 	if c.Null[i] || c.IsString() {
 		return math.NaN()
 	}
 	return c.Num[i]
 }
 
-func index(t *results.Table) (map[string]int, error) {
+func index(t *resultsdir.Table) (map[string]int, error) {
 	c := t.Col("job_id")
 	if c == nil || !c.IsString() {
 		return nil, fmt.Errorf("jobs table has no job_id string column")
@@ -287,15 +287,15 @@ func index(t *results.Table) (map[string]int, error) {
 }
 
 // jobIDs returns the ids of t sorted.
-func jobIDs(t *results.Table) []string {
+func jobIDs(t *resultsdir.Table) []string {
 	ids := slices.Clone(t.Col("job_id").Str)
 	slices.Sort(ids)
 	return ids
 }
 
-func status(t *results.Table, i int) string { return text(t, "status", i) }
+func status(t *resultsdir.Table, i int) string { return text(t, "status", i) }
 
-func text(t *results.Table, col string, i int) string {
+func text(t *resultsdir.Table, col string, i int) string {
 	c := t.Col(col)
 	if c == nil || c.Null[i] {
 		return ""
@@ -391,7 +391,7 @@ func Unit(metric string) string {
 // name, which benchstat summarises with its own interval; `benchstat -col /LossyAlpha`
 // puts the levels of one axis side by side. Without axes the name is
 // "BenchmarkSweep/<metric>". Lines go in point, replicate, then metric order.
-func WriteBench(w io.Writer, t *results.Table, axes []string, metrics []string) error {
+func WriteBench(w io.Writer, t *resultsdir.Table, axes []string, metrics []string) error {
 	if metrics == nil {
 		metrics = DefaultMetrics()
 	}
@@ -399,7 +399,7 @@ func WriteBench(w io.Writer, t *results.Table, axes []string, metrics []string) 
 		return err
 	}
 	names := benchKeys(axes)
-	for _, p := range results.Points(t, axes, nil) {
+	for _, p := range resultsdir.Points(t, axes, nil) {
 		prefix := "BenchmarkSweep/"
 		for k, a := range axes {
 			v := strings.Map(func(r rune) rune {
@@ -407,7 +407,7 @@ func WriteBench(w io.Writer, t *results.Table, axes []string, metrics []string) 
 					return -1
 				}
 				return r
-			}, results.ParamText(t.Col(a), p.Rows[0]))
+			}, resultsdir.ParamText(t.Col(a), p.Rows[0]))
 			prefix += names[k] + "=" + v + "/"
 		}
 		for _, i := range p.Rows {
@@ -434,13 +434,13 @@ func benchKeys(axes []string) []string {
 	short := make([]string, len(axes))
 	count := map[string]int{}
 	for i, a := range axes {
-		p := results.PathOf(a)
+		p := resultsdir.PathOf(a)
 		short[i] = p[strings.LastIndex(p, ".")+1:]
 		count[short[i]]++
 	}
 	for i, a := range axes {
 		if count[short[i]] > 1 {
-			short[i] = results.PathOf(a)
+			short[i] = resultsdir.PathOf(a)
 		}
 	}
 	return short

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/resultstest"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 func writeGrid(t *testing.T) string {
@@ -46,7 +46,7 @@ func TestComparePerturbed(t *testing.T) {
 	cp := filepath.Join(t.TempDir(), "new")
 	// Through the real writer: read, edit job j0003's fct_p99_usec by 1e-6 relative and
 	// its drops_total by +1, write.
-	err := resultstest.Copy(dir, cp, func(tb *results.Table) {
+	err := resultstest.Copy(dir, cp, func(tb *resultsdir.Table) {
 		if tb.Name != "jobs" {
 			return
 		}
@@ -105,7 +105,7 @@ func TestComparePerturbed(t *testing.T) {
 func TestCompareOneSidedAndStatus(t *testing.T) {
 	dir := writeGrid(t)
 	cp := filepath.Join(t.TempDir(), "new")
-	err := resultstest.Copy(dir, cp, func(tb *results.Table) {
+	err := resultstest.Copy(dir, cp, func(tb *resultsdir.Table) {
 		if tb.Name != "jobs" {
 			return
 		}
@@ -148,7 +148,7 @@ func TestUnknownMetric(t *testing.T) {
 
 func TestBenchLines(t *testing.T) {
 	dir := writeGrid(t)
-	jobs, err := results.ReadTable(dir, "jobs", nil)
+	jobs, err := resultsdir.ReadTable(dir, "jobs", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,13 +182,13 @@ func TestBenchLines(t *testing.T) {
 
 // jobsTable builds a jobs table of one axis (switch_LossyAlpha) from rows of
 // (alpha, replicate, metric value); ids are unique per side.
-func jobsTable(side string, rows [][3]float64) *results.Table {
-	t := &results.Table{Name: "jobs", Rows: len(rows)}
-	id := &results.Column{Name: "job_id", Type: "string"}
-	st := &results.Column{Name: "status", Type: "string"}
-	a := &results.Column{Name: "switch_LossyAlpha", Type: "double"}
-	rep := &results.Column{Name: "replicate", Type: "int64"}
-	m := &results.Column{Name: "fct_p99_usec", Type: "double"}
+func jobsTable(side string, rows [][3]float64) *resultsdir.Table {
+	t := &resultsdir.Table{Name: "jobs", Rows: len(rows)}
+	id := &resultsdir.Column{Name: "job_id", Type: "string"}
+	st := &resultsdir.Column{Name: "status", Type: "string"}
+	a := &resultsdir.Column{Name: "switch_LossyAlpha", Type: "double"}
+	rep := &resultsdir.Column{Name: "replicate", Type: "int64"}
+	m := &resultsdir.Column{Name: "fct_p99_usec", Type: "double"}
 	for i, r := range rows {
 		id.Str, id.Null = append(id.Str, side+string(rune('a'+i))), append(id.Null, false)
 		st.Str, st.Null = append(st.Str, "ok"), append(st.Null, false)
@@ -196,7 +196,7 @@ func jobsTable(side string, rows [][3]float64) *results.Table {
 		rep.Num, rep.Null = append(rep.Num, r[1]), append(rep.Null, false)
 		m.Num, m.Null = append(m.Num, r[2]), append(m.Null, math.IsNaN(r[2]))
 	}
-	t.Columns = []*results.Column{id, st, a, rep, m}
+	t.Columns = []*resultsdir.Column{id, st, a, rep, m}
 	return t
 }
 
@@ -265,10 +265,10 @@ func TestDeltaTolerance(t *testing.T) {
 		{math.NaN(), 1, 1, 1, true},
 	}
 	for _, tt := range tests {
-		b := &results.Table{Name: "jobs", Rows: 1, Columns: []*results.Column{
+		b := &resultsdir.Table{Name: "jobs", Rows: 1, Columns: []*resultsdir.Column{
 			{Name: "job_id", Type: "string", Str: []string{"a"}, Null: []bool{false}},
 			{Name: "fct_p99_usec", Type: "double", Num: []float64{tt.base}, Null: []bool{math.IsNaN(tt.base)}}}}
-		n := &results.Table{Name: "jobs", Rows: 1, Columns: []*results.Column{
+		n := &resultsdir.Table{Name: "jobs", Rows: 1, Columns: []*resultsdir.Column{
 			{Name: "job_id", Type: "string", Str: []string{"a"}, Null: []bool{false}},
 			{Name: "fct_p99_usec", Type: "double", Num: []float64{tt.new}, Null: []bool{false}}}}
 		r, err := compare.Tables(b, n, compare.Options{Metrics: []string{"fct_p99_usec"}, RTol: tt.rtol, ATol: tt.atol})

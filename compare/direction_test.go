@@ -6,7 +6,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/resultstest"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -17,7 +17,7 @@ func TestVerdicts(t *testing.T) {
 	cp := filepath.Join(t.TempDir(), "new")
 	// j0003: fct_p99_usec down 10% (better for min), goodput up (better), drops_total +5
 	// (worse), ecn_marked +3 (no better direction).
-	err := resultstest.Copy(dir, cp, func(tb *results.Table) {
+	err := resultstest.Copy(dir, cp, func(tb *resultsdir.Table) {
 		if tb.Name != "jobs" {
 			return
 		}

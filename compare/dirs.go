@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -12,7 +12,7 @@ import (
 // one (nil when none does): what makes a move better or worse.
 func StudyObjective(dirs ...string) *selection.Objective {
 	for _, d := range dirs {
-		if m, err := results.ReadManifest(d); err == nil && m.Objective != nil {
+		if m, err := resultsdir.ReadManifest(d); err == nil && m.Objective != nil {
 			return m.Objective
 		}
 	}
@@ -50,11 +50,11 @@ func ModelChange(baseDir, newDir string, p Pairing) string {
 // tables lacks (a newer model's columns), and those it left out. compare uses it across
 // model versions, where new columns are expected rather than a failure.
 func DefaultMetricsOnBothSides(baseDir, newDir string) (both, left []string, err error) {
-	_, bj, err := results.ReadJobs(baseDir)
+	_, bj, err := resultsdir.ReadJobs(baseDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	_, nj, err := results.ReadJobs(newDir)
+	_, nj, err := resultsdir.ReadJobs(newDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,7 +77,7 @@ func orUnknown(s string) string {
 
 // Bench is one results directory's jobs as WriteBench prints them (compare --bench).
 type Bench struct {
-	jobs    *results.Table
+	jobs    *resultsdir.Table
 	axes    []string
 	metrics []string
 }
@@ -85,14 +85,14 @@ type Bench struct {
 // ReadBench reads dir's jobs table for WriteBench. Without metrics, the study's
 // objective names them: its metric and the ones it shows beside it.
 func ReadBench(dir string, metrics []string) (*Bench, error) {
-	m, jobs, err := results.ReadJobs(dir)
+	m, jobs, err := resultsdir.ReadJobs(dir)
 	if err != nil {
 		return nil, err
 	}
 	if metrics == nil && m.Objective != nil {
 		metrics = append([]string{m.Objective.Metric}, m.Objective.Also...)
 	}
-	return &Bench{jobs: jobs, axes: results.Axes(m, jobs), metrics: metrics}, nil
+	return &Bench{jobs: jobs, axes: resultsdir.Axes(m, jobs), metrics: metrics}, nil
 }
 
 // Write prints the benchmark lines (WriteBench).

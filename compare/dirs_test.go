@@ -9,19 +9,19 @@ import (
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/resultstest"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
 // setManifest rewrites dir's manifest with a model version and an objective.
 func setManifest(t *testing.T, dir, version string, o *selection.Objective) {
 	t.Helper()
-	m, err := results.ReadManifest(dir)
+	m, err := resultsdir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.ModelVersion, m.Objective = version, o
-	if err := os.WriteFile(filepath.Join(dir, results.ManifestFile), m.Marshal(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, resultsdir.ManifestFile), m.Marshal(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

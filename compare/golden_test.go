@@ -10,7 +10,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/resultstest"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 var update = flag.Bool("update", false, "rewrite compare/testdata/*.golden with this code's output")
@@ -25,7 +25,7 @@ func TestGoldenOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	nw := filepath.Join(t.TempDir(), "new")
-	err := resultstest.Copy(base, nw, func(tb *results.Table) {
+	err := resultstest.Copy(base, nw, func(tb *resultsdir.Table) {
 		if tb.Name != "jobs" {
 			return
 		}
@@ -42,7 +42,7 @@ func TestGoldenOutputs(t *testing.T) {
 			}
 		}
 		// drops_lossy is missing in new.
-		tb.Columns = slices.DeleteFunc(tb.Columns, func(c *results.Column) bool { return c.Name == "drops_lossy" })
+		tb.Columns = slices.DeleteFunc(tb.Columns, func(c *resultsdir.Column) bool { return c.Name == "drops_lossy" })
 		// j0008, the last row, is in base only.
 		tb.Rows--
 		for _, c := range tb.Columns {

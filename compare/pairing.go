@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
@@ -36,16 +36,16 @@ type paired struct {
 }
 
 // pair matches the rows of base and nw by p; axes are the swept columns (ByParams only).
-// Jobs (PairByJob) go in job_id order; points (PairByParams) in results.Points order, and a
+// Jobs (PairByJob) go in job_id order; points (PairByParams) in resultsdir.Points order, and a
 // job's name is "point replicate=r".
-func pair(base, nw *results.Table, p Pairing, axes []string) (*paired, error) {
+func pair(base, nw *resultsdir.Table, p Pairing, axes []string) (*paired, error) {
 	if p == PairByParams {
 		return pairByParams(base, nw, axes), nil
 	}
 	return pairByJob(base, nw)
 }
 
-func pairByJob(base, nw *results.Table) (*paired, error) {
+func pairByJob(base, nw *resultsdir.Table) (*paired, error) {
 	bIdx, err := index(base)
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)
@@ -85,14 +85,14 @@ func pairByJob(base, nw *results.Table) (*paired, error) {
 	return out, nil
 }
 
-func pairByParams(base, nw *results.Table, axes []string) *paired {
+func pairByParams(base, nw *resultsdir.Table, axes []string) *paired {
 	out := &paired{onlyBase: []string{}, onlyNew: []string{}, status: []StatusChange{}}
-	bp, np := results.Points(base, axes, nil), results.Points(nw, axes, nil)
-	nByKey := map[string]*results.Point{}
+	bp, np := resultsdir.Points(base, axes, nil), resultsdir.Points(nw, axes, nil)
+	nByKey := map[string]*resultsdir.Point{}
 	for _, p := range np {
 		nByKey[p.Key] = p
 	}
-	bByKey := map[string]*results.Point{}
+	bByKey := map[string]*resultsdir.Point{}
 	for _, p := range bp {
 		bByKey[p.Key] = p
 	}
@@ -144,17 +144,17 @@ func pairByParams(base, nw *results.Table, axes []string) *paired {
 }
 
 // num formats a value of a comparison's text: by job the value itself, exactly enough
-// to see a regression (results.FormatNum, six significant digits); by params a mean over
+// to see a regression (resultsdir.FormatNum, six significant digits); by params a mean over
 // replicates in the style of its interval (ci.Num, four significant digits).
 func (p Pairing) num(v float64) string {
 	if p == PairByParams {
 		return ci.Num(v)
 	}
-	return results.FormatNum(v)
+	return resultsdir.FormatNum(v)
 }
 
 // missing is "base" or "new" when that table lacks the metric's column, else "".
-func missing(m string, base, nw *results.Table) string {
+func missing(m string, base, nw *resultsdir.Table) string {
 	switch {
 	case base.Col(m) == nil:
 		return "base"
@@ -167,7 +167,7 @@ func missing(m string, base, nw *results.Table) string {
 // noPairs is the error of a comparison whose pairing matched nothing: every row is on
 // one side only, so a table of zero deltas would say nothing. It names the pairing that
 // would match, when the other one does.
-func noPairs(p Pairing, baseDir, newDir string, base, nw *results.Table, axes []string) error {
+func noPairs(p Pairing, baseDir, newDir string, base, nw *resultsdir.Table, axes []string) error {
 	what := "job of %s has a job_id of %s"
 	if p == PairByParams {
 		what = "point of %s (swept values) is a point of %s"

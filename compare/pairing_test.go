@@ -7,7 +7,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/resultstest"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // A comparison whose pairing matches nothing is an error, not a table of zeros: it says
@@ -16,7 +16,7 @@ func TestNoPairs(t *testing.T) {
 	base := writeGrid(t) // 2 x 2 points x 2 replicates, j0001..j0008
 	edited := func(renameJobs, moveAlpha bool) string {
 		dir := filepath.Join(t.TempDir(), "new")
-		err := resultstest.Copy(base, dir, func(tb *results.Table) {
+		err := resultstest.Copy(base, dir, func(tb *resultsdir.Table) {
 			if tb.Name != "jobs" {
 				return
 			}

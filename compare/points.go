@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
@@ -119,7 +119,7 @@ func axesText(cols []string) string {
 	}
 	var p []string
 	for _, c := range cols {
-		p = append(p, results.PathOf(c))
+		p = append(p, resultsdir.PathOf(c))
 	}
 	return strings.Join(p, " × ")
 }
@@ -127,7 +127,7 @@ func axesText(cols []string) string {
 // ByParams compares two jobs tables whose rows pair by the values of the axes columns
 // and the replicate, not by job id: two sweeps of one grid that differ in a setting
 // outside the grid (--set nic.DataRate=200Gbps) have different job ids and the same points.
-func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResult, error) {
+func ByParams(base, nw *resultsdir.Table, axes []string, opts Options) (*PointResult, error) {
 	metrics := opts.Metrics
 	if metrics == nil {
 		metrics = DefaultMetrics()
@@ -135,7 +135,7 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 	if err := checkMetrics(metrics, base, nw); err != nil {
 		return nil, err
 	}
-	for _, t := range []*results.Table{base, nw} {
+	for _, t := range []*resultsdir.Table{base, nw} {
 		for _, a := range axes {
 			if t.Col(a) == nil {
 				return nil, fmt.Errorf("--by params: a jobs table lacks the swept column %s", a)
@@ -146,7 +146,7 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 	r := &PointResult{RTol: opts.RTol, ATol: opts.ATol, Common: p.common, Pairs: p.jobs, OnlyBase: p.onlyBase, OnlyNew: p.onlyNew, Status: p.status,
 		Deltas: []PointDelta{}, FailOnWorse: opts.FailOnWorse}
 	for _, a := range axes {
-		r.Axes = append(r.Axes, results.PathOf(a))
+		r.Axes = append(r.Axes, resultsdir.PathOf(a))
 	}
 	for _, m := range metrics {
 		r.Metrics = append(r.Metrics, PointSummary{Metric: m, Missing: missing(m, base, nw)})
@@ -192,7 +192,7 @@ func ByParams(base, nw *results.Table, axes []string, opts Options) (*PointResul
 
 // pointDelta pairs the metric over the matched rows. A value on one side only (null on
 // the other) makes the point beyond tolerance and moved.
-func pointDelta(label, m string, bc, nc *results.Column, bRows, nRows []int, opts Options) PointDelta {
+func pointDelta(label, m string, bc, nc *resultsdir.Column, bRows, nRows []int, opts Options) PointDelta {
 	d := PointDelta{Point: label, Metric: m, Half: math.NaN()}
 	var bv, nv, bOnly, nOnly []float64
 	oneSided := false
@@ -248,13 +248,13 @@ func meanOrNaN(v []float64) float64 {
 
 // pointLabel names a point as users write it: "switch.LossyAlpha=0.25 switch.StaticPoolXoffThreshold=100KB"
 // ("all" without axes).
-func pointLabel(t *results.Table, axes []string, p *results.Point) string {
+func pointLabel(t *resultsdir.Table, axes []string, p *resultsdir.Point) string {
 	if len(axes) == 0 {
 		return "all"
 	}
 	var parts []string
 	for _, a := range axes {
-		parts = append(parts, results.PathOf(a)+"="+results.ParamText(t.Col(a), p.Rows[0]))
+		parts = append(parts, resultsdir.PathOf(a)+"="+resultsdir.ParamText(t.Col(a), p.Rows[0]))
 	}
 	return strings.Join(parts, " ")
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -88,21 +88,21 @@ type ParetoPoint struct {
 
 // study holds what the answers need: the ok jobs grouped by point.
 type study struct {
-	jobs   *results.Table
+	jobs   *resultsdir.Table
 	axes   []*axis
-	points []*results.Point
+	points []*resultsdir.Point
 	reps   int
 }
 
-func newStudy(jobs *results.Table, ok []bool, axes []*axis) *study {
+func newStudy(jobs *resultsdir.Table, ok []bool, axes []*axis) *study {
 	s := &study{jobs: jobs, axes: axes, reps: replicates(jobs, ok)}
-	s.points = results.Points(jobs, columns(axes), func(r int) bool { return ok[r] })
+	s.points = resultsdir.Points(jobs, columns(axes), func(r int) bool { return ok[r] })
 	return s
 }
 
 // label names a point by its swept values in the attributes' units, a zip group by its
 // members' values ("{NICSide,HostSide}.PhysicalLayer.LaneCount=8 / 8").
-func (s *study) label(p *results.Point) string {
+func (s *study) label(p *resultsdir.Point) string {
 	if len(s.axes) == 0 {
 		return "the one configuration"
 	}
@@ -115,7 +115,7 @@ func (s *study) label(p *results.Point) string {
 
 // paramsLabel names a point as params does for a job, without the replicate:
 // "switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=700KB".
-func (s *study) paramsLabel(p *results.Point) string {
+func (s *study) paramsLabel(p *resultsdir.Point) string {
 	var parts []string
 	for _, c := range columns(s.axes) {
 		parts = append(parts, pathOf(c)+"="+cellLabel(s.jobs.Col(c), p.Rows[0]))
@@ -154,7 +154,7 @@ func (s *study) usedRows(label string, used int) []int {
 }
 
 // intervals returns each point's interval of metric m (same order as s.points).
-func (s *study) intervals(m *results.Column) []ci.Interval {
+func (s *study) intervals(m *resultsdir.Column) []ci.Interval {
 	out := make([]ci.Interval, len(s.points))
 	for i, p := range s.points {
 		out[i] = ci.Mean(p.Values(m))
@@ -230,9 +230,9 @@ func (s *study) answer(name string, lower bool, keep []bool) *Answer {
 
 // neighbours returns the paired differences of the points one level away from p on one
 // axis, every other swept value the same.
-func (s *study) neighbours(p *results.Point, m *results.Column, pv []float64) []Neighbour {
+func (s *study) neighbours(p *resultsdir.Point, m *resultsdir.Column, pv []float64) []Neighbour {
 	var out []Neighbour
-	level := func(q *results.Point, k int) int { return s.axes[k].level(q.Rows[0]) }
+	level := func(q *resultsdir.Point, k int) int { return s.axes[k].level(q.Rows[0]) }
 	for k, a := range s.axes {
 		lp := level(p, k)
 		for _, q := range s.points {
@@ -316,7 +316,7 @@ type candidate struct {
 // direction), its also metrics, then the main metrics; without an objective an
 // fct_p99_usec first when the results have no lossless FCT. The second result is what the
 // page must say about that substitution.
-func candidates(jobs *results.Table, obj *selection.Objective) ([]candidate, string) {
+func candidates(jobs *resultsdir.Table, obj *selection.Objective) ([]candidate, string) {
 	var out []candidate
 	add := func(name string, lower bool) {
 		if !slices.ContainsFunc(out, func(c candidate) bool { return c.Name == name }) {
@@ -492,7 +492,7 @@ func ivText(iv ci.Interval) string {
 
 // replicates returns 1 + the largest replicate number among the used rows (1 without a
 // replicate column).
-func replicates(jobs *results.Table, use []bool) int {
+func replicates(jobs *resultsdir.Table, use []bool) int {
 	rc := jobs.Col("replicate")
 	n := 1
 	if rc == nil || rc.IsString() {
@@ -507,7 +507,7 @@ func replicates(jobs *results.Table, use []bool) int {
 }
 
 // perfRows summarises the simulator-performance columns over the ok jobs.
-func perfRows(jobs *results.Table, ok []bool) []PerfRow {
+func perfRows(jobs *resultsdir.Table, ok []bool) []PerfRow {
 	var out []PerfRow
 	for _, m := range perfMetrics {
 		c := jobs.Col(m)
@@ -537,7 +537,7 @@ func perfRows(jobs *results.Table, ok []bool) []PerfRow {
 }
 
 // hasValue reports whether a numeric column has a cell that is neither null nor NaN.
-func hasValue(c *results.Column) bool {
+func hasValue(c *resultsdir.Column) bool {
 	if c.IsString() {
 		return false
 	}

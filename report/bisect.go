@@ -7,11 +7,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
-// BisectView is a bisection's answer (results.BisectionStatus, replayed by the caller) as
+// BisectView is a bisection's answer (resultsdir.BisectionStatus, replayed by the caller) as
 // the page's first screen states it: per condition the smallest (largest) safe value,
 // the value one resolution step beyond it that failed, the jobs it took, the seed's
 // sizing guidance and how conservative that is; then how sure the answer is and what it
@@ -44,7 +44,7 @@ type BisectRow struct {
 
 // bisectView renders st for the page; headline is the page's first sentence. wall is
 // the jobs' summed wall_sec (NaN when unknown).
-func bisectView(st *results.BisectionStatus, dir string, wall float64) (*BisectView, string) {
+func bisectView(st *resultsdir.BisectionStatus, dir string, wall float64) (*BisectView, string) {
 	v := &BisectView{State: st.State, AnswerHead: fmt.Sprintf("%s safe %s", st.Direction, st.Attr)}
 	beyond := "below"
 	if st.Direction == "largest" {
@@ -168,7 +168,7 @@ func capitalise(s string) string {
 // BisectTable writes a bisection's answers as the run's closing table: one line per
 // condition with the answer, the failing value one step beyond it, the jobs it took and
 // the seed's guidance, then how sure it is and what it cost.
-func BisectTable(w io.Writer, st *results.BisectionStatus) {
+func BisectTable(w io.Writer, st *resultsdir.BisectionStatus) {
 	v, headline := bisectView(st, "DIR", math.NaN())
 	fmt.Fprintf(w, "%s\n", strings.ReplaceAll(headline, "`", ""))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

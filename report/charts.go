@@ -22,7 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
@@ -327,7 +327,7 @@ type errXYs struct {
 // each point the mean over replicates with its 95% interval as an error bar (further
 // axes averaged per replicate first; the caption says which). A categorical x is an
 // ordinal axis; numeric levels spanning a decade or more get a log axis.
-func lineChart(metric string, jobs *results.Table, ok []bool, axes []*axis, x, by *axis, reps, w, h int) (*Chart, error) {
+func lineChart(metric string, jobs *resultsdir.Table, ok []bool, axes []*axis, x, by *axis, reps, w, h int) (*Chart, error) {
 	pair := []*axis{x}
 	if by != nil {
 		pair = append(pair, by)

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -39,7 +39,7 @@ func classViews(dir string, st *study, dec *selection.Decision, rowsOf func(int)
 			point[ids.Text(r)] = i
 		}
 	}
-	cl, err := results.ReadTable(dir, "classes", func(id string) bool { _, ok := point[id]; return ok })
+	cl, err := resultsdir.ReadTable(dir, "classes", func(id string) bool { _, ok := point[id]; return ok })
 	if err != nil {
 		return nil
 	}

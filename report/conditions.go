@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -35,7 +35,7 @@ type ConditionsCell struct {
 }
 
 // conditionsView is decisionView for a decision with conditions (dec.Conditions).
-func conditionsView(dec *selection.Decision, m *results.Manifest, st *study, dir string) (v *DecisionView, headline string) {
+func conditionsView(dec *selection.Decision, m *resultsdir.Manifest, st *study, dir string) (v *DecisionView, headline string) {
 	cd := dec.Conditions
 	obj := m.Objective
 	metric, goal := "objective", "lowest"
@@ -345,7 +345,7 @@ func conditionAxes(obj *selection.Objective) string {
 	}
 	var names []string
 	for _, c := range obj.Conditions {
-		p := results.PathOf(c)
+		p := resultsdir.PathOf(c)
 		names = append(names, p[strings.LastIndex(p, ".")+1:])
 	}
 	return strings.Join(names, " × ")

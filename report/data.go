@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
@@ -26,7 +26,7 @@ type axis struct {
 	Labels []string // one per level, in the attribute's units (700KB, 400Gbps, 500ns; "4 / 4")
 	zip    bool
 	short  string // a zip group's Short before clashes are resolved
-	cols   []*results.Column
+	cols   []*resultsdir.Column
 	index  map[string]int // the members' values of a row (Column.Text joined) -> level
 }
 
@@ -56,7 +56,7 @@ func (a *axis) level(r int) int {
 
 // newAxis collects the levels of the member columns cols of jobs over the rows where
 // use is true, ordered by the first member, then the next (numbers numerically).
-func newAxis(jobs *results.Table, cols []string, use []bool) *axis {
+func newAxis(jobs *resultsdir.Table, cols []string, use []bool) *axis {
 	a := &axis{Column: cols[0], Columns: cols, index: map[string]int{}, zip: len(cols) > 1}
 	var paths []string
 	for _, c := range cols {
@@ -108,7 +108,7 @@ func newAxis(jobs *results.Table, cols []string, use []bool) *axis {
 }
 
 // cellLabel formats row r of a swept column in the attribute's units.
-func cellLabel(c *results.Column, r int) string {
+func cellLabel(c *resultsdir.Column, r int) string {
 	if at, ok := attrOf(c.Name); ok && !c.IsString() && !c.Null[r] {
 		return formatValue(at, c.Num[r])
 	}
@@ -169,20 +169,20 @@ func zipLabel(paths []string) (label, short string) {
 }
 
 // axisGroups returns the study's axes as groups of jobs columns: the swept columns
-// (results.Axes), with the members of a zip group (manifest.json's axis_zip) in one
+// (resultsdir.Axes), with the members of a zip group (manifest.json's axis_zip) in one
 // group at the place of its first member.
-func axisGroups(m *results.Manifest, jobs *results.Table) [][]string {
+func axisGroups(m *resultsdir.Manifest, jobs *resultsdir.Table) [][]string {
 	zipOf := map[string]int{}
 	if m != nil && len(m.AxisZip) == len(m.Axes) {
 		for i, a := range m.Axes {
 			if m.AxisZip[i] >= 0 {
-				zipOf[results.ColumnOf(a)] = m.AxisZip[i]
+				zipOf[resultsdir.ColumnOf(a)] = m.AxisZip[i]
 			}
 		}
 	}
 	var groups [][]string
 	at := map[int]int{}
-	for _, c := range results.Axes(m, jobs) {
+	for _, c := range resultsdir.Axes(m, jobs) {
 		if z, ok := zipOf[c]; ok {
 			if g, ok := at[z]; ok {
 				groups[g] = append(groups[g], c)
@@ -196,7 +196,7 @@ func axisGroups(m *results.Manifest, jobs *results.Table) [][]string {
 }
 
 // newAxes builds one axis per group of axisGroups over the used rows, short names set.
-func newAxes(jobs *results.Table, groups [][]string, use []bool) []*axis {
+func newAxes(jobs *resultsdir.Table, groups [][]string, use []bool) []*axis {
 	var out []*axis
 	for _, g := range groups {
 		out = append(out, newAxis(jobs, g, use))
@@ -214,7 +214,7 @@ func columns(axes []*axis) []string {
 	return out
 }
 
-func formatValue(a config.Attr, v float64) string { return results.FormatValue(a, v) }
+func formatValue(a config.Attr, v float64) string { return resultsdir.FormatValue(a, v) }
 
 // shortName is the last part of an attribute path, with its tier for a tier block's
 // attribute: "spine.StaticPoolXoffThreshold" for tiers.spine.switch...., so that it is
@@ -247,9 +247,9 @@ func setShort(axes []*axis) {
 	}
 }
 
-func pathOf(col string) string { return results.PathOf(col) }
+func pathOf(col string) string { return resultsdir.PathOf(col) }
 
-func attrOf(col string) (config.Attr, bool) { return results.AttrOf(col) }
+func attrOf(col string) (config.Attr, bool) { return resultsdir.AttrOf(col) }
 
 // grid is a metric over the cells of the first two axes: Val[x][y] is the mean over the
 // replicates of the ok jobs at that point (any further axes averaged per replicate
@@ -263,7 +263,7 @@ type grid struct {
 	Over         []string // labels of the further axes averaged into each cell
 }
 
-func newGrid(jobs *results.Table, ok []bool, axes []*axis, metric string, reps int) *grid {
+func newGrid(jobs *resultsdir.Table, ok []bool, axes []*axis, metric string, reps int) *grid {
 	x, y := axes[0], axes[1]
 	g := &grid{XAxis: x, YAxis: y}
 	for _, a := range axes[2:] {

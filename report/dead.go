@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // notOutputs are the jobs columns that do not measure the model: identity, status and
@@ -19,8 +19,8 @@ var notOutputs = map[string]bool{
 // two or more of the axis's levels, every numeric output column is bit-identical across
 // them. An axis never run at two levels beside each other is not judged. ok selects
 // the rows that count.
-func deadAxes(jobs *results.Table, axes []*axis, ok []bool) []string {
-	var outputs []*results.Column
+func deadAxes(jobs *resultsdir.Table, axes []*axis, ok []bool) []string {
+	var outputs []*resultsdir.Column
 	for _, c := range jobs.Columns {
 		if c.IsString() || notOutputs[c.Name] || isAxisColumn(c.Name, axes) {
 			continue
@@ -92,7 +92,7 @@ func isAxisColumn(name string, axes []*axis) bool {
 
 // sameCell reports whether column c holds the same value (bit for bit, nulls alike) in
 // rows r and s.
-func sameCell(c *results.Column, r, s int) bool {
+func sameCell(c *resultsdir.Column, r, s int) bool {
 	if c.Null[r] || c.Null[s] {
 		return c.Null[r] == c.Null[s]
 	}

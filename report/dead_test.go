@@ -8,7 +8,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // An axis that changes no output at any point is named dead in the report and in the
@@ -22,7 +22,7 @@ func TestDeadAxis(t *testing.T) {
 	}{{"both axes act", false}, {"alpha dead", true}} {
 		st := study{Sweep: resultstest.Grid([]float64{0.25, 1, 4}, []float64{200e3, 400e3}, 3, false)}
 		if c.dead {
-			st.Edit = func(tb *results.Table) {
+			st.Edit = func(tb *resultsdir.Table) {
 				x, rep := tb.Col("switch_StaticPoolXoffThreshold"), tb.Col("replicate")
 				for _, col := range tb.Columns {
 					switch col.Name {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -92,7 +92,7 @@ func duration(sec float64) string {
 // decisionView renders dec for the page; headline is the page's first sentence. dir is
 // the results directory (for the commands), st the ok jobs (for simulation time and
 // percentile counts of the points the decision's labels name).
-func decisionView(dec *selection.Decision, m *results.Manifest, st *study, dir string) (v *DecisionView, headline string) {
+func decisionView(dec *selection.Decision, m *resultsdir.Manifest, st *study, dir string) (v *DecisionView, headline string) {
 	if dec.Conditions != nil {
 		return conditionsView(dec, m, st, dir)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -35,7 +35,7 @@ func selected(t *testing.T, msgs float64) string {
 		Objective: &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 5,
 			SubjectTo: []string{"drops_lossless == 0"}, Also: []string{"goodput_gbps"}},
 		Select: &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 600},
-		Edit: func(tb *results.Table) {
+		Edit: func(tb *resultsdir.Table) {
 			addColumn(tb, "msgs_completed_lossless", func(int) float64 { return msgs })
 			addColumn(tb, "msgs_started_lossless", func(int) float64 { return msgs })
 		}}
@@ -279,7 +279,7 @@ func TestObjectiveHeadline(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		obj      selection.Objective
-		edit     func(tb *results.Table)
+		edit     func(tb *resultsdir.Table)
 		headline string
 		focus    string
 	}{
@@ -294,7 +294,7 @@ func TestObjectiveHeadline(t *testing.T) {
 		{"constant", selection.Objective{Metric: "drops_lossless", Goal: selection.Min}, nil,
 			"drops_lossless is 0 at every point: the objective does not tell the points apart.", ""},
 		// the AI study's question, on results without collectives.
-		{"null", selection.Objective{Metric: "cct_p50_usec", Goal: selection.Min}, func(tb *results.Table) { nullColumn(tb, "cct_p50_usec") },
+		{"null", selection.Objective{Metric: "cct_p50_usec", Goal: selection.Min}, func(tb *resultsdir.Table) { nullColumn(tb, "cct_p50_usec") },
 			"cct_p50_usec is null at every point (nothing of that kind completed): the objective cannot tell the points apart.", ""},
 		// subject_to narrows the objective's answer to the points meeting it in every replicate.
 		{"subject_to", selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, SubjectTo: []string{"drops_lossy >= 50"}}, nil,
@@ -452,7 +452,7 @@ func TestPercentileCounts(t *testing.T) {
 // Null at every point is listed with the constants, not charted.
 func TestUniformNull(t *testing.T) {
 	st := study{Sweep: resultstest.Grid([]float64{0.5, 1}, []float64{200e3, 700e3}, 2, false),
-		Edit: func(tb *results.Table) { nullColumn(tb, "cct_p50_usec"); nullColumn(tb, "cct_max_usec") }}
+		Edit: func(tb *resultsdir.Table) { nullColumn(tb, "cct_p50_usec"); nullColumn(tb, "cct_max_usec") }}
 	dir := st.write(t, filepath.Join(t.TempDir(), "res"))
 	r, err := report.Build(dir, report.Options{Width: 200, Height: 150})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/internal/resultstest"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -21,7 +21,7 @@ type study struct {
 	Select    *selection.Config
 	AxisZip   []int
 	// Edit, if set, changes the jobs table before it is written (new columns, nulls).
-	Edit func(t *results.Table)
+	Edit func(t *resultsdir.Table)
 }
 
 // write writes st into dir.
@@ -36,7 +36,7 @@ func (st study) write(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	if st.Edit != nil {
-		if err := resultstest.Copy(src, dir, func(tb *results.Table) {
+		if err := resultstest.Copy(src, dir, func(tb *resultsdir.Table) {
 			if tb.Name == "jobs" {
 				st.Edit(tb)
 			}
@@ -73,10 +73,10 @@ func (st study) write(t *testing.T, dir string) string {
 
 // addColumn sets an int64 column of a table (appending it when the table lacks it), its
 // value a function of the row.
-func addColumn(tb *results.Table, name string, f func(row int) float64) {
+func addColumn(tb *resultsdir.Table, name string, f func(row int) float64) {
 	c := tb.Col(name)
 	if c == nil {
-		c = &results.Column{Name: name, Type: "int64", Num: make([]float64, tb.Rows), Null: make([]bool, tb.Rows)}
+		c = &resultsdir.Column{Name: name, Type: "int64", Num: make([]float64, tb.Rows), Null: make([]bool, tb.Rows)}
 		tb.Columns = append(tb.Columns, c)
 	}
 	for r := range c.Num {
@@ -85,7 +85,7 @@ func addColumn(tb *results.Table, name string, f func(row int) float64) {
 }
 
 // nullColumn makes every cell of a column null.
-func nullColumn(tb *results.Table, name string) {
+func nullColumn(tb *resultsdir.Table, name string) {
 	c := tb.Col(name)
 	for r := range c.Null {
 		c.Null[r], c.Num[r] = true, math.NaN()
@@ -115,7 +115,7 @@ func pcieGen3(reps int) study {
 			}
 		}
 	}
-	return study{Sweep: s, AxisZip: []int{0, 0, -1}, Edit: func(tb *results.Table) {
+	return study{Sweep: s, AxisZip: []int{0, 0, -1}, Edit: func(tb *resultsdir.Table) {
 		// The Xoff vectors as the strings the real jobs table holds.
 		c := tb.Col("nic_PfcStaticXoffThreshold")
 		c.Type, c.Str = "string", make([]string, tb.Rows)

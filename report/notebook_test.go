@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // notebookPath is the analysis notebook that ships with rocesweep.
@@ -100,7 +100,7 @@ func TestNotebookStructure(t *testing.T) {
 		t.Fatalf("notebook reads %q through load(), want jobs and the record tables", tables)
 	}
 	for _, tb := range tables {
-		if tb != "jobs" && !slices.Contains(results.Tables, tb) {
+		if tb != "jobs" && !slices.Contains(resultsdir.Tables, tb) {
 			t.Errorf("load(%q): not a table of a results directory", tb)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -131,7 +131,7 @@ func (c *count) String() string {
 
 // countOf returns the count behind metric m over the rows, or nil when m is not a
 // percentile or the results lack its count column (results written before it).
-func countOf(jobs *results.Table, m string, rows []int) *count {
+func countOf(jobs *resultsdir.Table, m string, rows []int) *count {
 	col, ok := countColumn[m]
 	if !ok {
 		return nil

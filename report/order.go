@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // chartOrder lists the metrics a user tuning a fabric looks at first, after the main
@@ -25,7 +25,7 @@ var PerfMetrics = perfMetrics
 // then chartOrder, then every other numeric column that is a summary metric or a
 // per-class metric (…_lossless, …_lossy) of a newer tool; never PerfMetrics. A nil jobs
 // table gives the order over stats.MetricNames.
-func pageOrder(jobs *results.Table) []string {
+func pageOrder(jobs *resultsdir.Table) []string {
 	var out []string
 	add := func(m string) {
 		if slices.Contains(out, m) || slices.Contains(perfMetrics, m) {

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -26,11 +26,11 @@ import (
 // where the objective's goal or the metric says so) with its paired differences to its
 // grid neighbours (common random numbers pair replicate r of both).
 func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
-	m, err := results.ReadManifest(dir)
+	m, err := resultsdir.ReadManifest(dir)
 	if err != nil {
 		return err
 	}
-	jobs, err := results.ReadTable(dir, "jobs", nil)
+	jobs, err := resultsdir.ReadTable(dir, "jobs", nil)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 
 // bestLine prints the best grid point of metric and its paired differences to its
 // neighbours, when there are several points and replicates to pair.
-func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric string, lower bool) error {
+func bestLine(w io.Writer, jobs *resultsdir.Table, ok []bool, axes []*axis, metric string, lower bool) error {
 	st := newStudy(jobs, ok, axes)
 	if len(st.points) < 2 {
 		return nil
@@ -200,7 +200,7 @@ func bestLine(w io.Writer, jobs *results.Table, ok []bool, axes []*axis, metric 
 
 // cellFew returns the cells of the first two axes where metric is a p99 over fewer than
 // 100 messages in some ok job.
-func cellFew(jobs *results.Table, use []bool, axes []*axis, metric string) map[[2]int]bool {
+func cellFew(jobs *resultsdir.Table, use []bool, axes []*axis, metric string) map[[2]int]bool {
 	out := map[[2]int]bool{}
 	if !strings.Contains(metric, "_p99") {
 		return out
@@ -233,7 +233,7 @@ func cellOf(axes []*axis, r int) ([2]int, bool) {
 
 // repsPerPoint returns the fewest replicates any point has among the use rows and how
 // many points have fewer than reps (0 when every point has them all).
-func repsPerPoint(jobs *results.Table, use []bool, axes []*axis, reps int) (fewest, short int) {
+func repsPerPoint(jobs *resultsdir.Table, use []bool, axes []*axis, reps int) (fewest, short int) {
 	count := map[string]int{}
 	for r := 0; r < jobs.Rows; r++ {
 		if !use[r] {
@@ -259,7 +259,7 @@ func repsPerPoint(jobs *results.Table, use []bool, axes []*axis, reps int) (fewe
 // cellIntervals returns, per (level of axis 0, level of axis 1), the interval over
 // replicates of the metric, where each replicate's value is its mean over the further
 // axes (missing axes count as level 0).
-func cellIntervals(jobs *results.Table, use []bool, axes []*axis, mc *results.Column, reps int) map[[2]int]ci.Interval {
+func cellIntervals(jobs *resultsdir.Table, use []bool, axes []*axis, mc *resultsdir.Column, reps int) map[[2]int]ci.Interval {
 	type acc struct{ sum, n []float64 }
 	cells := map[[2]int]*acc{}
 	rc := jobs.Col("replicate")
@@ -301,7 +301,7 @@ func cellIntervals(jobs *results.Table, use []bool, axes []*axis, mc *results.Co
 // objective's metric when the results state one and hold it; else the first of the
 // report's main metrics that the ok jobs hold and that varies between them (the answer
 // the study asks for first, as on the report's first screen), else drops_total.
-func closingMetric(jobs *results.Table, obj *selection.Objective) string {
+func closingMetric(jobs *resultsdir.Table, obj *selection.Objective) string {
 	if obj != nil {
 		if c := jobs.Col(obj.Metric); c != nil && !c.IsString() {
 			return obj.Metric

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 )
 
 // WritePNGs writes every chart as DIR/<chart id>.png and returns the paths in page order.

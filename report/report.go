@@ -20,7 +20,7 @@
 // writes the same images as files. Statistics come from package ci (Student t over
 // replicates).
 //
-// The package reads through package results and knows the record columns of
+// The package reads through package resultsdir and knows the record columns of
 // docs/records.md; it does not know how jobs were planned, only which jobs columns vary
 // (manifest.json's axes, else every varying non-metric column). It never runs the
 // selection procedure: the caller replays it (package selection) and passes the decision.
@@ -33,7 +33,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -66,7 +66,7 @@ type Options struct {
 	// Bisection is the answer of a bisection (an objective of smallest: or largest:),
 	// replayed by the caller (study.BisectDir); nil for other studies. With it the page
 	// opens with its answer table and charts the probes over the bisected attribute.
-	Bisection *results.BisectionStatus
+	Bisection *resultsdir.BisectionStatus
 }
 
 // Report is everything the page shows; its charts are drawn when the page or the PNG
@@ -212,7 +212,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	if opts.Width < 100 || opts.Height < 100 {
 		return nil, fmt.Errorf("chart size %dx%d: want at least 100x100 pixels", opts.Width, opts.Height)
 	}
-	m, jobs, err := results.ReadJobs(dir)
+	m, jobs, err := resultsdir.ReadJobs(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -223,16 +223,16 @@ func Build(dir string, opts Options) (*Report, error) {
 	r := &Report{Dir: dir, Name: m.Name, PlanSize: m.PlanSize, Rows: jobs.Rows, Version: m.Version, Start: m.Start,
 		Spec: m.Spec}
 	if m.Damage != "" {
-		r.Notes = append(r.Notes, "Damaged: "+results.ManifestFile+": "+m.Damage+". The spec and the question shown here are the file's as it is now.")
+		r.Notes = append(r.Notes, "Damaged: "+resultsdir.ManifestFile+": "+m.Damage+". The spec and the question shown here are the file's as it is now.")
 	}
-	if damaged, err := results.Damage(dir); err == nil {
+	if damaged, err := resultsdir.Damage(dir); err == nil {
 		for _, d := range damaged {
-			r.Notes = append(r.Notes, "Damaged: "+results.DamageText(d)+": left out of every chart and answer; run the sweep again with --resume to run them again.")
+			r.Notes = append(r.Notes, "Damaged: "+resultsdir.DamageText(d)+": left out of every chart and answer; run the sweep again with --resume to run them again.")
 		}
 	}
 	ok := make([]bool, jobs.Rows)
 	groups := axisGroups(m, jobs)
-	axisCols := results.Axes(m, jobs)
+	axisCols := resultsdir.Axes(m, jobs)
 	inStage := firstStage(m, jobs)
 	for i := 0; i < jobs.Rows; i++ {
 		if status.Text(i) == "ok" {
@@ -391,7 +391,7 @@ func Build(dir string, opts Options) (*Report, error) {
 // and a line chart over each axis; every other metric one heat map (one line chart with
 // one axis) under "All metrics". A metric with one value, or none, at every point is
 // listed in Uniform instead of charted.
-func (r *Report) chart(jobs *results.Table, ok []bool, axes []*axis, st *study, obj *selection.Objective, opts Options) error {
+func (r *Report) chart(jobs *resultsdir.Table, ok []bool, axes []*axis, st *study, obj *selection.Objective, opts Options) error {
 	var focus []string
 	switch {
 	case opts.Metrics != nil:
@@ -487,7 +487,7 @@ func (r *Report) chart(jobs *results.Table, ok []bool, axes []*axis, st *study, 
 
 // wallSum is the jobs' summed wall_sec: the simulation time they took (NaN without the
 // column).
-func wallSum(jobs *results.Table) float64 {
+func wallSum(jobs *resultsdir.Table) float64 {
 	c := jobs.Col("wall_sec")
 	if c == nil || c.IsString() {
 		return math.NaN()
@@ -531,7 +531,7 @@ func deterministic(st *study) bool {
 	seen := false
 	for _, c := range st.jobs.Columns {
 		if c.IsString() || slices.Contains(perfMetrics, c.Name) ||
-			!(results.IsMetric(c.Name) || strings.HasSuffix(c.Name, "_lossless") || strings.HasSuffix(c.Name, "_lossy")) {
+			!(resultsdir.IsMetric(c.Name) || strings.HasSuffix(c.Name, "_lossless") || strings.HasSuffix(c.Name, "_lossy")) {
 			continue
 		}
 		for _, p := range st.points {
@@ -555,7 +555,7 @@ func deterministic(st *study) bool {
 // of its first stage (replicate < select.initial): every point has those replicates, so
 // comparisons over them are paired and equal in count, whereas the later rounds ran only
 // for the points still in contention. Every row is, for a fixed design.
-func firstStage(m *results.Manifest, jobs *results.Table) func(row int) bool {
+func firstStage(m *resultsdir.Manifest, jobs *resultsdir.Table) func(row int) bool {
 	rc := jobs.Col("replicate")
 	if m == nil || m.Select == nil || rc == nil || rc.IsString() {
 		return func(int) bool { return true }

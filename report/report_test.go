@@ -16,7 +16,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // CheckPNG decodes a PNG file and checks its size and that it is not blank: the
@@ -333,7 +333,7 @@ func TestReportSeriesIntervalsDiffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "slow")
-	err := resultstest.Copy(base, dir, func(tb *results.Table) {
+	err := resultstest.Copy(base, dir, func(tb *resultsdir.Table) {
 		if tb.Name == "buffer_stats" {
 			for i := range tb.Col("sim_time_sec").Num {
 				tb.Col("sim_time_sec").Num[i] *= 10

@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
@@ -49,7 +49,7 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 	js := &JobSeries{JobID: id, Params: params}
 	keep := func(j string) bool { return j == id }
 	specs := seriesSpecs
-	tables := map[string]*results.Table{}
+	tables := map[string]*resultsdir.Table{}
 	type tableSpacing struct {
 		table string
 		sec   float64
@@ -59,7 +59,7 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 		t, seen := tables[s.table]
 		if !seen {
 			var err error
-			t, err = results.ReadTable(dir, s.table, keep)
+			t, err = resultsdir.ReadTable(dir, s.table, keep)
 			if errors.Is(err, fs.ErrNotExist) {
 				js.Missing = append(js.Missing, s.table)
 				t = nil
@@ -105,7 +105,7 @@ func jobSeries(dir, id, params string, opts Options) (*JobSeries, error) {
 
 // spacing returns the most common step between consecutive distinct sim_time_sec values
 // of t (0 with fewer than two): the table's sampling interval.
-func spacing(t *results.Table) float64 {
+func spacing(t *resultsdir.Table) float64 {
 	tc := t.Col("sim_time_sec")
 	if tc == nil || tc.IsString() {
 		return 0
@@ -127,18 +127,18 @@ func spacing(t *results.Table) float64 {
 
 // seriesOf groups the rows of t (optionally where filterCol == filterVal) by the key
 // columns into lines of value over sim_time_sec (in µs).
-func seriesOf(t *results.Table, filterCol, filterVal, value string, key []string) ([]seriesLine, error) {
+func seriesOf(t *resultsdir.Table, filterCol, filterVal, value string, key []string) ([]seriesLine, error) {
 	tc, vc := t.Col("sim_time_sec"), t.Col(value)
 	if tc == nil || vc == nil {
 		return nil, fmt.Errorf("table %s lacks sim_time_sec or %s", t.Name, value)
 	}
-	var fc *results.Column
+	var fc *resultsdir.Column
 	if filterCol != "" {
 		if fc = t.Col(filterCol); fc == nil {
 			return nil, fmt.Errorf("table %s lacks %s", t.Name, filterCol)
 		}
 	}
-	var kc []*results.Column
+	var kc []*resultsdir.Column
 	for _, k := range key {
 		if c := t.Col(k); c != nil {
 			kc = append(kc, c)

@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // Time series read in units: bytes as B, KB or MB by the peak, time in µs or, from
@@ -59,9 +59,9 @@ func hasLabel(ts []plot.Tick, l string) bool {
 // The send rate is one line per port: the 8 ports of a rack switch share component and
 // nd_name, and must not be joined into one line that jumps between them.
 func TestSeriesOnePortOneLine(t *testing.T) {
-	tb := &results.Table{Name: "nd_stats", Rows: 16}
+	tb := &resultsdir.Table{Name: "nd_stats", Rows: 16}
 	col := func(name string, num []float64, str []string) {
-		c := &results.Column{Name: name, Num: num, Str: str, Null: make([]bool, tb.Rows)}
+		c := &resultsdir.Column{Name: name, Num: num, Str: str, Null: make([]bool, tb.Rows)}
 		tb.Columns = append(tb.Columns, c)
 	}
 	var ts, ifid, rate []float64

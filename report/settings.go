@@ -4,11 +4,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // params formats the swept values of row i: "switch.LossyAlpha=0.5 switch.StaticPoolXoffThreshold=700KB".
-func params(jobs *results.Table, axisCols []string, i int) string {
+func params(jobs *resultsdir.Table, axisCols []string, i int) string {
 	var parts []string
 	for _, c := range axisCols {
 		col := jobs.Col(c)
@@ -25,10 +25,10 @@ func params(jobs *results.Table, axisCols []string, i int) string {
 }
 
 // shared lists the non-metric, non-identity, non-axis columns with one value.
-func shared(jobs *results.Table, axisCols []string) []Setting {
+func shared(jobs *resultsdir.Table, axisCols []string) []Setting {
 	var out []Setting
 	for _, c := range jobs.Columns {
-		if results.IsMetric(c.Name) || slices.Contains(results.Identity, c.Name) || slices.Contains(axisCols, c.Name) || jobs.Rows == 0 {
+		if resultsdir.IsMetric(c.Name) || slices.Contains(resultsdir.Identity, c.Name) || slices.Contains(axisCols, c.Name) || jobs.Rows == 0 {
 			continue
 		}
 		v := c.Text(0)

@@ -10,8 +10,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 )
 
 // arrowRows writes row slices of one table into an Arrow IPC file (the file format, with
@@ -30,7 +30,7 @@ func arrowSchema(t reflect.Type) *arrow.Schema {
 	fields := make([]arrow.Field, t.NumField())
 	for i := range fields {
 		f := t.Field(i)
-		base, nullable := f.Type, results.NullFloat(f) // NaN-null float64 columns (Table)
+		base, nullable := f.Type, resultsdir.NullFloat(f) // NaN-null float64 columns (Table)
 		if base.Kind() == reflect.Pointer {
 			base, nullable = base.Elem(), true
 		}
@@ -47,7 +47,7 @@ func arrowSchema(t reflect.Type) *arrow.Schema {
 		case reflect.Float64:
 			dt = arrow.PrimitiveTypes.Float64
 		}
-		fields[i] = arrow.Field{Name: results.ColumnName(f), Type: dt, Nullable: nullable}
+		fields[i] = arrow.Field{Name: resultsdir.ColumnName(f), Type: dt, Nullable: nullable}
 	}
 	if meta := pandasMetadata(t); meta != "" {
 		md := arrow.NewMetadata([]string{pandasMetadataKey}, []string{meta})
@@ -65,7 +65,7 @@ func newArrowRows(t reflect.Type, w dirfs.File) (*arrowRows, error) {
 	r := &arrowRows{t: t, w: fw, b: array.NewRecordBuilder(memory.DefaultAllocator, schema)}
 	for i := 0; i < t.NumField(); i++ {
 		app := arrowAppender(t.Field(i).Type)
-		if results.NullFloat(t.Field(i)) {
+		if resultsdir.NullFloat(t.Field(i)) {
 			app = appendNaNNull
 		}
 		r.appends = append(r.appends, app)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // JobDone records that every row of job has been written. Its journal line is appended

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // The line checksum rule as docs/results.md §5 states it, checked from outside the
@@ -156,7 +156,7 @@ func TestJournalWithoutChecksums(t *testing.T) {
 	if len(c.Done) != 3 || len(c.DamagedLines) != 0 || !slices.Equal(c.Unsealed, []int{1, 2, 3, 4, 5, 6}) {
 		t.Errorf("VerifyJournal: done %v, damaged %v, unsealed %v", c.Done, c.DamagedLines, c.Unsealed)
 	}
-	if files, _ := results.Files(dir, "jobs"); len(files) != 3 {
+	if files, _ := resultsdir.Files(dir, "jobs"); len(files) != 3 {
 		t.Errorf("Files = %v, want the 3 committed", files)
 	}
 
@@ -200,7 +200,7 @@ func TestStraysNotReadAndRemoved(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "jobs", ".DS_Store"), []byte("hidden, not ours"), 0o644)
 
-	files, err := results.Files(dir, "jobs")
+	files, err := resultsdir.Files(dir, "jobs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,12 +209,12 @@ func TestStraysNotReadAndRemoved(t *testing.T) {
 		names = append(names, filepath.Base(f))
 	}
 	if !slices.Equal(names, []string{"part-1of1-000001.parquet", "part-1of1-000002.parquet", "part-1of1-000003.parquet"}) {
-		t.Errorf("results.Files(jobs) = %v, want the 3 committed", names)
+		t.Errorf("resultsdir.Files(jobs) = %v, want the 3 committed", names)
 	}
 	type idRow struct {
 		ID string `parquet:"job_id"`
 	}
-	rows, err := results.ReadRows[idRow](dir, "jobs")
+	rows, err := resultsdir.ReadRows[idRow](dir, "jobs")
 	if err != nil || len(rows) != 3 {
 		t.Errorf("ReadRows(jobs): %d rows (%v), want 3", len(rows), err)
 	}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 )
 
-// copyFile copies a committed part under another name: a stray that is a valid results.Parquet
+// copyFile copies a committed part under another name: a stray that is a valid resultsdir.Parquet
 // file holding real rows (a reader that counted it would count those rows twice).
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()

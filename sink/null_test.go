@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // statRow is shaped like a classes row: percentiles that have no value without samples.
@@ -53,14 +53,14 @@ func dynamicStatRows() any {
 
 // writeStats writes statRows as table "stats" in format and returns the results
 // directory.
-func writeStats(t *testing.T, format results.Format, dynamic bool) string {
+func writeStats(t *testing.T, format resultsdir.Format, dynamic bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	tb, rows := results.SchemaOf[statRow]("stats"), any(statRows)
+	tb, rows := resultsdir.SchemaOf[statRow]("stats"), any(statRows)
 	if dynamic {
-		tb, rows = results.DynamicSchema("stats", statType), dynamicStatRows()
+		tb, rows = resultsdir.DynamicSchema("stats", statType), dynamicStatRows()
 	}
-	w, err := Open(Options{Dir: dir, Format: format}, []results.Schema{tb})
+	w, err := Open(Options{Dir: dir, Format: format}, []resultsdir.Schema{tb})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +105,8 @@ func TestNaNNullParquet(t *testing.T) {
 		return a == nil && b == nil || a != nil && b != nil && (*a == *b || math.IsNaN(*a) && math.IsNaN(*b))
 	}
 	for _, dynamic := range []bool{false, true} {
-		dir := writeStats(t, results.Parquet, dynamic)
-		got, err := results.ReadRows[readRow](dir, "stats")
+		dir := writeStats(t, resultsdir.Parquet, dynamic)
+		got, err := resultsdir.ReadRows[readRow](dir, "stats")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +121,7 @@ func TestNaNNullParquet(t *testing.T) {
 			}
 		}
 
-		files, _ := results.Files(dir, "stats")
+		files, _ := resultsdir.Files(dir, "stats")
 		f, err := os.Open(files[0])
 		if err != nil {
 			t.Fatal(err)
@@ -161,8 +161,8 @@ func TestNaNNullParquet(t *testing.T) {
 // are nulls; 0 is a value, and a NaN in a plain column stays a NaN.
 func TestNaNNullArrow(t *testing.T) {
 	for _, dynamic := range []bool{false, true} {
-		dir := writeStats(t, results.Arrow, dynamic)
-		files, _ := results.Files(dir, "stats")
+		dir := writeStats(t, resultsdir.Arrow, dynamic)
+		files, _ := resultsdir.Files(dir, "stats")
 		f, err := os.Open(files[0])
 		if err != nil {
 			t.Fatal(err)
@@ -212,10 +212,10 @@ func TestNaNNullRefused(t *testing.T) {
 					t.Errorf("recovered %v, want the option refused", r)
 				}
 			}()
-			results.DynamicSchema("bad", tc.t).Columns()
+			resultsdir.DynamicSchema("bad", tc.t).Columns()
 		})
 	}
-	tb := results.SchemaOf[statRow]("stats")
+	tb := resultsdir.SchemaOf[statRow]("stats")
 	var got []bool
 	for i := range tb.Type.NumField() {
 		got = append(got, tb.Nullable(i))

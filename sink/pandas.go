@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // pandasMetadataKey is the key of the file metadata (Parquet key-value metadata, Arrow
@@ -50,7 +50,7 @@ func pandasMetadata(t reflect.Type) string {
 		default:
 			continue // a nullable double reads as float64 with NaN, pandas' own way
 		}
-		name := results.ColumnName(f)
+		name := resultsdir.ColumnName(f)
 		cols = append(cols, column{Name: name, FieldName: name, Pandas: pandasType, Numpy: dtype})
 	}
 	if cols == nil {

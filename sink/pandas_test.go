@@ -9,8 +9,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // countRow is shaped like a jobs row: identity columns, then nullable counts and a
@@ -54,15 +54,15 @@ func pandasColumns(t *testing.T, meta string) map[string]string {
 
 // The files of a table with nullable integer or boolean columns carry the "pandas"
 // metadata that makes pandas read those columns with its nullable dtypes (Int64, Int32,
-// boolean) whatever their cells hold, in Parquet and in results.Arrow; the other columns are not
+// boolean) whatever their cells hold, in Parquet and in resultsdir.Arrow; the other columns are not
 // listed (pyarrow's default dtypes), and a table without such columns has no metadata.
 func TestPandasMetadata(t *testing.T) {
 	want := map[string]string{"events": "Int64", "tier": "Int32", "flag": "boolean"}
 	one := int64(1)
 	rows := []countRow{{JobID: "a", Rep: 0, Events: &one}, {JobID: "b", Rep: 1}}
-	for _, format := range []results.Format{results.Parquet, results.Arrow} {
+	for _, format := range []resultsdir.Format{resultsdir.Parquet, resultsdir.Arrow} {
 		dir := t.TempDir()
-		w, err := Open(Options{Dir: dir, Format: format}, []results.Schema{results.SchemaOf[countRow]("jobs"), results.SchemaOf[statRow]("stats")})
+		w, err := Open(Options{Dir: dir, Format: format}, []resultsdir.Schema{resultsdir.SchemaOf[countRow]("jobs"), resultsdir.SchemaOf[statRow]("stats")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,14 +95,14 @@ func TestPandasMetadata(t *testing.T) {
 }
 
 // fileMetadata returns the "pandas" metadata of a Parquet or Arrow IPC file.
-func fileMetadata(t *testing.T, path string, format results.Format) (string, bool) {
+func fileMetadata(t *testing.T, path string, format resultsdir.Format) (string, bool) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if format == results.Arrow {
+	if format == resultsdir.Arrow {
 		r, err := ipc.NewFileReader(f)
 		if err != nil {
 			t.Fatal(err)

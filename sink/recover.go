@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // recover reads the journal and removes debris of this shard; without Resume it refuses

@@ -9,8 +9,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // TestRowGroupBytesBoundsRowGroups: a table's row group ends once it holds
@@ -18,7 +18,7 @@ import (
 // row reads back in order.
 func TestRowGroupBytesBoundsRowGroups(t *testing.T) {
 	const n = 40_000
-	for _, format := range []results.Format{results.Parquet, results.Arrow} {
+	for _, format := range []resultsdir.Format{resultsdir.Parquet, resultsdir.Arrow} {
 		t.Run(string(format), func(t *testing.T) {
 			dir := t.TempDir()
 			w, err := Open(Options{Dir: dir, Format: format, RowGroupBytes: 256 << 10}, testTables())
@@ -37,12 +37,12 @@ func TestRowGroupBytesBoundsRowGroups(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			files, err := results.Files(dir, "nd_stats")
+			files, err := resultsdir.Files(dir, "nd_stats")
 			if err != nil || len(files) != 1 {
 				t.Fatalf("files %v, %v", files, err)
 			}
 			var groups int
-			if format == results.Parquet {
+			if format == resultsdir.Parquet {
 				got := readParquet[portRow](t, dir, "nd_stats")
 				if !reflect.DeepEqual(got, rows) {
 					t.Fatalf("nd_stats: %d rows read back, want the %d written, in order", len(got), n)

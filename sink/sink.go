@@ -1,9 +1,9 @@
 // Package sink writes the rows of a sweep into a results directory (design.md "Results
 // directory"): one folder per table, Parquet (parquet-go, zstd, dictionary-encoded
 // strings) or Arrow IPC files (arrow/go/v17), and a journal of finished jobs. It knows
-// rows, not devices: a table is a name and a flat struct type (results.Schema). What the
-// directory holds and how it reads is package results's (the journal's format is
-// results/journal's); this package writes it.
+// rows, not devices: a table is a name and a flat struct type (resultsdir.Schema). What the
+// directory holds and how it reads is package resultsdir's (the journal's format is
+// resultsdir/journal's); this package writes it.
 //
 // # Durability: commits
 //
@@ -17,7 +17,7 @@
 //	{"job_id":"91ab…","status":"failed","commit":3,"crc":"…"}
 //	{"commit":3,"jobs":2,"files":["jobs/part-1of1-000003.parquet", …],"sums":[…],"crc":"…"}
 //
-// Every line ends with a checksum of its own content (package results/journal), so
+// Every line ends with a checksum of its own content (package resultsdir/journal), so
 // an edited or damaged line is skipped, never read as a record of another job.
 //
 // A job counts as done only when its commit line is in the journal. A process killed at
@@ -25,7 +25,7 @@
 // files, renamed files of a commit with no commit line, and a torn journal tail. So every
 // job is, after a resume, in the tables exactly once. Open(Resume) also removes strays,
 // files in the table folders that no commit names (removeStrays), and readers read only
-// the files commits name (results.Parts, results.ReadCommitted), so that a stray is never
+// the files commits name (resultsdir.Parts, resultsdir.ReadCommitted), so that a stray is never
 // counted.
 //
 // A commit happens when the open files reach Options.FileBytes (this is how files are
@@ -41,15 +41,15 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // Options configure a Writer. The zero value of each field means its default.
 type Options struct {
-	Dir    string         // results directory; created if missing
-	Format results.Format // results.Parquet (default) or results.Arrow
+	Dir    string            // results directory; created if missing
+	Format resultsdir.Format // resultsdir.Parquet (default) or resultsdir.Arrow
 	// Shard tags file names and the journal so that N processes can write side by side
 	// into one directory: "2of3". Default "1of1".
 	Shard string
@@ -102,7 +102,7 @@ type Recovery struct {
 	// again.
 	Damaged []journal.FileProblem
 	// DamagedLines are the journal lines that do not count (they do not parse, their
-	// checksum fails or is missing: package results/journal); each costs its commit at
+	// checksum fails or is missing: package resultsdir/journal); each costs its commit at
 	// most, and the journal is written anew without them.
 	DamagedLines []int
 	// Strays are the files of the table folders (relative, with /) that no commit named
@@ -144,7 +144,7 @@ type Writer struct {
 
 // tableFile is the open temp file of one table in the current commit.
 type tableFile struct {
-	results.Schema
+	resultsdir.Schema
 	dir  string
 	tmp  string
 	f    dirfs.File
@@ -163,11 +163,11 @@ var ErrExists = errors.New("already holds results")
 // Open prepares dir for writing tables. It creates the folders and the journal, so an
 // unwritable directory fails here, before any job runs. With Resume it reads the journal
 // (Done), drops a torn tail and removes this shard's debris (see Recovery).
-func Open(opts Options, tables []results.Schema) (*Writer, error) {
+func Open(opts Options, tables []resultsdir.Schema) (*Writer, error) {
 	if opts.Format == "" {
-		opts.Format = results.Parquet
+		opts.Format = resultsdir.Parquet
 	}
-	if opts.Format != results.Parquet && opts.Format != results.Arrow {
+	if opts.Format != resultsdir.Parquet && opts.Format != resultsdir.Arrow {
 		return nil, fmt.Errorf("format %q: want parquet or arrow", opts.Format)
 	}
 	if opts.Shard == "" {
@@ -214,7 +214,7 @@ func Open(opts Options, tables []results.Schema) (*Writer, error) {
 }
 
 // open makes the table folders, recovers the journal and opens it for appending.
-func (w *Writer) open(tables []results.Schema) error {
+func (w *Writer) open(tables []resultsdir.Schema) error {
 	opts := w.opts
 	for _, t := range tables {
 		if w.byName[t.Name] != nil {

@@ -18,9 +18,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // portRow is shaped like a record row: strings that repeat, counters, rates.
@@ -64,15 +64,15 @@ func jobsRow(id, status string, alpha float64, drops *int64) any {
 	return s.Interface()
 }
 
-func testTables() []results.Schema {
-	return []results.Schema{results.DynamicSchema("jobs", jobsType), results.SchemaOf[portRow]("nd_stats")}
+func testTables() []resultsdir.Schema {
+	return []resultsdir.Schema{resultsdir.DynamicSchema("jobs", jobsType), resultsdir.SchemaOf[portRow]("nd_stats")}
 }
 
 func ptr[T any](v T) *T { return &v }
 
 func readParquet[T any](t *testing.T, dir, table string) []T {
 	t.Helper()
-	files, err := results.Files(dir, table)
+	files, err := resultsdir.Files(dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestParquetRoundTripTypesAndEncodings(t *testing.T) {
 	}
 
 	// Physical layout: standard types, zstd, dictionary strings, row groups of 100.
-	files, _ := results.Files(dir, "nd_stats")
+	files, _ := resultsdir.Files(dir, "nd_stats")
 	f, _ := os.Open(files[0])
 	defer f.Close()
 	st, _ := f.Stat()
@@ -168,7 +168,7 @@ func TestParquetRoundTripTypesAndEncodings(t *testing.T) {
 
 func TestArrowRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Open(Options{Dir: dir, Format: results.Arrow, RowGroupRows: 64}, testTables())
+	w, err := Open(Options{Dir: dir, Format: resultsdir.Arrow, RowGroupRows: 64}, testTables())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestArrowRoundTrip(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := results.Files(dir, "nd_stats")
+	files, _ := resultsdir.Files(dir, "nd_stats")
 	if len(files) != 1 || !strings.HasSuffix(files[0], ".arrow") {
 		t.Fatalf("files = %v", files)
 	}
@@ -235,7 +235,7 @@ func TestRotationBySize(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := results.Files(dir, "nd_stats")
+	files, _ := resultsdir.Files(dir, "nd_stats")
 	// parquet-go hands bytes to the file in buffered chunks, so a file ends at the first
 	// commit after it passed FileBytes.
 	if len(files) < 3 {
@@ -459,12 +459,12 @@ func TestFullDiskKeepsJournalConsistent(t *testing.T) {
 }
 
 // BenchmarkSinkParquet measures rows/s and bytes per row of an nd_stats-shaped table.
-func BenchmarkSinkParquet(b *testing.B) { benchSink(b, results.Parquet) }
+func BenchmarkSinkParquet(b *testing.B) { benchSink(b, resultsdir.Parquet) }
 
 // BenchmarkSinkArrow is the same with --format arrow.
-func BenchmarkSinkArrow(b *testing.B) { benchSink(b, results.Arrow) }
+func BenchmarkSinkArrow(b *testing.B) { benchSink(b, resultsdir.Arrow) }
 
-func benchSink(b *testing.B, format results.Format) {
+func benchSink(b *testing.B, format resultsdir.Format) {
 	const perJob = 10_000
 	// Counters and rates as a simulation produces them: random low digits, so the
 	// bytes/row figure is not flattered by repetition.
@@ -514,10 +514,10 @@ func TestNoFolderForATableWithoutRows(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "nd_stats")); !os.IsNotExist(err) {
 		t.Fatalf("nd_stats folder without rows: %v", err)
 	}
-	if files, err := results.Files(dir, "nd_stats"); err != nil || len(files) != 0 {
+	if files, err := resultsdir.Files(dir, "nd_stats"); err != nil || len(files) != 0 {
 		t.Fatalf("Files of a table without rows: %v, %v", files, err)
 	}
-	if _, err := results.Files(filepath.Join(dir, "absent"), "nd_stats"); err == nil {
+	if _, err := resultsdir.Files(filepath.Join(dir, "absent"), "nd_stats"); err == nil {
 		t.Error("Files of a missing results directory: no error")
 	}
 	w, err = Open(Options{Dir: dir, CommitInterval: -1, Resume: true}, testTables())

@@ -9,7 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // parquetRows writes row slices of the table's type into one Parquet file.
@@ -23,9 +23,9 @@ type parquetRows interface {
 }
 
 // newParquet returns the Parquet writer of table t's rows into w: parquet-go's generic
-// writer of the row type when the table has one (results.SchemaOf) and no NaN-null
+// writer of the row type when the table has one (resultsdir.SchemaOf) and no NaN-null
 // columns, else a reflective one.
-func newParquet(t results.Schema, w io.Writer, opts []parquet.WriterOption) parquetRows {
+func newParquet(t resultsdir.Schema, w io.Writer, opts []parquet.WriterOption) parquetRows {
 	opts = append(opts, fileOptions(t)...)
 	if nanNullFields(t.Type) != nil {
 		return newNullRows(t.Type, parquet.NewWriter(w, opts...))
@@ -50,7 +50,7 @@ type tableKey struct {
 // that keeps their pandas dtype (pandasMetadata). They are made once per table, at its
 // first file, not when the table is declared: a process that writes no Parquet (a
 // worker, `plan`, `validate`) builds no schema.
-func fileOptions(t results.Schema) []parquet.WriterOption {
+func fileOptions(t resultsdir.Schema) []parquet.WriterOption {
 	mk := sync.OnceValue(func() []parquet.WriterOption {
 		t.Check()
 		opts := []parquet.WriterOption{tableSchema(t.Name, nullMirror(t.Type))}
@@ -84,7 +84,7 @@ func (r dynamicRows) Size() int64  { return r.w.Size() }
 func (r dynamicRows) Flush() error { return r.w.Flush() }
 func (r dynamicRows) Close() error { return r.w.Close() }
 
-// nullRows writes rows of t that have NaN-null columns (results.NullFloat): each row is copied into
+// nullRows writes rows of t that have NaN-null columns (resultsdir.NullFloat): each row is copied into
 // one reused value of nullMirror(t), each such column a pointer into vals (nil for NaN),
 // and written through the schema of the mirror, which makes these columns optional.
 type nullRows struct {
@@ -141,7 +141,7 @@ func (r *nullRows) Close() error { return r.w.Close() }
 func nanNullFields(t reflect.Type) []int {
 	var out []int
 	for i := 0; i < t.NumField(); i++ {
-		if results.NullFloat(t.Field(i)) {
+		if resultsdir.NullFloat(t.Field(i)) {
 			out = append(out, i)
 		}
 	}
@@ -176,7 +176,7 @@ func tableSchema(name string, t reflect.Type) *parquet.Schema {
 	seen := map[string]bool{}
 	for i := range fields {
 		f := t.Field(i)
-		col := results.ColumnName(f)
+		col := resultsdir.ColumnName(f)
 		if !f.IsExported() || seen[col] {
 			panic(fmt.Sprintf("sink: table %s: field %s is unexported or repeats column %q", name, f.Name, col))
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // writeCommits writes jobs j0..j(n-1), one commit each, with rows in both tables.

@@ -11,9 +11,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // Write appends rows (a []T of the table's row type) to table. Empty slices are free.
@@ -103,7 +103,7 @@ func (w *Writer) openFile(t *tableFile) error {
 		return err
 	}
 	t.f, t.cw = f, &countingFile{File: f}
-	if w.opts.Format == results.Arrow {
+	if w.opts.Format == resultsdir.Arrow {
 		t.ar, err = newArrowRows(t.Type, t.cw)
 		return err
 	}
@@ -135,7 +135,7 @@ func (w *Writer) fileName(commit int) string {
 	return fmt.Sprintf("part-%s-%06d%s", w.opts.Shard, commit, w.ext)
 }
 
-// castagnoli is the CRC-32C table of the journal's file checksums (results/journal).
+// castagnoli is the CRC-32C table of the journal's file checksums (resultsdir/journal).
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // countingFile counts the bytes written through it and their CRC-32C, the journal's

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -132,7 +132,7 @@ func (p *Plan) ConditionLabels() []string {
 // BisectProblem builds the bisection of plan p from a jobs table: condition c's run at
 // step k, replicate r is the row whose job_id is probeJob(c, k, r)'s, so rows of other
 // plans in the directory are ignored.
-func (p *Plan) BisectProblem(jobs *results.Table) (selection.BisectProblem, error) {
+func (p *Plan) BisectProblem(jobs *resultsdir.Table) (selection.BisectProblem, error) {
 	obj := p.Spec.Objective
 	cs, reqs, err := selection.ConstraintsOf(obj.SubjectTo)
 	if err != nil {

@@ -7,21 +7,21 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/explain"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // BisectionStatus states decision d of p's bisection with its values in the
 // attribute's units and the seed's sizing guidance beside each answer (guidance).
-func (p *Plan) BisectionStatus(d *selection.BisectDecision) *results.BisectionStatus {
+func (p *Plan) BisectionStatus(d *selection.BisectDecision) *resultsdir.BisectionStatus {
 	obj := p.Spec.Objective
 	b := obj.Bisect
-	st := &results.BisectionStatus{State: string(d.State), Why: d.Why, Direction: string(b.Direction), Attr: b.Attr,
+	st := &resultsdir.BisectionStatus{State: string(d.State), Why: d.Why, Direction: string(b.Direction), Attr: b.Attr,
 		Range: [2]string{b.FromText, b.ToText}, Resolution: b.ResolutionText, SubjectTo: obj.SubjectTo,
 		Deterministic: b.Deterministic, Checks: b.Checks, Round: d.Round, Jobs: d.Jobs, NeedJobs: len(d.Need), MaxJobs: d.MaxJobs,
 		Steps: d.Steps, ProbesPerCondition: d.Probes, Confidence: d.Confidence, PerProbe: d.PerProbe, PerTest: d.PerTest,
-		Tests: d.Tests, Rare: d.Rare, RareRuns: d.RareRunsOK, Conditions: []results.ConditionStatus{}, ConditionAxes: []string{}}
+		Tests: d.Tests, Rare: d.Rare, RareRuns: d.RareRunsOK, Conditions: []resultsdir.ConditionStatus{}, ConditionAxes: []string{}}
 	for _, a := range p.Spec.Axes {
 		st.ConditionAxes = append(st.ConditionAxes, a.Path)
 	}
@@ -32,8 +32,8 @@ func (p *Plan) BisectionStatus(d *selection.BisectDecision) *results.BisectionSt
 		}
 	}
 	for c, dc := range d.Conditions {
-		cs := results.ConditionStatus{Label: dc.Label, Values: map[string]string{}, State: string(dc.State), Why: dc.Why,
-			Jobs: dc.Jobs, Contradiction: dc.Contradiction, Probes: []results.ProbeStatus{}}
+		cs := resultsdir.ConditionStatus{Label: dc.Label, Values: map[string]string{}, State: string(dc.State), Why: dc.Why,
+			Jobs: dc.Jobs, Contradiction: dc.Contradiction, Probes: []resultsdir.ProbeStatus{}}
 		for k, v := range p.points[c].values[:len(p.Spec.Axes)] {
 			cs.Values[p.Axes[k].Column] = v.Text
 		}
@@ -47,7 +47,7 @@ func (p *Plan) BisectionStatus(d *selection.BisectDecision) *results.BisectionSt
 		}
 		for _, pr := range dc.Probes {
 			verdict := map[int]string{1: "holds", -1: "fails", 0: "open"}[pr.Verdict]
-			cs.Probes = append(cs.Probes, results.ProbeStatus{Value: p.ProbeLabel(pr.Step), Verdict: verdict, Runs: pr.Runs, Jobs: pr.Jobs, Check: pr.Check, Reason: pr.Reason})
+			cs.Probes = append(cs.Probes, resultsdir.ProbeStatus{Value: p.ProbeLabel(pr.Step), Verdict: verdict, Runs: pr.Runs, Jobs: pr.Jobs, Check: pr.Check, Reason: pr.Reason})
 		}
 		at := b.SafeStep()
 		if dc.Answer >= 0 {
@@ -79,7 +79,7 @@ const (
 //     its ingress pool less Xoff, must cover 2 × L × Delay / 8 + 2 × Mtu, so the Xoff
 //     fraction may be at most 1 − guidance / pool; the pause points are the Xoff and the
 //     headroom in bytes at the answer.
-func (p *Plan) guidance(c, k int, answer *float64) *results.Formula {
+func (p *Plan) guidance(c, k int, answer *float64) *resultsdir.Formula {
 	b := p.Spec.Objective.Bisect
 	cfg := p.probeJob(c, k, 0).Config
 	ex, _, err := explain.Explain(&cfg)
@@ -87,7 +87,7 @@ func (p *Plan) guidance(c, k int, answer *float64) *results.Formula {
 		return nil
 	}
 	path := p.Spec.Probe.Attr.Path
-	var f results.Formula
+	var f resultsdir.Formula
 	var poolBytes int64 // a NIC Xoff's pool: its margin in bytes
 	switch {
 	case path == headroomAttr || strings.HasPrefix(path, "tiers.") && strings.HasSuffix(path, ".switch."+headroomAttr[len("switch."):]):
@@ -110,7 +110,7 @@ func (p *Plan) guidance(c, k int, answer *float64) *results.Formula {
 		if best == nil {
 			return nil
 		}
-		f = results.Formula{Value: float64(best.HeadroomNeeded), Text: config.Commas(best.HeadroomNeeded) + " B",
+		f = resultsdir.Formula{Value: float64(best.HeadroomNeeded), Text: config.Commas(best.HeadroomNeeded) + " B",
 			What:  fmt.Sprintf("explain's headroom needed on the %s link, 2 × rate × Delay / 8 + 2 × Mtu (switch.md §4.6 condition 1), at the condition's rate and Delay", best.Link),
 			Pause: fmt.Sprintf("%s Xoff %s B, Xon %s B", of.Tier, config.Commas(of.Xoff), config.Commas(of.Xon))}
 	case path == nicXoffAttr && b.Element >= 0:
@@ -121,7 +121,7 @@ func (p *Plan) guidance(c, k int, answer *float64) *results.Formula {
 		}
 		frac := 1 - float64(guide)/float64(pool)
 		poolBytes = pool
-		f = results.Formula{Value: frac, Text: fmt.Sprintf("%.4f", frac),
+		f = resultsdir.Formula{Value: frac, Text: fmt.Sprintf("%.4f", frac),
 			What: fmt.Sprintf("1 − explain's NIC headroom guidance %s B (2 × L × Delay / 8 + 2 × Mtu, nic.md §12.4) / the TC %d ingress pool %s B",
 				config.Commas(guide), tc, config.Commas(pool)),
 			Pause: fmt.Sprintf("NIC TC %d Xoff %s B, headroom %s B", tc, config.Commas(ex.NIC.Xoff[tc]), config.Commas(ex.NIC.Headroom[tc]))}

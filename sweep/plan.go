@@ -14,7 +14,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
@@ -374,7 +374,7 @@ func (p *Plan) Invalid() []*Job {
 }
 
 // Shard is a deterministic 1/N of a plan: the jobs whose plan index is of shard K/N
-// (results.InShard).
+// (resultsdir.InShard).
 type Shard struct{ K, N int }
 
 // ParseShard reads "K/N" (1 <= K <= N).
@@ -389,7 +389,7 @@ func ParseShard(s string) (Shard, error) {
 }
 
 // Tag is the shard in file names: "2of3"; "1of1" for the whole plan.
-func (s Shard) Tag() string { return results.ShardTag(s.K, s.N) }
+func (s Shard) Tag() string { return resultsdir.ShardTag(s.K, s.N) }
 
 // Select returns the jobs of shard s, in plan order.
 func (s Shard) Select(jobs []*Job) []*Job {
@@ -398,7 +398,7 @@ func (s Shard) Select(jobs []*Job) []*Job {
 	}
 	var out []*Job
 	for _, j := range jobs {
-		if results.InShard(j.Index, s.K, s.N) {
+		if resultsdir.InShard(j.Index, s.K, s.N) {
 			out = append(out, j)
 		}
 	}

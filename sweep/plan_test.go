@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
@@ -389,7 +389,7 @@ sweep:
 		"tiers.rack.switch.SharedBufferManager.LossyAlpha": "tiers_rack_switch_LossyAlpha",
 		"workload.mix.0.message_size":                      "workload_mix_0_message_size",
 		"nic.Delay":                                        "nic_Delay"} {
-		if got := results.ColumnOf(path); got != col {
+		if got := resultsdir.ColumnOf(path); got != col {
 			t.Errorf("ColumnOf(%s) = %s, want %s", path, got, col)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/constraint"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -27,10 +27,10 @@ func (p *Plan) SelectionConfig() selection.Config {
 // Problem builds the selection problem of plan p from a jobs table: point i's replicate
 // r is the row whose job_id is JobFor(i, r)'s, so rows of other plans in the directory
 // (an extended sweep, another spec) are ignored. cfg must have its defaults applied.
-func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Problem, error) {
+func (p *Plan) Problem(jobs *resultsdir.Table, cfg selection.Config) (selection.Problem, error) {
 	obj := p.Spec.Objective
 	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg, Metric: obj.Metric}
-	var near *results.Column
+	var near *resultsdir.Column
 	if t := obj.Then; t != nil {
 		// A secondary objective: select on then's metric among the points near the best
 		// on the primary (selection.Near).
@@ -61,7 +61,7 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 			}
 		}
 	}
-	var vec []*results.Column
+	var vec []*resultsdir.Column
 	for _, o := range obj.Pareto {
 		prob.Pareto = append(prob.Pareto, selection.Objective2{Metric: o.Metric, Goal: o.Goal, Delta: o.Indifference})
 		vec = append(vec, jobs.Col(o.Metric))
@@ -98,7 +98,7 @@ func (p *Plan) Problem(jobs *results.Table, cfg selection.Config) (selection.Pro
 }
 
 // observe reads row k of jobs as one observation.
-func observe(jobs *results.Table, k int, status, errCol, metric *results.Column, reqs []*constraint.Requirement) selection.Obs {
+func observe(jobs *resultsdir.Table, k int, status, errCol, metric *resultsdir.Column, reqs []*constraint.Requirement) selection.Obs {
 	if status != nil && status.Text(k) != "ok" {
 		o := selection.Obs{State: selection.Failed, Err: status.Text(k)}
 		if errCol != nil && errCol.Text(k) != "" {
@@ -135,7 +135,7 @@ func observe(jobs *results.Table, k int, status, errCol, metric *results.Column,
 // notReached says why a percentile metric is null in row k of jobs (records.md RC-24:
 // it falls among messages not completed by the job's end): "not reached: 6 of 120
 // lossless messages completed". "" for other metrics.
-func notReached(jobs *results.Table, k int, metric string) string {
+func notReached(jobs *resultsdir.Table, k int, metric string) string {
 	if !strings.Contains(metric, "fct_") && !strings.Contains(metric, "slowdown_") {
 		return ""
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // TestHeadroomBisectionAcceptance is issue 42's acceptance of a bisection, on
@@ -65,7 +65,7 @@ func TestHeadroomBisectionAcceptance(t *testing.T) {
 	if code := mainWithArgs(ctx, []string{"status", dir, "--json"}, &out, &errb); code != 0 {
 		t.Fatalf("status: exit %d\n%s", code, errb.String())
 	}
-	var st results.Status
+	var st resultsdir.Status
 	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/internal/resultstest"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
 
@@ -46,7 +46,7 @@ func TestCITrackModelChange(t *testing.T) {
 	// The baseline an older model left: other job ids, another model_version, a moved
 	// answer.
 	older := filepath.Join(t.TempDir(), "older")
-	err := resultstest.Copy(filepath.Join(first, "run"), older, func(tb *results.Table) {
+	err := resultstest.Copy(filepath.Join(first, "run"), older, func(tb *resultsdir.Table) {
 		if tb.Name != "jobs" {
 			return
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // The README's DuckDB query over the journals ("Reliability", the block after
@@ -37,7 +37,7 @@ func TestDuckDBReadsOnlyCommittedFiles(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	planned := statusJSON(t, dir).PlanSize
-	files, _ := results.Files(dir, "jobs")
+	files, _ := resultsdir.Files(dir, "jobs")
 	data, _ := os.ReadFile(files[0])
 	for _, name := range []string{"extra.parquet", "part-3of3-000001.parquet", "part-1of2-000099.parquet"} {
 		os.WriteFile(filepath.Join(dir, "jobs", name), data, 0o644)

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/internal/resultstest"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 func TestCompareCommand(t *testing.T) {
@@ -22,7 +22,7 @@ func TestCompareCommand(t *testing.T) {
 	}
 	perturbed := filepath.Join(t.TempDir(), "new")
 	// Copy through the real writer with job j0006's fct_p99_usec moved by 1e-6 relative.
-	err := resultstest.Copy(base, perturbed, func(tb *results.Table) {
+	err := resultstest.Copy(base, perturbed, func(tb *resultsdir.Table) {
 		if tb.Name == "jobs" {
 			for i, id := range tb.Col("job_id").Str {
 				if id == "j0006" {
@@ -167,9 +167,9 @@ func TestCompareAcrossModelVersions(t *testing.T) {
 	if err := resultstest.Write(base, resultstest.Grid([]float64{0.5, 1}, []float64{200e3, 700e3}, 2, false)); err != nil {
 		t.Fatal(err)
 	}
-	older := func(edit func(tb *results.Table)) string {
+	older := func(edit func(tb *resultsdir.Table)) string {
 		dir := filepath.Join(t.TempDir(), "old")
-		err := resultstest.Copy(base, dir, func(tb *results.Table) {
+		err := resultstest.Copy(base, dir, func(tb *resultsdir.Table) {
 			if tb.Name != "jobs" {
 				return
 			}
@@ -178,7 +178,7 @@ func TestCompareAcrossModelVersions(t *testing.T) {
 				ids[i] = "old-" + ids[i]
 			}
 			// The older model did not write msgs_started.
-			tb.Columns = slices.DeleteFunc(tb.Columns, func(c *results.Column) bool { return c.Name == "msgs_started" })
+			tb.Columns = slices.DeleteFunc(tb.Columns, func(c *resultsdir.Column) bool { return c.Name == "msgs_started" })
 			if edit != nil {
 				edit(tb)
 			}
@@ -191,7 +191,7 @@ func TestCompareAcrossModelVersions(t *testing.T) {
 	}
 	setManifest(t, base, "model_version", "rocesweep-model/0.9.0")
 	same := older(nil)
-	moved := older(func(tb *results.Table) {
+	moved := older(func(tb *resultsdir.Table) {
 		c := tb.Col("fct_p99_usec_lossless")
 		for i := range c.Num {
 			c.Num[i] *= 0.9

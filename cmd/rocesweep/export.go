@@ -14,8 +14,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/export"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/export"
 )
 
 // cmdExport writes a results directory's tables as CSV next to the Parquet
@@ -41,10 +41,10 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// An empty or foreign directory has no manifest: say so, as report does, rather than
 	// export nothing and exit 0.
-	if _, err := results.ReadManifest(dir); err != nil {
+	if _, err := resultsdir.ReadManifest(dir); err != nil {
 		return usagef("export: %s is not a results directory (%v); export reads the DIR of 'rocesweep run -o DIR'", dir, err)
 	}
-	all := append([]string{"jobs"}, results.Tables...)
+	all := append([]string{"jobs"}, resultsdir.Tables...)
 	explicit := len(*tables) > 0
 	if explicit {
 		for _, t := range *tables {
@@ -80,13 +80,13 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // consistent (no table holds rows of a job the jobs table does not list) but lacks
 // those jobs. nil when there are none.
 func damageError(cmd, dir string, stderr io.Writer) error {
-	damaged, err := results.Damage(dir)
+	damaged, err := resultsdir.Damage(dir)
 	if err != nil || len(damaged) == 0 {
 		return err
 	}
 	jobs := map[string]bool{}
 	for _, d := range damaged {
-		fmt.Fprintf(stderr, "rocesweep: %s: damaged: %s\n", cmd, results.DamageText(d))
+		fmt.Fprintf(stderr, "rocesweep: %s: damaged: %s\n", cmd, resultsdir.DamageText(d))
 		for _, id := range d.Jobs {
 			jobs[id] = true
 		}

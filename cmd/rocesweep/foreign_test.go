@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // Files in a results directory that are not rocesweep's stay where they are (issue 38:
@@ -25,7 +25,7 @@ func TestResumeLeavesForeignFiles(t *testing.T) {
 	if out, err := child(1000, "run", spec, "-o", dir, "-j", "2").CombinedOutput(); err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
-	parts, _ := results.Files(dir, "jobs")
+	parts, _ := resultsdir.Files(dir, "jobs")
 	part, _ := os.ReadFile(parts[0])
 	foreign := map[string][]byte{
 		"jobs/part-00000-my-spark-output.parquet":    part,

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )

@@ -13,12 +13,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/model"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
 	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
-// cmdLs lists the results directories under DIR (default results/): results.List gives
+// cmdLs lists the results directories under DIR (default results/): resultsdir.List gives
 // the rows, this renders them.
 func cmdLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := pflag.NewFlagSet("ls", pflag.ContinueOnError)
@@ -34,7 +34,7 @@ func cmdLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fl.NArg() == 1 {
 		dir = fl.Arg(0)
 	}
-	runs, err := results.List(dir, time.Now(), results.StatusOptions{ModelVersion: model.Version, Decide: study.DecideStatus, SlurmScript: slurm.ScriptName})
+	runs, err := resultsdir.List(dir, time.Now(), resultsdir.StatusOptions{ModelVersion: model.Version, Decide: study.DecideStatus, SlurmScript: slurm.ScriptName})
 	if err != nil {
 		return usageError{fmt.Errorf("ls: %w", err)}
 	}
@@ -47,7 +47,7 @@ func cmdLs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func printRuns(w io.Writer, dir string, runs []results.Run) {
+func printRuns(w io.Writer, dir string, runs []resultsdir.Run) {
 	if len(runs) == 0 {
 		fmt.Fprintf(w, "%s holds no results directories\n", dir)
 		return

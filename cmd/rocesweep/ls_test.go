@@ -11,7 +11,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/resultstest"
 )
 
-// ls renders results.List's rows; status of their parent points at ls.
+// ls renders resultsdir.List's rows; status of their parent points at ls.
 func TestLsAndStatusOfAParent(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
@@ -39,12 +39,12 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	dir := fs.Arg(0)
 	// A directory that is not one (no manifest) is a mistake in the command line, as in
 	// export and status: exit 2 with the usage line.
-	m, err := results.ReadManifest(dir)
+	m, err := resultsdir.ReadManifest(dir)
 	if err != nil {
 		return usagef("report: %s is not a results directory (%v); report reads the DIR of 'rocesweep run -o DIR'", dir, err)
 	}
 	if m.Damage != "" {
-		fmt.Fprintf(stderr, "rocesweep: report: warning: %s: %s\n", filepath.Join(dir, results.ManifestFile), m.Damage)
+		fmt.Fprintf(stderr, "rocesweep: report: warning: %s: %s\n", filepath.Join(dir, resultsdir.ManifestFile), m.Damage)
 	}
 	eff, effErr := effectiveConfig(dir)
 	dec, _, decErr := study.DecideDir(dir)

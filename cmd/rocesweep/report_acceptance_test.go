@@ -14,7 +14,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // TestCIAcceptance is the report and compare acceptance on a fresh results directory of
@@ -36,7 +36,7 @@ func TestCIAcceptance(t *testing.T) {
 	const gridPoints = 6 // configs/ci.yaml: 3 LossyAlpha x 2 Xoff, 1 replicate
 
 	html, pngs := filepath.Join(t.TempDir(), "r.html"), filepath.Join(t.TempDir(), "png")
-	jobs, err := results.ReadTable(dir, "jobs", nil)
+	jobs, err := resultsdir.ReadTable(dir, "jobs", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestCIAcceptance(t *testing.T) {
 		t.Fatalf("compare with itself: exit %d\n%s", code, errb.String())
 	}
 	cp := filepath.Join(t.TempDir(), "perturbed")
-	err = resultstest.Copy(dir, cp, func(tb *results.Table) {
+	err = resultstest.Copy(dir, cp, func(tb *resultsdir.Table) {
 		if tb.Name == "jobs" {
 			// The lossless p99: reached in every job of ci.yaml (its all-class p99 is not,
 			// records.md RC-24: lossy messages still wait on their timers at the end).

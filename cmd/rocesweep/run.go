@@ -16,8 +16,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
@@ -155,7 +155,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var rep *launch.Report
 	var dec *selection.Decision
-	var bis *results.BisectionStatus
+	var bis *resultsdir.BisectionStatus
 	var undecided error // a selection this shard stopped before its decision (exit 3)
 	if selecting {
 		headline := ""
@@ -199,7 +199,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		printRunReport(stdout, stderr, p, rep, *metric, dec, bis)
 		if rep.OK+rep.Skipped > 0 && err == nil {
 			fmt.Fprintf(stdout, "next: rocesweep report %s   (charts and answers in %s)\n", dir, filepath.Join(dir, "report.html"))
-			if rf.Format() == results.Arrow { // DuckDB reads no Arrow IPC file without an extension (reading-results.md "Arrow IPC results")
+			if rf.Format() == resultsdir.Arrow { // DuckDB reads no Arrow IPC file without an extension (reading-results.md "Arrow IPC results")
 				fmt.Fprintf(stdout, "      rocesweep export %s   (CSV in %s for DuckDB and pandas)\n", dir, filepath.Join(dir, "csv"))
 			}
 		}
@@ -244,7 +244,7 @@ func selectHeadline(p *sweep.Plan, c selection.Config) string {
 	return s
 }
 
-func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *launch.Report, metric string, dec *selection.Decision, bis *results.BisectionStatus) {
+func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *launch.Report, metric string, dec *selection.Decision, bis *resultsdir.BisectionStatus) {
 	for _, n := range runNotes(rep) {
 		fmt.Fprintf(stderr, "rocesweep: %s\n", n)
 	}

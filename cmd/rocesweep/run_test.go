@@ -32,9 +32,9 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
@@ -334,7 +334,7 @@ func child(work int, args ...string) *exec.Cmd {
 
 func readRows[T any](t *testing.T, dir, table string) []T {
 	t.Helper()
-	rows, err := results.ReadRows[T](dir, table)
+	rows, err := resultsdir.ReadRows[T](dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -653,7 +653,7 @@ var rowKeySeed = maphash.MakeSeed()
 // file's column paths.
 func scanGeneric(t *testing.T, dir, table string, row func(cols [][]string, row parquet.Row)) {
 	t.Helper()
-	files, err := results.Files(dir, table)
+	files, err := resultsdir.Files(dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 )
 
@@ -39,12 +39,12 @@ func addRunFlags(fl *pflag.FlagSet) *runFlags {
 }
 
 func addFormatFlag(fl *pflag.FlagSet) *string {
-	return fl.String("format", string(results.Parquet), "parquet or arrow")
+	return fl.String("format", string(resultsdir.Parquet), "parquet or arrow")
 }
 
 // checkFormat refuses a --format that is neither parquet nor arrow.
 func checkFormat(cmd, format string) error {
-	if format != string(results.Parquet) && format != string(results.Arrow) {
+	if format != string(resultsdir.Parquet) && format != string(resultsdir.Arrow) {
 		return usagef("%s: --format %q: want parquet or arrow", cmd, format)
 	}
 	return nil
@@ -79,7 +79,7 @@ func (f *runFlags) check(cmd string) error {
 	return nil
 }
 
-func (f *runFlags) Format() results.Format { return results.Format(*f.format) }
+func (f *runFlags) Format() resultsdir.Format { return resultsdir.Format(*f.format) }
 
 // args returns the flags the user set, as `run` arguments (defaults are left to the
 // binary that runs the task).

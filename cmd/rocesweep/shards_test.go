@@ -14,8 +14,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 )
 
 // A sweep run as 3 shards into one directory is one dataset for every reader: the
@@ -36,11 +36,11 @@ func TestShardsReadAsOneDataset(t *testing.T) {
 	}
 
 	for _, table := range []string{"jobs", "nd_stats", "messages", "topology"} {
-		tab, err := results.ReadTable(sharded, table, nil)
+		tab, err := resultsdir.ReadTable(sharded, table, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, err := results.ReadTable(whole, table, nil)
+		ref, err := resultsdir.ReadTable(whole, table, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +100,7 @@ workload: {kind: incast, senders: 7, message_size: 64KB}
 	if code, _, stderr, _ := runMain(t, "run", spec, "-o", first, "--shard", "1/2", "--isolate=false"); code != 0 {
 		t.Fatalf("shard 1/2: exit %d\n%s", code, stderr)
 	}
-	manifest, err := os.ReadFile(filepath.Join(first, results.ManifestFile))
+	manifest, err := os.ReadFile(filepath.Join(first, resultsdir.ManifestFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ workload: {kind: incast, senders: 7, message_size: 64KB}
 	if err := waitForLockWaiter(t, dirfs.DirLockName(dir), cmd.Process.Pid, exited); err != nil {
 		t.Fatalf("shard 1/3 went on while another run held the directory's lock (%s): %v\n%s", dirfs.DirLockName(dir), err, &out)
 	}
-	if err := dirfs.WriteFileAtomic(dirfs.OS{}, filepath.Join(dir, results.ManifestFile), "1of2", manifest); err != nil {
+	if err := dirfs.WriteFileAtomic(dirfs.OS{}, filepath.Join(dir, resultsdir.ManifestFile), "1of2", manifest); err != nil {
 		t.Fatal(err)
 	}
 	unlock()
@@ -137,7 +137,7 @@ workload: {kind: incast, senders: 7, message_size: 64KB}
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if n := e.Name(); n != results.ManifestFile && n != ".manifest.lock" {
+		if n := e.Name(); n != resultsdir.ManifestFile && n != ".manifest.lock" {
 			t.Errorf("the refused shard 1/3 wrote %s", n)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/explain"
 	"github.com/rocesweep/rocesweep/model/fabric"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -60,7 +60,7 @@ func cmdSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, w := range explain.Messages(explain.Warnings(&plan.Jobs[0].Config)) {
 		fmt.Fprintf(stderr, "rocesweep: warning: %s\n", w)
 	}
-	rep, err := launch.Sim(ctx, plan, launch.Simulate, launch.SimOptions{Dir: dir, Format: results.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...),
+	rep, err := launch.Sim(ctx, plan, launch.Simulate, launch.SimOptions{Dir: dir, Format: resultsdir.Format(*format), CommandLine: append([]string{"rocesweep", "sim"}, args...),
 		Profile: func() (func() error, error) { return startProfiles(*cpuProfile, *memProfile) }})
 	if err != nil {
 		var se *launch.SetupError

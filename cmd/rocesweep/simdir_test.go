@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // A sim re-run deleted files it had not written, a sim killed with
@@ -25,8 +25,8 @@ func TestSimDirectoryHonesty(t *testing.T) {
 		return code, errb.String()
 	}
 	// Debris of a killed sim (a process that is gone) and of a running one (alive).
-	dead := results.SimTemp(dir, 1<<30)
-	alive := results.SimTemp(dir, os.Getppid())
+	dead := resultsdir.SimTemp(dir, 1<<30)
+	alive := resultsdir.SimTemp(dir, os.Getppid())
 	for _, d := range []string{dead, dead + ".old", alive} {
 		os.MkdirAll(filepath.Join(d, "jobs"), 0o755)
 	}

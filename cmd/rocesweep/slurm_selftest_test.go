@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // TestSlurmSelftestCheck is the independent check of scripts/slurm-selftest.sh; it skips
@@ -29,7 +29,7 @@ func TestSlurmSelftestCheck(t *testing.T) {
 	for _, j := range p.Jobs {
 		planned[j.ID] = true
 	}
-	jobs, err := results.ReadTable(dir, "jobs", nil)
+	jobs, err := resultsdir.ReadTable(dir, "jobs", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestSlurmSelftestCheck(t *testing.T) {
 			t.Errorf("%d of %d planned jobs are missing from jobs", missing, len(p.Jobs))
 		}
 		for _, table := range []string{"topology", "tier_hop"} {
-			tab, err := results.ReadTable(dir, table, nil)
+			tab, err := resultsdir.ReadTable(dir, table, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

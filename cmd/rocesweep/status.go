@@ -13,14 +13,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/report"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
 	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
 // cmdStatus summarises a results directory's progress per shard from its journals
-// (results.ReadStatus): planned jobs, recorded ok/failed/timeout/invalid, missing. It
+// (resultsdir.ReadStatus): planned jobs, recorded ok/failed/timeout/invalid, missing. It
 // only reads, so it is safe on the directory of a running array. The exit status is 0
 // for any results directory, finished or not (scripts read --json); a path that is not
 // one is an error.
@@ -48,7 +48,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-func printStatus(w io.Writer, st *results.Status) {
+func printStatus(w io.Writer, st *resultsdir.Status) {
 	name := st.Name
 	if name == "" {
 		name = "sweep"
@@ -108,13 +108,13 @@ func printStatus(w io.Writer, st *results.Status) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	for _, d := range st.Damaged {
-		fmt.Fprintf(w, "damaged: %s\n", results.DamageText(d))
+		fmt.Fprintf(w, "damaged: %s\n", resultsdir.DamageText(d))
 	}
 	if len(st.Damaged) > 0 {
 		fmt.Fprintf(w, "run the sweep again with --resume: it removes the rest of those commits and runs their jobs again\n")
 	}
 	if st.ManifestDamage != "" {
-		fmt.Fprintf(w, "damaged: %s: %s; restore it (run refuses the directory until then; --force writes it anew from the run's spec)\n", results.ManifestFile, st.ManifestDamage)
+		fmt.Fprintf(w, "damaged: %s: %s; restore it (run refuses the directory until then; --force writes it anew from the run's spec)\n", resultsdir.ManifestFile, st.ManifestDamage)
 	}
 	if st.Verify != nil {
 		damaged := len(st.Damaged) + st.DamagedLines
@@ -146,15 +146,15 @@ func printStatus(w io.Writer, st *results.Status) {
 			fmt.Fprintf(w, "%d of %d jobs missing in shards not running now (stopped, or waiting in a queue): run them again with --resume (rocesweep slurm ... --submit resubmits an array)\n", idle, st.PlanSize)
 		}
 		if running+idle == 0 && st.ManifestDamage != "" {
-			fmt.Fprintf(w, "not complete: %s is damaged (above)\n", results.ManifestFile)
+			fmt.Fprintf(w, "not complete: %s is damaged (above)\n", resultsdir.ManifestFile)
 		}
 	}
 }
 
-// printVerify prints what status --verify found (results.VerifyReport.Findings), one
+// printVerify prints what status --verify found (resultsdir.VerifyReport.Findings), one
 // problem a line, and what to do. damaged is what status's own file checks found (printed
 // above it): the verdict then says that it adds nothing to them, not "no problem".
-func printVerify(w io.Writer, v *results.VerifyReport, damaged int) {
+func printVerify(w io.Writer, v *resultsdir.VerifyReport, damaged int) {
 	for _, f := range v.Findings() {
 		fmt.Fprintln(w, f)
 	}

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/slurm"
 )
@@ -21,13 +21,13 @@ import (
 const ciSpec = "../../configs/ci.yaml"
 
 // statusJSON runs `status DIR --json` in-process.
-func statusJSON(t *testing.T, dir string) results.Status {
+func statusJSON(t *testing.T, dir string) resultsdir.Status {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if code := mainWithArgs(context.Background(), []string{"status", dir, "--json"}, &out, &errb); code != 0 {
 		t.Fatalf("status exit %d: %s", code, errb.String())
 	}
-	var st results.Status
+	var st resultsdir.Status
 	if err := json.Unmarshal(out.Bytes(), &st); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, out.String())
 	}
@@ -43,7 +43,7 @@ func statusText(t *testing.T, dir string) string {
 	return out.String()
 }
 
-func shardOf(t *testing.T, st results.Status, shard string) results.ShardStatus {
+func shardOf(t *testing.T, st resultsdir.Status, shard string) resultsdir.ShardStatus {
 	t.Helper()
 	for _, s := range st.Shards {
 		if s.Shard == shard {
@@ -51,7 +51,7 @@ func shardOf(t *testing.T, st results.Status, shard string) results.ShardStatus 
 		}
 	}
 	t.Fatalf("status has no shard %s: %+v", shard, st.Shards)
-	return results.ShardStatus{}
+	return resultsdir.ShardStatus{}
 }
 
 // signalWriter passes what is written on to w and closes seen once it has passed want.
@@ -110,7 +110,7 @@ func TestStatusAcrossShards(t *testing.T) {
 	if st.Name != "ci" || st.PlanSize != len(p.Jobs) || !st.Started || len(st.Shards) != 3 || st.Complete || st.Duplicates != 0 {
 		t.Fatalf("status = %+v", st)
 	}
-	for _, want := range []results.ShardStatus{
+	for _, want := range []resultsdir.ShardStatus{
 		{Shard: "1/3", Journal: "journal-1of3.jsonl", Planned: 2, OK: 2},
 		{Shard: "2/3", Journal: "journal-2of3.jsonl", Planned: 2, OK: 2},
 		{Shard: "3/3", Journal: "journal-3of3.jsonl", Planned: 2, OK: 1, Missing: 1},
@@ -158,7 +158,7 @@ func TestStatusAcrossShards(t *testing.T) {
 		t.Errorf("status --json tables = %+v, want jobs first: 6 rows in 4 files", st.Tables)
 	}
 	for _, tr := range st.Tables {
-		if tb, err := results.ReadTable(dir, tr.Table, nil); err != nil || int64(tb.Rows) != tr.Rows {
+		if tb, err := resultsdir.ReadTable(dir, tr.Table, nil); err != nil || int64(tb.Rows) != tr.Rows {
 			t.Errorf("status counts %d rows of %s; ReadTable: %v", tr.Rows, tr.Table, err)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 )
 
 // sealed is a journal line (JSON, no newline) with its checksum member, made by the rule
@@ -62,7 +62,7 @@ func jobRowsPerID(t *testing.T, dir, table string) map[string]int {
 	type idRow struct {
 		ID string `parquet:"job_id"`
 	}
-	rows, err := results.ReadRows[idRow](dir, table)
+	rows, err := resultsdir.ReadRows[idRow](dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestStatusVerifyFindsTampering(t *testing.T) {
 			f.Close()
 		}, []string{"is committed 2 times (journal.jsonl line 1, journal.jsonl line "}, false},
 		{"a damaged part file", func(t *testing.T, dir string) {
-			files, _ := results.Files(dir, "jobs")
+			files, _ := resultsdir.Files(dir, "jobs")
 			data, _ := os.ReadFile(files[0])
 			for i := 200; i < 260 && i < len(data); i++ {
 				data[i] ^= 0xff
@@ -144,7 +144,7 @@ func TestStatusVerifyFindsTampering(t *testing.T) {
 			os.WriteFile(files[0], data, 0o644)
 		}, []string{"damaged: jobs/", "the file is damaged", "checked: no problem beyond the damage above"}, true},
 		{"strays in a table folder", func(t *testing.T, dir string) {
-			files, _ := results.Files(dir, "jobs")
+			files, _ := resultsdir.Files(dir, "jobs")
 			data, _ := os.ReadFile(files[0])
 			os.WriteFile(filepath.Join(dir, "jobs", "extra.parquet"), data, 0o644)
 			os.WriteFile(filepath.Join(dir, "jobs", "part-2of2-000001.parquet"), data, 0o644)
@@ -193,7 +193,7 @@ func TestStatusVerifyRunningShardsFiles(t *testing.T) {
 			t.Fatalf("run shard %s: exit %d\n%s", sh, code, stderr)
 		}
 	}
-	files, _ := results.Files(dir, "jobs")
+	files, _ := resultsdir.Files(dir, "jobs")
 	data, _ := os.ReadFile(files[0])
 	os.WriteFile(filepath.Join(dir, "jobs", ".part-2of2-000099.parquet.tmp"), data, 0o644)
 	os.WriteFile(filepath.Join(dir, "jobs", "part-2of2-000099.parquet"), data, 0o644)

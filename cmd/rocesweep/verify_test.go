@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // A deleted jobs part file is found by status (which used to say
@@ -21,7 +21,7 @@ func TestDeletedPartDetectedAndRepaired(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", code, stderr)
 	}
 	planned := statusJSON(t, dir).PlanSize
-	files, _ := results.Files(dir, "jobs")
+	files, _ := resultsdir.Files(dir, "jobs")
 	if len(files) == 0 {
 		t.Fatal("no jobs files")
 	}
@@ -48,7 +48,7 @@ func TestDeletedPartDetectedAndRepaired(t *testing.T) {
 		ID string `parquet:"job_id"`
 	}
 	for _, table := range []string{"jobs", "nd_stats"} {
-		rows, err := results.ReadRows[idRow](dir, table)
+		rows, err := resultsdir.ReadRows[idRow](dir, table)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestDeletedPartDetectedAndRepaired(t *testing.T) {
 		}
 	}
 	// A flipped byte keeps the size: only status --verify reads the files whole.
-	files, _ = results.Files(dir, "nd_stats")
+	files, _ = resultsdir.Files(dir, "nd_stats")
 	b, _ := os.ReadFile(files[0])
 	b[len(b)/2] ^= 1
 	os.WriteFile(files[0], b, 0o644)

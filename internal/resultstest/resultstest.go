@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/sink"
 )
 
@@ -60,7 +60,7 @@ func JobsType(axes []string) reflect.Type {
 	}
 	for i, a := range axes {
 		fields = append(fields, reflect.StructField{Name: fmt.Sprintf("Axis%d", i), Type: reflect.TypeFor[float64](),
-			Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, results.ColumnOf(a)))})
+			Tag: reflect.StructTag(fmt.Sprintf(`parquet:"%s"`, resultsdir.ColumnOf(a)))})
 	}
 	st := reflect.TypeFor[stats.Summary]()
 	for i := 0; i < st.NumField(); i++ {
@@ -71,19 +71,19 @@ func JobsType(axes []string) reflect.Type {
 
 // Write writes s into dir (which must be empty or missing): manifest.json, the journal,
 // jobs and, with Intervals > 0, buffer_stats, ecn_pfc_stats and nd_stats rows per job.
-func Write(dir string, s Sweep) error { return WriteFormat(dir, s, results.Parquet) }
+func Write(dir string, s Sweep) error { return WriteFormat(dir, s, resultsdir.Parquet) }
 
 // WriteFormat is Write with the parts in format f (run --format).
-func WriteFormat(dir string, s Sweep, f results.Format) error {
+func WriteFormat(dir string, s Sweep, f resultsdir.Format) error {
 	jt := JobsType(s.Axes)
-	tables := []results.Schema{
-		results.DynamicSchema("jobs", jt),
-		results.SchemaOf[stats.BufferStats]("buffer_stats"),
-		results.SchemaOf[stats.EcnPfcStats]("ecn_pfc_stats"),
-		results.SchemaOf[stats.NdStats]("nd_stats"),
+	tables := []resultsdir.Schema{
+		resultsdir.DynamicSchema("jobs", jt),
+		resultsdir.SchemaOf[stats.BufferStats]("buffer_stats"),
+		resultsdir.SchemaOf[stats.EcnPfcStats]("ecn_pfc_stats"),
+		resultsdir.SchemaOf[stats.NdStats]("nd_stats"),
 	}
 	if s.Classes != nil {
-		tables = append(tables, results.SchemaOf[stats.Class]("classes"))
+		tables = append(tables, resultsdir.SchemaOf[stats.Class]("classes"))
 	}
 	// Two commits, the first after half the jobs (Close makes the second): each table
 	// has two parts, so every reader merges parts as it does a run's several commits,
@@ -116,9 +116,9 @@ func WriteFormat(dir string, s Sweep, f results.Format) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	man := &results.Manifest{Name: s.Name, PlanSize: len(s.Jobs), Version: "test",
+	man := &resultsdir.Manifest{Name: s.Name, PlanSize: len(s.Jobs), Version: "test",
 		Start: "2025-01-01T00:00:00Z", Axes: s.Axes, Spec: s.Spec}
-	return dirfs.WriteFileAtomic(nil, filepath.Join(dir, results.ManifestFile), "", man.Marshal())
+	return dirfs.WriteFileAtomic(nil, filepath.Join(dir, resultsdir.ManifestFile), "", man.Marshal())
 }
 
 // noTimedCommit is a CommitInterval no test outlasts: the writer commits when told to
@@ -218,10 +218,10 @@ func Grid(alphas, xoffs []float64, replicates int, failLast bool) Sweep {
 // table (every table src holds), after edit has changed each table in memory (edit may
 // be nil). manifest.json is copied as is; the journal is the writer's own. Column types
 // are kept (string, bool, int32, int64, float64; a column with nulls becomes optional).
-func Copy(src, dst string, edit func(t *results.Table)) error {
-	var tables []*results.Table
-	for _, name := range append([]string{"jobs"}, results.Tables...) {
-		t, err := results.ReadTable(src, name, nil)
+func Copy(src, dst string, edit func(t *resultsdir.Table)) error {
+	var tables []*resultsdir.Table
+	for _, name := range append([]string{"jobs"}, resultsdir.Tables...) {
+		t, err := resultsdir.ReadTable(src, name, nil)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -233,11 +233,11 @@ func Copy(src, dst string, edit func(t *results.Table)) error {
 		}
 		tables = append(tables, t)
 	}
-	var st []results.Schema
+	var st []resultsdir.Schema
 	types := make([]reflect.Type, len(tables))
 	for i, t := range tables {
 		types[i] = rowType(t)
-		st = append(st, results.DynamicSchema(t.Name, types[i]))
+		st = append(st, resultsdir.DynamicSchema(t.Name, types[i]))
 	}
 	w, err := sink.Open(sink.Options{Dir: dst, CommitInterval: noTimedCommit}, st) // one commit, at Close
 	if err != nil {
@@ -291,7 +291,7 @@ func Copy(src, dst string, edit func(t *results.Table)) error {
 }
 
 // rowType is a struct type with one field per column of t, in order.
-func rowType(t *results.Table) reflect.Type {
+func rowType(t *resultsdir.Table) reflect.Type {
 	fields := make([]reflect.StructField, len(t.Columns))
 	for i, c := range t.Columns {
 		var typ reflect.Type

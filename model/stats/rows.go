@@ -288,7 +288,7 @@ type Message struct {
 // included). Percentiles are nearest-rank over the class's started messages (posted by
 // the end), one not completed counting as slower than every completed one: NaN where the
 // rank falls among the unfinished ("not reached") or none started, written as null (the
-// `optional` tag option of results.Schema): 0 would read as the best answer, a percentile of
+// `optional` tag option of resultsdir.Schema): 0 would read as the best answer, a percentile of
 // the completed alone flatters a class that loses messages (records.md §8.1).
 type Class struct {
 	JobID         string `parquet:"job_id"`

@@ -37,7 +37,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // machine lists the columns whose values depend on the host, not the model (the same
@@ -92,7 +92,7 @@ func fail(err error) {
 	os.Exit(2)
 }
 
-func tables() []string { return append([]string{"jobs"}, results.Tables...) }
+func tables() []string { return append([]string{"jobs"}, resultsdir.Tables...) }
 
 // committed returns DIR's committed files of table, by docs/reliability.md's query.
 func committed(db *sql.DB, dir, table string) ([]string, error) {
@@ -300,7 +300,7 @@ func compare(db *sql.DB, ref, dir string) bool {
 }
 
 func planSize(dir string) int64 {
-	m, err := results.ReadManifest(dir)
+	m, err := resultsdir.ReadManifest(dir)
 	if err != nil {
 		return -1
 	}

@@ -33,7 +33,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
@@ -85,7 +85,7 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 	if !slices.Equal(tplan.PointLabels(), plan.PointLabels()) {
 		return fmt.Errorf("the truth directory's points %q are not the spec's %q", tplan.PointLabels(), plan.PointLabels())
 	}
-	jobs, err := results.ReadTable(truthDir, "jobs", nil)
+	jobs, err := resultsdir.ReadTable(truthDir, "jobs", nil)
 	if err != nil {
 		return err
 	}

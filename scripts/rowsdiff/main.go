@@ -16,7 +16,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 )
 
 // machine lists the columns whose values depend on the host or on how the simulator
@@ -30,7 +30,7 @@ func main() {
 		os.Exit(2)
 	}
 	bad := false
-	for _, name := range append([]string{"jobs"}, results.Tables...) {
+	for _, name := range append([]string{"jobs"}, resultsdir.Tables...) {
 		msg, err := diff(os.Args[1], os.Args[2], name)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "rowsdiff: %v\n", err)
@@ -48,8 +48,8 @@ func main() {
 }
 
 func diff(a, b, name string) (string, error) {
-	ta, ea := results.ReadTable(a, name, nil)
-	tb, eb := results.ReadTable(b, name, nil)
+	ta, ea := resultsdir.ReadTable(a, name, nil)
+	tb, eb := resultsdir.ReadTable(b, name, nil)
 	switch {
 	case errors.Is(ea, fs.ErrNotExist) && errors.Is(eb, fs.ErrNotExist):
 		return "", nil
@@ -77,8 +77,8 @@ func diff(a, b, name string) (string, error) {
 }
 
 // rows returns the table's rows as sorted strings of exact cell values, and the columns kept.
-func rows(t *results.Table) ([]string, []string) {
-	var cols []*results.Column
+func rows(t *resultsdir.Table) ([]string, []string) {
+	var cols []*resultsdir.Column
 	var names []string
 	for _, c := range t.Columns {
 		if !machine[c.Name] {

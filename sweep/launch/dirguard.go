@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 	"github.com/rocesweep/rocesweep/sweep"
 )
 
@@ -22,7 +22,7 @@ import (
 // one. Runs started together are thus decided one after the other: the second of two
 // different plans, or of two shard counts, is refused, whatever the timing. --force
 // accepts another plan or shard count, as before.
-func claimDir(p *sweep.Plan, o Options, start time.Time, tables []results.Schema) error {
+func claimDir(p *sweep.Plan, o Options, start time.Time, tables []resultsdir.Schema) error {
 	fsys := o.FS
 	if fsys == nil {
 		fsys = dirfs.OS{}
@@ -62,8 +62,8 @@ func claimDir(p *sweep.Plan, o Options, start time.Time, tables []results.Schema
 // symbolic link (docs/results.md §9): the directory itself, its manifest, this shard's
 // journal and lock, its spill folder, or a table folder. The sink and the spill check
 // each file as they open it; this check names the link before anything is written.
-func refuseLinks(o Options, tables []results.Schema) error {
-	names := []string{"", results.ManifestFile, dirfs.JournalName(o.Shard.Tag()), filepath.Base(dirfs.LockName(o.Dir, o.Shard.Tag())),
+func refuseLinks(o Options, tables []resultsdir.Schema) error {
+	names := []string{"", resultsdir.ManifestFile, dirfs.JournalName(o.Shard.Tag()), filepath.Base(dirfs.LockName(o.Dir, o.Shard.Tag())),
 		filepath.Base(spillDir(o.Dir, o.Shard))}
 	for _, t := range tables {
 		names = append(names, t.Name)
@@ -77,15 +77,15 @@ func refuseLinks(o Options, tables []results.Schema) error {
 }
 
 // refuseForeign refuses a non-empty directory that holds no rocesweep results (no
-// manifest.json, no journal) but files no rocesweep command writes (results.Foreign):
+// manifest.json, no journal) but files no rocesweep command writes (resultsdir.Foreign):
 // `run -o configs` must not scatter tables among a user's files. A directory holding only
 // what `rocesweep slurm` writes (slurm/) or rocesweep's hidden lock and temp files counts
 // as empty.
 func refuseForeign(dir string, entries []fs.DirEntry) error {
-	if results.HasResults(entries) {
+	if resultsdir.HasResults(entries) {
 		return nil
 	}
-	foreign := results.Foreign(dir, entries)
+	foreign := resultsdir.Foreign(dir, entries)
 	if len(foreign) == 0 {
 		return nil
 	}
@@ -104,7 +104,7 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 	if want < 1 {
 		want = 1
 	}
-	m, err := results.ReadManifestFS(o.FS, o.Dir)
+	m, err := resultsdir.ReadManifestFS(o.FS, o.Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrNotExist) {
 		return nil // checkManifest reported it (or --force accepted it)
 	}
@@ -129,7 +129,7 @@ func checkShardCount(o Options, entries []fs.DirEntry) error {
 				o.Dir, o.Shard.Tag())
 		default:
 			return fmt.Errorf("output directory %s holds a sweep split into %d shards (%s ...); this run is shard %s: use --shard K/%d, or another -o",
-				o.Dir, n, dirfs.JournalName(results.ShardTag(1, n)), o.Shard.Tag(), n)
+				o.Dir, n, dirfs.JournalName(resultsdir.ShardTag(1, n)), o.Shard.Tag(), n)
 		}
 	}
 	return nil

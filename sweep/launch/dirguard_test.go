@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 )
@@ -153,7 +153,7 @@ func TestResumeOtherModelVersionRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The manifest as a binary of another model version writes it (checksum and all).
-	m, err := results.ReadManifest(dir)
+	m, err := resultsdir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
@@ -19,7 +19,7 @@ type Setting struct{ Name, Value string }
 // error means the spec cannot be resolved by this tool (not recorded, or of another
 // version).
 func EffectiveConfig(dir string) ([]Setting, error) {
-	m, err := results.ReadManifest(dir)
+	m, err := resultsdir.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}

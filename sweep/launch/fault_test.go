@@ -12,9 +12,9 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -62,12 +62,12 @@ func emittingJob(rows int) JobFunc {
 func rowsPerJob(t *testing.T, dir string) (nd map[string]int, status map[string]string) {
 	t.Helper()
 	nd, status = map[string]int{}, map[string]string{}
-	if tb, err := results.ReadTable(dir, "nd_stats", nil); err == nil {
+	if tb, err := resultsdir.ReadTable(dir, "nd_stats", nil); err == nil {
 		for _, id := range tb.Col("job_id").Str {
 			nd[id]++
 		}
 	}
-	jobs, err := results.ReadTable(dir, "jobs", nil)
+	jobs, err := resultsdir.ReadTable(dir, "jobs", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -125,11 +125,11 @@ func countSpillOpens() (hooks, func(id string) int) {
 // order the job produced them.
 func checkHeldTables(t *testing.T, dir string, p *sweep.Plan) {
 	t.Helper()
-	nd, err := results.ReadRows[stats.NdStats](dir, "nd_stats")
+	nd, err := resultsdir.ReadRows[stats.NdStats](dir, "nd_stats")
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := results.ReadRows[stats.Message](dir, "messages")
+	msgs, err := resultsdir.ReadRows[stats.Message](dir, "messages")
 	if err != nil {
 		t.Fatal(err)
 	}

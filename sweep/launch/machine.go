@@ -5,7 +5,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 )
 
 // One rule says what is the machine and what is the job (reliability.md

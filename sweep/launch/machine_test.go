@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 )
 
 // machineCause tells the machine from the job (machine.go): every errno of a resource

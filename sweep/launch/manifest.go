@@ -13,19 +13,19 @@ import (
 
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // The manifest a run writes and the checks a run makes against the one it finds
-// (docs/results.md; results.Manifest is the file's one type).
+// (docs/results.md; resultsdir.Manifest is the file's one type).
 
 // manifestOf is the manifest a run of plan p with options o writes.
-func manifestOf(p *sweep.Plan, o Options, start time.Time, tables []results.Schema) *results.Manifest {
-	m := &results.Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets, Grids: p.Spec.Grids,
+func manifestOf(p *sweep.Plan, o Options, start time.Time, tables []resultsdir.Schema) *resultsdir.Manifest {
+	m := &resultsdir.Manifest{Name: p.Spec.Base.Name, SpecFile: p.Spec.File, Spec: string(p.Spec.Text), Sets: p.Spec.Sets, Grids: p.Spec.Grids,
 		PlanSize: len(p.Jobs), PlanHash: p.Hash(), Replicates: p.Spec.Replicates, ModelVersion: model.Version,
 		Version: o.ToolVersion, CommandLine: o.CommandLine, Start: start.UTC().Format(time.RFC3339), Format: string(o.Format), Shards: max(o.Shard.N, 1),
 		Objective: p.Spec.Objective, Select: o.Selection}
@@ -43,14 +43,14 @@ func manifestOf(p *sweep.Plan, o Options, start time.Time, tables []results.Sche
 // dir has no manifest.json, or one of the same plan, model version and format f; else an
 // error naming dir and the difference. Launchers (rocesweep slurm) call it so that a
 // mismatch is refused before any task is submitted rather than by every task.
-func CheckDir(p *sweep.Plan, dir string, f results.Format) error {
+func CheckDir(p *sweep.Plan, dir string, f resultsdir.Format) error {
 	return checkManifest(p, Options{Dir: dir, Format: f})
 }
 
 // checkManifest refuses a directory whose manifest has another plan, model version or
 // format, unless --force.
 func checkManifest(p *sweep.Plan, o Options) error {
-	m, err := results.ReadManifestFS(o.FS, o.Dir)
+	m, err := resultsdir.ReadManifestFS(o.FS, o.Dir)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -63,7 +63,7 @@ func checkManifest(p *sweep.Plan, o Options) error {
 	if m.Damage != "" && !o.Force {
 		// What ran is known from the manifest alone (the spec, the question): one that
 		// was edited or damaged is not built on.
-		return fmt.Errorf("output directory %s: %s: %s; restore it, or use another -o (--force writes it anew from this run)", o.Dir, results.ManifestFile, m.Damage)
+		return fmt.Errorf("output directory %s: %s: %s; restore it, or use another -o (--force writes it anew from this run)", o.Dir, resultsdir.ManifestFile, m.Damage)
 	}
 	if m.ModelVersion == "" || m.PlanHash == "" {
 		// JSON, but not rocesweep's: a directory is rocesweep's only if its manifest says
@@ -99,7 +99,7 @@ func checkManifest(p *sweep.Plan, o Options) error {
 // p has the same swept columns (its rows have the same schema) and contains every job of
 // m's plan, re-planned from the spec and --set values m records (so a changed base
 // setting, which changes every job id, is not an extension).
-func extendsPlan(m *results.Manifest, p *sweep.Plan) error {
+func extendsPlan(m *resultsdir.Manifest, p *sweep.Plan) error {
 	if !sameColumns(m.Axes, p.Axes) {
 		return fmt.Errorf("swept columns %v, not this plan's %v (--extend adds points to the same axes)", columnsOf(m.Axes), axisColumns(p.Axes))
 	}
@@ -136,7 +136,7 @@ func sameColumns(paths []string, axes []*specfile.Axis) bool {
 func columnsOf(paths []string) []string {
 	out := []string{}
 	for _, p := range paths {
-		out = append(out, results.ColumnOf(p))
+		out = append(out, resultsdir.ColumnOf(p))
 	}
 	return out
 }
@@ -153,9 +153,9 @@ func axisColumns(axes []*specfile.Axis) []string {
 // or over an old one with --force or --extend (the extended plan), or when this run asks
 // another question of the same plan (another objective, or a selection where a fixed
 // design ran): readers must see what the results now answer.
-func writeManifest(p *sweep.Plan, o Options, start time.Time, tables []results.Schema) error {
-	name := filepath.Join(o.Dir, results.ManifestFile)
-	if m, err := results.ReadManifestFS(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) &&
+func writeManifest(p *sweep.Plan, o Options, start time.Time, tables []resultsdir.Schema) error {
+	name := filepath.Join(o.Dir, resultsdir.ManifestFile)
+	if m, err := resultsdir.ReadManifestFS(o.FS, o.Dir); err == nil && !o.Force && !(o.Extend && m.PlanHash != p.Hash()) &&
 		sameQuestion(m, p.Spec.Objective, o.Selection) {
 		// another shard wrote it; a temp file this shard's killed run left goes
 		dirfs.RemoveAtomicTemp(o.FS, name, o.Shard.Tag())
@@ -165,7 +165,7 @@ func writeManifest(p *sweep.Plan, o Options, start time.Time, tables []results.S
 }
 
 // sameQuestion reports whether manifest m records objective obj and selection sel.
-func sameQuestion(m *results.Manifest, obj *selection.Objective, sel *selection.Config) bool {
+func sameQuestion(m *resultsdir.Manifest, obj *selection.Objective, sel *selection.Config) bool {
 	a, _ := json.Marshal(struct {
 		O *selection.Objective
 		S *selection.Config
@@ -180,7 +180,7 @@ func sameQuestion(m *results.Manifest, obj *selection.Objective, sel *selection.
 // planDiff names what differs between the plan manifest m records and p: the swept
 // columns, replicates, --set values, an axis's values, or the base settings (which change
 // every job id); the spec text when nothing else is found.
-func planDiff(m *results.Manifest, p *sweep.Plan) []string {
+func planDiff(m *resultsdir.Manifest, p *sweep.Plan) []string {
 	var d []string
 	if !sameColumns(m.Axes, p.Axes) {
 		d = append(d, fmt.Sprintf("swept columns %v, this plan's %v", columnsOf(m.Axes), axisColumns(p.Axes)))

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 )
 
 // Recording: the one goroutine that owns the sink writes each finished job's rows, its

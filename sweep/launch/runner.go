@@ -17,9 +17,9 @@ import (
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -65,7 +65,7 @@ type Options struct {
 	// records this plan in its manifest; with Resume only the jobs it lacks run.
 	Extend      bool
 	SkipInvalid bool // record invalid jobs with status invalid instead of refusing the sweep
-	Format      results.Format
+	Format      resultsdir.Format
 	// Retry, with Resume, runs the jobs recorded with these statuses (failed, timeout)
 	// again (sink.Options.Retry).
 	Retry []journal.JobStatus
@@ -151,7 +151,7 @@ func Run(ctx context.Context, p *sweep.Plan, job JobFunc, o Options) (*Report, e
 		o.LogEvery = 5 * time.Second
 	}
 	if o.Format == "" {
-		o.Format = results.Parquet
+		o.Format = resultsdir.Parquet
 	}
 	if o.Progress != nil {
 		o.Progress = &quietWriter{w: o.Progress}
@@ -169,7 +169,7 @@ func Run(ctx context.Context, p *sweep.Plan, job JobFunc, o Options) (*Report, e
 		}
 	}
 	jt := newJobsTable(p.Axes)
-	tables := append([]results.Schema{jt.table()}, RecordTableSchemas()...)
+	tables := append([]resultsdir.Schema{jt.table()}, RecordTableSchemas()...)
 	if err := claimDir(p, o, start, tables); err != nil {
 		return nil, &SetupError{err}
 	}

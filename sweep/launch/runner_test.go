@@ -17,9 +17,9 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
-	"github.com/rocesweep/rocesweep/results/journal"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
@@ -63,7 +63,7 @@ type jobRow struct {
 
 func readTable[T any](t testing.TB, dir, table string) []T {
 	t.Helper()
-	rows, err := results.ReadRows[T](dir, table)
+	rows, err := resultsdir.ReadRows[T](dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestShardsSideBySide(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	files, _ := results.Files(dir, "jobs")
+	files, _ := resultsdir.Files(dir, "jobs")
 	for _, f := range files {
 		if !strings.Contains(filepath.Base(f), "of3-") {
 			t.Errorf("file %s does not carry its shard", f)
@@ -429,10 +429,10 @@ func TestArrowFormat(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec, "replicates=1")
 	dir := t.TempDir()
-	if _, err := run(t, p, testJob, launch.Options{Dir: dir, Format: results.Arrow}); err != nil {
+	if _, err := run(t, p, testJob, launch.Options{Dir: dir, Format: resultsdir.Arrow}); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := results.Files(dir, "jobs")
+	files, _ := resultsdir.Files(dir, "jobs")
 	if len(files) == 0 || !strings.HasSuffix(files[0], ".arrow") {
 		t.Errorf("files %v", files)
 	}
@@ -485,7 +485,7 @@ func TestExtend(t *testing.T) {
 		t.Errorf("extend: %d already done, %d ran; want %d, %d", rep.Skipped, rep.OK, len(small.Jobs), len(big.Jobs)-len(small.Jobs))
 	}
 	exactlyOnce(t, dir, big.Jobs)
-	m, err := results.ReadManifest(dir)
+	m, err := resultsdir.ReadManifest(dir)
 	if err != nil || m.PlanSize != len(big.Jobs) || m.PlanHash != big.Hash() {
 		t.Errorf("manifest after extend: %+v, %v; want the extended plan", m, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -40,7 +40,7 @@ func SimPlan(file string, data []byte, sets []string) (*sweep.Plan, error) {
 // SimOptions are how Sim runs its job.
 type SimOptions struct {
 	Dir         string // the results directory; an earlier sim's results there are replaced
-	Format      results.Format
+	Format      resultsdir.Format
 	CommandLine []string
 	// Profile, when set, starts what measures the run (sim's pprof profiles); the stop
 	// it returns runs when the job has ended, and its error fails the run.
@@ -48,11 +48,11 @@ type SimOptions struct {
 }
 
 // Sim runs the one job of p (SimPlan) with one worker into a hidden sibling of o.Dir
-// (results.SimTarget) and puts it in o.Dir's place once complete (results.ReplaceDir), so
+// (resultsdir.SimTarget) and puts it in o.Dir's place once complete (resultsdir.ReplaceDir), so
 // a failed or interrupted sim leaves o.Dir as it was and its own files are removed. A
 // directory sim may not write is a *SetupError; the Report is Run's, also on error.
 func Sim(ctx context.Context, p *sweep.Plan, job JobFunc, o SimOptions) (*Report, error) {
-	runDir, err := results.SimTarget(o.Dir, os.Getpid())
+	runDir, err := resultsdir.SimTarget(o.Dir, os.Getpid())
 	if err != nil {
 		return nil, &SetupError{fmt.Errorf("sim: %w", err)}
 	}
@@ -71,7 +71,7 @@ func Sim(ctx context.Context, p *sweep.Plan, job JobFunc, o SimOptions) (*Report
 		err = perr
 	}
 	if err == nil {
-		err = results.ReplaceDir(runDir, o.Dir)
+		err = resultsdir.ReplaceDir(runDir, o.Dir)
 	}
 	if err != nil {
 		os.RemoveAll(runDir) // nothing of this run is kept; earlier results stay as they were

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
@@ -37,7 +37,7 @@ func TestSimReplacesOnlyASim(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	dir := filepath.Join(t.TempDir(), "one")
 	opts := func(d string) launch.SimOptions {
-		return launch.SimOptions{Dir: d, Format: results.Parquet, CommandLine: []string{"rocesweep", "sim"}}
+		return launch.SimOptions{Dir: d, Format: resultsdir.Parquet, CommandLine: []string{"rocesweep", "sim"}}
 	}
 	for seed := 1; seed <= 2; seed++ {
 		p, err := launch.SimPlan(specfile.DefaultsFile, nil, []string{fmt.Sprintf("seed=%d", seed), "duration=10us"})
@@ -48,7 +48,7 @@ func TestSimReplacesOnlyASim(t *testing.T) {
 		if err != nil || rep.OK != 1 {
 			t.Fatalf("sim %d: %v, report %+v", seed, err, rep)
 		}
-		m, err := results.ReadManifest(dir)
+		m, err := resultsdir.ReadManifest(dir)
 		if err != nil || !m.IsSim() {
 			t.Fatalf("sim %d: manifest %+v, %v", seed, m, err)
 		}
@@ -62,7 +62,7 @@ func TestSimReplacesOnlyASim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := launch.Run(context.Background(), p, sweeptest.Job(0), launch.Options{Dir: sweepDir, Workers: 1, Format: results.Parquet}); err != nil {
+	if _, err := launch.Run(context.Background(), p, sweeptest.Job(0), launch.Options{Dir: sweepDir, Workers: 1, Format: resultsdir.Parquet}); err != nil {
 		t.Fatal(err)
 	}
 	one, _ := launch.SimPlan(specfile.DefaultsFile, nil, []string{"duration=10us"})

@@ -13,8 +13,8 @@ import (
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -279,7 +279,7 @@ func appendBatch(dst *stats.Batch, b stats.Batch) {
 
 // writeBatch writes the rows of b into the record tables.
 func writeBatch(w *sink.Writer, b stats.Batch) error {
-	for _, t := range results.RecordTables {
+	for _, t := range resultsdir.RecordTables {
 		if err := w.Write(t.Name, t.Rows(b)); err != nil {
 			return err
 		}

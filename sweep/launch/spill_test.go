@@ -10,7 +10,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/sweeptest"
 )
@@ -39,12 +39,12 @@ func streamingJob(ctx context.Context, cfg config.Config, id string, emit func(s
 func TestStreamedRowsReachTheTablesOnce(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	p := plan(t, spec)
-	for _, format := range []results.Format{results.Parquet, results.Arrow} {
+	for _, format := range []resultsdir.Format{resultsdir.Parquet, resultsdir.Arrow} {
 		dir := filepath.Join(t.TempDir(), "out")
 		if _, err := run(t, p, streamingJob, launch.Options{Dir: dir, Workers: 3, Format: format}); err != nil {
 			t.Fatal(err)
 		}
-		if format == results.Arrow {
+		if format == resultsdir.Arrow {
 			continue // sink's tests read Arrow; here: the spill folder is gone
 		}
 		exactlyOnce(t, dir, p.Jobs)

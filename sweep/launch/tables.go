@@ -7,29 +7,29 @@ import (
 	"strconv"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
 // RecordTableSchemas returns the record tables with their row types, in results-directory
-// order (results.RecordTables; docs/schema.md's generated section reads them).
-func RecordTableSchemas() []results.Schema {
-	out := make([]results.Schema, len(results.RecordTables))
-	for i, t := range results.RecordTables {
+// order (resultsdir.RecordTables; docs/schema.md's generated section reads them).
+func RecordTableSchemas() []resultsdir.Schema {
+	out := make([]resultsdir.Schema, len(resultsdir.RecordTables))
+	for i, t := range resultsdir.RecordTables {
 		out[i] = t.Schema
 	}
 	return out
 }
 
 // RecordTables returns the names of the record tables, in results-directory order.
-func RecordTables() []string { return slices.Clone(results.Tables) }
+func RecordTables() []string { return slices.Clone(resultsdir.Tables) }
 
 // jobsTable builds the row type of the jobs table of a plan:
 //
 //	job_id string, status string (ok|failed|timeout|invalid), error string,
 //	replicate int64, seed int64,
-//	one column per axis, named results.ColumnOf(path), typed as Typed says
+//	one column per axis, named resultsdir.ColumnOf(path), typed as Typed says
 //	(bytes int64, rates float64 bit/s, times float64 seconds, vectors as bracket text),
 //	the summary metrics of stats.Summary, nullable: null unless status is ok, and null
 //	where the summary holds NaN (fct_p99_usec_lossless etc. of a job without that kind
@@ -65,7 +65,9 @@ func newJobsTable(axes []*specfile.Axis) *jobsTable {
 	return jt
 }
 
-func (jt *jobsTable) table() results.Schema { return results.DynamicSchema(results.JobsTable, jt.t) }
+func (jt *jobsTable) table() resultsdir.Schema {
+	return resultsdir.DynamicSchema(resultsdir.JobsTable, jt.t)
+}
 
 // row returns a one-row slice of the jobs table for job j.
 func (jt *jobsTable) row(j *sweep.Job, status, errText string, sum *stats.Summary) any {

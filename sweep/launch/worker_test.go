@@ -74,7 +74,7 @@ func smallPlan(t *testing.T) *sweep.Plan {
 	return p
 }
 
-// The recorder holds its rows in its embedded Batch only (results.RecordTables maps
+// The recorder holds its rows in its embedded Batch only (resultsdir.RecordTables maps
 // each Batch field to its table), so no row slice can bypass the spill.
 func TestRecorderRowsAreInItsBatch(t *testing.T) {
 	rt := reflect.TypeFor[stats.Recorder]()

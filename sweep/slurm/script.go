@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rocesweep/rocesweep/results/dirfs"
+	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 )
 
 // DefaultArraySize caps the tasks of an array when --array-size is not given: enough to

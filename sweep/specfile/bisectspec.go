@@ -10,7 +10,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -141,7 +141,7 @@ func probeAxis(path, at string) (*Axis, int, error) {
 	case attr.Type != config.KindVector && !attr.Type.Numeric():
 		return nil, 0, fmt.Errorf("%s is a %s: a bisection needs a number (bytes, a rate, a time, an integer or a double)", name, attr.Type)
 	}
-	return &Axis{Path: name, Column: results.ColumnOf(name), Attr: attr, Pos: at, Zip: -1}, elem, nil
+	return &Axis{Path: name, Column: resultsdir.ColumnOf(name), Attr: attr, Pos: at, Zip: -1}, elem, nil
 }
 
 // probeNumber parses a range end or a resolution of the bisected attribute: a value of

@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -53,7 +53,7 @@ type Spec struct {
 // Axis is one swept attribute.
 type Axis struct {
 	Path   string      // as the user wrote it: switch.LossyAlpha
-	Column string      // jobs column: results.ColumnOf(Path)
+	Column string      // jobs column: resultsdir.ColumnOf(Path)
 	Attr   config.Attr // canonical path and type
 	Pos    string      // file:line:col of the key
 	Zip    int         // -1 on the grid, else the index of its zip group
@@ -386,7 +386,7 @@ func (s *Spec) newAxis(path, at string, zip int) (*Axis, error) {
 			return nil, fmt.Errorf("%s: %s is already swept as %s at %s", at, path, b.Path, b.Pos)
 		}
 	}
-	return &Axis{Path: path, Column: results.ColumnOf(path), Attr: attr, Pos: at, Zip: zip}, nil
+	return &Axis{Path: path, Column: resultsdir.ColumnOf(path), Attr: attr, Pos: at, Zip: zip}, nil
 }
 
 // nodeText is the text Set parses: a scalar, or a flow list of scalars for vectors.

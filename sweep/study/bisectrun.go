@@ -7,7 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
@@ -32,7 +32,7 @@ func Bisect(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Opt
 	}
 	o.Selection = &cfg
 	sr := &SelectReport{Report: &launch.Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*sweep.Job]*stats.Summary{}}}
-	err := runRounds(ctx, p, job, o, sr, func(cache *results.PartCache) (nextRound, error) {
+	err := runRounds(ctx, p, job, o, sr, func(cache *resultsdir.PartCache) (nextRound, error) {
 		dec, err := decideBisect(p, o.Dir, cache)
 		if err != nil {
 			return nextRound{}, err
@@ -62,10 +62,10 @@ func Bisect(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Opt
 // decideBisect replays the bisection over the jobs committed in dir (every shard),
 // reading through cache. A directory without a jobs table yet is a bisection before its
 // first probes.
-func decideBisect(p *sweep.Plan, dir string, cache *results.PartCache) (selection.BisectDecision, error) {
+func decideBisect(p *sweep.Plan, dir string, cache *resultsdir.PartCache) (selection.BisectDecision, error) {
 	jobs, err := cache.ReadTable(dir, "jobs")
 	if errors.Is(err, fs.ErrNotExist) {
-		jobs, err = &results.Table{Name: "jobs"}, nil
+		jobs, err = &resultsdir.Table{Name: "jobs"}, nil
 	}
 	if err != nil {
 		return selection.BisectDecision{}, fmt.Errorf("bisection: reading %s: %w", dir, err)
@@ -79,12 +79,12 @@ func decideBisect(p *sweep.Plan, dir string, cache *results.PartCache) (selectio
 
 // DecideBisect replays the bisection of plan p over the jobs committed in dir.
 func DecideBisect(p *sweep.Plan, dir string) (selection.BisectDecision, error) {
-	return decideBisect(p, dir, &results.PartCache{})
+	return decideBisect(p, dir, &resultsdir.PartCache{})
 }
 
 // BisectDir replays the bisection of the results in dir and states it as status,
 // report and run show it (BisectionStatus). nil when dir's study is no bisection.
-func BisectDir(dir string) (*results.BisectionStatus, *sweep.Plan, error) {
+func BisectDir(dir string) (*resultsdir.BisectionStatus, *sweep.Plan, error) {
 	p, _, err := Replan(dir)
 	if err != nil {
 		return nil, nil, err
@@ -101,12 +101,12 @@ func BisectDir(dir string) (*results.BisectionStatus, *sweep.Plan, error) {
 
 // bisectDecided is the status of a bisection for ReadStatus (DecideStatus): the jobs it
 // waits for by plan index, and whether it goes on.
-func bisectDecided(p *sweep.Plan, dir string) (*results.Decided, error) {
+func bisectDecided(p *sweep.Plan, dir string) (*resultsdir.Decided, error) {
 	dec, err := DecideBisect(p, dir)
 	if err != nil {
 		return nil, err
 	}
-	out := &results.Decided{Bisection: p.BisectionStatus(&dec), Going: dec.State == selection.Running}
+	out := &resultsdir.Decided{Bisection: p.BisectionStatus(&dec), Going: dec.State == selection.Running}
 	for _, n := range dec.Need {
 		out.Need = append(out.Need, p.ProbeJob(n).Index)
 	}

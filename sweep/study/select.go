@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
@@ -47,13 +47,13 @@ type ShardJobs struct {
 }
 
 // missingByShard groups the jobs a round needs by the shard that runs them (the shard
-// of a job is its plan index mod n, results.InShard), in shard order.
+// of a job is its plan index mod n, resultsdir.InShard), in shard order.
 func missingByShard(need []*sweep.Job, n int) []ShardJobs {
 	var out []ShardJobs
 	for k := 1; k <= max(n, 1); k++ {
 		sj := ShardJobs{Shard: sweep.Shard{K: k, N: max(n, 1)}}
 		for _, j := range need {
-			if results.InShard(j.Index, k, n) {
+			if resultsdir.InShard(j.Index, k, n) {
 				sj.IDs = append(sj.IDs, j.ID)
 			}
 		}
@@ -142,7 +142,7 @@ func (w *waiting) next(round, need int, maxPause, limit time.Duration) (pause ti
 // Select runs plan p as a sequential selection (see above), or, when its objective is a
 // bisection, as a bisection (Bisect). p must have been expanded with
 // Spec.Replicates = the first stage's replicates (SelectionConfig().Initial). It
-// reads the results directory back between rounds (either format: results.Parts). The
+// reads the results directory back between rounds (either format: resultsdir.Parts). The
 // returned report adds up every round of this session; its error is the first round's
 // error that stopped it (an interrupt, --fail-fast, a results error).
 func Select(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Options) (*SelectReport, error) {
@@ -158,7 +158,7 @@ func Select(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Opt
 	}
 	o.Selection = &cfg
 	sr := &SelectReport{Report: &launch.Report{Dir: o.Dir, Planned: len(p.Jobs), Summaries: map[*sweep.Job]*stats.Summary{}}}
-	err := runRounds(ctx, p, job, o, sr, func(cache *results.PartCache) (nextRound, error) {
+	err := runRounds(ctx, p, job, o, sr, func(cache *resultsdir.PartCache) (nextRound, error) {
 		dec, committed, err := decide(p, o.Dir, cache)
 		if err != nil {
 			return nextRound{}, err
@@ -195,10 +195,10 @@ type nextRound struct {
 // decides from the committed results what to run, runRounds runs this shard's part of
 // it (or waits for the other shards' with Options.Wait), then asks again, until next
 // says done, a round fails, or a shard has nothing left to run. sr adds up the rounds.
-func runRounds(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Options, sr *SelectReport, next func(*results.PartCache) (nextRound, error)) error {
+func runRounds(ctx context.Context, p *sweep.Plan, job launch.JobFunc, o launch.Options, sr *SelectReport, next func(*resultsdir.PartCache) (nextRound, error)) error {
 	resume := o.Resume
 	var last []string // the jobs the previous round asked for
-	var cache results.PartCache
+	var cache resultsdir.PartCache
 	var w waiting
 	for {
 		nr, err := next(&cache)
@@ -295,17 +295,17 @@ func (sr *SelectReport) add(r *launch.Report) {
 // where it stands. A directory without a jobs table yet is a selection before its first
 // stage.
 func Decide(p *sweep.Plan, dir string) (selection.Decision, error) {
-	d, _, err := decide(p, dir, &results.PartCache{})
+	d, _, err := decide(p, dir, &resultsdir.PartCache{})
 	return d, err
 }
 
 // decide is Decide reading through cache (Select keeps one across its rounds: each
 // committed part is read once). It also returns the selection's committed jobs, which
 // may be more than the decision used: jobs run ahead, or after a point left.
-func decide(p *sweep.Plan, dir string, cache *results.PartCache) (selection.Decision, int, error) {
+func decide(p *sweep.Plan, dir string, cache *resultsdir.PartCache) (selection.Decision, int, error) {
 	jobs, err := cache.ReadTable(dir, "jobs")
 	if errors.Is(err, fs.ErrNotExist) {
-		jobs, err = &results.Table{Name: "jobs"}, nil
+		jobs, err = &resultsdir.Table{Name: "jobs"}, nil
 	}
 	if err != nil {
 		return selection.Decision{}, 0, fmt.Errorf("selection: reading %s: %w", dir, err)
@@ -329,8 +329,8 @@ func decide(p *sweep.Plan, dir string, cache *results.PartCache) (selection.Deci
 // Replan re-plans the sweep that wrote dir from its manifest.json (the spec as given,
 // its --set overrides, its objective and selection settings), as the run planned it,
 // without validating jobs. A selection's plan is its first stage.
-func Replan(dir string) (*sweep.Plan, *results.Manifest, error) {
-	m, err := results.ReadManifestFS(nil, dir)
+func Replan(dir string) (*sweep.Plan, *resultsdir.Manifest, error) {
+	m, err := resultsdir.ReadManifestFS(nil, dir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/launch"
@@ -66,7 +66,7 @@ func selectPlan(t testing.TB, sets ...string) *sweep.Plan {
 // jobsOf returns the sorted (job_id, replicate, value) lines of dir's jobs table.
 func jobsOf(t testing.TB, dir string) []string {
 	t.Helper()
-	jobs, err := results.ReadTable(dir, "jobs", nil)
+	jobs, err := resultsdir.ReadTable(dir, "jobs", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

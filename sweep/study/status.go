@@ -8,17 +8,17 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/model"
-	"github.com/rocesweep/rocesweep/results"
+	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
-// ReadStatus is results.ReadStatus with what the sweep adds: this model version, the
+// ReadStatus is resultsdir.ReadStatus with what the sweep adds: this model version, the
 // decision the study replays (DecideStatus), and with verify the plan's job ids
 // (PlanMember). slurmScript is the file name under DIR/slurm/ of an array's script.
-func ReadStatus(dir string, now time.Time, verify bool, slurmScript string) (*results.Status, error) {
-	o := results.StatusOptions{ModelVersion: model.Version, Decide: DecideStatus, Verify: verify, SlurmScript: slurmScript, Rows: true}
+func ReadStatus(dir string, now time.Time, verify bool, slurmScript string) (*resultsdir.Status, error) {
+	o := resultsdir.StatusOptions{ModelVersion: model.Version, Decide: DecideStatus, Verify: verify, SlurmScript: slurmScript, Rows: true}
 	if verify {
 		member, err := PlanMember(dir)
 		o.Member = member
@@ -26,11 +26,11 @@ func ReadStatus(dir string, now time.Time, verify bool, slurmScript string) (*re
 			o.MemberNote = err.Error()
 		}
 	}
-	return results.ReadStatus(dir, now, o)
+	return resultsdir.ReadStatus(dir, now, o)
 }
 
 // DecideStatus replays the decision of the study in dir (DecideDir) as the status shows it.
-func DecideStatus(dir string) (*results.Decided, error) {
+func DecideStatus(dir string) (*resultsdir.Decided, error) {
 	d, p, err := DecideDir(dir)
 	if err == nil && p != nil && p.Bisecting() {
 		return bisectDecided(p, dir)
@@ -38,18 +38,18 @@ func DecideStatus(dir string) (*results.Decided, error) {
 	if err != nil || d == nil {
 		return nil, err
 	}
-	m, _ := results.ReadManifest(dir)
+	m, _ := resultsdir.ReadManifest(dir)
 	sequential := m != nil && m.Select != nil
-	out := &results.Decided{Selection: selectionStatus(d, p, sequential), Going: d.State == selection.Running}
+	out := &resultsdir.Decided{Selection: selectionStatus(d, p, sequential), Going: d.State == selection.Running}
 	for _, nd := range d.Need {
 		out.Need = append(out.Need, p.JobFor(nd.Point, nd.Replicate).Index)
 	}
 	return out, nil
 }
 
-func selectionStatus(d *selection.Decision, p *sweep.Plan, sequential bool) *results.SelectionStatus {
-	point := func(i int) results.PointStatus {
-		ps := results.PointStatus{Label: d.Labels[i], Values: map[string]string{}, Replicates: d.Used[i]}
+func selectionStatus(d *selection.Decision, p *sweep.Plan, sequential bool) *resultsdir.SelectionStatus {
+	point := func(i int) resultsdir.PointStatus {
+		ps := resultsdir.PointStatus{Label: d.Labels[i], Values: map[string]string{}, Replicates: d.Used[i]}
 		for k, v := range p.PointValues(i) {
 			ps.Values[p.Axes[k].Column] = v.Text
 		}
@@ -58,12 +58,12 @@ func selectionStatus(d *selection.Decision, p *sweep.Plan, sequential bool) *res
 		}
 		return ps
 	}
-	ss := &results.SelectionStatus{Sequential: sequential, State: string(d.State), Why: d.Why, Round: d.Round, Jobs: d.Jobs,
+	ss := &resultsdir.SelectionStatus{Sequential: sequential, State: string(d.State), Why: d.Why, Round: d.Round, Jobs: d.Jobs,
 		NeedJobs: len(d.Need), FixedJobs: d.FixedJobs, Confidence: d.Confidence, Indifference: d.Delta,
-		Unit: specfile.MetricUnit(p.Spec.Objective.Metric), Survivors: []results.PointStatus{}, Eliminated: []results.EliminatedPt{},
+		Unit: specfile.MetricUnit(p.Spec.Objective.Metric), Survivors: []resultsdir.PointStatus{}, Eliminated: []resultsdir.EliminatedPt{},
 		FirstStage: d.FirstStage, Rare: d.Rare, RareRuns: d.RareRunsPair}
 	if sp := d.Split; sp.Screening > 0 || sp.Feasibility > 0 {
-		ss.Split = &results.SplitStatus{Feasibility: sp.Feasibility, PerTest: sp.PerTest, Tests: sp.Tests,
+		ss.Split = &resultsdir.SplitStatus{Feasibility: sp.Feasibility, PerTest: sp.PerTest, Tests: sp.Tests,
 			Screening: sp.Screening, Rare: sp.Rare, PerPair: sp.PerPair}
 	}
 	if d.Best >= 0 {
@@ -74,7 +74,7 @@ func selectionStatus(d *selection.Decision, p *sweep.Plan, sequential bool) *res
 		ss.Survivors = append(ss.Survivors, point(i))
 	}
 	for _, e := range d.Eliminated {
-		ss.Eliminated = append(ss.Eliminated, results.EliminatedPt{PointStatus: point(e.Point), Round: e.Round, Reason: e.Reason})
+		ss.Eliminated = append(ss.Eliminated, resultsdir.EliminatedPt{PointStatus: point(e.Point), Round: e.Round, Reason: e.Reason})
 	}
 	if d.Conditions != nil {
 		ss.Conditions = conditionsStatus(d, p, point)
@@ -110,7 +110,7 @@ func PlanMember(dir string) (func(id string) bool, error) {
 	}
 	if m.Select != nil {
 		reps := 0
-		if jobs, err := results.ReadTable(dir, "jobs", nil); err == nil {
+		if jobs, err := resultsdir.ReadTable(dir, "jobs", nil); err == nil {
 			if rc := jobs.Col("replicate"); rc != nil && !rc.IsString() {
 				for r := range rc.Num {
 					reps = max(reps, int(rc.Num[r])+1)
@@ -128,9 +128,9 @@ func PlanMember(dir string) (func(id string) bool, error) {
 
 // conditionsStatus is a decision's combined answer for status --json; point names a
 // plan point as the selection status does.
-func conditionsStatus(d *selection.Decision, p *sweep.Plan, point func(int) results.PointStatus) *results.ConditionsStatus {
+func conditionsStatus(d *selection.Decision, p *sweep.Plan, point func(int) resultsdir.PointStatus) *resultsdir.ConditionsStatus {
 	cd := d.Conditions
-	cs := &results.ConditionsStatus{Combine: string(cd.Combine), Axes: p.Spec.Objective.Conditions, Weights: cd.Weights,
+	cs := &resultsdir.ConditionsStatus{Combine: string(cd.Combine), Axes: p.Spec.Objective.Conditions, Weights: cd.Weights,
 		ConfidenceEach: cd.ConfidenceEach, Pairs: cd.Pairs}
 	// values returns the condition's (cond true) or the setting's values of plan point i.
 	values := func(i int, cond bool) map[string]string {
@@ -151,7 +151,7 @@ func conditionsStatus(d *selection.Decision, p *sweep.Plan, point func(int) resu
 		return -1
 	}
 	for c, label := range cd.Conditions {
-		st := results.CombinedCondition{Label: label}
+		st := resultsdir.CombinedCondition{Label: label}
 		for s := range cd.Settings {
 			if i := cd.Cell[s][c]; i >= 0 {
 				st.Values = values(i, true)
@@ -183,7 +183,7 @@ func conditionsStatus(d *selection.Decision, p *sweep.Plan, point func(int) resu
 		left[e.Point] = e
 	}
 	for _, s := range cd.Order(p.Spec.Objective.Goal) {
-		st := results.SettingStatus{Label: cd.Settings[s], Values: values(firstCell(cd.Cell[s]), false), Combined: finite(o.Means[s]),
+		st := resultsdir.SettingStatus{Label: cd.Settings[s], Values: values(firstCell(cd.Cell[s]), false), Combined: finite(o.Means[s]),
 			Replicates: o.Used[s], State: "in contention"}
 		for c := range cd.Conditions {
 			st.Means = append(st.Means, finite(cd.CellMeans[s][c]))
