@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -202,22 +202,20 @@ func exampleArgs(t *testing.T, line, root string) []string {
 // TestExamplesRun runs every rocesweep command line of the code blocks of README.md and
 // of every page of docs/ (docExamples: what a reader copies), each file's in order in a
 // directory of its own, and every example of every command's help in order in another,
-// as written (the repository's configs beside them), each through mainWithArgs, the
-// whole command line as main runs it: each must exit 0, or as exampleExit says. A fake
-// sbatch takes the Slurm examples' --submit. Each command runs in this process, its jobs
-// too (run's default here is --isolate=false): what an example shows is its command line
-// and output; the processes of rocesweep (signals, worker processes, crashes) are the
-// subject of run_test.go and isolate_test.go. (A process each cost nearly as much CPU
-// to start as the examples' own work.)
-// The test is sequential: it changes the working directory (the commands resolve
-// relative paths and default outputs such as results/quickstart against it), which the
-// parallel tests, started only after the sequential ones end, do not see change under
-// them. Its CPU time is that of the examples' own work: a run that several sequences
-// make (sharedRuns) runs once.
+// as written (the repository's configs beside them), each as a process of its own (this
+// test binary as rocesweep, childMain, with the real simulation) started in that
+// directory: each must exit 0, or as exampleExit says. A fake sbatch takes the Slurm
+// examples' --submit. A command's jobs run in its process (ROCESWEEP_TEST_INPROCESS):
+// what an example shows is its command line and output; worker processes, signals and
+// crashes are the subject of run_test.go and isolate_test.go. The files' sequences run
+// in parallel with each other and with the package's other tests: no command changes
+// this process's working directory or state. A run that several sequences make
+// (sharedRuns) runs once.
 func TestExamplesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every example (about half a minute)")
 	}
+	t.Parallel()
 	configs, err := filepath.Abs("../../configs")
 	if err != nil {
 		t.Fatal(err)
@@ -229,14 +227,7 @@ func TestExamplesRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "sbatch"), []byte("#!/bin/sh\necho 4242\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cwd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if defaultIsolate {
-		t.Fatal("TestMain leaves --isolate's default on: the examples' jobs would each start a worker process")
-	}
+	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	type docFile struct {
 		name  string
 		lines []string
@@ -277,12 +268,17 @@ func TestExamplesRun(t *testing.T) {
 	// runArgs runs one example in root: "" if it exits as exampleExit says, else why not.
 	runArgs := func(root, line string, args []string) string {
 		var stdout, stderr bytes.Buffer
-		if err := os.Chdir(root); err != nil {
-			return fmt.Sprintf("%s: %v", line, err)
-		}
-		code := mainWithArgs(context.Background(), args, &stdout, &stderr)
-		if err := os.Chdir(cwd); err != nil {
-			panic(err) // every later test would run elsewhere
+		cmd := child(0, args...)
+		cmd.Dir = root
+		cmd.Env = append(cmd.Env, "PATH="+path, "ROCESWEEP_TEST_REAL=1", "ROCESWEEP_TEST_INPROCESS=1")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := 0
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				return fmt.Sprintf("%s: %v", line, err)
+			}
+			code = ee.ExitCode()
 		}
 		if want := exampleExit[line]; code != want {
 			return fmt.Sprintf("%s\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", line, code, want, lastLines(stdout.String(), 10), lastLines(stderr.String(), 10))
@@ -364,6 +360,7 @@ func TestExamplesRun(t *testing.T) {
 	}
 	for _, d := range docs {
 		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
 			root := newRoot(t)
 			for i, line := range d.lines {
 				t.Run(strconv.Itoa(d.at[i]), func(t *testing.T) { runLine(t, root, line) })
@@ -371,6 +368,7 @@ func TestExamplesRun(t *testing.T) {
 		})
 	}
 	t.Run("help", func(t *testing.T) {
+		t.Parallel()
 		root := newRoot(t)
 		for _, line := range helpExamples() {
 			t.Run(line, func(t *testing.T) { runLine(t, root, line) })
