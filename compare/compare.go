@@ -16,6 +16,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -411,7 +412,7 @@ func WriteBench(w io.Writer, t *resultsdir.Table, axes []string, metrics []strin
 			prefix += names[k] + "=" + v + "/"
 		}
 		for _, i := range p.Rows {
-			if s := status(t, i); s != "" && s != "ok" {
+			if s := status(t, i); s != "" && s != string(journal.StatusOK) {
 				continue
 			}
 			for _, m := range metrics {

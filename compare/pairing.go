@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
@@ -78,7 +79,7 @@ func pairByJob(base, nw *resultsdir.Table) (*paired, error) {
 			out.status = append(out.status, StatusChange{JobID: id, Base: bs, New: ns, Error: text(nw, "error", n)})
 			continue
 		}
-		if bs == "" || bs == "ok" {
+		if bs == "" || bs == string(journal.StatusOK) {
 			out.units = append(out.units, unit{label: id, bRows: []int{b}, nRows: []int{n}})
 		}
 	}
@@ -127,7 +128,7 @@ func pairByParams(base, nw *resultsdir.Table, axes []string) *paired {
 				out.status = append(out.status, StatusChange{JobID: fmt.Sprintf("%s replicate=%d", label, rep), Base: bs, New: ns, Error: text(nw, "error", n.Rows[k])})
 				continue
 			}
-			if bs == "" || bs == "ok" {
+			if bs == "" || bs == string(journal.StatusOK) {
 				u.bRows, u.nRows = append(u.bRows, b.Rows[i]), append(u.nRows, n.Rows[k])
 			}
 		}

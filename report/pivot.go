@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -43,7 +44,7 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 	}
 	status := jobs.Col("status")
 	inStage := firstStage(m, jobs) // a selection's table compares its first stage
-	ok := func(r int) bool { return (status == nil || status.Text(r) == "ok") && inStage(r) }
+	ok := func(r int) bool { return (status == nil || status.Text(r) == string(journal.StatusOK)) && inStage(r) }
 	all := make([]bool, jobs.Rows)
 	for r := range all {
 		all[r] = ok(r)
@@ -145,7 +146,7 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 	}
 	okAll := make([]bool, jobs.Rows)
 	for r := range okAll {
-		okAll[r] = status == nil || status.Text(r) == "ok"
+		okAll[r] = status == nil || status.Text(r) == string(journal.StatusOK)
 	}
 	if dead := deadAxes(jobs, axes, okAll); len(dead) > 0 {
 		fmt.Fprintln(w, "  "+lowerFirst(strings.TrimSuffix(deadNote(dead), ".")))
@@ -315,7 +316,7 @@ func closingMetric(jobs *resultsdir.Table, obj *selection.Objective) string {
 		}
 		seen := map[float64]bool{}
 		for r := range c.Num {
-			if !c.Null[r] && !math.IsNaN(c.Num[r]) && (status == nil || status.Text(r) == "ok") {
+			if !c.Null[r] && !math.IsNaN(c.Num[r]) && (status == nil || status.Text(r) == string(journal.StatusOK)) {
 				seen[c.Num[r]] = true
 			}
 		}

@@ -34,6 +34,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
@@ -235,7 +236,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	axisCols := resultsdir.Axes(m, jobs)
 	inStage := firstStage(m, jobs)
 	for i := 0; i < jobs.Rows; i++ {
-		if status.Text(i) == "ok" {
+		if status.Text(i) == string(journal.StatusOK) {
 			r.OK++
 			ok[i] = inStage(i)
 			continue
@@ -271,7 +272,7 @@ func Build(dir string, opts Options) (*Report, error) {
 	}
 	okAll := make([]bool, jobs.Rows)
 	for i := range okAll {
-		okAll[i] = status.Text(i) == "ok"
+		okAll[i] = status.Text(i) == string(journal.StatusOK)
 	}
 	if r.Dead = deadAxes(jobs, axes, okAll); len(r.Dead) > 0 {
 		r.Notes = append(r.Notes, deadNote(r.Dead))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/resultsdir"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -99,7 +100,7 @@ func (p *Plan) Problem(jobs *resultsdir.Table, cfg selection.Config) (selection.
 
 // observe reads row k of jobs as one observation.
 func observe(jobs *resultsdir.Table, k int, status, errCol, metric *resultsdir.Column, reqs []*constraint.Requirement) selection.Obs {
-	if status != nil && status.Text(k) != "ok" {
+	if status != nil && status.Text(k) != string(journal.StatusOK) {
 		o := selection.Obs{State: selection.Failed, Err: status.Text(k)}
 		if errCol != nil && errCol.Text(k) != "" {
 			o.Err += ": " + firstLine(errCol.Text(k))

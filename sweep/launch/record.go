@@ -81,7 +81,7 @@ func (r *runner) record(o outcome) error {
 		return nil
 	}
 	var sum *stats.Summary
-	if o.status == "ok" {
+	if o.status == journal.StatusOK {
 		if o.spill != "" {
 			err := replaySpill(r.w, o.spill)
 			os.Remove(o.spill)
@@ -116,7 +116,7 @@ func (r *runner) record(o outcome) error {
 	}
 	// A failed or timed-out job is committed alone, so that --retry withdraws its commit
 	// and runs nothing else again.
-	alone := o.status == "failed" || o.status == "timeout"
+	alone := o.status == journal.StatusFailed || o.status == journal.StatusTimeout
 	if alone {
 		if err := r.w.Commit(); err != nil {
 			return err
@@ -135,19 +135,19 @@ func (r *runner) record(o outcome) error {
 	}
 	r.mu.Lock()
 	switch o.status {
-	case "ok":
+	case journal.StatusOK:
 		r.rep.OK++
 		r.rep.Summaries[o.job] = sum
 		r.rep.Events += sum.Events
 		r.prog.events.Add(sum.Events)
-	case "failed":
+	case journal.StatusFailed:
 		r.rep.Failed++
-	case "timeout":
+	case journal.StatusTimeout:
 		r.rep.Timeout++
-	case "invalid":
+	case journal.StatusInvalid:
 		r.rep.Invalid++
 	}
-	if o.status == "failed" || o.status == "timeout" {
+	if o.status == journal.StatusFailed || o.status == journal.StatusTimeout {
 		r.rep.Errors = append(r.rep.Errors, r.plan.Label(o.job)+": "+firstLine(o.err))
 		r.prog.failed.Add(1)
 		if r.o.FailFast {

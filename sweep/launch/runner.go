@@ -224,7 +224,7 @@ func Run(ctx context.Context, p *sweep.Plan, job JobFunc, o Options) (*Report, e
 	// The invalid jobs are recorded first, in commits of their own, so that deciding one
 	// again (redo above, --retry invalid) withdraws no other job.
 	for _, j := range invalid {
-		if err = r.record(outcome{job: j, status: "invalid", err: j.Invalid.Error()}); err != nil {
+		if err = r.record(outcome{job: j, status: journal.StatusInvalid, err: j.Invalid.Error()}); err != nil {
 			break
 		}
 	}
@@ -403,28 +403,28 @@ func (r *runner) runOne(j *sweep.Job) (outcome, bool) {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) && (x.err != nil || x.res == nil):
 		sp.discard()
-		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; abandoned", r.o.MaxWallPerJob)}, true
+		return outcome{job: j, status: journal.StatusTimeout, err: fmt.Sprintf("exceeded --max-wall-per-job %v; abandoned", r.o.MaxWallPerJob)}, true
 	case x.err != nil:
 		sp.discard()
 		if cause := machineCause(x.err); cause != "" {
 			return outcome{job: j, status: statusResource, err: x.err.Error(), cause: cause}, true
 		}
-		return outcome{job: j, status: "failed", err: x.err.Error()}, true
+		return outcome{job: j, status: journal.StatusFailed, err: x.err.Error()}, true
 	case x.res.Rec == nil:
 		sp.discard()
-		return outcome{job: j, status: "failed", err: "the job returned no result"}, true
+		return outcome{job: j, status: journal.StatusFailed, err: "the job returned no result"}, true
 	}
 	path, held, err := sp.close()
 	if err != nil {
 		if cause := machineCause(err); cause != "" {
 			return outcome{job: j, status: statusResource, err: err.Error(), cause: cause}, true
 		}
-		return outcome{job: j, status: "failed", err: err.Error()}, true
+		return outcome{job: j, status: journal.StatusFailed, err: err.Error()}, true
 	}
 	setWall(&x.res.Summary, wall)
 	// The job's devices are garbage now: collect them before the sink encodes its rows.
 	memory.CollectIfLarge()
-	return outcome{job: j, status: "ok", res: x.res, spill: path, held: held}, true
+	return outcome{job: j, status: journal.StatusOK, res: x.res, spill: path, held: held}, true
 }
 
 // stackHead keeps the first lines of a panic stack for the error column.

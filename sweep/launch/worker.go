@@ -21,6 +21,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -529,9 +530,9 @@ wait:
 	case r.abortCtx.Err() != nil:
 		return outcome{}, false, false
 	case oom:
-		return outcome{job: j, status: "failed", err: fmt.Sprintf("out of memory: %s > limit %s (--max-mem-per-job); worker killed", gb(peak), gb(iso.MaxMem))}, true, false
+		return outcome{job: j, status: journal.StatusFailed, err: fmt.Sprintf("out of memory: %s > limit %s (--max-mem-per-job); worker killed", gb(peak), gb(iso.MaxMem))}, true, false
 	case ctx.Err() != nil:
-		return outcome{job: j, status: "timeout", err: fmt.Sprintf("exceeded --max-wall-per-job %v; worker killed", r.o.MaxWallPerJob)}, true, false
+		return outcome{job: j, status: journal.StatusTimeout, err: fmt.Sprintf("exceeded --max-wall-per-job %v; worker killed", r.o.MaxWallPerJob)}, true, false
 	case !got && w.waitErr != nil:
 		why, cause, external := workerDied(w.waitErr, w.stderr.String(), peak, iso.MaxMem)
 		switch {
@@ -540,7 +541,7 @@ wait:
 		case cause != "":
 			return outcome{job: j, status: statusResource, err: why, cause: cause}, true, false
 		}
-		return outcome{job: j, status: "failed", err: why}, true, false
+		return outcome{job: j, status: journal.StatusFailed, err: why}, true, false
 	case !got:
 		return outcome{job: j, status: statusResource, err: fmt.Sprintf("the worker process gave no result (%v): %s", reply.err, lastLines(w.stderr.String(), 4)),
 			cause: "the worker process's pipe ended without its result"}, true, true
@@ -550,9 +551,9 @@ wait:
 		if resp.Cause != "" {
 			return outcome{job: j, status: statusResource, err: resp.Err, cause: resp.Cause}, true, false
 		}
-		return outcome{job: j, status: "failed", err: resp.Err}, true, false
+		return outcome{job: j, status: journal.StatusFailed, err: resp.Err}, true, false
 	}
-	o = outcome{job: j, status: "ok", res: &stats.Result{Summary: resp.Summary}, held: resp.Rows}
+	o = outcome{job: j, status: journal.StatusOK, res: &stats.Result{Summary: resp.Summary}, held: resp.Rows}
 	if resp.Spilled {
 		o.spill = path
 	}
