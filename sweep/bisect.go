@@ -136,7 +136,7 @@ func (p *Plan) BisectProblem(jobs *resultsdir.Table) (selection.BisectProblem, e
 	obj := p.Spec.Objective
 	cs, reqs, err := selection.ConstraintsOf(obj.SubjectTo)
 	if err != nil {
-		return selection.BisectProblem{}, fmt.Errorf("objective.subject_to: %v", err)
+		return selection.BisectProblem{}, fmt.Errorf("objective.subject_to: %w", err)
 	}
 	row := map[string]int{}
 	if ids := jobs.Col("job_id"); ids != nil && ids.IsString() {

@@ -103,7 +103,7 @@ func Expand(s *specfile.Spec, validate func(*config.Config) error) (*Plan, error
 		for i, k := range []int{b.SafeStep(), b.Steps() - b.SafeStep()} {
 			v, err := s.ProbeValue(b.Value(k))
 			if err != nil {
-				return nil, fmt.Errorf("%s: objective.%s: %v", s.Probe.Pos, b.Direction, err)
+				return nil, fmt.Errorf("%s: objective.%s: %w", s.Probe.Pos, b.Direction, err)
 			}
 			if i == 0 {
 				first = &v
@@ -147,7 +147,7 @@ func Expand(s *specfile.Spec, validate func(*config.Config) error) (*Plan, error
 		for _, c := range s.Constraints {
 			ok, err := c.Eval(func(path string) (any, error) { return specfile.Lookup(&cfg, path) })
 			if err != nil {
-				return nil, fmt.Errorf("%s: sweep.constraint: %v", c.Pos, err)
+				return nil, fmt.Errorf("%s: sweep.constraint: %w", c.Pos, err)
 			}
 			if !ok {
 				keep = false
@@ -304,7 +304,7 @@ func samplePoints(s *specfile.Spec) ([][]axisValue, error) {
 			}
 			v, err := s.RangeValue(a, u)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %v", a.Pos, err)
+				return nil, fmt.Errorf("%s: %w", a.Pos, err)
 			}
 			pts[i] = append(pts[i], axisValue{v, ai})
 		}

@@ -43,7 +43,7 @@ func (p *Plan) Problem(jobs *resultsdir.Table, cfg selection.Config) (selection.
 	for _, text := range obj.SubjectTo {
 		c, err := constraint.ParseRequirement(text)
 		if err != nil {
-			return prob, fmt.Errorf("objective.subject_to: %v", err)
+			return prob, fmt.Errorf("objective.subject_to: %w", err)
 		}
 		reqs = append(reqs, c)
 		prob.Constraints = append(prob.Constraints, selection.Constraint{Text: text, Kind: c.Kind, Sense: c.Sense, Bound: c.Bound, Tolerance: c.Tolerance})

@@ -41,7 +41,7 @@ func SingleConfig(file string, data []byte, sets []string) (config.Config, error
 			return cfg, fmt.Errorf("--set %q: want path=value", s)
 		}
 		if err := cfg.Set(strings.TrimSpace(path), value); err != nil {
-			return cfg, fmt.Errorf("--set %s: %v", s, err)
+			return cfg, fmt.Errorf("--set %s: %w", s, err)
 		}
 	}
 	return cfg, nil

@@ -58,7 +58,7 @@ func checkManifest(p *sweep.Plan, o Options) error {
 		if o.Force {
 			return nil
 		}
-		return fmt.Errorf("output directory %s: %v (use --force to overwrite it)", o.Dir, err)
+		return fmt.Errorf("output directory %s: %w (use --force to overwrite it)", o.Dir, err)
 	}
 	if m.Damage != "" && !o.Force {
 		// What ran is known from the manifest alone (the spec, the question): one that
@@ -105,11 +105,11 @@ func extendsPlan(m *resultsdir.Manifest, p *sweep.Plan) error {
 	}
 	s, err := specfile.ParseOverrides(m.SpecFile, []byte(m.Spec), specfile.Overrides{Sets: m.Sets, Grids: m.Grids})
 	if err != nil {
-		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
+		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%w)", err)
 	}
 	old, err := sweep.Expand(s, nil)
 	if err != nil {
-		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%v)", err)
+		return fmt.Errorf("a plan that cannot be re-planned from its manifest (%w)", err)
 	}
 	ids := map[string]bool{}
 	for _, j := range p.Jobs {

@@ -22,7 +22,7 @@ func ParseMaxDisk(s, dir string, workers int) (int64, error) {
 	}
 	b, err := config.ParseBytes(s)
 	if err != nil {
-		return 0, fmt.Errorf("--max-disk-per-job %q: %v", s, err)
+		return 0, fmt.Errorf("--max-disk-per-job %q: %w", s, err)
 	}
 	if b < 1<<20 {
 		return 0, fmt.Errorf("--max-disk-per-job %s: want 0 (no limit) or at least 1 MiB", s)

@@ -28,7 +28,7 @@ func ParseMaxMem(s string, workers int) (int64, error) {
 	}
 	b, err := config.ParseBytes(s)
 	if err != nil {
-		return 0, fmt.Errorf("--max-mem-per-job %q: %v", s, err)
+		return 0, fmt.Errorf("--max-mem-per-job %q: %w", s, err)
 	}
 	if b < 16<<20 {
 		return 0, fmt.Errorf("--max-mem-per-job %s: want 0 (no limit) or at least 16 MiB: a worker process alone takes ~10 MB", s)

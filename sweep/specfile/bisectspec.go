@@ -49,7 +49,7 @@ func (s *Spec) parseBisect(o *selection.Objective, nodes map[string]bisectNode, 
 	}
 	axis, elem, err := probeAxis(attr.val.Value, at(attr.val))
 	if err != nil {
-		return fmt.Errorf("%s: %s: %v", at(attr.val), field, err)
+		return fmt.Errorf("%s: %s: %w", at(attr.val), field, err)
 	}
 	b.Attr, b.Column, b.Element = attr.val.Value, axis.Column, elem
 	r, ok := nodes["range"]
@@ -64,7 +64,7 @@ func (s *Spec) parseBisect(o *selection.Objective, nodes map[string]bisectNode, 
 	for i, n := range r.val.Content {
 		x, err := probeNumber(axis, elem, n)
 		if err != nil {
-			return fmt.Errorf("%s: objective.range: %v", at(n), err)
+			return fmt.Errorf("%s: objective.range: %w", at(n), err)
 		}
 		*ends[i], *texts[i] = x, n.Value
 	}
@@ -76,7 +76,7 @@ func (s *Spec) parseBisect(o *selection.Objective, nodes map[string]bisectNode, 
 		return fmt.Errorf("%s: objective: a bisection needs resolution: the step it is found to (e.g. 1KB), in %s's units", at(obj), b.Attr)
 	}
 	if b.Resolution, err = probeNumber(axis, elem, res.val); err != nil {
-		return fmt.Errorf("%s: objective.resolution: %v", at(res.val), err)
+		return fmt.Errorf("%s: objective.resolution: %w", at(res.val), err)
 	}
 	b.ResolutionText = res.val.Value
 	if !(b.Resolution > 0) || b.Resolution > b.To-b.From {

@@ -37,7 +37,7 @@ func (s *Spec) resolveConditions() error {
 	for _, e := range s.conditions {
 		canon, err := config.Canonical(e.text)
 		if err != nil {
-			return fmt.Errorf("%s: sweep.conditions: %v", e.pos, err)
+			return fmt.Errorf("%s: sweep.conditions: %w", e.pos, err)
 		}
 		i := slices.IndexFunc(s.Axes, func(a *Axis) bool { return a.Attr.Path == canon })
 		if i < 0 {
@@ -109,7 +109,7 @@ func (s *Spec) parseCombine(o *selection.Objective, k, v *yaml.Node) error {
 	case "combine":
 		c, err := parseCombineValue(v.Value)
 		if err != nil {
-			return fmt.Errorf("%s: objective.combine: %v", at, err)
+			return fmt.Errorf("%s: objective.combine: %w", at, err)
 		}
 		o.Combine, s.CombinePos = c, at
 	case "weights":

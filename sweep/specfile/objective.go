@@ -72,7 +72,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 			bisect[k.Value] = bisectNode{k, val}
 		case "metric":
 			if err := checkObjectiveMetric(val.Value); err != nil {
-				return fmt.Errorf("%s: objective.metric: %v", at, err)
+				return fmt.Errorf("%s: objective.metric: %w", at, err)
 			}
 			o.Metric = val.Value
 		case "goal":
@@ -92,7 +92,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 			}
 			for _, e := range list {
 				if _, err := constraint.ParseRequirement(e.text); err != nil {
-					return fmt.Errorf("%s: objective.subject_to: %v", e.pos, err)
+					return fmt.Errorf("%s: objective.subject_to: %w", e.pos, err)
 				}
 				o.SubjectTo = append(o.SubjectTo, e.text)
 				s.subjectPos = append(s.subjectPos, e.pos)
@@ -112,7 +112,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 			}
 			for _, e := range list {
 				if err := checkObjectiveMetric(e.text); err != nil {
-					return fmt.Errorf("%s: objective.also: %v", e.pos, err)
+					return fmt.Errorf("%s: objective.also: %w", e.pos, err)
 				}
 				o.Also = append(o.Also, e.text)
 			}
@@ -167,7 +167,7 @@ func (s *Spec) parseThen(o *selection.Objective, v *yaml.Node) error {
 		switch k.Value {
 		case "metric":
 			if err := checkObjectiveMetric(val.Value); err != nil {
-				return fmt.Errorf("%s: objective.then.metric: %v", at, err)
+				return fmt.Errorf("%s: objective.then.metric: %w", at, err)
 			}
 			t.Metric = val.Value
 		case "goal":
@@ -208,7 +208,7 @@ func (s *Spec) parsePareto(o *selection.Objective, v *yaml.Node) error {
 			switch k.Value {
 			case "metric":
 				if err := checkObjectiveMetric(val.Value); err != nil {
-					return fmt.Errorf("%s: %s.metric: %v", at, where, err)
+					return fmt.Errorf("%s: %s.metric: %w", at, where, err)
 				}
 				t.Metric = val.Value
 			case "goal":
@@ -227,7 +227,7 @@ func (s *Spec) parsePareto(o *selection.Objective, v *yaml.Node) error {
 		}
 		abs, pct, err := ParseIndifference(t.Metric, ind)
 		if err != nil {
-			return fmt.Errorf("%s: %s.indifference: %v", indPos, where, err)
+			return fmt.Errorf("%s: %s.indifference: %w", indPos, where, err)
 		}
 		if pct > 0 {
 			return fmt.Errorf("%s: %s.indifference: a Pareto metric's indifference is a value in its unit, not a percent (value %q)", indPos, where, ind)
@@ -248,9 +248,9 @@ func (s *Spec) parseSelect(v *yaml.Node) error {
 		k, val := v.Content[i], v.Content[i+1]
 		if err := setSelect(c, k.Value, val.Value); err != nil {
 			if strings.HasPrefix(err.Error(), "unknown key") {
-				return fmt.Errorf("%s: select.%s: %v", pos(s.File, k), k.Value, err)
+				return fmt.Errorf("%s: select.%s: %w", pos(s.File, k), k.Value, err)
 			}
-			return fmt.Errorf("%s: select.%s: %v", pos(s.File, val), k.Value, err)
+			return fmt.Errorf("%s: select.%s: %w", pos(s.File, val), k.Value, err)
 		}
 	}
 	s.Select = c
@@ -383,7 +383,7 @@ func (s *Spec) resolveObjective() error {
 	} else {
 		abs, pct, err := ParseIndifference(o.Metric, s.indifference)
 		if err != nil {
-			return fmt.Errorf("%s: objective.indifference: %v", s.indifferencePos, err)
+			return fmt.Errorf("%s: objective.indifference: %w", s.indifferencePos, err)
 		}
 		o.Indifference, o.IndifferencePercent = abs, pct
 	}
@@ -395,7 +395,7 @@ func (s *Spec) resolveObjective() error {
 		if s.thenIndifference != "" {
 			abs, pct, err := ParseIndifference(t.Metric, s.thenIndifference)
 			if err != nil {
-				return fmt.Errorf("%s: objective.then.indifference: %v", s.thenIndifferencePos, err)
+				return fmt.Errorf("%s: objective.then.indifference: %w", s.thenIndifferencePos, err)
 			}
 			t.Indifference, t.IndifferencePercent = abs, pct
 		}
@@ -454,7 +454,7 @@ func ParseIndifference(metric, text string) (abs, percent float64, err error) {
 		return 0, 0, fmt.Errorf("%q: %s is a count: give a plain number (e.g. 1) or a percent (5%%)", text, metric)
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("%q: want a %s value (%s is in %s), a plain number in %s, or a percent: %v", text, unit, metric, unit, unit, err)
+		return 0, 0, fmt.Errorf("%q: want a %s value (%s is in %s), a plain number in %s, or a percent: %w", text, unit, metric, unit, unit, err)
 	}
 	if !(f > 0) {
 		return 0, 0, fmt.Errorf("%q: want a difference above 0", text)

@@ -55,7 +55,7 @@ func (s *Spec) applySet(set string) (string, error) {
 	path, value := m[1], strings.TrimSpace(m[2])
 	if key, ok := strings.CutPrefix(path, "objective."); ok {
 		if err := s.setObjective(key, value); err != nil {
-			return "", fmt.Errorf("--set %s: %v", set, err)
+			return "", fmt.Errorf("--set %s: %w", set, err)
 		}
 		return "", nil
 	}
@@ -64,7 +64,7 @@ func (s *Spec) applySet(set string) (string, error) {
 			s.Select = &selection.Config{}
 		}
 		if err := setSelect(s.Select, key, value); err != nil {
-			return "", fmt.Errorf("--set %s: %v", set, err)
+			return "", fmt.Errorf("--set %s: %w", set, err)
 		}
 		return "", nil
 	}
@@ -83,7 +83,7 @@ func (s *Spec) applySet(set string) (string, error) {
 		return "", fmt.Errorf("--set %s: the sweep's axes are not --set keys: --grid PATH=V1,V2,... adds or replaces an axis, --set PATH=V pins one to a value", set)
 	}
 	if err := s.Base.Set(path, value); err != nil {
-		return "", fmt.Errorf("--set %s: %v", set, err)
+		return "", fmt.Errorf("--set %s: %w", set, err)
 	}
 	// An override of a swept attribute pins it: the axis goes, and the user hears of it
 	// (the plan shrinks by that axis's factor).
@@ -117,7 +117,7 @@ func (s *Spec) applyGrid(g string, setPaths map[string]string) error {
 	at := "--grid " + g
 	canon, err := config.Canonical(path)
 	if err != nil {
-		return fmt.Errorf("%s: %v", at, err)
+		return fmt.Errorf("%s: %w", at, err)
 	}
 	if set, ok := setPaths[canon]; ok {
 		return fmt.Errorf("%s: --set %s gives the same attribute one value; give one of the two", at, set)
@@ -152,7 +152,7 @@ func (s *Spec) applyGrid(g string, setPaths map[string]string) error {
 		}
 		v, err := s.value(a, text)
 		if err != nil {
-			return fmt.Errorf("--grid %s: value %q: %v", g, text, err)
+			return fmt.Errorf("--grid %s: value %q: %w", g, text, err)
 		}
 		key := fmt.Sprintf("%T %v", v.Typed, v.Typed)
 		if was, dup := first[key]; dup && zip < 0 {

@@ -171,7 +171,7 @@ func ParseOverrides(file string, data []byte, ov Overrides) (*Spec, error) {
 		return nil, err
 	}
 	if err := CheckName(s.Base.Name); err != nil {
-		return nil, fmt.Errorf("%s: %v", s.namePos(doc), err)
+		return nil, fmt.Errorf("%s: %w", s.namePos(doc), err)
 	}
 	if _, _, err := s.PlanSize(); err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func (s *Spec) parseSweep(v *yaml.Node) error {
 				}
 				c, err := ParseConstraint(e.Value)
 				if err != nil {
-					return fmt.Errorf("%s: sweep.constraint: %v", pos(s.File, e), err)
+					return fmt.Errorf("%s: sweep.constraint: %w", pos(s.File, e), err)
 				}
 				c.Pos = pos(s.File, e)
 				s.Constraints = append(s.Constraints, c)
@@ -273,7 +273,7 @@ func (s *Spec) parseSweep(v *yaml.Node) error {
 	for _, c := range s.Constraints {
 		for _, ref := range c.Refs() {
 			if _, err := config.Canonical(ref); err != nil {
-				return fmt.Errorf("%s: sweep.constraint: %v", c.Pos, err)
+				return fmt.Errorf("%s: sweep.constraint: %w", c.Pos, err)
 			}
 		}
 	}
@@ -336,11 +336,11 @@ func (s *Spec) parseAxes(m *yaml.Node, zip int) error {
 			for _, item := range v.Content {
 				text, err := nodeText(item)
 				if err != nil {
-					return fmt.Errorf("%s: %s: %v", pos(s.File, item), a.Path, err)
+					return fmt.Errorf("%s: %s: %w", pos(s.File, item), a.Path, err)
 				}
 				val, err := s.value(a, text)
 				if err != nil {
-					return fmt.Errorf("%s: %v", pos(s.File, item), err)
+					return fmt.Errorf("%s: %w", pos(s.File, item), err)
 				}
 				// One point, one id: equal values after unit parsing (1, 1.0, 1e0;
 				// 700KB, 0.7MB) would plan the same job twice. In a zip group a
@@ -369,7 +369,7 @@ func (s *Spec) parseAxes(m *yaml.Node, zip int) error {
 func (s *Spec) newAxis(path, at string, zip int) (*Axis, error) {
 	canon, err := config.Canonical(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", at, err)
+		return nil, fmt.Errorf("%s: %w", at, err)
 	}
 	attr, ok := config.Lookup(canon)
 	if !ok || attr.Type == config.KindList {
@@ -464,7 +464,7 @@ func (s *Spec) parseRange(a *Axis, m *yaml.Node) error {
 		}
 		v, err := s.value(a, e.n.Value)
 		if err != nil {
-			return fmt.Errorf("%s: %s: %v", pos(s.File, e.n), e.name, err)
+			return fmt.Errorf("%s: %s: %w", pos(s.File, e.n), e.name, err)
 		}
 		*e.dst = toFloat(v.Typed)
 	}
@@ -479,7 +479,7 @@ func (s *Spec) parseRange(a *Axis, m *yaml.Node) error {
 		}
 		v, err := s.RangeValue(a, u)
 		if err != nil {
-			return fmt.Errorf("%s: %v", pos(s.File, m), err)
+			return fmt.Errorf("%s: %w", pos(s.File, m), err)
 		}
 		if n := len(a.Values); n > 0 && a.Values[n-1].Text == v.Text {
 			continue // rounding to whole units made two steps equal

@@ -336,7 +336,7 @@ func Replan(dir string) (*sweep.Plan, *resultsdir.Manifest, error) {
 	}
 	s, err := specfile.ParseOverrides(m.SpecFile, []byte(m.Spec), specfile.Overrides{Sets: m.Sets, Grids: m.Grids})
 	if err != nil {
-		return nil, m, fmt.Errorf("%s: the spec in manifest.json does not parse: %v", dir, err)
+		return nil, m, fmt.Errorf("%s: the spec in manifest.json does not parse: %w", dir, err)
 	}
 	if m.Objective != nil {
 		o := *m.Objective
@@ -349,7 +349,7 @@ func Replan(dir string) (*sweep.Plan, *resultsdir.Manifest, error) {
 	}
 	p, err := sweep.Expand(s, nil)
 	if err != nil {
-		return nil, m, fmt.Errorf("%s: the spec in manifest.json does not plan: %v", dir, err)
+		return nil, m, fmt.Errorf("%s: the spec in manifest.json does not plan: %w", dir, err)
 	}
 	return p, m, nil
 }
