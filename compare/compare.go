@@ -15,9 +15,9 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/resultsdir/journal"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // WallClock lists the metrics that measure the machine, not the model
@@ -45,7 +45,7 @@ type Options struct {
 	RTol, ATol float64
 	// Objective is the study's question (manifest.json): a move of its metric is better
 	// or worse by its goal (Direction); nil judges every metric by what it measures.
-	Objective *selection.Objective
+	Objective *question.Objective
 	// FailOnWorse makes a comparison fail only on moves that are worse (and on status
 	// changes, missing metrics and jobs on one side), not on improvements.
 	FailOnWorse bool

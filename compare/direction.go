@@ -2,15 +2,15 @@ package compare
 
 import (
 	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // Direction says which way a move of metric is better for a study asking objective obj:
 // -1 when lower is better, +1 when higher is better, 0 when neither is. The objective's
 // metric goes by its goal; other metrics by what they measure (stats.Better).
-func Direction(metric string, obj *selection.Objective) int {
+func Direction(metric string, obj *question.Objective) int {
 	if obj != nil && metric == obj.Metric {
-		if obj.Goal == selection.Max {
+		if obj.Goal == question.Max {
 			return 1
 		}
 		return -1

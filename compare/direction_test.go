@@ -6,8 +6,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/resultstest"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // A move is better or worse by the objective's goal for its metric, and by what the
@@ -33,7 +33,7 @@ func TestVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := &selection.Objective{Metric: "fct_p99_usec", Goal: selection.Min}
+	obj := &question.Objective{Metric: "fct_p99_usec", Goal: question.Min}
 	for _, tc := range []struct {
 		name   string
 		opts   compare.Options
@@ -42,7 +42,7 @@ func TestVerdicts(t *testing.T) {
 	}{
 		{"any", compare.Options{RTol: 1e-9, Objective: obj},
 			map[string]string{"fct_p99_usec": "better", "goodput_gbps": "better", "drops_total": "worse", "ecn_marked": ""}, true},
-		{"max goal flips the objective", compare.Options{RTol: 1e-9, Objective: &selection.Objective{Metric: "fct_p99_usec", Goal: selection.Max}},
+		{"max goal flips the objective", compare.Options{RTol: 1e-9, Objective: &question.Objective{Metric: "fct_p99_usec", Goal: question.Max}},
 			map[string]string{"fct_p99_usec": "worse"}, true},
 		{"fail on worse: drops fail", compare.Options{RTol: 1e-9, Objective: obj, FailOnWorse: true, Metrics: []string{"fct_p99_usec", "drops_total"}},
 			map[string]string{"fct_p99_usec": "better", "drops_total": "worse"}, true},

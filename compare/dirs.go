@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // StudyObjective is the objective manifest.json records in the first of dirs that has
 // one (nil when none does): what makes a move better or worse.
-func StudyObjective(dirs ...string) *selection.Objective {
+func StudyObjective(dirs ...string) *question.Objective {
 	for _, d := range dirs {
 		if m, err := resultsdir.ReadManifest(d); err == nil && m.Objective != nil {
 			return m.Objective

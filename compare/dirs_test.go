@@ -9,12 +9,12 @@ import (
 
 	"github.com/rocesweep/rocesweep/compare"
 	"github.com/rocesweep/rocesweep/internal/resultstest"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // setManifest rewrites dir's manifest with a model version and an objective.
-func setManifest(t *testing.T, dir, version string, o *selection.Objective) {
+func setManifest(t *testing.T, dir, version string, o *question.Objective) {
 	t.Helper()
 	m, err := resultsdir.ReadManifest(dir)
 	if err != nil {
@@ -33,7 +33,7 @@ func TestDirsObjectiveVersionsBench(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	obj := &selection.Objective{Metric: "drops_total", Goal: selection.Min, Also: []string{"fct_p99_usec"}}
+	obj := &question.Objective{Metric: "drops_total", Goal: question.Min, Also: []string{"fct_p99_usec"}}
 	setManifest(t, a, "v1", obj)
 	setManifest(t, b, "v2", nil)
 

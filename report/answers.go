@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
-	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
 )
 
@@ -316,7 +316,7 @@ type candidate struct {
 // direction), its also metrics, then the main metrics; without an objective an
 // fct_p99_usec first when the results have no lossless FCT. The second result is what the
 // page must say about that substitution.
-func candidates(jobs *resultsdir.Table, obj *selection.Objective) ([]candidate, string) {
+func candidates(jobs *resultsdir.Table, obj *question.Objective) ([]candidate, string) {
 	var out []candidate
 	add := func(name string, lower bool) {
 		if !slices.ContainsFunc(out, func(c candidate) bool { return c.Name == name }) {
@@ -324,7 +324,7 @@ func candidates(jobs *resultsdir.Table, obj *selection.Objective) ([]candidate, 
 		}
 	}
 	if obj != nil {
-		add(obj.Metric, obj.Goal != selection.Max)
+		add(obj.Metric, obj.Goal != question.Max)
 		for _, m := range obj.Also {
 			add(m, lowerBetter(m))
 		}
@@ -350,7 +350,7 @@ func candidates(jobs *resultsdir.Table, obj *selection.Objective) ([]candidate, 
 // metric that varies, in candidates' order; and, when no decision heads the page, the
 // headline. feasible (nil: no subject_to) narrows the objective's answer to the points
 // meeting the objective's constraints in every replicate.
-func (r *Report) answer(st *study, obj *selection.Objective, feasible []bool, headline bool) {
+func (r *Report) answer(st *study, obj *question.Objective, feasible []bool, headline bool) {
 	cands, note := candidates(st.jobs, obj)
 	r.AnswerNote = note
 	var objAns *Answer

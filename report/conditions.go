@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
@@ -46,14 +47,14 @@ func conditionsView(dec *selection.Decision, m *resultsdir.Manifest, st *study, 
 	var weights []float64
 	if obj != nil {
 		metric, subject, weights = obj.Metric, strings.Join(obj.SubjectTo, " and "), obj.Weights
-		if obj.Goal == selection.Max {
+		if obj.Goal == question.Max {
 			goal = "highest"
 		}
 		if t := obj.Then; t != nil {
 			// Each condition selects on the secondary metric among its settings near the
 			// best on the primary one.
 			metric, goal = t.Metric, "lowest"
-			if t.Goal == selection.Max {
+			if t.Goal == question.Max {
 				goal = "highest"
 			}
 			primary, d1 := describeMetric(obj.Metric), obj.Indifference
@@ -92,7 +93,7 @@ func conditionsView(dec *selection.Decision, m *resultsdir.Manifest, st *study, 
 	} else {
 		first = Plural(st.reps, "replicate")
 	}
-	if cd.Combine == selection.CombineEach {
+	if cd.Combine == question.CombineEach {
 		cv.Caption = fmt.Sprintf("One decision per condition, each at %s confidence.", ci.Num(100*cd.ConfidenceEach)+"%")
 		cv.Header = []string{"condition", "selected setting", describeMetric(metric), "replicates", "why"}
 		var parts, flatParts []string
@@ -205,7 +206,7 @@ func conditionsView(dec *selection.Decision, m *resultsdir.Manifest, st *study, 
 	// Mean and worst: a decision over the settings.
 	o := cd.Over
 	combined := "worst case"
-	if cd.Combine == selection.CombineMean {
+	if cd.Combine == question.CombineMean {
 		combined = "mean"
 		if weights != nil {
 			combined = "weighted mean"
@@ -250,7 +251,7 @@ func conditionsView(dec *selection.Decision, m *resultsdir.Manifest, st *study, 
 		row.Cells = append(row.Cells, ConditionsCell{Text: combinedText(s), Num: true}, ConditionsCell{Text: fmt.Sprint(o.Used[s]), Num: true}, ConditionsCell{Text: status, Small: true})
 		cv.Rows = append(cv.Rows, row)
 	}
-	if cd.Combine == selection.CombineMean {
+	if cd.Combine == question.CombineMean {
 		cv.Caption = fmt.Sprintf("Each setting's mean at every condition and its %s over them", combined)
 		if weights != nil {
 			cv.Caption += " (weights " + weightsText(cd.Weights) + ")"
@@ -268,7 +269,7 @@ func conditionsView(dec *selection.Decision, m *resultsdir.Manifest, st *study, 
 	}
 	v.Procedure += "."
 	v.Split = splitText(dec)
-	if cd.Combine == selection.CombineWorst && cd.Pairs > 0 {
+	if cd.Combine == question.CombineWorst && cd.Pairs > 0 {
 		v.Split += fmt.Sprintf(" Screening and the rare-event rule are spread over the %d cell pairs ((k − 1)·m: each other setting's worst cell against each cell of the best) that could eliminate the best setting.", cd.Pairs)
 	}
 	if subject != "" {
@@ -288,7 +289,7 @@ func conditionsView(dec *selection.Decision, m *resultsdir.Manifest, st *study, 
 			at = " at " + cd.Conditions[cd.WorstAt[b]]
 		}
 		headline = fmt.Sprintf("Selected: %s — %s %s of %s over %s, %s%s (per condition: %s).", cd.Settings[b], what, combined, describeMetric(metric), over, val(o.Means[b]), at, strings.Join(cellsOf(b), "; "))
-		if cd.Combine == selection.CombineMean {
+		if cd.Combine == question.CombineMean {
 			v.Guarantee = fmt.Sprintf("With %s confidence, the setting with the best %s over %s when it leads every other by at least %s (the indifference); a setting closer than that may be selected in its place.",
 				conf, combined, over, delta)
 		} else {
@@ -339,7 +340,7 @@ func conditionsPending(v *DecisionView, dec *selection.Decision, dir, delta, con
 
 // conditionAxes names the condition axes by their short names: "senders", "senders ×
 // load".
-func conditionAxes(obj *selection.Objective) string {
+func conditionAxes(obj *question.Objective) string {
 	if obj == nil || len(obj.Conditions) == 0 {
 		return "the conditions"
 	}
@@ -351,9 +352,9 @@ func conditionAxes(obj *selection.Objective) string {
 	return strings.Join(names, " × ")
 }
 
-func goalOf(obj *selection.Objective) selection.Goal {
+func goalOf(obj *question.Objective) question.Goal {
 	if obj == nil {
-		return selection.Min
+		return question.Min
 	}
 	return obj.Goal
 }
@@ -393,7 +394,7 @@ func conditionsPivot(v *DecisionView, headline string) string {
 	for _, r := range cv.Rows {
 		var parts []string
 		for k, c := range r.Cells {
-			if c.Text == "" || c.Small && (c.Text == "in contention" || c.Text == "selected" || v.Conditions.Combine == string(selection.CombineEach)) {
+			if c.Text == "" || c.Small && (c.Text == "in contention" || c.Text == "selected" || v.Conditions.Combine == string(question.CombineEach)) {
 				continue
 			}
 			if k > 0 && k < len(cv.Header) {
@@ -416,13 +417,13 @@ func conditionsPivot(v *DecisionView, headline string) string {
 
 // combineText is ObjectiveText's words for the conditions: "; over the conditions of
 // senders: the setting whose worst condition is best (combine: worst)"; "" without.
-func combineText(o *selection.Objective) string {
+func combineText(o *question.Objective) string {
 	if len(o.Conditions) == 0 {
 		return ""
 	}
 	s := "; settings compared over the conditions of " + conditionAxes(o) + ": "
 	switch o.Combine {
-	case selection.CombineMean:
+	case question.CombineMean:
 		s += "the best mean over them"
 		if o.Weights != nil {
 			var w []string
@@ -431,7 +432,7 @@ func combineText(o *selection.Objective) string {
 			}
 			s += " (weights " + strings.Join(w, " : ") + ")"
 		}
-	case selection.CombineWorst:
+	case question.CombineWorst:
 		s += "the setting whose worst condition is best"
 	default:
 		s += "one answer per condition"

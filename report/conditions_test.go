@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/internal/resultstest"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/selection"
 )
@@ -21,11 +22,11 @@ import (
 //
 // and its decision by combine, replayed over the same means with a small noise (so that
 // the paired differences vary) by selection.DecideConditions.
-func conditioned(t *testing.T, combine selection.Combine, then *selection.Then) (string, *selection.Decision) {
-	obj := &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 1,
+func conditioned(t *testing.T, combine question.Combine, then *question.Then) (string, *selection.Decision) {
+	obj := &question.Objective{Metric: "fct_p99_usec_lossless", Goal: question.Min, Indifference: 1,
 		Conditions: []string{"switch_StaticPoolXoffThreshold"}, Combine: combine, Then: then}
 	st := study{Sweep: resultstest.Grid([]float64{0.25, 1}, []float64{200e3, 700e3}, 5, false), Objective: obj,
-		Select: &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 400}}
+		Select: &question.Config{Confidence: 0.95, Initial: 5, MaxJobs: 400}}
 	// The lossy class (TC 0) gains goodput with α, 1,000 + 400α Gbps: 1,100 at 0.25 and
 	// 1,400 at 1; the lossless class (TC 1) has 800 Gbps everywhere.
 	st.Sweep.Classes = func(j resultstest.Job) []stats.Class {
@@ -40,7 +41,7 @@ func conditioned(t *testing.T, combine selection.Combine, then *selection.Then) 
 		"LossyAlpha=1, StaticPoolXoffThreshold=200KB", "LossyAlpha=1, StaticPoolXoffThreshold=700KB"}
 	mu := []float64{102.5, 152.5, 110, 160}
 	noise := []float64{0, 0.02, -0.02, 0.01, -0.01}
-	p := selection.Problem{Goal: selection.Min, Delta: 1, Metric: obj.Metric, Config: *st.Select}
+	p := selection.Problem{Goal: question.Min, Delta: 1, Metric: obj.Metric, Config: *st.Select}
 	for i, l := range labels {
 		pt := selection.Point{Label: l}
 		for j, e := range noise {
@@ -64,13 +65,13 @@ func conditioned(t *testing.T, combine selection.Combine, then *selection.Then) 
 func TestFirstScreenConditions(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		combine                    selection.Combine
+		combine                    question.Combine
 		headline, guarantee, split string
 		rows                       []string // the table's rows, cells joined by " | "
 		pivot                      string
 	}{
 		{
-			combine:   selection.CombineEach,
+			combine:   question.CombineEach,
 			headline:  "Selected at every condition of StaticPoolXoffThreshold: LossyAlpha=0.25 — lowest p99 FCT of the lossless traffic (StaticPoolXoffThreshold=200KB: LossyAlpha=0.25 (102.5 µs); StaticPoolXoffThreshold=700KB: LossyAlpha=0.25 (152.5 µs)).",
 			guarantee: "With 95% confidence for all 2 answers together: at each condition, the best setting there when it leads every other by at least 1 µs (the indifference); a setting closer than that may be selected in its place.",
 			split:     "The 5% error allowed is split over the 2 conditions (Bonferroni): 2.5% each, and within each condition between screening, the rare-event rule and feasibility as for one selection.",
@@ -81,7 +82,7 @@ func TestFirstScreenConditions(t *testing.T) {
 			pivot: "  * StaticPoolXoffThreshold=200KB; selected setting LossyAlpha=0.25; p99 FCT of the lossless traffic 102.5 µs; replicates 5\n",
 		},
 		{
-			combine:   selection.CombineMean,
+			combine:   question.CombineMean,
 			headline:  "Selected: LossyAlpha=0.25 — lowest mean of p99 FCT of the lossless traffic over the 2 conditions of StaticPoolXoffThreshold, 127.5 µs (per condition: StaticPoolXoffThreshold=200KB: 102.5 µs; StaticPoolXoffThreshold=700KB: 152.5 µs).",
 			guarantee: "With 95% confidence, the setting with the best mean over the 2 conditions of StaticPoolXoffThreshold when it leads every other by at least 1 µs (the indifference); a setting closer than that may be selected in its place.",
 			split:     "The 5% error allowed is split: 2.5% to screening, 2.5% to the rare-event rule (2.5% per pair: a pair with equal results, or a point whose results sit on one value, waits 368 replicates).",
@@ -92,7 +93,7 @@ func TestFirstScreenConditions(t *testing.T) {
 			pivot: "  * LossyAlpha=0.25; StaticPoolXoffThreshold=200KB 102.5 µs; StaticPoolXoffThreshold=700KB 152.5 µs; mean 127.5 µs; replicates 5\n",
 		},
 		{
-			combine:   selection.CombineWorst,
+			combine:   question.CombineWorst,
 			headline:  "Selected: LossyAlpha=0.25 — lowest worst case of p99 FCT of the lossless traffic over the 2 conditions of StaticPoolXoffThreshold, 152.5 µs at StaticPoolXoffThreshold=700KB (per condition: StaticPoolXoffThreshold=200KB: 102.5 µs; StaticPoolXoffThreshold=700KB: 152.5 µs).",
 			guarantee: "With 95% confidence, the setting whose worst condition is best, when its worst case leads every other setting's by at least 1 µs (the indifference); a setting closer than that may be selected in its place.",
 			split: "The 5% error allowed is split: 2.5% to screening, 2.5% to the rare-event rule (1.25% per pair: a pair with equal results, or a point whose results sit on one value, waits 437 replicates). " +
@@ -132,7 +133,7 @@ func TestFirstScreenConditions(t *testing.T) {
 			}
 			// Each condition's selected setting costs the lossy class 21.4% of its goodput
 			// against α 1 there: said per condition, every class tabled per condition.
-			if c.combine == selection.CombineEach {
+			if c.combine == question.CombineEach {
 				wantCosts := []string{
 					"at StaticPoolXoffThreshold=200KB costs the lossy class (TC 0) 21.43% of its goodput: 1100 Gbps against 1400 Gbps at LossyAlpha=1; that point left the selection in round 0: worse than LossyAlpha=0.25 by 7.5 on 5 paired replicates, beyond the indifference (1)",
 					"at StaticPoolXoffThreshold=700KB costs the lossy class (TC 0) 21.43% of its goodput: 1100 Gbps against 1400 Gbps at LossyAlpha=1; that point left the selection in round 0: worse than LossyAlpha=0.25 by 7.5 on 5 paired replicates, beyond the indifference (1)",
@@ -173,7 +174,7 @@ func TestFirstScreenConditions(t *testing.T) {
 // chose among and the guarantee covers both metrics (docs/statistics.md §9).
 func TestFirstScreenConditionsThen(t *testing.T) {
 	t.Parallel()
-	dir, dec := conditioned(t, selection.CombineEach, &selection.Then{Metric: "completed_frac_lossy", Goal: selection.Max, Indifference: 0.02})
+	dir, dec := conditioned(t, question.CombineEach, &question.Then{Metric: "completed_frac_lossy", Goal: question.Max, Indifference: 0.02})
 	r, err := report.Build(dir, report.Options{Decision: dec, Width: 300, Height: 200})
 	if err != nil {
 		t.Fatal(err)
@@ -191,9 +192,9 @@ func TestFirstScreenConditionsThen(t *testing.T) {
 // 1,000 + 100·replicate Gbps over replicates 0-7 is 1,350 Gbps (1,200 over the first 5).
 func TestClassesOverReplicatesUsed(t *testing.T) {
 	t.Parallel()
-	obj := &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 1}
+	obj := &question.Objective{Metric: "fct_p99_usec_lossless", Goal: question.Min, Indifference: 1}
 	st := study{Sweep: resultstest.Grid([]float64{0.25, 1}, []float64{200e3}, 8, false), Objective: obj,
-		Select: &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 400}}
+		Select: &question.Config{Confidence: 0.95, Initial: 5, MaxJobs: 400}}
 	st.Sweep.Classes = func(j resultstest.Job) []stats.Class {
 		return []stats.Class{{JobID: j.ID, DataTC: 0, MsgsPosted: 10, MsgsCompleted: 10, CompletedFrac: 1, GoodputGbps: 1000 + 100*float64(j.Replicate), FctP99Usec: 300}}
 	}

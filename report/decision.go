@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
@@ -100,14 +101,14 @@ func decisionView(dec *selection.Decision, m *resultsdir.Manifest, st *study, di
 	metric, goal, subject := "objective", "lowest", ""
 	if obj != nil {
 		metric, subject = obj.Metric, strings.Join(obj.SubjectTo, " and ")
-		if obj.Goal == selection.Max {
+		if obj.Goal == question.Max {
 			goal = "highest"
 		}
 		if t := obj.Then; t != nil {
 			// The selection is on then's metric, among the points near the best on the
 			// primary.
 			near := fmt.Sprintf("within %s of the best on %s", amount(obj.Metric, obj.Indifference), obj.Metric)
-			metric, goal = t.Metric, map[bool]string{true: "highest", false: "lowest"}[t.Goal == selection.Max]
+			metric, goal = t.Metric, map[bool]string{true: "highest", false: "lowest"}[t.Goal == question.Max]
 			if subject != "" {
 				subject = near + " and " + subject
 			} else {
@@ -155,7 +156,7 @@ func decisionView(dec *selection.Decision, m *resultsdir.Manifest, st *study, di
 	// confidence yet: the objective's and the settings' stand in.
 	confidence := dec.Confidence
 	if confidence == 0 {
-		confidence = selection.DefaultConfidence
+		confidence = question.DefaultConfidence
 		if m.Select != nil {
 			confidence = m.Select.WithDefaults(k).Confidence
 		}
@@ -238,7 +239,7 @@ func decisionView(dec *selection.Decision, m *resultsdir.Manifest, st *study, di
 			headline = fmt.Sprintf("This fixed design does not decide it: %s within reach of the best; a sequential selection would continue (`rocesweep run SPEC --select`).",
 				map[bool]string{true: "1 point remains", false: fmt.Sprintf("%d points remain", len(v.Contenders))}[len(v.Contenders) == 1])
 			v.Next = fmt.Sprintf("`rocesweep run SPEC --select -o DIR` runs %s per point first and then only the points still in contention, until one is within %s of the best with %s confidence.",
-				Plural(selection.DefaultInitial, "replicate"), delta, conf)
+				Plural(question.DefaultInitial, "replicate"), delta, conf)
 		} else {
 			headline = "Not decided yet: " + v.Why
 			v.Next = fmt.Sprintf("`%s` runs %s and decides again.", continueCmd(dir), needText(dec))
@@ -297,10 +298,10 @@ func decisionView(dec *selection.Decision, m *resultsdir.Manifest, st *study, di
 }
 
 // paretoView fills v for a Pareto objective's decision.
-func paretoView(v *DecisionView, dec *selection.Decision, obj *selection.Objective, label func(int) string) {
+func paretoView(v *DecisionView, dec *selection.Decision, obj *question.Objective, label func(int) string) {
 	var names []string
 	for _, o := range obj.Pareto {
-		v.FrontHead = append(v.FrontHead, fmt.Sprintf("%s (%s; indifference %s)", o.Metric, map[bool]string{true: "higher", false: "lower"}[o.Goal == selection.Max]+" is better", amount(o.Metric, o.Indifference)))
+		v.FrontHead = append(v.FrontHead, fmt.Sprintf("%s (%s; indifference %s)", o.Metric, map[bool]string{true: "higher", false: "lower"}[o.Goal == question.Max]+" is better", amount(o.Metric, o.Indifference)))
 		names = append(names, o.Metric)
 	}
 	for _, i := range dec.Front {

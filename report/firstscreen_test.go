@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/internal/resultstest"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
@@ -32,9 +33,9 @@ var gridLabels = func() []string {
 // every job completed msgs lossless messages.
 func selected(t *testing.T, msgs float64) string {
 	st := study{Sweep: resultstest.Grid([]float64{0.25, 0.5, 1, 2}, []float64{200e3, 400e3, 700e3}, 5, false),
-		Objective: &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 5,
+		Objective: &question.Objective{Metric: "fct_p99_usec_lossless", Goal: question.Min, Indifference: 5,
 			SubjectTo: []string{"drops_lossless == 0"}, Also: []string{"goodput_gbps"}},
-		Select: &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 600},
+		Select: &question.Config{Confidence: 0.95, Initial: 5, MaxJobs: 600},
 		Edit: func(tb *resultsdir.Table) {
 			addColumn(tb, "msgs_completed_lossless", func(int) float64 { return msgs })
 			addColumn(tb, "msgs_started_lossless", func(int) float64 { return msgs })
@@ -231,7 +232,7 @@ func TestFirstScreenNotDecided(t *testing.T) {
 // this design does not decide it and what a sequential selection would do.
 func TestFirstScreenFixedDesign(t *testing.T) {
 	st := pcieGen3(3)
-	st.Objective = &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 2,
+	st.Objective = &question.Objective{Metric: "fct_p99_usec_lossless", Goal: question.Min, Indifference: 2,
 		Default: "the workload is a lossless incast: its p99 FCT"}
 	dir := st.write(t, filepath.Join(t.TempDir(), "res"))
 	var labels []string
@@ -278,26 +279,26 @@ func TestObjectiveHeadline(t *testing.T) {
 	t.Parallel() // no package state changed: runs beside the other parallel tests
 	for _, c := range []struct {
 		name     string
-		obj      selection.Objective
+		obj      question.Objective
 		edit     func(tb *resultsdir.Table)
 		headline string
 		focus    string
 	}{
 		// drops_lossy = 100α ties over the Xoff levels.
-		{"drops", selection.Objective{Metric: "drops_lossy", Goal: selection.Min, Also: []string{"goodput_gbps"}}, nil,
+		{"drops", question.Objective{Metric: "drops_lossy", Goal: question.Min, Also: []string{"goodput_gbps"}}, nil,
 			"Lowest drops of lossy packets: LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 25 ± 0 (as are 2 other points); 2 other points are within the noise of it.",
 			"drops_lossy goodput_gbps"},
-		{"max", selection.Objective{Metric: "goodput_gbps", Goal: selection.Max}, nil,
+		{"max", question.Objective{Metric: "goodput_gbps", Goal: question.Max}, nil,
 			"Highest goodput (Gbps): LossyAlpha=0.25, StaticPoolXoffThreshold=200KB, 377.5 ± 0.064 (as are 2 other points); 2 other points are within the noise of it.",
 			"goodput_gbps"},
 		// headroom's question: lossless drops, 0 at every point of this grid.
-		{"constant", selection.Objective{Metric: "drops_lossless", Goal: selection.Min}, nil,
+		{"constant", question.Objective{Metric: "drops_lossless", Goal: question.Min}, nil,
 			"drops_lossless is 0 at every point: the objective does not tell the points apart.", ""},
 		// the AI study's question, on results without collectives.
-		{"null", selection.Objective{Metric: "cct_p50_usec", Goal: selection.Min}, func(tb *resultsdir.Table) { nullColumn(tb, "cct_p50_usec") },
+		{"null", question.Objective{Metric: "cct_p50_usec", Goal: question.Min}, func(tb *resultsdir.Table) { nullColumn(tb, "cct_p50_usec") },
 			"cct_p50_usec is null at every point (nothing of that kind completed): the objective cannot tell the points apart.", ""},
 		// subject_to narrows the objective's answer to the points meeting it in every replicate.
-		{"subject_to", selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, SubjectTo: []string{"drops_lossy >= 50"}}, nil,
+		{"subject_to", question.Objective{Metric: "fct_p99_usec_lossless", Goal: question.Min, SubjectTo: []string{"drops_lossy >= 50"}}, nil,
 			"Lowest p99 FCT of the lossless traffic (µs), among the 9 of 12 points that meet drops_lossy >= 50: LossyAlpha=0.5, StaticPoolXoffThreshold=200KB, 105.0 ± 0.064 (p99 of 150 messages); better than every other point beyond the noise.",
 			"fct_p99_usec_lossless"},
 	} {
@@ -503,7 +504,7 @@ func TestFirstScreenFlat(t *testing.T) {
 // α 0.25 point.
 func TestAnswersRespectConstraints(t *testing.T) {
 	t.Parallel()
-	obj := selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, SubjectTo: []string{"drops_lossy >= 50"}}
+	obj := question.Objective{Metric: "fct_p99_usec_lossless", Goal: question.Min, SubjectTo: []string{"drops_lossy >= 50"}}
 	st := study{Sweep: resultstest.Grid([]float64{0.25, 0.5, 1, 2}, []float64{200e3, 400e3, 700e3}, 2, false), Objective: &obj}
 	dir := st.write(t, filepath.Join(t.TempDir(), "res"))
 	r, err := report.Build(dir, report.Options{Width: 200, Height: 150})
@@ -532,8 +533,8 @@ func TestAnswersRespectConstraints(t *testing.T) {
 func TestCostCountsEveryJob(t *testing.T) {
 	t.Parallel()
 	st := study{Sweep: resultstest.Grid([]float64{0.25, 0.5, 1, 2}, []float64{200e3, 400e3, 700e3}, 8, false),
-		Objective: &selection.Objective{Metric: "fct_p99_usec_lossless", Goal: selection.Min, Indifference: 5},
-		Select:    &selection.Config{Confidence: 0.95, Initial: 5, MaxJobs: 600}}
+		Objective: &question.Objective{Metric: "fct_p99_usec_lossless", Goal: question.Min, Indifference: 5},
+		Select:    &question.Config{Confidence: 0.95, Initial: 5, MaxJobs: 600}}
 	dir := st.write(t, filepath.Join(t.TempDir(), "res"))
 	r, err := report.Build(dir, report.Options{Decision: decision(selection.Decided), Width: 200, Height: 150})
 	if err != nil {

@@ -9,16 +9,16 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/internal/resultstest"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // study is a synthetic results directory with what run records in manifest.json for an
 // objective, a sequential selection and zipped axes.
 type study struct {
 	Sweep     resultstest.Sweep
-	Objective *selection.Objective
-	Select    *selection.Config
+	Objective *question.Objective
+	Select    *question.Config
 	AxisZip   []int
 	// Edit, if set, changes the jobs table before it is written (new columns, nulls).
 	Edit func(t *resultsdir.Table)

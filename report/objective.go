@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/selection/ci"
@@ -163,12 +164,12 @@ func countOf(jobs *resultsdir.Table, m string, rows []int) *count {
 // ObjectiveText states the study's question in words (dec, when not nil, resolves a
 // percent indifference): "lowest fct_p99_usec_lossless (p99
 // FCT of the lossless traffic), subject to drops_lossless == 0; indifference 5 µs".
-func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
+func ObjectiveText(o *question.Objective, dec *selection.Decision) string {
 	if b := o.Bisect; b != nil {
 		return BisectText(o)
 	}
 	best := "lowest"
-	if o.Goal == selection.Max {
+	if o.Goal == question.Max {
 		best = "highest"
 	}
 	s := best + " " + o.Metric
@@ -189,7 +190,7 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 	}
 	if t := o.Then; t != nil {
 		then := "lowest"
-		if t.Goal == selection.Max {
+		if t.Goal == question.Max {
 			then = "highest"
 		}
 		s += fmt.Sprintf("; then, among the points within that indifference of the best: %s %s", then, t.Metric)
@@ -212,7 +213,7 @@ func ObjectiveText(o *selection.Objective, dec *selection.Decision) string {
 // BisectText is a bisection's question in words: "the smallest
 // switch.HeadRoomPerPortLimit in [0, 1MB], to 1KB, such that drops_lossless == 0, for
 // each condition".
-func BisectText(o *selection.Objective) string {
+func BisectText(o *question.Objective) string {
 	b := o.Bisect
 	s := fmt.Sprintf("the %s %s in [%s, %s], to %s, such that %s, for each condition", b.Direction, b.Attr, b.FromText, b.ToText, b.ResolutionText, strings.Join(o.SubjectTo, " and "))
 	if len(o.Also) > 0 {

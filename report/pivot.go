@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
@@ -159,7 +160,7 @@ func Pivot(w io.Writer, dir, metric string, dec *selection.Decision) error {
 	}
 	lower := lowerBetter(metric)
 	if o := m.Objective; o != nil && o.Metric == metric {
-		lower = o.Goal != selection.Max
+		lower = o.Goal != question.Max
 	}
 	return bestLine(w, jobs, all, axes, metric, lower)
 }
@@ -302,7 +303,7 @@ func cellIntervals(jobs *resultsdir.Table, use []bool, axes []*axis, mc *results
 // objective's metric when the results state one and hold it; else the first of the
 // report's main metrics that the ok jobs hold and that varies between them (the answer
 // the study asks for first, as on the report's first screen), else drops_total.
-func closingMetric(jobs *resultsdir.Table, obj *selection.Objective) string {
+func closingMetric(jobs *resultsdir.Table, obj *question.Objective) string {
 	if obj != nil {
 		if c := jobs.Col(obj.Metric); c != nil && !c.IsString() {
 			return obj.Metric

@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
@@ -392,7 +393,7 @@ func Build(dir string, opts Options) (*Report, error) {
 // and a line chart over each axis; every other metric one heat map (one line chart with
 // one axis) under "All metrics". A metric with one value, or none, at every point is
 // listed in Uniform instead of charted.
-func (r *Report) chart(jobs *resultsdir.Table, ok []bool, axes []*axis, st *study, obj *selection.Objective, opts Options) error {
+func (r *Report) chart(jobs *resultsdir.Table, ok []bool, axes []*axis, st *study, obj *question.Objective, opts Options) error {
 	var focus []string
 	switch {
 	case opts.Metrics != nil:

@@ -3,12 +3,12 @@ package resultsdir
 import (
 	"testing"
 
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 func TestRunQuestion(t *testing.T) {
-	minDrops := &selection.Objective{Metric: "drops_total", Goal: selection.Min}
-	maxGood := &selection.Objective{Metric: "goodput_gbps", Goal: selection.Max}
+	minDrops := &question.Objective{Metric: "drops_total", Goal: question.Min}
+	maxGood := &question.Objective{Metric: "goodput_gbps", Goal: question.Max}
 	for _, tc := range []struct {
 		name string
 		run  Run
@@ -17,7 +17,7 @@ func TestRunQuestion(t *testing.T) {
 		{"no objective", Run{}, ""},
 		{"min", Run{Objective: minDrops}, "min drops_total"},
 		{"max", Run{Objective: maxGood}, "max goodput_gbps"},
-		{"selection", Run{Objective: minDrops, Select: &selection.Config{}}, "select min drops_total"},
+		{"selection", Run{Objective: minDrops, Select: &question.Config{}}, "select min drops_total"},
 		{"a sim", Run{Objective: minDrops, Sim: true}, ""},
 	} {
 		if got := tc.run.Question(); got != tc.want {

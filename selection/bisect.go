@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // A bisection (docs/statistics.md §12) answers the engineer's sizing question for every
@@ -35,23 +36,23 @@ import (
 // jobs at their most, for deterministic jobs (a bound never reached); else
 // max(2 × RareRuns, 10 × initial) jobs per probe (a plain condition's test never needs
 // more than RareRuns; Wald's and Batur and Kim's tests have no fixed bound).
-func BisectMaxJobs(b *Bisect, cfg Config, c, tests int) int {
+func BisectMaxJobs(b *question.Bisect, cfg question.Config, c, tests int) int {
 	p := b.BisectProbes()
 	if b.Deterministic {
 		return c * p
 	}
 	beta := (1 - cfg.Confidence) / float64(c*p*max(tests, 1)) // split's per-test share
-	return c * p * max(2*RareRuns(cfg.Rare, beta), 10*cfg.Initial)
+	return c * p * max(2*question.RareRuns(cfg.Rare, beta), 10*cfg.Initial)
 }
 
 // BisectProblem is everything BisectDecide needs.
 type BisectProblem struct {
-	Bisect      Bisect
+	Bisect      question.Bisect
 	Constraints []Constraint
 	// Config: Confidence, Rare, Initial (a stochastic probe's first batch, and the runs
 	// before a mean bound is judged) and MaxJobs, with defaults applied
 	// (Config.WithDefaults; MaxJobs 0 means BisectMaxJobs).
-	Config Config
+	Config question.Config
 	// Conditions label the conditions (the grid points), in plan order.
 	Conditions []string
 	// Obs returns condition c's run at lattice step k, replicate r (Missing when it is
@@ -74,7 +75,7 @@ func (p *BisectProblem) val(k int) string {
 // split is the confidence split of a stochastic bisection (Bonferroni): each probe's
 // share of α = 1 − confidence over the conditions × the most probes a condition takes,
 // and each test's share of that over the tests a probe makes.
-func (p *BisectProblem) split(cfg Config) (perProbe, perTest float64) {
+func (p *BisectProblem) split(cfg question.Config) (perProbe, perTest float64) {
 	perProbe = (1 - cfg.Confidence) / float64(len(p.Conditions)*p.Bisect.BisectProbes())
 	return perProbe, perProbe / float64(TestsPerProbe(p.Constraints))
 }
@@ -162,8 +163,8 @@ func (p BisectProblem) Validate() error {
 	switch {
 	case len(p.Conditions) == 0:
 		return errors.New("no conditions to bisect over")
-	case b.Direction != Smallest && b.Direction != Largest:
-		return fmt.Errorf("direction %q is neither %q nor %q", b.Direction, Smallest, Largest)
+	case b.Direction != question.Smallest && b.Direction != question.Largest:
+		return fmt.Errorf("direction %q is neither %q nor %q", b.Direction, question.Smallest, question.Largest)
 	case !finite(b.From) || !finite(b.To) || !(b.To > b.From):
 		return fmt.Errorf("range [%g, %g] is empty: its second value must be above its first", b.From, b.To)
 	case !(b.Resolution > 0) || !finite(b.Resolution):
@@ -175,14 +176,14 @@ func (p BisectProblem) Validate() error {
 	case p.Obs == nil:
 		return errors.New("no observations (Obs is nil)")
 	}
-	q := Problem{Goal: Min, Delta: 1, Constraints: p.Constraints, Config: p.Config, Points: make([]Point, len(p.Conditions))}
+	q := Problem{Goal: question.Min, Delta: 1, Constraints: p.Constraints, Config: p.Config, Points: make([]Point, len(p.Conditions))}
 	cfg := p.config()
 	q.Config.MaxJobs = max(cfg.MaxJobs, len(p.Conditions)*cfg.Initial)
 	return q.Validate()
 }
 
 // config is p.Config with its defaults, MaxJobs BisectMaxJobs's when unset.
-func (p BisectProblem) config() Config {
+func (p BisectProblem) config() question.Config {
 	maxJobs := p.Config.MaxJobs
 	c := p.Config.WithDefaults(len(p.Conditions)) // a selection's MaxJobs default ...
 	c.MaxJobs = maxJobs                           // ... is not a bisection's
@@ -205,7 +206,7 @@ func BisectDecide(p BisectProblem) BisectDecision {
 		Probes: b.BisectProbes(), Tests: TestsPerProbe(p.Constraints), MaxJobs: cfg.MaxJobs, Conditions: []BisectCondition{}, Need: []ProbeNeed{}}
 	if !b.Deterministic {
 		d.PerProbe, d.PerTest = p.split(cfg)
-		d.Rare, d.RareRunsOK = cfg.Rare, RareRuns(cfg.Rare, d.PerTest)
+		d.Rare, d.RareRunsOK = cfg.Rare, question.RareRuns(cfg.Rare, d.PerTest)
 	}
 	for c := range p.Conditions {
 		cr := condReplay{p: &p, cfg: cfg, d: &d, c: c}
@@ -269,7 +270,7 @@ func (d *BisectDecision) summary() string {
 // distance from the range's safe end (t = 0 is the safe end, t = K the other).
 type condReplay struct {
 	p    *BisectProblem
-	cfg  Config
+	cfg  question.Config
 	d    *BisectDecision
 	c    int
 	seq  int // jobs asked so far, in order
@@ -278,7 +279,7 @@ type condReplay struct {
 
 // step is the lattice step of t.
 func (r *condReplay) step(t int) int {
-	if r.p.Bisect.Direction == Smallest {
+	if r.p.Bisect.Direction == question.Smallest {
 		return r.p.Bisect.Steps() - t
 	}
 	return t
@@ -374,7 +375,7 @@ func widestGap(ts []int, last bool) (int, bool) {
 
 // tOf is the t of lattice step k.
 func (r *condReplay) tOf(k int) int {
-	if r.p.Bisect.Direction == Smallest {
+	if r.p.Bisect.Direction == question.Smallest {
 		return r.p.Bisect.Steps() - k
 	}
 	return k

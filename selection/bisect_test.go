@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // plain is subject_to [drops_lossless == 0] as the procedure sees it.
@@ -56,8 +57,8 @@ func driveBisect(t testing.TB, p BisectProblem, truth func(c, k, r int) Obs) (Bi
 }
 
 // headroomBisect is the example: the smallest value in [0, 1MB] to 1 KB.
-func headroomBisect() Bisect {
-	return Bisect{Direction: Smallest, Attr: "switch.HeadRoomPerPortLimit", Column: "switch_HeadRoomPerPortLimit", Element: -1,
+func headroomBisect() question.Bisect {
+	return question.Bisect{Direction: question.Smallest, Attr: "switch.HeadRoomPerPortLimit", Column: "switch_HeadRoomPerPortLimit", Element: -1,
 		From: 0, To: 1e6, Resolution: 1000, Deterministic: true, Checks: 1}
 }
 
@@ -117,7 +118,7 @@ func TestBisectDeterministicThreshold(t *testing.T) {
 // holds answers its range's end, one that fails at its safe end has no answer.
 func TestBisectLargestAndEnds(t *testing.T) {
 	t.Parallel()
-	b := Bisect{Direction: Largest, Attr: "nic.PfcStaticXoffThreshold[0]", Element: 0, From: 0.5, To: 1, Resolution: 0.001, Deterministic: true, Checks: 1}
+	b := question.Bisect{Direction: question.Largest, Attr: "nic.PfcStaticXoffThreshold[0]", Element: 0, From: 0.5, To: 1, Resolution: 0.001, Deterministic: true, Checks: 1}
 	limit := []float64{0.9874, 2, 0.1}
 	p := BisectProblem{Bisect: b, Constraints: plain, Conditions: []string{"x16", "x8", "x4"}}
 	d, _ := driveBisect(t, p, func(c, k, r int) Obs { return held(b.Value(k) <= limit[c]) })
@@ -208,7 +209,7 @@ func TestBisectFailedJob(t *testing.T) {
 func TestBisectBudget(t *testing.T) {
 	t.Parallel()
 	b := headroomBisect()
-	p := BisectProblem{Bisect: b, Constraints: plain, Conditions: []string{"a", "b"}, Config: Config{MaxJobs: 5}}
+	p := BisectProblem{Bisect: b, Constraints: plain, Conditions: []string{"a", "b"}, Config: question.Config{MaxJobs: 5}}
 	d, rounds := driveBisect(t, p, func(c, k, r int) Obs { return held(b.Value(k) >= 12345) })
 	if d.State != Budget || d.Jobs != 4 || rounds != 2 || d.Conditions[0].State != CondBudget {
 		t.Errorf("state %s after %d jobs and %d rounds, condition %s: %s", d.State, d.Jobs, rounds, d.Conditions[0].State, d.Why)
@@ -266,13 +267,13 @@ func TestBisectMacroReplications(t *testing.T) {
 			return 0
 		}, false},
 	}
-	b := Bisect{Direction: Smallest, Attr: "x", Element: -1, From: 0, To: 100, Resolution: 1, Checks: 1}
+	b := question.Bisect{Direction: question.Smallest, Attr: "x", Element: -1, From: 0, To: 100, Resolution: 1, Checks: 1}
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
 			t.Parallel()
 			right, jobs, maxJobs := 0, 0, 0
 			for seed := range reps {
-				p := BisectProblem{Bisect: b, Constraints: plain, Conditions: []string{"a", "b"}, Config: Config{Confidence: confidence, Rare: rare}}
+				p := BisectProblem{Bisect: b, Constraints: plain, Conditions: []string{"a", "b"}, Config: question.Config{Confidence: confidence, Rare: rare}}
 				d, _ := driveBisect(t, p, func(c, k, r int) Obs {
 					u := draw(seed, c, r)
 					if !sh.crn {
@@ -314,7 +315,7 @@ func TestBisectSplit(t *testing.T) {
 	if d.Probes != 12 || math.Abs(d.PerProbe-0.05/60) > 1e-15 || math.Abs(d.PerTest-0.05/120) > 1e-15 || d.Tests != 2 {
 		t.Errorf("probes %d, per probe %g, per test %g, tests %d; want 12, α/60, α/120, 2", d.Probes, d.PerProbe, d.PerTest, d.Tests)
 	}
-	if d.RareRunsOK != RareRuns(0.01, 0.05/120) || d.RareRunsOK != 775 {
+	if d.RareRunsOK != question.RareRuns(0.01, 0.05/120) || d.RareRunsOK != 775 {
 		t.Errorf("rare runs %d, want 775", d.RareRunsOK)
 	}
 	if len(d.Need) != 50 || d.Need[0] != (ProbeNeed{Cond: 0, Step: 1000, Replicate: 0, Seq: 0}) || d.Need[49] != (ProbeNeed{Cond: 4, Step: 1000, Replicate: 9, Seq: 9}) {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // Settings and conditions (studies.md "Settings and conditions"; docs/statistics.md §13).
@@ -33,7 +35,7 @@ import (
 
 // Grid lays a problem's points out as settings × conditions.
 type Grid struct {
-	Combine Combine
+	Combine question.Combine
 	// Weights are CombineMean's, one per condition, each > 0, relative (they are
 	// normalised to sum 1); nil weighs the conditions equally.
 	Weights    []float64
@@ -52,7 +54,7 @@ func (g Grid) Validate(n int) error {
 	if k == 0 || m == 0 {
 		return fmt.Errorf("conditions: %d settings and %d conditions: want at least one of each", k, m)
 	}
-	if !slices.Contains(Combines, g.Combine) {
+	if !slices.Contains(question.Combines, g.Combine) {
 		return fmt.Errorf("conditions: combine %q is none of each, mean, worst", g.Combine)
 	}
 	if len(g.Cell) != k {
@@ -65,7 +67,7 @@ func (g Grid) Validate(n int) error {
 		}
 		for c, i := range row {
 			switch {
-			case i < 0 && g.Combine != CombineEach:
+			case i < 0 && g.Combine != question.CombineEach:
 				return fmt.Errorf("conditions: combine %s needs every setting at every condition, and %s has no point at %s", g.Combine, g.Settings[s], g.Conditions[c])
 			case i < 0:
 			case i >= n || seen[i]:
@@ -79,7 +81,7 @@ func (g Grid) Validate(n int) error {
 		return fmt.Errorf("conditions: the cells name %d of the %d points", len(seen), n)
 	}
 	if g.Weights != nil {
-		if g.Combine != CombineMean {
+		if g.Combine != question.CombineMean {
 			return fmt.Errorf("conditions: weights are for combine mean, not %s", g.Combine)
 		}
 		if len(g.Weights) != m {
@@ -115,7 +117,7 @@ func (g Grid) weights() []float64 {
 // ConditionsDecision is what a study with conditions decided, beside the top-level
 // Decision that carries it (Decision.Conditions).
 type ConditionsDecision struct {
-	Combine    Combine
+	Combine    question.Combine
 	Settings   []string
 	Conditions []string
 	Weights    []float64 // normalised (mean); nil otherwise
@@ -160,14 +162,14 @@ func DecideConditions(p Problem, g Grid) Decision {
 	if err := g.Validate(len(p.Points)); err != nil {
 		panic("selection.DecideConditions: " + err.Error())
 	}
-	if g.Combine != CombineEach && (p.Near != nil || len(p.Pareto) > 0) {
+	if g.Combine != question.CombineEach && (p.Near != nil || len(p.Pareto) > 0) {
 		panic("selection.DecideConditions: combine " + string(g.Combine) + " with a secondary or Pareto objective: only each combines them")
 	}
 	p.Config = p.Config.WithDefaults(len(p.Points))
 	switch g.Combine {
-	case CombineEach:
+	case question.CombineEach:
 		return decideEach(p, g)
-	case CombineMean:
+	case question.CombineMean:
 		return decideMean(p, g)
 	}
 	return decideWorst(p, g)
@@ -438,13 +440,13 @@ func sortNeeds(need []Need) {
 // Order is the settings of a mean or worst decision as tables list them: the selected
 // (or best so far) first, then by their combined value, best first by goal (those
 // without one last), ties in plan order. Nil with combine each.
-func (cd *ConditionsDecision) Order(goal Goal) []int {
+func (cd *ConditionsDecision) Order(goal question.Goal) []int {
 	o := cd.Over
 	if o == nil {
 		return nil
 	}
 	sign := 1.0
-	if goal == Max {
+	if goal == question.Max {
 		sign = -1
 	}
 	key := func(s int) float64 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // grid22 is the worked example of docs/statistics.md §13: 2 settings × 2 conditions,
@@ -21,15 +22,15 @@ import (
 // c2. Every cell has a small noise (at most 0.2), so every pair's variance of paired
 // differences is below 0.24 and, with h² ≤ 21.3, KN's allowance W = max(0, δ/(2r)·(h²
 // S²/δ² − r)) is 0 at r = 5: every decision is made right after the first stage.
-func grid22(goal Goal, combine Combine, weights []float64) (Problem, Grid) {
+func grid22(goal question.Goal, combine question.Combine, weights []float64) (Problem, Grid) {
 	noise := [][]float64{{0, 0.1, -0.1, 0.2, -0.2}, {0.1, 0, -0.2, 0.1, 0}, {-0.1, 0.2, 0, 0, -0.1}, {0.2, -0.1, 0.1, -0.2, 0}}
 	mu := []float64{10, 16, 14, 14.5}
-	p := Problem{Goal: goal, Delta: 1, Config: Config{Confidence: 0.95, Initial: 5}}
+	p := Problem{Goal: goal, Delta: 1, Config: question.Config{Confidence: 0.95, Initial: 5}}
 	for i, lab := range []string{"A@c1", "A@c2", "B@c1", "B@c2"} {
 		pt := Point{Label: lab}
 		for _, e := range noise[i] {
 			x := mu[i] + e
-			if goal == Max {
+			if goal == question.Max {
 				x = -x
 			}
 			pt.Reps = append(pt.Reps, ok(x))
@@ -42,7 +43,7 @@ func grid22(goal Goal, combine Combine, weights []float64) (Problem, Grid) {
 
 func TestConditionsWorkedExample(t *testing.T) {
 	t.Run("each", func(t *testing.T) {
-		p, g := grid22(Min, CombineEach, nil)
+		p, g := grid22(question.Min, question.CombineEach, nil)
 		d := DecideConditions(p, g)
 		cd := d.Conditions
 		if d.State != Decided || d.Best != -1 || !near(cd.ConfidenceEach, 0.975) || d.Jobs != 20 {
@@ -61,7 +62,7 @@ func TestConditionsWorkedExample(t *testing.T) {
 		}
 	})
 	t.Run("mean", func(t *testing.T) {
-		p, g := grid22(Min, CombineMean, []float64{3, 1})
+		p, g := grid22(question.Min, question.CombineMean, []float64{3, 1})
 		d := DecideConditions(p, g)
 		o := d.Conditions.Over
 		// A: (3·10 + 16)/4 = 11.5; B: (3·14 + 14.5)/4 = 14.125. Two settings: screening
@@ -80,13 +81,13 @@ func TestConditionsWorkedExample(t *testing.T) {
 		}
 	})
 	t.Run("worst", func(t *testing.T) {
-		for _, goal := range []Goal{Min, Max} {
-			p, g := grid22(goal, CombineWorst, nil)
+		for _, goal := range []question.Goal{question.Min, question.Max} {
+			p, g := grid22(goal, question.CombineWorst, nil)
 			d := DecideConditions(p, g)
 			cd := d.Conditions
 			o := cd.Over
 			sign := 1.0
-			if goal == Max {
+			if goal == question.Max {
 				sign = -1 // values negated: the worst is the smallest
 			}
 			// A@c2 (16) is worse than B@c1 (14) by 2 and than B@c2 (14.5) by 1.5: A leaves,
@@ -106,8 +107,8 @@ func TestConditionsWorkedExample(t *testing.T) {
 		}
 	})
 	t.Run("first stage", func(t *testing.T) {
-		for _, c := range Combines {
-			p, g := grid22(Min, c, nil)
+		for _, c := range question.Combines {
+			p, g := grid22(question.Min, c, nil)
 			for i := range p.Points {
 				p.Points[i].Reps = p.Points[i].Reps[:2]
 			}
@@ -128,8 +129,8 @@ func TestConditionsWorkedExample(t *testing.T) {
 // A constraint holds at every condition: under mean and worst each constraint is judged
 // at each condition, and a setting that violates it at one leaves, named by it.
 func TestConditionsConstraintAtEveryCondition(t *testing.T) {
-	for _, c := range []Combine{CombineMean, CombineWorst} {
-		p, g := grid22(Min, c, nil)
+	for _, c := range []question.Combine{question.CombineMean, question.CombineWorst} {
+		p, g := grid22(question.Min, c, nil)
 		p.Constraints = []Constraint{{Text: "drops_lossless == 0", Kind: constraint.EveryRun}}
 		for i := range p.Points {
 			for j := range p.Points[i].Reps {
@@ -153,16 +154,16 @@ func TestConditionsConstraintAtEveryCondition(t *testing.T) {
 }
 
 func TestGridValidate(t *testing.T) {
-	_, g := grid22(Min, CombineWorst, nil)
+	_, g := grid22(question.Min, question.CombineWorst, nil)
 	g.Cell = [][]int{{0, 1}, {2, -1}}
 	if err := g.Validate(3); err == nil || !strings.Contains(err.Error(), "B has no point at c2") {
 		t.Errorf("missing cell with worst: %v", err)
 	}
-	g.Combine = CombineEach
+	g.Combine = question.CombineEach
 	if err := g.Validate(3); err != nil {
 		t.Errorf("missing cell with each: %v", err)
 	}
-	_, g = grid22(Min, CombineMean, []float64{1})
+	_, g = grid22(question.Min, question.CombineMean, []float64{1})
 	if err := g.Validate(4); err == nil || !strings.Contains(err.Error(), "1 weights for 2 conditions") {
 		t.Errorf("weights: %v", err)
 	}
@@ -191,7 +192,7 @@ func (cm cellModel) job(i, j int) Obs {
 	return ok(cm.mu[s][c] + cm.sigma*(math.Sqrt(cm.crn)*z+math.Sqrt(1-cm.crn)*e))
 }
 
-func (cm cellModel) grid(combine Combine, weights []float64) Grid {
+func (cm cellModel) grid(combine question.Combine, weights []float64) Grid {
 	k, m := len(cm.mu), len(cm.mu[0])
 	g := Grid{Combine: combine, Weights: weights}
 	for s := range k {
@@ -230,8 +231,8 @@ func driveConditions(p *Problem, g Grid, job func(i, j int) Obs, ahead int) Deci
 }
 
 // truth is the value a combine ranks setting s by: its weighted mean or its worst cell.
-func truth(mu []float64, combine Combine, w []float64) float64 {
-	if combine == CombineWorst {
+func truth(mu []float64, combine question.Combine, w []float64) float64 {
+	if combine == question.CombineWorst {
 		return slices.Max(mu)
 	}
 	v := 0.0
@@ -245,7 +246,7 @@ func truth(mu []float64, combine Combine, w []float64) float64 {
 // (each: the selected setting within δ of the best at every condition; mean and worst:
 // the selected setting's true combined value less than δ above the best one's), the
 // mean jobs, and how often each setting was selected (mean and worst).
-func macroConditions(t *testing.T, mu [][]float64, combine Combine, weights []float64, delta, crn float64, reps int, seed uint64) (pcs, jobs float64, picked []int) {
+func macroConditions(t *testing.T, mu [][]float64, combine question.Combine, weights []float64, delta, crn float64, reps int, seed uint64) (pcs, jobs float64, picked []int) {
 	t.Helper()
 	k, m := len(mu), len(mu[0])
 	g := cellModel{mu: mu}.grid(combine, weights)
@@ -253,14 +254,14 @@ func macroConditions(t *testing.T, mu [][]float64, combine Combine, weights []fl
 	w := g.weights()
 	for rep := range reps {
 		cm := cellModel{mu: mu, sigma: 1, crn: crn, seed: seed + uint64(rep)}
-		p := Problem{Goal: Min, Delta: delta, Config: Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}, Points: make([]Point, k*m)}
+		p := Problem{Goal: question.Min, Delta: delta, Config: question.Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}, Points: make([]Point, k*m)}
 		d := driveConditions(&p, g, cm.job, 15)
 		if d.State != Decided {
 			t.Fatalf("macro-replication %d: %s (%s)", rep, d.State, d.Why)
 		}
 		jobs += float64(d.Jobs)
 		right := true
-		if combine == CombineEach {
+		if combine == question.CombineEach {
 			for c, sub := range d.Conditions.PerCondition {
 				best := math.Inf(1)
 				for s := range k {
@@ -315,15 +316,15 @@ func TestConditionsProbabilityOfCorrectSelection(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		mu      [][]float64
-		combine Combine
+		combine question.Combine
 		weights []float64
 		want    int // the setting mean or worst must select
 	}{
-		{"each", each, CombineEach, nil, -1},
-		{"mean", mean, CombineMean, []float64{1, 2, 1}, 0},
-		{"worst", worst, CombineWorst, nil, 0},
-		{"worst against mean: worst", disagree, CombineWorst, nil, 0},
-		{"worst against mean: mean", disagree, CombineMean, nil, 1},
+		{"each", each, question.CombineEach, nil, -1},
+		{"mean", mean, question.CombineMean, []float64{1, 2, 1}, 0},
+		{"worst", worst, question.CombineWorst, nil, 0},
+		{"worst against mean: worst", disagree, question.CombineWorst, nil, 0},
+		{"worst against mean: mean", disagree, question.CombineMean, nil, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -355,11 +356,11 @@ func fuzzGrid(data []byte) (Problem, Grid) {
 	}
 	p.Points = p.Points[:ks*m]
 	p.Config.MaxJobs = max(p.Config.MaxJobs, len(p.Points)*p.Config.WithDefaults(len(p.Points)).Initial)
-	g := Grid{Combine: Combines[b.next(3)]}
-	if g.Combine != CombineEach {
+	g := Grid{Combine: question.Combines[b.next(3)]}
+	if g.Combine != question.CombineEach {
 		p.Near, p.Pareto = nil, nil
 	}
-	if g.Combine == CombineMean && b.next(2) == 0 {
+	if g.Combine == question.CombineMean && b.next(2) == 0 {
 		for range m {
 			g.Weights = append(g.Weights, float64(1+b.next(4)))
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // bytesReader hands out the fuzzer's bytes one at a time, then zeros.
@@ -28,8 +29,8 @@ func fuzzProblem(data []byte) Problem {
 	b := bytesReader(data)
 	k := 1 + b.next(5)
 	p := Problem{
-		Goal: []Goal{Min, Max}[b.next(2)],
-		Config: Config{
+		Goal: []question.Goal{question.Min, question.Max}[b.next(2)],
+		Config: question.Config{
 			Confidence: []float64{0.5, 0.8, 0.9, 0.95, 0.99}[b.next(5)],
 			Initial:    2 + b.next(3),
 		},
@@ -55,9 +56,9 @@ func fuzzProblem(data []byte) Problem {
 	}
 	switch b.next(4) {
 	case 0:
-		p.Near = &Near{Metric: "primary", Goal: []Goal{Min, Max}[b.next(2)], Delta: 0.5 * float64(1+b.next(4))}
+		p.Near = &Near{Metric: "primary", Goal: []question.Goal{question.Min, question.Max}[b.next(2)], Delta: 0.5 * float64(1+b.next(4))}
 	case 1:
-		p.Pareto = []Objective2{{Metric: "a", Goal: Min, Delta: 0.5}, {Metric: "b", Goal: []Goal{Min, Max}[b.next(2)], Delta: 1}}
+		p.Pareto = []Objective2{{Metric: "a", Goal: question.Min, Delta: 0.5}, {Metric: "b", Goal: []question.Goal{question.Min, question.Max}[b.next(2)], Delta: 1}}
 	}
 	for i := range k {
 		pt := Point{Label: fmt.Sprint(i)}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // maxN caps N_il = ⌊h² S²_il / δ²⌋ (a tiny δ or a huge variance would overflow an int):
@@ -32,8 +33,8 @@ func (p Problem) Validate() error {
 	if k == 0 {
 		return errors.New("no points to select from")
 	}
-	if p.Goal != Min && p.Goal != Max {
-		return fmt.Errorf("goal %q is neither %q nor %q", p.Goal, Min, Max)
+	if p.Goal != question.Min && p.Goal != question.Max {
+		return fmt.Errorf("goal %q is neither %q nor %q", p.Goal, question.Min, question.Max)
 	}
 	cfg := p.Config.WithDefaults(k)
 	// Below 0.5 the KN constant η is negative for two points, and a "selection" less
@@ -101,7 +102,7 @@ func Decide(p Problem) Decision {
 // min orientation (y = sign·X, sign = -1 for a max goal): smaller is better throughout.
 type replay struct {
 	p       Problem
-	cfg     Config
+	cfg     question.Config
 	k, n0   int // n0: the first stage, as extended
 	alpha   float64
 	sign    float64
@@ -171,7 +172,7 @@ func newReplay(p Problem) *replay {
 		failed: make([]bool, k), modes: make([]map[float64]int, k), modal: make([]int, k),
 		pairs: make([][]pairStat, k), tq: map[int]float64{},
 	}
-	if p.Goal == Max {
+	if p.Goal == question.Max {
 		r.sign = -1
 	}
 	r.d = Decision{
@@ -230,10 +231,10 @@ func (r *replay) split() {
 	}
 	r.d.Split = s
 	if s.PerPair > 0 {
-		r.d.RareRunsPair = RareRuns(r.cfg.Rare, s.PerPair)
+		r.d.RareRunsPair = question.RareRuns(r.cfg.Rare, s.PerPair)
 	}
 	if s.PerTest > 0 {
-		r.d.RareRunsOK = RareRuns(r.cfg.Rare, s.PerTest)
+		r.d.RareRunsOK = question.RareRuns(r.cfg.Rare, s.PerTest)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // ok is a committed job with objective value x and the given constraint values.
@@ -63,7 +64,7 @@ func TestRareRuns(t *testing.T) {
 	}{
 		{0.01, 0.05, 299}, {0.01, 0.001, 688}, {0.05, 0.025, 72}, {0.5, 0.5, 1}, {0, 0.05, 1},
 	} {
-		if got := RareRuns(c.rare, c.beta); got != c.want {
+		if got := question.RareRuns(c.rare, c.beta); got != c.want {
 			t.Errorf("RareRuns(%g, %g) = %d, want %d", c.rare, c.beta, got, c.want)
 		}
 	}
@@ -79,7 +80,7 @@ func TestSplit(t *testing.T) {
 	for i := range xs {
 		xs[i] = []float64{1}
 	}
-	p := Problem{Goal: Min, Delta: 1, Points: points(xs...), Constraints: []Constraint{
+	p := Problem{Goal: question.Min, Delta: 1, Points: points(xs...), Constraints: []Constraint{
 		{Text: "drops_lossless == 0"}, {Text: "msgs_completed_lossless == 120"}}}
 	d := Decide(p)
 	s := d.Split
@@ -125,7 +126,7 @@ func TestH2(t *testing.T) {
 				xs[i] = append(xs[i], float64(i*j+j*j)) // any values: h² does not depend on them
 			}
 		}
-		p := Problem{Goal: Min, Delta: 1, Points: points(xs...), Config: Config{Confidence: c.conf, Initial: c.n0}}
+		p := Problem{Goal: question.Min, Delta: 1, Points: points(xs...), Config: question.Config{Confidence: c.conf, Initial: c.n0}}
 		d := Decide(p)
 		if math.Abs(d.H2-c.want) > 5e-5*math.Max(1, c.want) {
 			t.Errorf("k %d n0 %d confidence %g: H2 = %.6f, want %.6f", c.k, c.n0, c.conf, d.H2, c.want)
@@ -156,7 +157,7 @@ func TestHandWorked(t *testing.T) {
 	a := []float64{10, 12, 11, 11.5}
 	b := []float64{12, 13, 14, 13.5}
 	c := []float64{20, 21, 23}
-	cfg := Config{Confidence: 0.95, Initial: 3, MaxJobs: 100}
+	cfg := question.Config{Confidence: 0.95, Initial: 3, MaxJobs: 100}
 	labels := []string{"A", "B", "C"}
 	nan := math.NaN()
 	split := Split{Screening: 0.025, Rare: 0.025, PerPair: 0.0125}
@@ -231,9 +232,9 @@ func TestHandWorked(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Problem{Goal: Min, Delta: 2, Config: cfg, Points: tc.pts}
+			p := Problem{Goal: question.Min, Delta: 2, Config: cfg, Points: tc.pts}
 			if tc.negate {
-				p.Goal = Max
+				p.Goal = question.Max
 				for i := range p.Points {
 					for j := range p.Points[i].Reps {
 						p.Points[i].Reps[j].X *= -1
@@ -276,12 +277,12 @@ func TestEqualOutputsWaitForRareEvents(t *testing.T) {
 	for j := range x {
 		x[j] = float64(j % 7)
 	}
-	cfg := Config{Initial: 5, Rare: 0.05}
-	d := Decide(Problem{Goal: Min, Delta: 0.5, Config: cfg, Points: points(x[:71], x[:71])})
+	cfg := question.Config{Initial: 5, Rare: 0.05}
+	d := Decide(Problem{Goal: question.Min, Delta: 0.5, Config: cfg, Points: points(x[:71], x[:71])})
 	if d.RareRunsPair != 72 || d.State != Running || !reflect.DeepEqual(d.Need, []Need{{0, 71}, {1, 71}}) {
 		t.Fatalf("at 71: %+v", d)
 	}
-	d = Decide(Problem{Goal: Min, Delta: 0.5, Config: cfg, Points: points(x, x)})
+	d = Decide(Problem{Goal: question.Min, Delta: 0.5, Config: cfg, Points: points(x, x)})
 	want := "the 2 remaining points are within the indifference of each other (some gave equal results in all 72 paired replicates: they differ, if at all, in fewer than 5% of runs)"
 	if d.State != Decided || d.Best != 0 || d.Stage != 72 || d.Jobs != 144 || d.Why != want {
 		t.Errorf("at 72: %+v", d)
@@ -299,8 +300,8 @@ func TestPointMassWaits(t *testing.T) {
 		cont[j] = 5 + 0.01*float64(j%3)
 	}
 	mass[40] = 1000
-	cfg := Config{Initial: 5, Rare: 0.05}
-	p := Problem{Goal: Min, Delta: 1, Config: cfg, Points: []Point{{Label: "mass"}, {Label: "cont"}}}
+	cfg := question.Config{Initial: 5, Rare: 0.05}
+	p := Problem{Goal: question.Min, Delta: 1, Config: cfg, Points: []Point{{Label: "mass"}, {Label: "cont"}}}
 	for j := range 20 {
 		commit(&p, 0, j, ok(mass[j]))
 		commit(&p, 1, j, ok(cont[j]))
@@ -324,24 +325,24 @@ func TestPointMassWaits(t *testing.T) {
 func TestPercentDelta(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		goal Goal
+		goal question.Goal
 		xs   [][]float64
 		want float64
 	}{
-		{"min", Min, [][]float64{{10, 12, 14}, {20, 22, 24}}, 0.6},          // 5% of 12
-		{"max", Max, [][]float64{{10, 12, 14}, {20, 22, 24}}, 1.1},          // 5% of 22
-		{"min negative", Min, [][]float64{{-10, -12, -14}, {1, 2, 3}}, 0.6}, // 5% of |−12|
-		{"best is 0", Min, [][]float64{{-1, 0, 1}, {40, 41, 39}}, 2},        // 5% of 40
-		{"every mean 0", Min, [][]float64{{-1, 0, 1}, {-8, 0, 8}}, 0.4},     // 5% of |8|
+		{"min", question.Min, [][]float64{{10, 12, 14}, {20, 22, 24}}, 0.6},          // 5% of 12
+		{"max", question.Max, [][]float64{{10, 12, 14}, {20, 22, 24}}, 1.1},          // 5% of 22
+		{"min negative", question.Min, [][]float64{{-10, -12, -14}, {1, 2, 3}}, 0.6}, // 5% of |−12|
+		{"best is 0", question.Min, [][]float64{{-1, 0, 1}, {40, 41, 39}}, 2},        // 5% of 40
+		{"every mean 0", question.Min, [][]float64{{-1, 0, 1}, {-8, 0, 8}}, 0.4},     // 5% of |8|
 	} {
-		p := Problem{Goal: c.goal, DeltaPercent: 5, Config: Config{Initial: 3}, Points: points(c.xs...)}
+		p := Problem{Goal: c.goal, DeltaPercent: 5, Config: question.Config{Initial: 3}, Points: points(c.xs...)}
 		p.Points = append(p.Points, Point{Label: "failed", Reps: []Obs{{State: Failed, Err: "x"}}})
 		if d := Decide(p); !near(d.Delta, c.want) {
 			t.Errorf("%s: Delta = %g, want %g", c.name, d.Delta, c.want)
 		}
 	}
 	// The percent is 0 until the first stage is complete.
-	if d := Decide(Problem{Goal: Min, DeltaPercent: 5, Points: points([]float64{1})}); d.Delta != 0 || d.State != Running {
+	if d := Decide(Problem{Goal: question.Min, DeltaPercent: 5, Points: points([]float64{1})}); d.Delta != 0 || d.State != Running {
 		t.Errorf("percent before the first stage: %+v", d)
 	}
 }
@@ -350,18 +351,18 @@ func TestPercentDelta(t *testing.T) {
 // known feasible.
 func TestOnePoint(t *testing.T) {
 	xs := []float64{5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
-	d := Decide(Problem{Goal: Min, Delta: 1, Points: points(xs[:9])})
+	d := Decide(Problem{Goal: question.Min, Delta: 1, Points: points(xs[:9])})
 	if d.State != Running || !reflect.DeepEqual(d.Need, []Need{{0, 9}}) {
 		t.Errorf("k = 1, 9 of 10: %+v", d)
 	}
-	d = Decide(Problem{Goal: Min, Delta: 1, Points: points(xs)})
+	d = Decide(Problem{Goal: question.Min, Delta: 1, Points: points(xs)})
 	if d.State != Decided || d.Best != 0 || d.Stage != 10 || d.Jobs != 10 || d.FixedJobs != 10 || d.H2 != 0 ||
 		d.Why != "there is only one point" || d.Means[0] != 9.5 {
 		t.Errorf("k = 1: %+v", d)
 	}
 	// A plain condition: one point, so the whole α goes to its one test: RareRunsOK =
 	// RareRuns(1%, 0.05) = 299 runs without a violation.
-	p := Problem{Goal: Min, Delta: 1, Constraints: []Constraint{{Text: "drops <= 0"}}, Points: []Point{{Label: "only"}}}
+	p := Problem{Goal: question.Min, Delta: 1, Constraints: []Constraint{{Text: "drops <= 0"}}, Points: []Point{{Label: "only"}}}
 	for j := range 298 {
 		commit(&p, 0, j, ok(7+float64(j%2), 1))
 	}
@@ -380,7 +381,7 @@ func TestOnePoint(t *testing.T) {
 // over 3 tests, RareRunsOK = RareRuns(0.05, 0.008333) = ⌈93.3⌉ = 94.
 func TestEveryRun(t *testing.T) {
 	cons := []Constraint{{Text: "drops_lossless == 0"}}
-	p := Problem{Goal: Min, Delta: 1, Constraints: cons, Config: Config{Initial: 5, Rare: 0.05},
+	p := Problem{Goal: question.Min, Delta: 1, Constraints: cons, Config: question.Config{Initial: 5, Rare: 0.05},
 		Points: []Point{{Label: "sticky"}, {Label: "B"}, {Label: "C"}}}
 	run := func(n int) Decision {
 		for j := range n {
@@ -435,7 +436,7 @@ func TestProbabilityBound(t *testing.T) {
 		{">=: 5 bad", ge, func(int) float64 { return 0 }, 5, -1},
 		{">=: 56 good", ge, func(int) float64 { return 1 }, 56, 1},
 	} {
-		p := Problem{Goal: Min, Delta: 1, Constraints: c.cons, Config: Config{Initial: 2}, Points: []Point{{Label: "only"}}}
+		p := Problem{Goal: question.Min, Delta: 1, Constraints: c.cons, Config: question.Config{Initial: 2}, Points: []Point{{Label: "only"}}}
 		for j := range c.n {
 			commit(&p, 0, j, ok(1+float64(j%2), c.values(j)))
 		}
@@ -461,7 +462,7 @@ func TestMeanBound(t *testing.T) {
 		{[]float64{9, 11, 9, 11, 10}, 1, ""},
 		{[]float64{2, 18, 2, 18, 10}, 0, ""},
 	} {
-		p := Problem{Goal: Min, Delta: 1, Config: Config{Initial: 5}, Points: []Point{{Label: "only"}},
+		p := Problem{Goal: question.Min, Delta: 1, Config: question.Config{Initial: 5}, Points: []Point{{Label: "only"}},
 			Constraints: []Constraint{{Text: "mean(x) <= 10 ± 2", Kind: constraint.Mean, Sense: constraint.LE, Bound: 10, Tolerance: 2}}}
 		for j, x := range c.xs {
 			commit(&p, 0, j, ok(1+float64(j%2), x))
@@ -483,8 +484,8 @@ func TestFailedAndNull(t *testing.T) {
 	good := func(v float64) []Obs {
 		return []Obs{ok(v), ok(v + 1), ok(v + 0.5), ok(v + 1), ok(v)}
 	}
-	cfg := Config{Initial: 5}
-	p := Problem{Goal: Min, Delta: 0.1, Metric: "fct_p99_usec", Config: cfg, Points: []Point{
+	cfg := question.Config{Initial: 5}
+	p := Problem{Goal: question.Min, Delta: 0.1, Metric: "fct_p99_usec", Config: cfg, Points: []Point{
 		{Label: "A", Reps: good(10)},
 		{Label: "B", Reps: []Obs{ok(1), {State: Failed, Err: "timeout after 30s"}}},
 		{Label: "C", Reps: good(12)},
@@ -508,14 +509,14 @@ func TestFailedAndNull(t *testing.T) {
 		t.Errorf("failed and null: %+v", d)
 	}
 	// A null in a later round.
-	p = Problem{Goal: Min, Delta: 0.5, Config: cfg, Points: points([]float64{10, 11, 10.2, 11.3, 10.1, 10.4}, []float64{10, 10.6, 11, 11.1, 10.5, math.NaN()})}
+	p = Problem{Goal: question.Min, Delta: 0.5, Config: cfg, Points: points([]float64{10, 11, 10.2, 11.3, 10.1, 10.4}, []float64{10, 10.6, 11, 11.1, 10.5, math.NaN()})}
 	d = Decide(p)
 	if d.State != Decided || d.Best != 0 || d.Jobs != 12 ||
 		!reflect.DeepEqual(d.Eliminated, []Elimination{{Point: 1, Round: 1, Cause: CauseFailed, Reason: "no value (null)", By: -1}}) {
 		t.Errorf("null in round 1: %+v", d)
 	}
 	// Every point failed.
-	d = Decide(Problem{Goal: Max, Delta: 1, Points: []Point{{Reps: []Obs{{State: Failed}}}, {Reps: []Obs{{}, ok(math.Inf(1))}}}})
+	d = Decide(Problem{Goal: question.Max, Delta: 1, Points: []Point{{Reps: []Obs{{State: Failed}}}, {Reps: []Obs{{}, ok(math.Inf(1))}}}})
 	if d.State != Infeasible || d.Best != -1 || d.FixedJobs != 0 || d.Jobs != 2 ||
 		d.Eliminated[0].Reason != "failed" || d.Eliminated[1].Reason != "no value (null)" {
 		t.Errorf("all failed: %+v", d)
@@ -528,7 +529,7 @@ func TestBudget(t *testing.T) {
 	a := []float64{0, 2, 0, 2, 0, 2, 0, 2, 0, 2}
 	b := []float64{2, 0, 2, 0, 2, 0, 2, 0, 2, 0.5}
 	c := []float64{0.9, 0.8, 0.9, 0.8, 0.9, 0.8, 0.9, 0.8, 0.9, 0.8}
-	p := Problem{Goal: Min, Delta: 0.1, Config: Config{Initial: 5, MaxJobs: 20}, Points: points(a, b, c)}
+	p := Problem{Goal: question.Min, Delta: 0.1, Config: question.Config{Initial: 5, MaxJobs: 20}, Points: points(a, b, c)}
 	d := Decide(p)
 	if d.State != Budget || d.Stage != 6 || d.Jobs != 18 || d.Best != 2 || len(d.Survivors) != 3 ||
 		d.Why != "the budget of 20 jobs would be exceeded by round 2 (3 survivors)" {
@@ -541,7 +542,7 @@ func TestBudget(t *testing.T) {
 
 // Validate refuses what Decide cannot run, and Decide panics on it.
 func TestValidate(t *testing.T) {
-	good := Problem{Goal: Min, Delta: 1, Points: points([]float64{1})}
+	good := Problem{Goal: question.Min, Delta: 1, Points: points([]float64{1})}
 	for _, c := range []struct {
 		name string
 		edit func(p *Problem)
@@ -595,12 +596,12 @@ func TestHeavyTailsExtendFirstStage(t *testing.T) {
 	if k := excessKurtosis([]float64{-1, -1, -1, -1, -1, -1, -1, -1, -1, -41}); !(k > 3) {
 		t.Fatalf("excess kurtosis %g", k)
 	}
-	d := Decide(Problem{Goal: Min, Delta: 0.5, Points: points(a, b)})
+	d := Decide(Problem{Goal: question.Min, Delta: 0.5, Points: points(a, b)})
 	if !d.HeavyTails || d.State != Running || d.Stage != 0 || len(d.Need) != 20 || d.Need[0] != (Need{0, 10}) || d.Need[19] != (Need{1, 19}) {
 		t.Errorf("%+v", d)
 	}
 	b[9] = 2
-	if d = Decide(Problem{Goal: Min, Delta: 0.5, Points: points(a, b)}); d.HeavyTails || d.FirstStage != 10 {
+	if d = Decide(Problem{Goal: question.Min, Delta: 0.5, Points: points(a, b)}); d.HeavyTails || d.FirstStage != 10 {
 		t.Errorf("no outlier: %+v", d)
 	}
 }
@@ -618,11 +619,11 @@ func TestFlat(t *testing.T) {
 		c = append(c, 10.1+e+0.01*float64(j%3))
 		far = append(far, 13+e)
 	}
-	d := Decide(Problem{Goal: Min, Delta: 1, Points: points(a, b, c)})
+	d := Decide(Problem{Goal: question.Min, Delta: 1, Points: points(a, b, c)})
 	if d.State != Decided || !d.Flat || !reflect.DeepEqual(d.Equivalent, []int{0, 1, 2}) {
 		t.Errorf("flat: %+v", d)
 	}
-	d = Decide(Problem{Goal: Min, Delta: 1, Points: points(a, b, c, far)})
+	d = Decide(Problem{Goal: question.Min, Delta: 1, Points: points(a, b, c, far)})
 	if d.State != Decided || d.Flat || !reflect.DeepEqual(d.Equivalent, []int{0, 1, 2}) {
 		t.Errorf("one point far: %+v", d)
 	}
@@ -638,7 +639,7 @@ func TestFlat(t *testing.T) {
 			pts[i].Reps[j].Near = prim[j]
 		}
 	}
-	d = Decide(Problem{Goal: Min, Delta: 1, Near: &Near{Metric: "primary", Goal: Min, Delta: 1}, Points: pts, Config: Config{Rare: 0.2}})
+	d = Decide(Problem{Goal: question.Min, Delta: 1, Near: &Near{Metric: "primary", Goal: question.Min, Delta: 1}, Points: pts, Config: question.Config{Rare: 0.2}})
 	if d.State != Decided || d.Flat || !reflect.DeepEqual(d.Equivalent, []int{0, 1}) {
 		t.Errorf("then, one point far on the primary: %+v", d)
 	}

@@ -3,6 +3,8 @@ package selection
 import (
 	"fmt"
 	"math"
+
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // A selection on a secondary objective (objective.then, docs/statistics.md §9): among
@@ -125,7 +127,7 @@ func (r *replay) nearPair(i, l int) *pairStat {
 // nearY is the primary's value of point i in replicate j, smaller better.
 func (r *replay) nearY(i, j int) float64 {
 	y := r.obs(i, j).Near
-	if r.p.Near.Goal == Max {
+	if r.p.Near.Goal == question.Max {
 		y = -y
 	}
 	return y
@@ -163,8 +165,8 @@ func validNear(n *Near) error {
 	if n == nil {
 		return nil
 	}
-	if n.Goal != Min && n.Goal != Max {
-		return fmt.Errorf("primary goal %q is neither %q nor %q", n.Goal, Min, Max)
+	if n.Goal != question.Min && n.Goal != question.Max {
+		return fmt.Errorf("primary goal %q is neither %q nor %q", n.Goal, question.Min, question.Max)
 	}
 	if !(n.Delta > 0) || math.IsInf(n.Delta, 0) || n.Tolerance < 0 || math.IsInf(n.Tolerance, 0) || n.Tolerance > n.Delta {
 		return fmt.Errorf("primary indifference %g and tolerance %g: want an indifference above 0 and a tolerance from 0 to it", n.Delta, n.Tolerance)

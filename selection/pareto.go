@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // A Pareto objective (objective.pareto, docs/statistics.md §10): the points that no
@@ -35,7 +37,7 @@ import (
 // Objective2 is one metric of a Pareto objective.
 type Objective2 struct {
 	Metric string
-	Goal   Goal
+	Goal   question.Goal
 	Delta  float64 // > 0, in the metric's unit
 }
 
@@ -45,7 +47,7 @@ func (r *replay) paretoY(m, i, j int) float64 {
 	if m >= len(o.Vec) {
 		return math.NaN()
 	}
-	if r.p.Pareto[m].Goal == Max {
+	if r.p.Pareto[m].Goal == question.Max {
 		return -o.Vec[m]
 	}
 	return o.Vec[m]
@@ -200,7 +202,7 @@ func (r *replay) finishPareto(d *Decision) {
 			d.ParetoMeans[m][i] = math.NaN()
 			if r.used[i] > 0 && !r.failed[i] {
 				x := r.pSum[m][i] / float64(r.used[i])
-				if o.Goal == Max {
+				if o.Goal == question.Max {
 					x = -x
 				}
 				d.ParetoMeans[m][i] = x
@@ -218,8 +220,8 @@ func validPareto(ps []Objective2) error {
 		return fmt.Errorf("a Pareto objective has 2 or 3 metrics, not %d", len(ps))
 	}
 	for _, o := range ps {
-		if o.Goal != Min && o.Goal != Max {
-			return fmt.Errorf("Pareto metric %s: goal %q is neither %q nor %q", o.Metric, o.Goal, Min, Max)
+		if o.Goal != question.Min && o.Goal != question.Max {
+			return fmt.Errorf("Pareto metric %s: goal %q is neither %q nor %q", o.Metric, o.Goal, question.Min, question.Max)
 		}
 		if !(o.Delta > 0) || math.IsInf(o.Delta, 0) {
 			return fmt.Errorf("Pareto metric %s: indifference %g is not a positive number", o.Metric, o.Delta)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // ProbeTest judges one configuration's constraints (a spec's subject_to) alone, from its
@@ -31,7 +32,7 @@ type ProbeTest struct {
 func NewProbeTest(cs []Constraint, beta, rare float64, initial int) *ProbeTest {
 	t := &ProbeTest{cs: cs, f: newFeasibility(cs), initial: max(initial, 2)}
 	t.r.d.Split.PerTest = beta
-	t.r.d.RareRunsOK = RareRuns(rare, beta)
+	t.r.d.RareRunsOK = question.RareRuns(rare, beta)
 	return t
 }
 

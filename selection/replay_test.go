@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // replayCase is a selection whose results are a pure function of (point, replicate): a
@@ -39,12 +40,12 @@ func replayCases() []replayCase {
 		o.Values = []float64{b2f(drops == 0)}
 		return o
 	}
-	cfg := Config{Confidence: 0.95, Initial: 5, MaxJobs: 10_000, Rare: 0.1}
+	cfg := question.Config{Confidence: 0.95, Initial: 5, MaxJobs: 10_000, Rare: 0.1}
 	newP := func(cons []Constraint) Problem {
-		return Problem{Goal: Min, Delta: 0.3, Constraints: cons, Config: cfg, Points: make([]Point, len(m.mu))}
+		return Problem{Goal: question.Min, Delta: 0.3, Constraints: cons, Config: cfg, Points: make([]Point, len(m.mu))}
 	}
 	pct := newP(nil)
-	pct.Delta, pct.DeltaPercent, pct.Goal = 0, 40, Max
+	pct.Delta, pct.DeltaPercent, pct.Goal = 0, 40, question.Max
 	return []replayCase{
 		{"plain", newP(nil), plain, nil},
 		{"constraint, failure, null", newP(eq), messy, []string{"infeasible: drops_lossless == 0", "failed: timeout", "no value (null)"}},

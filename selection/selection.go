@@ -36,7 +36,10 @@
 // completed), leaves at once with that reason: it has no value to compare.
 package selection
 
-import "github.com/rocesweep/rocesweep/constraint"
+import (
+	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
+)
 
 // ObsState says what is known of one job (one point, one replicate).
 type ObsState int
@@ -86,7 +89,7 @@ type Constraint struct {
 
 // Problem is everything Decide needs.
 type Problem struct {
-	Goal Goal
+	Goal question.Goal
 	// Delta is the indifference in the metric's unit (> 0), or, when DeltaPercent > 0,
 	// resolved by Decide from the first stage: DeltaPercent / 100 × |the best first-stage
 	// mean| of the points with values (the largest |mean| if that is 0; the largest
@@ -98,7 +101,7 @@ type Problem struct {
 	// optional: without it a null value is "no value (null)".
 	Metric      string
 	Constraints []Constraint
-	Config      Config // with defaults applied (Config.WithDefaults)
+	Config      question.Config // with defaults applied (Config.WithDefaults)
 	// Near, when set, makes this a selection on a secondary objective: Goal, Delta and
 	// the observations' X are the secondary metric's, and only points within Near.Delta
 	// of the best on the primary metric (Obs.Near) are acceptable (near.go).
@@ -116,7 +119,7 @@ type Problem struct {
 // judged with Tolerance (default Delta/2) as a mean bound is (docs/statistics.md §9).
 type Near struct {
 	Metric    string
-	Goal      Goal
+	Goal      question.Goal
 	Delta     float64 // > 0, in the primary metric's unit
 	Tolerance float64 // > 0; 0 means Delta/2
 }

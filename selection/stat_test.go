@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // model is a synthetic job function in place of the simulator: replicate j of point i
@@ -76,7 +78,7 @@ type study struct {
 // macro runs reps macro-replications of a min selection over means mu with indifference
 // delta and returns the fraction that selected a point whose mean is less than δ above
 // the best one, and the mean number of jobs.
-func macro(t *testing.T, mu []float64, delta, sigma, crn float64, cfg Config, reps int, seed uint64) study {
+func macro(t *testing.T, mu []float64, delta, sigma, crn float64, cfg question.Config, reps int, seed uint64) study {
 	t.Helper()
 	best := mu[0]
 	for _, m := range mu {
@@ -85,7 +87,7 @@ func macro(t *testing.T, mu []float64, delta, sigma, crn float64, cfg Config, re
 	var s study
 	for rep := range reps {
 		m := model{mu: mu, sigma: sigma, crn: crn, seed: seed + uint64(rep)}
-		p := Problem{Goal: Min, Delta: delta, Config: cfg, Points: make([]Point, len(mu))}
+		p := Problem{Goal: question.Min, Delta: delta, Config: cfg, Points: make([]Point, len(mu))}
 		d, _ := driveAhead(&p, m.job, 15)
 		if d.State != Decided {
 			t.Fatalf("macro-replication %d: %s (%s)", rep, d.State, d.Why)
@@ -113,7 +115,7 @@ func macro(t *testing.T, mu []float64, delta, sigma, crn float64, cfg Config, re
 // hardest case for KN's S², no help from common random numbers).
 func TestProbabilityOfCorrectSelection(t *testing.T) {
 	const k, delta, reps = 10, 0.5, 400
-	cfg := Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}
+	cfg := question.Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}
 	slip := make([]float64, k)
 	inc := make([]float64, k)
 	for i := range k {
@@ -148,7 +150,7 @@ func TestProbabilityOfCorrectSelection(t *testing.T) {
 // asserted, and they cost four times a CRN macro-replication each.
 func TestCommonRandomNumbers(t *testing.T) {
 	const k, delta, reps, baseline = 10, 0.5, 200, 50
-	cfg := Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}
+	cfg := question.Config{Confidence: 0.95, Initial: 10, MaxJobs: 1 << 30}
 	mu := make([]float64, k)
 	for i := range k {
 		mu[i] = delta
@@ -171,7 +173,7 @@ type scenario struct {
 	name  string
 	mu    []float64 // true means (min goal)
 	delta float64
-	cfg   Config
+	cfg   question.Config
 	job   func(seed uint64, i, j int) Obs
 }
 
@@ -183,7 +185,7 @@ func (s scenario) pcs(t *testing.T, reps int, seed uint64) (float64, float64) {
 	var right, jobs float64
 	for rep := range reps {
 		sd := seed + uint64(rep)
-		p := Problem{Goal: Min, Delta: s.delta, Config: s.cfg, Points: make([]Point, len(s.mu))}
+		p := Problem{Goal: question.Min, Delta: s.delta, Config: s.cfg, Points: make([]Point, len(s.mu))}
 		d, _ := driveAhead(&p, func(i, j int) Obs { return s.job(sd, i, j) }, 15)
 		if d.State == Decided && s.mu[d.Best]-best < s.delta {
 			right++
@@ -222,7 +224,7 @@ func TestFailureModes(t *testing.T) {
 	slip[4] = 0
 	for _, s := range []scenario{
 		{
-			name: "rare sticky outcome", mu: []float64{36, 0, 50, 0}, delta: 10, cfg: Config{Initial: 5, MaxJobs: 1 << 30},
+			name: "rare sticky outcome", mu: []float64{36, 0, 50, 0}, delta: 10, cfg: question.Config{Initial: 5, MaxJobs: 1 << 30},
 			job: func(seed uint64, i, j int) Obs {
 				switch i {
 				case 0:
@@ -237,7 +239,7 @@ func TestFailureModes(t *testing.T) {
 			},
 		},
 		{
-			name: "exact ties", mu: []float64{11.5, 10}, delta: 1, cfg: Config{Initial: 5, MaxJobs: 1 << 30},
+			name: "exact ties", mu: []float64{11.5, 10}, delta: 1, cfg: question.Config{Initial: 5, MaxJobs: 1 << 30},
 			job: func(seed uint64, i, j int) Obs {
 				x := 10 + normal(seed, uint64(j)) // shared by both points
 				if i == 0 && stall(seed, 1<<40|uint64(j), 0.05) {
@@ -247,7 +249,7 @@ func TestFailureModes(t *testing.T) {
 			},
 		},
 		{
-			name: "heavy tails", mu: slip, delta: 0.5, cfg: Config{Initial: 5, MaxJobs: 1 << 30},
+			name: "heavy tails", mu: slip, delta: 0.5, cfg: question.Config{Initial: 5, MaxJobs: 1 << 30},
 			job: func(seed uint64, i, j int) Obs {
 				sd := 1.0
 				if stall(seed, 1<<40|uint64(i)<<20|uint64(j), 0.1) {
@@ -289,8 +291,8 @@ func TestSecondaryObjective(t *testing.T) {
 	var right, jobs float64
 	for rep := range reps {
 		seed := uint64(11_000 + rep)
-		p := Problem{Goal: Min, Delta: 1, Config: Config{Initial: 10, MaxJobs: 1 << 20},
-			Near: &Near{Metric: "primary", Goal: Min, Delta: 1}, Points: make([]Point, 4)}
+		p := Problem{Goal: question.Min, Delta: 1, Config: question.Config{Initial: 10, MaxJobs: 1 << 20},
+			Near: &Near{Metric: "primary", Goal: question.Min, Delta: 1}, Points: make([]Point, 4)}
 		d, _ := driveAhead(&p, func(i, j int) Obs { return job(seed, i, j) }, 15)
 		if d.State == Decided && d.Best == 1 {
 			right++
@@ -324,8 +326,8 @@ func TestParetoFront(t *testing.T) {
 	var right, jobs float64
 	for rep := range reps {
 		seed := uint64(13_000 + rep)
-		p := Problem{Goal: Min, Config: Config{Initial: 10, MaxJobs: 1 << 20},
-			Pareto: []Objective2{{Metric: "a", Goal: Min, Delta: 0.5}, {Metric: "b", Goal: Min, Delta: 0.5}}, Points: make([]Point, len(mu))}
+		p := Problem{Goal: question.Min, Config: question.Config{Initial: 10, MaxJobs: 1 << 20},
+			Pareto: []Objective2{{Metric: "a", Goal: question.Min, Delta: 0.5}, {Metric: "b", Goal: question.Min, Delta: 0.5}}, Points: make([]Point, len(mu))}
 		d, _ := driveAhead(&p, func(i, j int) Obs { return job(seed, i, j) }, 15)
 		in := func(i int) bool { return slices.Contains(d.Front, i) }
 		if d.State == Decided && in(0) && in(1) && in(2) && !in(3) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // The robust selection (CombineWorst; docs/statistics.md §13.3): the setting whose worst
@@ -53,7 +55,7 @@ import (
 type worstReplay struct {
 	p           Problem
 	g           Grid
-	cfg         Config
+	cfg         question.Config
 	k, m, n0    int
 	alpha, sign float64
 	started     bool
@@ -128,7 +130,7 @@ func newWorstReplay(p Problem, g Grid) *worstReplay {
 		sum: make([][]float64, k), used: make([]int, k), extra: make([]int, k), feas: make([]feasibility, k),
 		failed: make([]bool, k), modes: make([][]map[float64]int, k), modal: make([][]int, k), mass: make([][]bool, k),
 		pairs: make([][]pairStat, k*m), verdict: make([][]int8, k*m), tq: map[int]float64{}}
-	if p.Goal == Max {
+	if p.Goal == question.Max {
 		r.sign = -1
 	}
 	r.cons = expandConstraints(p.Constraints, g.Conditions)
@@ -181,10 +183,10 @@ func (r *worstReplay) split() {
 	}
 	r.d.Split = s
 	if s.PerPair > 0 {
-		r.d.RareRunsPair = RareRuns(r.cfg.Rare, s.PerPair)
+		r.d.RareRunsPair = question.RareRuns(r.cfg.Rare, s.PerPair)
 	}
 	if s.PerTest > 0 {
-		r.d.RareRunsOK = RareRuns(r.cfg.Rare, s.PerTest)
+		r.d.RareRunsOK = question.RareRuns(r.cfg.Rare, s.PerTest)
 	}
 }
 

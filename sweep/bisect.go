@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
@@ -160,8 +161,8 @@ func (p *Plan) BisectProblem(jobs *resultsdir.Table) (selection.BisectProblem, e
 // BisectConfig is the bisection's settings for plan p (the spec's select: block, its
 // defaults applied; max_jobs selection.BisectMaxJobs's when unset), as the manifest
 // records them.
-func (p *Plan) BisectConfig() selection.Config {
-	var c selection.Config
+func (p *Plan) BisectConfig() question.Config {
+	var c question.Config
 	if p.Spec.Select != nil {
 		c = *p.Spec.Select
 	}

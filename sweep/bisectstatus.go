@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/explain"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
@@ -131,7 +132,7 @@ func (p *Plan) guidance(c, k int, answer *float64) *resultsdir.Formula {
 	if answer != nil {
 		// Positive: the formula asks for a safer value than the measured answer.
 		m := f.Value - *answer
-		if b.Direction == selection.Largest {
+		if b.Direction == question.Largest {
 			m = -m
 		}
 		f.Margin = &m

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -73,7 +74,7 @@ func (p *Plan) Grid() (*selection.Grid, error) {
 	for i, x := range cells {
 		g.Cell[x.s][x.c] = i
 	}
-	if g.Combine != selection.CombineEach {
+	if g.Combine != question.CombineEach {
 		for s, row := range g.Cell {
 			for c, i := range row {
 				if i < 0 {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
 
@@ -37,7 +37,7 @@ func TestConditionsGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := s.Objective
-	if o.Combine != selection.CombineMean || !slices.Equal(o.Conditions, []string{"workload_mix_0_senders"}) || !slices.Equal(o.Weights, []float64{1, 3}) {
+	if o.Combine != question.CombineMean || !slices.Equal(o.Conditions, []string{"workload_mix_0_senders"}) || !slices.Equal(o.Weights, []float64{1, 3}) {
 		t.Errorf("objective %+v", o)
 	}
 	p, err := Expand(s, nil)
@@ -82,7 +82,7 @@ func TestConditionsGrid(t *testing.T) {
 	}
 	// Without conditions there is no grid; each is the default with them.
 	s2, err := specfile.Parse("c.yaml", []byte(strings.Replace(strings.Replace(condSpec, "  combine: mean\n", "", 1), "  weights: [1, 3]\n", "", 1)), nil)
-	if err != nil || s2.Objective.Combine != selection.CombineEach {
+	if err != nil || s2.Objective.Combine != question.CombineEach {
 		t.Errorf("default combine: %v, %+v", err, s2.Objective)
 	}
 }
@@ -183,7 +183,7 @@ func TestConditionsExampleSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, err := p.Grid()
-	if err != nil || len(p.Jobs) != 120 || len(g.Settings) != 12 || len(g.Conditions) != 2 || g.Combine != selection.CombineWorst {
+	if err != nil || len(p.Jobs) != 120 || len(g.Settings) != 12 || len(g.Conditions) != 2 || g.Combine != question.CombineWorst {
 		t.Errorf("%d jobs, grid %+v, %v", len(p.Jobs), g, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/resultsdir/journal"
 	"github.com/rocesweep/rocesweep/selection"
@@ -14,8 +15,8 @@ import (
 
 // SelectionConfig is the selection procedure's settings for plan p (the spec's select:
 // block, defaults applied for p's points).
-func (p *Plan) SelectionConfig() selection.Config {
-	var c selection.Config
+func (p *Plan) SelectionConfig() question.Config {
+	var c question.Config
 	if p.Spec.Select != nil {
 		c = *p.Spec.Select
 	}
@@ -28,7 +29,7 @@ func (p *Plan) SelectionConfig() selection.Config {
 // Problem builds the selection problem of plan p from a jobs table: point i's replicate
 // r is the row whose job_id is JobFor(i, r)'s, so rows of other plans in the directory
 // (an extended sweep, another spec) are ignored. cfg must have its defaults applied.
-func (p *Plan) Problem(jobs *resultsdir.Table, cfg selection.Config) (selection.Problem, error) {
+func (p *Plan) Problem(jobs *resultsdir.Table, cfg question.Config) (selection.Problem, error) {
 	obj := p.Spec.Objective
 	prob := selection.Problem{Goal: obj.Goal, Delta: obj.Indifference, DeltaPercent: obj.IndifferencePercent, Config: cfg, Metric: obj.Metric}
 	var near *resultsdir.Column

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rocesweep/rocesweep/internal/buildinfo"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/report"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/resultsdir/journal"
@@ -230,7 +231,7 @@ const selectPoll = 5 * time.Second
 
 // selectHeadline says what a selection runs first: "name: selection over 42 points, first
 // stage 210 jobs = 42 points x 5 replicates, at most 2100 jobs; 95% confidence".
-func selectHeadline(p *sweep.Plan, c selection.Config) string {
+func selectHeadline(p *sweep.Plan, c question.Config) string {
 	what := "the best of " + report.Plural(p.Points, "point")
 	if g, _ := p.Grid(); g != nil {
 		what = fmt.Sprintf("%s over %s (combine: %s): %s", report.Plural(len(g.Settings), "setting"), report.Plural(len(g.Conditions), "condition"), g.Combine, report.Plural(p.Points, "point"))
@@ -260,7 +261,7 @@ func printRunReport(stdout, stderr io.Writer, p *sweep.Plan, rep *launch.Report,
 // bisectHeadline says what a bisection runs: "headroom: bisection of the smallest
 // switch.HeadRoomPerPortLimit in [0, 1MB] to 1KB for 5 conditions, at most 12 probes
 // each, first probes 5 jobs, at most 60 jobs; deterministic: one run per probe".
-func bisectHeadline(p *sweep.Plan, c selection.Config) string {
+func bisectHeadline(p *sweep.Plan, c question.Config) string {
 	b := p.Spec.Objective.Bisect
 	s := fmt.Sprintf("%s: bisection of the %s %s in [%s, %s] to %s for %s, at most %d probes each, first probes %s, at most %s; ",
 		p.Spec.Base.Name, b.Direction, b.Attr, b.FromText, b.ToText, b.ResolutionText, report.Plural(p.Points, "condition"), b.BisectProbes(),

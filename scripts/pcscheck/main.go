@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -210,7 +211,7 @@ func run(truthDir, specFile string, over []string, reps int, seed uint64, verbos
 	return nil
 }
 
-func indiff(o *selection.Objective) string {
+func indiff(o *question.Objective) string {
 	if o.IndifferencePercent > 0 {
 		return fmt.Sprintf("%g%%", o.IndifferencePercent)
 	}
@@ -219,7 +220,7 @@ func indiff(o *selection.Objective) string {
 
 // delta is the indifference the truth judges by: the objective's, or the one the
 // decision resolved from its percent.
-func delta(o *selection.Objective, d selection.Decision) float64 {
+func delta(o *question.Objective, d selection.Decision) float64 {
 	if o.IndifferencePercent > 0 {
 		return d.Delta
 	}

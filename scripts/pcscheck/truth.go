@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rocesweep/rocesweep/constraint"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/selection"
 )
 
@@ -21,7 +22,7 @@ type truth struct {
 	class []int
 	why   []string
 	best  int // the best desirable point, -1 if none
-	goal  selection.Goal
+	goal  question.Goal
 	// A secondary objective (then: Problem.Near): primary holds each point's pool mean of
 	// the primary metric, far the points more than δ₁ + τ from the best desirable one on
 	// it (must not be selected). best is then the best desirable point on the second
@@ -35,7 +36,7 @@ type truth struct {
 // desirable, in a share rare of runs or more unacceptable; a probability bound's bad
 // share at most half the bound is desirable, at least the bound unacceptable; a mean
 // bound met by the tolerance is desirable, missed by it unacceptable.
-func judgeTruth(p selection.Problem, cfg selection.Config) truth {
+func judgeTruth(p selection.Problem, cfg question.Config) truth {
 	k := len(p.Points)
 	t := truth{mean: make([]float64, k), class: make([]int, k), why: make([]string, k), best: -1, goal: p.Goal}
 	for i, pt := range p.Points {
@@ -135,7 +136,7 @@ func (t *truth) judgeNear(p selection.Problem) {
 	k := len(p.Points)
 	t.primary, t.far = make([]float64, k), make([]bool, k)
 	sign := 1.0 // behind(i) > 0: worse than the best on the primary
-	if p.Near.Goal == selection.Max {
+	if p.Near.Goal == question.Max {
 		sign = -1
 	}
 	bestPrimary := math.NaN()
@@ -170,7 +171,7 @@ func (t *truth) judgeNear(p selection.Problem) {
 func name(class int) string { return [...]string{"desirable", "acceptable", "unacceptable"}[class] }
 
 func (t truth) better(i, j int) bool {
-	if t.goal == selection.Max {
+	if t.goal == question.Max {
 		return t.mean[i] > t.mean[j]
 	}
 	return t.mean[i] < t.mean[j]
@@ -194,7 +195,7 @@ func (t truth) correctConditions(d selection.Decision, g selection.Grid, delta f
 	if cd == nil {
 		return false
 	}
-	if g.Combine == selection.CombineEach {
+	if g.Combine == question.CombineEach {
 		for c := range g.Conditions {
 			var pts []int // this condition's points, in the order of its decision's points
 			for _, s := range cd.SettingsAt[c] {
@@ -223,7 +224,7 @@ func (t truth) correctConditions(d selection.Decision, g selection.Grid, delta f
 			i := g.Cell[s][c]
 			class = max(class, t.class[i])
 			switch {
-			case g.Combine == selection.CombineMean:
+			case g.Combine == question.CombineMean:
 				wc := 1.0
 				if w != nil {
 					wc = w[c]
@@ -233,11 +234,11 @@ func (t truth) correctConditions(d selection.Decision, g selection.Grid, delta f
 				}
 				comb += wc * t.mean[i]
 				sum += wc
-			case math.IsNaN(comb) || (t.goal == selection.Max) == (t.mean[i] < comb):
+			case math.IsNaN(comb) || (t.goal == question.Max) == (t.mean[i] < comb):
 				comb = t.mean[i] // the worst cell
 			}
 		}
-		if g.Combine == selection.CombineMean {
+		if g.Combine == question.CombineMean {
 			comb /= sum
 		}
 		st.mean, st.class = append(st.mean, comb), append(st.class, class)

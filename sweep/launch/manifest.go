@@ -13,9 +13,9 @@ import (
 
 	"github.com/rocesweep/rocesweep/model"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
-	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
 )
@@ -165,14 +165,14 @@ func writeManifest(p *sweep.Plan, o Options, start time.Time, tables []resultsdi
 }
 
 // sameQuestion reports whether manifest m records objective obj and selection sel.
-func sameQuestion(m *resultsdir.Manifest, obj *selection.Objective, sel *selection.Config) bool {
+func sameQuestion(m *resultsdir.Manifest, obj *question.Objective, sel *question.Config) bool {
 	a, _ := json.Marshal(struct {
-		O *selection.Objective
-		S *selection.Config
+		O *question.Objective
+		S *question.Config
 	}{m.Objective, m.Select})
 	b, _ := json.Marshal(struct {
-		O *selection.Objective
-		S *selection.Config
+		O *question.Objective
+		S *question.Config
 	}{obj, sel})
 	return string(a) == string(b)
 }

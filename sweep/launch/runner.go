@@ -17,10 +17,10 @@ import (
 	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/resultsdir/dirfs"
 	"github.com/rocesweep/rocesweep/resultsdir/journal"
-	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sink"
 	"github.com/rocesweep/rocesweep/sweep"
 )
@@ -71,7 +71,7 @@ type Options struct {
 	Retry []journal.JobStatus
 	// Selection, when not nil, marks the run as a sequential selection with these
 	// settings (defaults applied); manifest.json records them (sweep/study).
-	Selection *selection.Config
+	Selection *question.Config
 	// Wait, for study.Select with a Shard: when this shard has run its jobs of a round,
 	// look again for the other shards' jobs instead of returning (every 100 ms at
 	// first, doubling up to every Wait); 0 returns.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rocesweep/rocesweep/constraint"
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // bisectKeys are the objective keys of a bisection.
@@ -23,7 +23,7 @@ type bisectNode struct{ key, val *yaml.Node }
 // parseBisect reads the bisection keys of an objective (nodes, by key) into o.Bisect
 // and s.Probe, the bisected attribute as the plan's last axis. obj is the objective's
 // mapping, for errors that name no key.
-func (s *Spec) parseBisect(o *selection.Objective, nodes map[string]bisectNode, obj *yaml.Node) error {
+func (s *Spec) parseBisect(o *question.Objective, nodes map[string]bisectNode, obj *yaml.Node) error {
 	at := func(n *yaml.Node) string { return pos(s.File, n) }
 	small, okS := nodes["smallest"]
 	large, okL := nodes["largest"]
@@ -38,10 +38,10 @@ func (s *Spec) parseBisect(o *selection.Objective, nodes map[string]bisectNode, 
 		}
 		return nil
 	}
-	b := &selection.Bisect{Direction: selection.Smallest, Element: -1, Checks: selection.DefaultChecks}
+	b := &question.Bisect{Direction: question.Smallest, Element: -1, Checks: question.DefaultChecks}
 	attr := small
 	if okL {
-		b.Direction, attr = selection.Largest, large
+		b.Direction, attr = question.Largest, large
 	}
 	field := "objective." + string(b.Direction)
 	if attr.val.Kind != yaml.ScalarNode || attr.val.Value == "" {
@@ -254,13 +254,13 @@ func (s *Spec) DropBisection() {
 // spec set.
 func (s *Spec) useBisection() string {
 	if s.Select == nil {
-		s.Select = &selection.Config{}
+		s.Select = &question.Config{}
 	}
 	n := 1
 	if !s.Objective.Bisect.Deterministic {
 		n = s.Select.Initial
 		if n == 0 {
-			n = selection.DefaultInitial
+			n = question.DefaultInitial
 		}
 		s.Select.Initial = n
 	}

@@ -11,7 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // parseConditions reads sweep.conditions: one axis path or a list of them. They are
@@ -103,7 +103,7 @@ func (s *Spec) conditionCount() int {
 }
 
 // parseCombine reads objective.combine and objective.weights.
-func (s *Spec) parseCombine(o *selection.Objective, k, v *yaml.Node) error {
+func (s *Spec) parseCombine(o *question.Objective, k, v *yaml.Node) error {
 	at := pos(s.File, v)
 	switch k.Value {
 	case "combine":
@@ -130,9 +130,9 @@ func (s *Spec) parseCombine(o *selection.Objective, k, v *yaml.Node) error {
 	return nil
 }
 
-func parseCombineValue(v string) (selection.Combine, error) {
-	c := selection.Combine(v)
-	if !slices.Contains(selection.Combines, c) {
+func parseCombineValue(v string) (question.Combine, error) {
+	c := question.Combine(v)
+	if !slices.Contains(question.Combines, c) {
 		return "", fmt.Errorf("want each, mean or worst (value %q)", v)
 	}
 	return c, nil
@@ -176,9 +176,9 @@ func (s *Spec) resolveCombine() error {
 		return nil
 	}
 	if o.Combine == "" {
-		o.Combine = selection.CombineEach
+		o.Combine = question.CombineEach
 	}
-	if o.Combine != selection.CombineEach && (o.Then != nil || len(o.Pareto) > 0) {
+	if o.Combine != question.CombineEach && (o.Then != nil || len(o.Pareto) > 0) {
 		what := "then (a secondary objective)"
 		if len(o.Pareto) > 0 {
 			what = "pareto"
@@ -186,7 +186,7 @@ func (s *Spec) resolveCombine() error {
 		return fmt.Errorf("%s: objective.combine: %s takes one metric, and the objective has %s: use combine: each (the question asked at each condition)", cmp.Or(s.CombinePos, s.File), o.Combine, what)
 	}
 	if o.Weights != nil {
-		if o.Combine != selection.CombineMean {
+		if o.Combine != question.CombineMean {
 			return fmt.Errorf("%s: objective.weights: weights are for combine: mean (combine is %s)", s.WeightsPos, o.Combine)
 		}
 		if m := s.conditionCount(); len(o.Weights) != m {

@@ -13,7 +13,7 @@ import (
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/model/workload"
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // The study's question (design.md "Sweep spec", studies.md "The study's question"):
@@ -28,7 +28,7 @@ import (
 //
 // Without `objective:` the study asks the default question of its workload
 // (DefaultObjective). `select:` makes `run` a sequential selection (sweep/study); without
-// it, `run --select` uses the defaults of selection.Config.
+// it, `run --select` uses the defaults of question.Config.
 
 var (
 	objectiveKeys = []string{"metric", "goal", "indifference", "subject_to", "also", "then", "pareto", "combine", "weights", "smallest", "largest", "range", "resolution", "deterministic", "checks"}
@@ -61,7 +61,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 	if v.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: objective: want a mapping with %s", pos(s.File, v), strings.Join(objectiveKeys, ", "))
 	}
-	o := &selection.Objective{Goal: selection.Min}
+	o := &question.Objective{Goal: question.Min}
 	bisect := map[string]bisectNode{} // a bisection's keys (bisectspec.go)
 	var goal *yaml.Node
 	for i := 0; i < len(v.Content); i += 2 {
@@ -78,7 +78,7 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 		case "goal":
 			switch val.Value {
 			case "min", "max":
-				o.Goal = selection.Goal(val.Value)
+				o.Goal = question.Goal(val.Value)
 			default:
 				return fmt.Errorf("%s: objective.goal: want min or max (value %q)", at, val.Value)
 			}
@@ -156,11 +156,11 @@ func (s *Spec) parseObjective(v *yaml.Node) error {
 }
 
 // parseThen reads objective.then: a secondary objective (studies.md "Selecting the best point": trade-offs).
-func (s *Spec) parseThen(o *selection.Objective, v *yaml.Node) error {
+func (s *Spec) parseThen(o *question.Objective, v *yaml.Node) error {
 	if v.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: objective.then: want a mapping with %s", pos(s.File, v), strings.Join(thenKeys, ", "))
 	}
-	t := &selection.Then{Goal: selection.Min}
+	t := &question.Then{Goal: question.Min}
 	for i := 0; i < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		at := pos(s.File, val)
@@ -174,7 +174,7 @@ func (s *Spec) parseThen(o *selection.Objective, v *yaml.Node) error {
 			if val.Value != "min" && val.Value != "max" {
 				return fmt.Errorf("%s: objective.then.goal: want min or max (value %q)", at, val.Value)
 			}
-			t.Goal = selection.Goal(val.Value)
+			t.Goal = question.Goal(val.Value)
 		case "indifference":
 			s.thenIndifference, s.thenIndifferencePos = val.Value, at
 		default:
@@ -191,7 +191,7 @@ func (s *Spec) parseThen(o *selection.Objective, v *yaml.Node) error {
 
 // parsePareto reads objective.pareto: 2 or 3 metrics, each {metric, goal, indifference}
 // with an absolute indifference (studies.md "Selecting the best point": trade-offs).
-func (s *Spec) parsePareto(o *selection.Objective, v *yaml.Node) error {
+func (s *Spec) parsePareto(o *question.Objective, v *yaml.Node) error {
 	if v.Kind != yaml.SequenceNode || len(v.Content) < 2 || len(v.Content) > 3 {
 		return fmt.Errorf("%s: objective.pareto: want a list of 2 or 3 metrics, each {metric: M, goal: min|max, indifference: D}", pos(s.File, v))
 	}
@@ -200,7 +200,7 @@ func (s *Spec) parsePareto(o *selection.Objective, v *yaml.Node) error {
 		if item.Kind != yaml.MappingNode {
 			return fmt.Errorf("%s: %s: want {metric: M, goal: min|max, indifference: D}", pos(s.File, item), where)
 		}
-		t := selection.Then{Goal: selection.Min}
+		t := question.Then{Goal: question.Min}
 		ind, indPos := "", ""
 		for i := 0; i < len(item.Content); i += 2 {
 			k, val := item.Content[i], item.Content[i+1]
@@ -215,7 +215,7 @@ func (s *Spec) parsePareto(o *selection.Objective, v *yaml.Node) error {
 				if val.Value != "min" && val.Value != "max" {
 					return fmt.Errorf("%s: %s.goal: want min or max (value %q)", at, where, val.Value)
 				}
-				t.Goal = selection.Goal(val.Value)
+				t.Goal = question.Goal(val.Value)
 			case "indifference":
 				ind, indPos = val.Value, at
 			default:
@@ -243,7 +243,7 @@ func (s *Spec) parseSelect(v *yaml.Node) error {
 	if v.Kind != yaml.MappingNode {
 		return fmt.Errorf("%s: select: want a mapping with %s", pos(s.File, v), strings.Join(selectKeys, ", "))
 	}
-	c := &selection.Config{}
+	c := &question.Config{}
 	for i := 0; i < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		if err := setSelect(c, k.Value, val.Value); err != nil {
@@ -258,7 +258,7 @@ func (s *Spec) parseSelect(v *yaml.Node) error {
 }
 
 // setSelect sets one key of a select block (the spec's, or --set select.KEY=VALUE).
-func setSelect(c *selection.Config, key, value string) error {
+func setSelect(c *question.Config, key, value string) error {
 	switch key {
 	case "confidence":
 		f, err := strconv.ParseFloat(value, 64)
@@ -297,7 +297,7 @@ func setSelect(c *selection.Config, key, value string) error {
 // setObjective sets one key of the objective from --set objective.KEY=VALUE.
 func (s *Spec) setObjective(key, value string) error {
 	if s.Objective == nil {
-		s.Objective = &selection.Objective{Goal: selection.Min}
+		s.Objective = &question.Objective{Goal: question.Min}
 		if d := DefaultObjective(&s.Base); key != "metric" {
 			*s.Objective = d
 			s.Objective.Default = ""
@@ -314,7 +314,7 @@ func (s *Spec) setObjective(key, value string) error {
 		if value != "min" && value != "max" {
 			return fmt.Errorf("want min or max (value %q)", value)
 		}
-		o.Goal = selection.Goal(value)
+		o.Goal = question.Goal(value)
 	case "indifference":
 		s.indifference, s.indifferencePos = value, "--set objective.indifference"
 	case "subject_to":
@@ -469,7 +469,7 @@ func MetricUnit(metric string) string { return stats.Unit(metric) }
 // workload: a collective's median completion time; else the p99 FCT of the lossless
 // traffic (the class a lossless fabric is tuned for) when the workload has some; else
 // the lossy traffic's; else the drops. Its Default says which.
-func DefaultObjective(c *config.Config) selection.Objective {
+func DefaultObjective(c *config.Config) question.Objective {
 	var lossless, lossy, collective bool
 	rack := c.TierSwitch(config.TierRack)
 	elems := []config.Workload{c.Workload}
@@ -487,7 +487,7 @@ func DefaultObjective(c *config.Config) selection.Objective {
 			lossy = true
 		}
 	}
-	o := selection.Objective{Goal: selection.Min}
+	o := question.Objective{Goal: question.Min}
 	switch {
 	case collective:
 		o.Metric, o.Default = "cct_p50_usec", "the workload's collective: its median completion time"

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 const objBase = `name: q
@@ -22,36 +22,36 @@ func TestParseObjective(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml string
 		sets       []string
-		want       selection.Objective
+		want       question.Objective
 		err        string
 	}{
 		{"absolute in µs", "objective: {metric: fct_p99_usec_lossless, indifference: 5us}\n", nil,
-			selection.Objective{Metric: "fct_p99_usec_lossless", Goal: "min", Indifference: 5}, ""},
+			question.Objective{Metric: "fct_p99_usec_lossless", Goal: "min", Indifference: 5}, ""},
 		{"ns converts to µs", "objective: {metric: fct_p99_usec, indifference: 500ns, goal: min}\n", nil,
-			selection.Objective{Metric: "fct_p99_usec", Goal: "min", Indifference: 0.5}, ""},
+			question.Objective{Metric: "fct_p99_usec", Goal: "min", Indifference: 0.5}, ""},
 		{"percent", "objective: {metric: goodput_gbps, goal: max, indifference: 2%}\n", nil,
-			selection.Objective{Metric: "goodput_gbps", Goal: "max", IndifferencePercent: 2}, ""},
+			question.Objective{Metric: "goodput_gbps", Goal: "max", IndifferencePercent: 2}, ""},
 		{"rate", "objective: {metric: busbw_gbps, goal: max, indifference: 10Gbps}\n", nil,
-			selection.Objective{Metric: "busbw_gbps", Goal: "max", Indifference: 10}, ""},
+			question.Objective{Metric: "busbw_gbps", Goal: "max", Indifference: 10}, ""},
 		{"count, constraint, also", "objective:\n  metric: drops_lossy\n  indifference: 100\n  subject_to: drops_lossless == 0\n  also: [pfc_paused_usec]\n", nil,
-			selection.Objective{Metric: "drops_lossy", Goal: "min", Indifference: 100, SubjectTo: []string{"drops_lossless == 0"}, Also: []string{"pfc_paused_usec"}}, ""},
+			question.Objective{Metric: "drops_lossy", Goal: "min", Indifference: 100, SubjectTo: []string{"drops_lossless == 0"}, Also: []string{"pfc_paused_usec"}}, ""},
 		{"default: the lossless incast", "", nil,
-			selection.Objective{Metric: "fct_p99_usec_lossless", Goal: "min", IndifferencePercent: 5, Default: "the workload's lossless traffic: its p99 FCT"}, ""},
+			question.Objective{Metric: "fct_p99_usec_lossless", Goal: "min", IndifferencePercent: 5, Default: "the workload's lossless traffic: its p99 FCT"}, ""},
 		{"--set", "", []string{"objective.metric=drops_lossless", "objective.indifference=1"},
-			selection.Objective{Metric: "drops_lossless", Goal: "min", Indifference: 1}, ""},
+			question.Objective{Metric: "drops_lossless", Goal: "min", Indifference: 1}, ""},
 		{"a subject_to on a swept column", "objective: {metric: drops_total, subject_to: [switch_LossyAlpha < 1]}\n", nil,
-			selection.Objective{Metric: "drops_total", Goal: "min", IndifferencePercent: 5, SubjectTo: []string{"switch_LossyAlpha < 1"}}, ""},
+			question.Objective{Metric: "drops_total", Goal: "min", IndifferencePercent: 5, SubjectTo: []string{"switch_LossyAlpha < 1"}}, ""},
 
-		{"unknown metric", "objective: {metric: fct_p99}\n", nil, selection.Objective{}, `spec.yaml:8:21: objective.metric: "fct_p99" is not a jobs metric`},
-		{"machine metric", "objective: {metric: wall_sec}\n", nil, selection.Objective{}, "wall_sec measures this machine's speed"},
-		{"bad goal", "objective: {metric: drops_total, goal: least}\n", nil, selection.Objective{}, `spec.yaml:8:40: objective.goal: want min or max (value "least")`},
-		{"count with a unit", "objective: {metric: drops_total, indifference: 5us}\n", nil, selection.Objective{}, "drops_total is a count"},
-		{"wrong unit", "objective: {metric: fct_p99_usec, indifference: 5KB}\n", nil, selection.Objective{}, `objective.indifference: "5KB": want a µs value`},
-		{"zero", "objective: {metric: fct_p99_usec, indifference: 0}\n", nil, selection.Objective{}, "want a difference above 0"},
-		{"unknown key", "objective: {metric: drops_total, indiference: 1}\n", nil, selection.Objective{}, "objective.indiference: unknown key"},
-		{"no metric", "objective: {goal: max}\n", nil, selection.Objective{}, "objective: metric is required"},
-		{"subject_to on an attribute", "objective: {metric: drops_total, subject_to: switch.LossyAlpha < 1}\n", nil, selection.Objective{}, `"switch.LossyAlpha" is not a jobs column`},
-		{"subject_to syntax", "objective: {metric: drops_total, subject_to: 'drops_lossless =='}\n", nil, selection.Objective{}, "objective.subject_to: column"},
+		{"unknown metric", "objective: {metric: fct_p99}\n", nil, question.Objective{}, `spec.yaml:8:21: objective.metric: "fct_p99" is not a jobs metric`},
+		{"machine metric", "objective: {metric: wall_sec}\n", nil, question.Objective{}, "wall_sec measures this machine's speed"},
+		{"bad goal", "objective: {metric: drops_total, goal: least}\n", nil, question.Objective{}, `spec.yaml:8:40: objective.goal: want min or max (value "least")`},
+		{"count with a unit", "objective: {metric: drops_total, indifference: 5us}\n", nil, question.Objective{}, "drops_total is a count"},
+		{"wrong unit", "objective: {metric: fct_p99_usec, indifference: 5KB}\n", nil, question.Objective{}, `objective.indifference: "5KB": want a µs value`},
+		{"zero", "objective: {metric: fct_p99_usec, indifference: 0}\n", nil, question.Objective{}, "want a difference above 0"},
+		{"unknown key", "objective: {metric: drops_total, indiference: 1}\n", nil, question.Objective{}, "objective.indiference: unknown key"},
+		{"no metric", "objective: {goal: max}\n", nil, question.Objective{}, "objective: metric is required"},
+		{"subject_to on an attribute", "objective: {metric: drops_total, subject_to: switch.LossyAlpha < 1}\n", nil, question.Objective{}, `"switch.LossyAlpha" is not a jobs column`},
+		{"subject_to syntax", "objective: {metric: drops_total, subject_to: 'drops_lossless =='}\n", nil, question.Objective{}, "objective.subject_to: column"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Parse("spec.yaml", []byte(objBase+tc.yaml), tc.sets)
@@ -114,7 +114,7 @@ func TestParseSelect(t *testing.T) {
 	// UseSelection runs select.initial replicates in the plan and says when that drops
 	// the spec's replicates.
 	s, _ = Parse("spec.yaml", []byte(objBase+"replicates: 3\n"), nil)
-	if w := s.UseSelection(); s.Replicates != selection.DefaultInitial || !strings.Contains(w, "replicates: 3 is not used") {
+	if w := s.UseSelection(); s.Replicates != question.DefaultInitial || !strings.Contains(w, "replicates: 3 is not used") {
 		t.Errorf("UseSelection: replicates %d, warning %q", s.Replicates, w)
 	}
 }

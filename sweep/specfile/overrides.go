@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/rocesweep/rocesweep/model/config"
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // Overrides are a command line's changes to a spec, applied after the file (design.md
@@ -61,7 +61,7 @@ func (s *Spec) applySet(set string) (string, error) {
 	}
 	if key, ok := strings.CutPrefix(path, "select."); ok {
 		if s.Select == nil {
-			s.Select = &selection.Config{}
+			s.Select = &question.Config{}
 		}
 		if err := setSelect(s.Select, key, value); err != nil {
 			return "", fmt.Errorf("--set %s: %w", set, err)

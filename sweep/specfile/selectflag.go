@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocesweep/rocesweep/selection"
+	"github.com/rocesweep/rocesweep/question"
 )
 
 // ChooseSelection applies a command's --select to s: when given (set), on says whether
@@ -34,7 +34,7 @@ func (s *Spec) ChooseSelection(set, on bool) (selecting bool, warning string) {
 }
 
 // UseSelection makes s a selection's spec: its plan runs the first stage, select.initial
-// replicates of every point (default selection.DefaultInitial), in place of
+// replicates of every point (default question.DefaultInitial), in place of
 // `replicates` (a bisection's spec: its first probes, useBisection). It returns a
 // warning when that drops a `replicates` the spec set.
 func (s *Spec) UseSelection() string {
@@ -42,11 +42,11 @@ func (s *Spec) UseSelection() string {
 		return s.useBisection()
 	}
 	if s.Select == nil {
-		s.Select = &selection.Config{}
+		s.Select = &question.Config{}
 	}
 	n := s.Select.Initial
 	if n == 0 {
-		n = selection.DefaultInitial
+		n = question.DefaultInitial
 	}
 	warn := ""
 	if s.Replicates > 1 && s.Replicates != n {

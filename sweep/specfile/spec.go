@@ -9,8 +9,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
-	"github.com/rocesweep/rocesweep/selection"
 )
 
 // Spec is a parsed sweep spec (design.md "Sweep spec"): the base job, the axes and the
@@ -36,8 +36,8 @@ type Spec struct {
 	// Objective is the study's question (objective.go): as the spec states it, else the
 	// workload's default; never nil after Parse. Select holds the spec's `select:`
 	// settings (nil without the block): with them `run` is a sequential selection.
-	Objective *selection.Objective
-	Select    *selection.Config
+	Objective *question.Objective
+	Select    *question.Config
 	// Probe is the attribute a bisection's objective finds a value of (bisectspec.go), the
 	// plan's last axis, whose values are chosen as the run goes; nil otherwise.
 	Probe *Axis

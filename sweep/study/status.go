@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rocesweep/rocesweep/model"
+	"github.com/rocesweep/rocesweep/question"
 	"github.com/rocesweep/rocesweep/resultsdir"
 	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
@@ -158,7 +159,7 @@ func conditionsStatus(d *selection.Decision, p *sweep.Plan, point func(int) resu
 				break
 			}
 		}
-		if cd.Combine == selection.CombineEach {
+		if cd.Combine == question.CombineEach {
 			sub := cd.PerCondition[c]
 			st.State, st.Why, st.Indifference, st.Jobs = string(sub.State), sub.Why, sub.Delta, sub.Jobs
 			if sub.Best >= 0 {
