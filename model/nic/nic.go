@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"unsafe"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/internal/ring"
@@ -329,6 +330,42 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 func (n *NIC) ID() Identity { return n.id }
 
 // Handle runs one of the NIC's own events (kinds 0x02xx).
+// Prefetch hints the processor to load the state an event of the given kind and port
+// reads first: the PCIe direction of a PCIeDone, the transmit state of a TxDone.
+func (n *NIC) Prefetch(kind sim.Kind, port int16) {
+	switch kind {
+	case KindPCIeDone:
+		d := n.pcieDirOf(port)
+		sim.Prefetch(unsafe.Pointer(d))
+		sim.Prefetch(unsafe.Add(unsafe.Pointer(d), 64))
+	case KindTxDone:
+		sim.Prefetch(unsafe.Pointer(&n.txCur))
+	}
+}
+
+// PrefetchDeep hints the processor to load what an event of the given kind and port
+// reads once Prefetch's lines are in: the head transfer of a PCIe direction, the frame
+// that ends its serialization.
+func (n *NIC) PrefetchDeep(kind sim.Kind, port int16) {
+	switch kind {
+	case KindPCIeDone:
+		if x := n.pcieDirOf(port).acc.Head(); x != nil {
+			sim.Prefetch(unsafe.Pointer(x))
+		}
+	case KindTxDone:
+		if h := n.txCur; h > 0 {
+			sim.Prefetch(unsafe.Pointer(n.pool.Get(h)))
+		}
+	}
+}
+
+func (n *NIC) pcieDirOf(port int16) *pcieDir {
+	if port == int16(dirN2H) {
+		return &n.n2h
+	}
+	return &n.h2n
+}
+
 func (n *NIC) Handle(ev sim.Event) {
 	switch ev.Kind {
 	case KindGenStart:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // Owner says which part of the model interprets an event: the high byte of its Kind.
@@ -389,6 +390,60 @@ func (e *Engine) Next() (Event, bool) {
 		e.now = e.stop
 	}
 	return Event{}, false
+}
+
+// Hint is what an upcoming event will deliver: its kind, device, port and argument.
+type Hint struct {
+	Kind Kind
+	Port int16
+	Dev  int32
+	Arg  int64
+}
+
+// Upcoming returns the payloads of the two events most likely to fire next, in order (n
+// of them, 0 to 2), and hints the processor to load the payload of the third, so that
+// the caller can prefetch what the next events will touch while it handles the current
+// one (a chain: the third's payload now, the second's first lines, the next one's
+// deeper lines). They are hints only: they are taken from cur and the lowest non-empty
+// buckets in bucket order, so an event scheduled meanwhile, or an entry of a bucket that
+// refill would split, may come first, and an entry may be a stale timer arming.
+func (e *Engine) Upcoming() (h1, h2 Hint, n int) {
+	var next [3]*entry
+	k := 0
+	for i := e.head; i < len(e.cur) && k < len(next); i++ {
+		next[k] = &e.cur[i]
+		k++
+	}
+	for lm := e.full; lm != 0 && k < len(next); lm &= lm - 1 {
+		l := uint(bits.TrailingZeros64(lm)) % levels
+		for dm := e.occ[l]; dm != 0 && k < len(next); dm &= dm - 1 {
+			q := e.buckets[l][uint(bits.TrailingZeros64(dm))%fanout]
+			for j := 0; j < len(q) && k < len(next); j++ {
+				next[k] = &q[j]
+				k++
+			}
+		}
+	}
+	switch k {
+	case 3:
+		Prefetch(unsafe.Pointer(e.payloadOf(next[2])))
+		fallthrough
+	case 2:
+		h2 = Hint(*e.payloadOf(next[1]))
+		fallthrough
+	case 1:
+		h1 = Hint(*e.payloadOf(next[0]))
+	}
+	return h1, h2, min(k, 2)
+}
+
+// payloadOf returns the payload entry en delivers (a timer's current one if stale).
+func (e *Engine) payloadOf(en *entry) *payload {
+	s := en.tie & slotMask
+	if en.tie&timerFlag != 0 {
+		return &e.timers[s].p
+	}
+	return &e.slots[s]
 }
 
 // refill makes cur hold the entries at the next minimum time (cur's entries have all

@@ -1,0 +1,8 @@
+//go:build !amd64
+
+package sim
+
+import "unsafe"
+
+// Prefetch does nothing on this architecture.
+func Prefetch(p unsafe.Pointer) {}
