@@ -394,8 +394,12 @@ func (f *Fabric) prefetchNext() {
 		case sim.OwnerLink:
 			l := &f.links[h1.Dev]
 			l.PrefetchHead()
-			if to := l.To; to.Owner == sim.OwnerSwitch && h1.Arg > 0 {
-				f.switches[to.Dev].PrefetchRx(to.Port, f.pool.Get(pkt.Handle(h1.Arg)).DstHost)
+			if to := l.To; h1.Arg > 0 {
+				if p := f.pool.Get(pkt.Handle(h1.Arg)); to.Owner == sim.OwnerSwitch {
+					f.switches[to.Dev].PrefetchRx(to.Port, p)
+				} else {
+					f.nics[to.Dev].PrefetchRx(p)
+				}
 			}
 		case sim.OwnerSwitch:
 			f.switches[h1.Dev].PrefetchTxDeep(h1.Port)

@@ -331,16 +331,31 @@ func (n *NIC) ID() Identity { return n.id }
 
 // Handle runs one of the NIC's own events (kinds 0x02xx).
 // Prefetch hints the processor to load the state an event of the given kind and port
-// reads first: the PCIe direction of a PCIeDone, the transmit state of a TxDone.
+// reads first: the NIC's per-frame lines and the PCIe direction of a PCIeDone.
 func (n *NIC) Prefetch(kind sim.Kind, port int16) {
-	switch kind {
-	case KindPCIeDone:
-		d := n.pcieDirOf(port)
-		sim.Prefetch(unsafe.Pointer(d))
-		sim.Prefetch(unsafe.Add(unsafe.Pointer(d), 64))
-	case KindTxDone:
-		sim.Prefetch(unsafe.Pointer(&n.txCur))
+	n.prefetchHot()
+	if kind == KindPCIeDone {
+		sim.PrefetchSpan(unsafe.Pointer(n.pcieDirOf(port)), 2)
 	}
+}
+
+// PrefetchRx hints the processor to load what the arrival of frame p reads: the NIC's
+// per-frame lines and the lines of the QP it names.
+func (n *NIC) PrefetchRx(p *pkt.Packet) {
+	n.prefetchHot()
+	if i := int(p.DestQP) - 1; i >= 0 && i < len(n.qps) {
+		sim.PrefetchSpan(unsafe.Pointer(&n.qps[i]), 4)
+	}
+}
+
+// prefetchHot hints the lines every frame reads (TestNICHotLines): the pointers, the
+// occupancies and classes 0 and 1's limits (lines 0-3), the flags, parameters and queues
+// (lines 7-10) and the first lines of the two counter sets.
+func (n *NIC) prefetchHot() {
+	sim.PrefetchSpan(unsafe.Pointer(n), 4)
+	sim.PrefetchSpan(unsafe.Pointer(&n.txCur), 4)
+	sim.Prefetch(unsafe.Pointer(&n.cnt))
+	sim.Prefetch(unsafe.Pointer(&n.roce))
 }
 
 // PrefetchDeep hints the processor to load what an event of the given kind and port

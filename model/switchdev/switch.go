@@ -264,6 +264,7 @@ func (s *Switch) PrefetchTxDeep(e int16) {
 	if in := pt.tx.in; uint(in) < uint(len(s.ports)) {
 		sim.Prefetch(unsafe.Pointer(&s.ports[in].xoff))
 	}
+	s.prefetchPool(int(pt.txTC))
 	if pt.queued != 0 {
 		if h := pt.fifo[bits.Len8(pt.queued)-1].Head(); h != nil {
 			sim.Prefetch(unsafe.Pointer(h))
@@ -271,12 +272,20 @@ func (s *Switch) PrefetchTxDeep(e int16) {
 	}
 }
 
-// PrefetchRx hints the processor to load the first lines a frame to host dst arriving
-// on port i reads: the port's ingress line and the route cache's entry.
-func (s *Switch) PrefetchRx(i int16, dst int32) {
+// prefetchPool hints the lines of class tc's pool: its totals and its views by
+// direction, which a frame's admission, transmission and release update.
+func (s *Switch) prefetchPool(tc int) {
+	sim.PrefetchSpan(unsafe.Pointer(&s.pools[s.fp.poolOfTC[tc&7]]), int(unsafe.Sizeof(swPool{})/64))
+}
+
+// PrefetchRx hints the processor to load the first lines frame p arriving on port i
+// reads: the port's ingress line, its class's pool and the route cache's entry.
+func (s *Switch) PrefetchRx(i int16, p *pkt.Packet) {
 	if uint(i) < uint(len(s.ports)) {
 		sim.Prefetch(unsafe.Pointer(&s.ports[i].xoff))
 	}
+	s.prefetchPool(s.classify(p))
+	dst := p.DstHost
 	es := &s.ecmp
 	if dst < 0 || (es.attach != nil && int(dst) >= len(es.attach)) {
 		return
