@@ -318,7 +318,8 @@ func endpoint(n *topo.Node, port int16) link.Endpoint {
 
 // Loop runs events until the stop condition: the duration, or with stop: drain the
 // completion of every message (capped by the duration). It checks ctx every 2^16 events.
-func (f *Fabric) Loop(ctx context.Context) error {
+func (f *Fabric) Loop(ctx context.Context) (err error) {
+	defer f.recoverLimit(&err)
 	drain := f.cfg.Stop == "drain"
 	for {
 		ev, ok := f.eng.Next()
@@ -367,6 +368,29 @@ func (f *Fabric) Loop(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// recoverLimit turns the engine's *sim.LimitError panic into the job's error, naming the
+// job, its fabric and what to change; any other panic goes on.
+func (f *Fabric) recoverLimit(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	le, ok := r.(*sim.LimitError)
+	if !ok {
+		panic(r)
+	}
+	job := f.rec.JobID
+	if job == "" {
+		job = f.cfg.Name
+	}
+	fix := "simulate a smaller fabric (fewer hosts: topology.k, leaves, hosts_per_leaf) or split its traffic over several jobs"
+	if le.What == "timers" {
+		fix = "each queue pair takes 3 timers: use fewer sender-receiver pairs (a workload with fewer destinations per host, or fewer hosts)"
+	}
+	*err = fmt.Errorf("job %s (%d hosts): more than %d %s at simulated %v, the most one job's event engine holds; %s",
+		job, len(f.nics), sim.MaxPending, le.What, le.At, fix)
 }
 
 // prefetchNext hints the processor to load, while the current event is handled, the

@@ -162,6 +162,28 @@ func NewEngine() *Engine {
 	return &Engine{stop: Never, cur: make([]entry, 0, 64), ol: spareLevel, slots: make([]payload, 0, 1024), timers: make([]timerSlot, 0, 1024)}
 }
 
+// MaxPending is the most events one engine holds pending at once, and the most timers
+// it creates: an entry names its payload's slot in 24 bits.
+const MaxPending = maxSlots
+
+// LimitError is the value an Engine panics with when a job needs more than MaxPending
+// pending events or timers. Schedule and NewTimer have no error to return and sit on
+// every event's path, so the limit is a panic that the fabric recovers into the job's
+// error, with the job's name and what to change.
+type LimitError struct {
+	What string // "pending events" or "timers"
+	At   Time   // the simulated time it was reached
+}
+
+func (le *LimitError) Error() string {
+	return fmt.Sprintf("sim: more than %d %s at simulated %v", MaxPending, le.What, le.At)
+}
+
+// overLimit panics with a *LimitError (out of line: newSlot and NewTimer stay small).
+func (e *Engine) overLimit(what string) {
+	panic(&LimitError{What: what, At: e.now})
+}
+
 func (e *Engine) newSlot(p payload) uint32 {
 	if k := len(e.free); k > 0 {
 		s := e.free[k-1]
@@ -170,7 +192,7 @@ func (e *Engine) newSlot(p payload) uint32 {
 		return s
 	}
 	if len(e.slots) >= maxSlots {
-		panic("sim: more than 16M pending events")
+		e.overLimit("pending events")
 	}
 	e.slots = append(e.slots, p)
 	return uint32(len(e.slots) - 1)
@@ -262,7 +284,7 @@ func (e *Engine) NewTimer(kind Kind, dev int32, port int16, arg int64) TimerID {
 		panic("sim: timer with zero Kind")
 	}
 	if len(e.timers) >= maxSlots {
-		panic("sim: more than 16M timers")
+		e.overLimit("timers")
 	}
 	e.timers = append(e.timers, timerSlot{at: Never, p: payload{Kind: kind, Port: port, Dev: dev, Arg: arg}})
 	return TimerID(len(e.timers))
