@@ -108,6 +108,10 @@ type Fabric struct {
 	// are written once it has (or at the end, with null host columns).
 	pendingRows map[int64]nic.Completion
 
+	// prefetch: the loop hints the next events' lines (prefetchNext), on fabrics of at
+	// least prefetchHosts hosts.
+	prefetch bool
+
 	lastTierHop [3]int64
 	stopReason  string
 	// reports counts the periodic-record events: the summary's events leave them out, so
@@ -271,6 +275,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		f.nics = append(f.nics, nc)
 	}
 	f.qpTags = make([][]tagList, len(f.nics))
+	f.prefetch = len(f.nics) >= prefetchHosts
 
 	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
 	cdfs := opts.CDFs
@@ -327,7 +332,9 @@ func (f *Fabric) Loop(ctx context.Context) (err error) {
 			f.stopReason = "duration"
 			return nil
 		}
-		f.prefetchNext()
+		if f.prefetch {
+			f.prefetchNext()
+		}
 		switch ev.Kind.Owner() {
 		case sim.OwnerLink:
 			l := &f.links[ev.Dev]
@@ -393,14 +400,19 @@ func (f *Fabric) recoverLimit(err *error) {
 		job, len(f.nics), sim.MaxPending, le.What, le.At, fix)
 }
 
+// prefetchHosts is the fabric size from which the loop prefetches: a smaller fabric's
+// per-event state mostly stays in the caches, and the hints' instructions would cost more
+// than the misses they hide.
+const prefetchHosts = 256
+
 // prefetchNext hints the processor to load, while the current event is handled, the
 // first lines the event after next will read (its link and frame, its switch port, its
 // NIC's PCIe or transmit state) and the deeper lines of the next one, whose first lines
 // the previous call asked for: each event's chain of dependent loads is started two
 // events ahead. Hints change nothing the model computes.
 func (f *Fabric) prefetchNext() {
-	h1, h2, n := f.eng.Upcoming()
-	if n == 2 {
+	h1, h2 := f.eng.Upcoming()
+	if h2 != nil {
 		switch h2.Kind.Owner() {
 		case sim.OwnerLink:
 			sim.Prefetch(unsafe.Pointer(&f.links[h2.Dev]))
@@ -413,7 +425,7 @@ func (f *Fabric) prefetchNext() {
 			f.nics[h2.Dev].Prefetch(h2.Kind, h2.Port)
 		}
 	}
-	if n >= 1 {
+	if h1 != nil {
 		switch h1.Kind.Owner() {
 		case sim.OwnerLink:
 			l := &f.links[h1.Dev]

@@ -56,12 +56,7 @@ const (
 	maxSlots  = 1 << slotBits
 )
 
-type payload struct {
-	Kind Kind
-	Port int16
-	Dev  int32
-	Arg  int64
-}
+type payload = Hint
 
 // entry is one pending event's key (at, tie), 16 bytes; an event's payload sits in slots,
 // a timer's in its timerSlot.
@@ -414,7 +409,8 @@ func (e *Engine) Next() (Event, bool) {
 	return Event{}, false
 }
 
-// Hint is what an upcoming event will deliver: its kind, device, port and argument.
+// Hint is what a pending event will deliver: its kind, device, port and argument. It is
+// also the engine's own payload slot.
 type Hint struct {
 	Kind Kind
 	Port int16
@@ -422,41 +418,51 @@ type Hint struct {
 	Arg  int64
 }
 
-// Upcoming returns the payloads of the two events most likely to fire next, in order (n
-// of them, 0 to 2), and hints the processor to load the payload of the third, so that
-// the caller can prefetch what the next events will touch while it handles the current
-// one (a chain: the third's payload now, the second's first lines, the next one's
-// deeper lines). They are hints only: they are taken from cur and the lowest non-empty
-// buckets in bucket order, so an event scheduled meanwhile, or an entry of a bucket that
-// refill would split, may come first, and an entry may be a stale timer arming.
-func (e *Engine) Upcoming() (h1, h2 Hint, n int) {
-	var next [3]*entry
+// Upcoming returns the payloads of the two events most likely to fire next, in order
+// (nil when there are fewer), and hints the processor to load the payload of the third,
+// so that the caller can prefetch what the next events will touch while it handles the
+// current one (a chain: the third's payload now, the second's first lines, the next
+// one's deeper lines). The pointers are valid until the engine is next called. They are
+// hints only: they are taken from cur and the lowest non-empty buckets in bucket order,
+// so an event scheduled meanwhile, or an entry of a bucket that refill would split, may
+// come first, and an entry may be a stale timer arming.
+func (e *Engine) Upcoming() (next, after *Hint) {
+	if c := e.cur[e.head:]; len(c) >= 3 {
+		Prefetch(unsafe.Pointer(e.payloadOf(&c[2])))
+		return e.payloadOf(&c[0]), e.payloadOf(&c[1])
+	}
+	return e.upcomingBuckets()
+}
+
+// upcomingBuckets is Upcoming when cur holds fewer than three entries: the rest come
+// from the buckets in order.
+func (e *Engine) upcomingBuckets() (next, after *Hint) {
+	var en [3]*entry
 	k := 0
-	for i := e.head; i < len(e.cur) && k < len(next); i++ {
-		next[k] = &e.cur[i]
+	for i := e.head; i < len(e.cur); i++ {
+		en[k] = &e.cur[i]
 		k++
 	}
-	for lm := e.full; lm != 0 && k < len(next); lm &= lm - 1 {
+	for lm := e.full; lm != 0; lm &= lm - 1 {
 		l := uint(bits.TrailingZeros64(lm)) % levels
-		for dm := e.occ[l]; dm != 0 && k < len(next); dm &= dm - 1 {
+		for dm := e.occ[l]; dm != 0; dm &= dm - 1 {
 			q := e.buckets[l][uint(bits.TrailingZeros64(dm))%fanout]
-			for j := 0; j < len(q) && k < len(next); j++ {
-				next[k] = &q[j]
-				k++
+			for j := range q {
+				en[k] = &q[j]
+				if k++; k == len(en) {
+					Prefetch(unsafe.Pointer(e.payloadOf(en[2])))
+					return e.payloadOf(en[0]), e.payloadOf(en[1])
+				}
 			}
 		}
 	}
-	switch k {
-	case 3:
-		Prefetch(unsafe.Pointer(e.payloadOf(next[2])))
-		fallthrough
-	case 2:
-		h2 = Hint(*e.payloadOf(next[1]))
-		fallthrough
-	case 1:
-		h1 = Hint(*e.payloadOf(next[0]))
+	if k == 2 {
+		after = e.payloadOf(en[1])
 	}
-	return h1, h2, min(k, 2)
+	if k >= 1 {
+		next = e.payloadOf(en[0])
+	}
+	return next, after
 }
 
 // payloadOf returns the payload entry en delivers (a timer's current one if stale).
