@@ -403,7 +403,7 @@ func (f *Fabric) recoverLimit(err *error) {
 // prefetchHosts is the fabric size from which the loop prefetches: a smaller fabric's
 // per-event state mostly stays in the caches, and the hints' instructions would cost more
 // than the misses they hide.
-const prefetchHosts = 256
+const prefetchHosts = 128
 
 // prefetchNext hints the processor to load, while the current event is handled, the
 // first lines the event after next will read (its link and frame, its switch port, its
