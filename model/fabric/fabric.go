@@ -21,6 +21,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/internal/invariants"
@@ -106,6 +107,10 @@ type Fabric struct {
 	// ACK completions whose last byte had not reached host memory yet: their messages rows
 	// are written once it has (or at the end, with null host columns).
 	pendingRows map[int64]nic.Completion
+
+	// prefetch: the loop hints the next events' lines (prefetchNext), on fabrics of at
+	// least prefetchHosts hosts.
+	prefetch bool
 
 	lastTierHop [3]int64
 	stopReason  string
@@ -270,6 +275,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		f.nics = append(f.nics, nc)
 	}
 	f.qpTags = make([][]tagList, len(f.nics))
+	f.prefetch = len(f.nics) >= prefetchHosts
 
 	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
 	cdfs := opts.CDFs
@@ -317,13 +323,17 @@ func endpoint(n *topo.Node, port int16) link.Endpoint {
 
 // Loop runs events until the stop condition: the duration, or with stop: drain the
 // completion of every message (capped by the duration). It checks ctx every 2^16 events.
-func (f *Fabric) Loop(ctx context.Context) error {
+func (f *Fabric) Loop(ctx context.Context) (err error) {
+	defer f.recoverLimit(&err)
 	drain := f.cfg.Stop == "drain"
 	for {
 		ev, ok := f.eng.Next()
 		if !ok {
 			f.stopReason = "duration"
 			return nil
+		}
+		if f.prefetch {
+			f.prefetchNext()
 		}
 		switch ev.Kind.Owner() {
 		case sim.OwnerLink:
@@ -363,6 +373,74 @@ func (f *Fabric) Loop(ctx context.Context) error {
 			if err := f.rec.Err(); err != nil {
 				return fmt.Errorf("writing rows at simulated %v: %w", f.eng.Now(), err)
 			}
+		}
+	}
+}
+
+// recoverLimit turns the engine's *sim.LimitError panic into the job's error, naming the
+// job, its fabric and what to change; any other panic goes on.
+func (f *Fabric) recoverLimit(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	le, ok := r.(*sim.LimitError)
+	if !ok {
+		panic(r)
+	}
+	job := f.rec.JobID
+	if job == "" {
+		job = f.cfg.Name
+	}
+	fix := "simulate a smaller fabric (fewer hosts: topology.k, leaves, hosts_per_leaf) or split its traffic over several jobs"
+	if le.What == "timers" {
+		fix = "each queue pair takes 3 timers: use fewer sender-receiver pairs (a workload with fewer destinations per host, or fewer hosts)"
+	}
+	*err = fmt.Errorf("job %s (%d hosts): more than %d %s at simulated %v, the most one job's event engine holds; %s",
+		job, len(f.nics), sim.MaxPending, le.What, le.At, fix)
+}
+
+// prefetchHosts is the fabric size from which the loop prefetches: a smaller fabric's
+// per-event state mostly stays in the caches, and the hints' instructions would cost more
+// than the misses they hide.
+const prefetchHosts = 128
+
+// prefetchNext hints the processor to load, while the current event is handled, the
+// first lines the event after next will read (its link and frame, its switch port, its
+// NIC's PCIe or transmit state) and the deeper lines of the next one, whose first lines
+// the previous call asked for: each event's chain of dependent loads is started two
+// events ahead. Hints change nothing the model computes.
+func (f *Fabric) prefetchNext() {
+	h1, h2 := f.eng.Upcoming()
+	if h2 != nil {
+		switch h2.Kind.Owner() {
+		case sim.OwnerLink:
+			sim.Prefetch(unsafe.Pointer(&f.links[h2.Dev]))
+			if h2.Arg > 0 {
+				sim.Prefetch(unsafe.Pointer(f.pool.Get(pkt.Handle(h2.Arg))))
+			}
+		case sim.OwnerSwitch:
+			f.switches[h2.Dev].PrefetchTx(h2.Port)
+		case sim.OwnerNIC:
+			f.nics[h2.Dev].Prefetch(h2.Kind, h2.Port)
+		}
+	}
+	if h1 != nil {
+		switch h1.Kind.Owner() {
+		case sim.OwnerLink:
+			l := &f.links[h1.Dev]
+			l.PrefetchHead()
+			if to := l.To; h1.Arg > 0 {
+				if p := f.pool.Get(pkt.Handle(h1.Arg)); to.Owner == sim.OwnerSwitch {
+					f.switches[to.Dev].PrefetchRx(to.Port, p)
+				} else {
+					f.nics[to.Dev].PrefetchRx(p)
+				}
+			}
+		case sim.OwnerSwitch:
+			f.switches[h1.Dev].PrefetchTxDeep(h1.Port)
+		case sim.OwnerNIC:
+			f.nics[h1.Dev].PrefetchDeep(h1.Kind, h1.Port)
 		}
 	}
 }

@@ -5,12 +5,15 @@
 package link
 
 import (
+	"unsafe"
+
 	"github.com/rocesweep/rocesweep/model/internal/ring"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
 )
 
-// KindDeliver is the event that hands the head frame of link Dev to its far end.
+// KindDeliver is the event that hands the head frame of link Dev to its far end; its Arg
+// is that frame's handle (a hint for prefetching: Deliver pops the frame from the ring).
 const KindDeliver sim.Kind = sim.Kind(sim.OwnerLink)<<8 | 0x01
 
 // Endpoint names a device port: the owner package, the device index and the port.
@@ -52,7 +55,7 @@ func (l *Link) Send(eng *sim.Engine, now sim.Time, h pkt.Handle, wireBytes int64
 	at := now + l.Delay
 	l.q.Push(inFlight{at: at, h: h, bytes: int32(wireBytes)})
 	if l.q.Len() == 1 {
-		eng.Schedule(at, KindDeliver, l.ID, 0, 0)
+		eng.Schedule(at, KindDeliver, l.ID, 0, int64(h))
 	}
 }
 
@@ -61,7 +64,8 @@ func (l *Link) Send(eng *sim.Engine, now sim.Time, h pkt.Handle, wireBytes int64
 func (l *Link) Deliver(eng *sim.Engine) pkt.Handle {
 	h := l.q.Pop().h
 	if l.q.Len() > 0 {
-		eng.Schedule(l.q.Peek().at, KindDeliver, l.ID, 0, 0)
+		next := l.q.Peek()
+		eng.Schedule(next.at, KindDeliver, l.ID, 0, int64(next.h))
 	}
 	return h
 }
@@ -73,4 +77,11 @@ func (l *Link) InFlight() (frames int, bytes int64) {
 		bytes += int64(l.q.At(i).bytes)
 	}
 	return l.q.Len(), bytes
+}
+
+// PrefetchHead hints the processor to load the head frame's slot, which Deliver reads.
+func (l *Link) PrefetchHead() {
+	if h := l.q.Head(); h != nil {
+		sim.Prefetch(unsafe.Pointer(h))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"unsafe"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/internal/ring"
@@ -329,6 +330,57 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 func (n *NIC) ID() Identity { return n.id }
 
 // Handle runs one of the NIC's own events (kinds 0x02xx).
+// Prefetch hints the processor to load the state an event of the given kind and port
+// reads first: the NIC's per-frame lines and the PCIe direction of a PCIeDone.
+func (n *NIC) Prefetch(kind sim.Kind, port int16) {
+	n.prefetchHot()
+	if kind == KindPCIeDone {
+		sim.PrefetchSpan(unsafe.Pointer(n.pcieDirOf(port)), 2)
+	}
+}
+
+// PrefetchRx hints the processor to load what the arrival of frame p reads: the NIC's
+// per-frame lines and the lines of the QP it names.
+func (n *NIC) PrefetchRx(p *pkt.Packet) {
+	n.prefetchHot()
+	if i := int(p.DestQP) - 1; i >= 0 && i < len(n.qps) {
+		sim.PrefetchSpan(unsafe.Pointer(&n.qps[i]), 4)
+	}
+}
+
+// prefetchHot hints the lines every frame reads (TestNICHotLines): the pointers, the
+// occupancies and classes 0 and 1's limits (lines 0-3), the flags, parameters and queues
+// (lines 7-10) and the first lines of the two counter sets.
+func (n *NIC) prefetchHot() {
+	sim.PrefetchSpan(unsafe.Pointer(n), 4)
+	sim.PrefetchSpan(unsafe.Pointer(&n.txCur), 4)
+	sim.Prefetch(unsafe.Pointer(&n.cnt))
+	sim.Prefetch(unsafe.Pointer(&n.roce))
+}
+
+// PrefetchDeep hints the processor to load what an event of the given kind and port
+// reads once Prefetch's lines are in: the head transfer of a PCIe direction, the frame
+// that ends its serialization.
+func (n *NIC) PrefetchDeep(kind sim.Kind, port int16) {
+	switch kind {
+	case KindPCIeDone:
+		if x := n.pcieDirOf(port).acc.Head(); x != nil {
+			sim.Prefetch(unsafe.Pointer(x))
+		}
+	case KindTxDone:
+		if h := n.txCur; h > 0 {
+			sim.Prefetch(unsafe.Pointer(n.pool.Get(h)))
+		}
+	}
+}
+
+func (n *NIC) pcieDirOf(port int16) *pcieDir {
+	if port == int16(dirN2H) {
+		return &n.n2h
+	}
+	return &n.h2n
+}
+
 func (n *NIC) Handle(ev sim.Event) {
 	switch ev.Kind {
 	case KindGenStart:

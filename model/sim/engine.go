@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // Owner says which part of the model interprets an event: the high byte of its Kind.
@@ -55,12 +56,7 @@ const (
 	maxSlots  = 1 << slotBits
 )
 
-type payload struct {
-	Kind Kind
-	Port int16
-	Dev  int32
-	Arg  int64
-}
+type payload = Hint
 
 // entry is one pending event's key (at, tie), 16 bytes; an event's payload sits in slots,
 // a timer's in its timerSlot.
@@ -161,6 +157,28 @@ func NewEngine() *Engine {
 	return &Engine{stop: Never, cur: make([]entry, 0, 64), ol: spareLevel, slots: make([]payload, 0, 1024), timers: make([]timerSlot, 0, 1024)}
 }
 
+// MaxPending is the most events one engine holds pending at once, and the most timers
+// it creates: an entry names its payload's slot in 24 bits.
+const MaxPending = maxSlots
+
+// LimitError is the value an Engine panics with when a job needs more than MaxPending
+// pending events or timers. Schedule and NewTimer have no error to return and sit on
+// every event's path, so the limit is a panic that the fabric recovers into the job's
+// error, with the job's name and what to change.
+type LimitError struct {
+	What string // "pending events" or "timers"
+	At   Time   // the simulated time it was reached
+}
+
+func (le *LimitError) Error() string {
+	return fmt.Sprintf("sim: more than %d %s at simulated %v", MaxPending, le.What, le.At)
+}
+
+// overLimit panics with a *LimitError (out of line: newSlot and NewTimer stay small).
+func (e *Engine) overLimit(what string) {
+	panic(&LimitError{What: what, At: e.now})
+}
+
 func (e *Engine) newSlot(p payload) uint32 {
 	if k := len(e.free); k > 0 {
 		s := e.free[k-1]
@@ -169,7 +187,7 @@ func (e *Engine) newSlot(p payload) uint32 {
 		return s
 	}
 	if len(e.slots) >= maxSlots {
-		panic("sim: more than 16M pending events")
+		e.overLimit("pending events")
 	}
 	e.slots = append(e.slots, p)
 	return uint32(len(e.slots) - 1)
@@ -261,7 +279,7 @@ func (e *Engine) NewTimer(kind Kind, dev int32, port int16, arg int64) TimerID {
 		panic("sim: timer with zero Kind")
 	}
 	if len(e.timers) >= maxSlots {
-		panic("sim: more than 16M timers")
+		e.overLimit("timers")
 	}
 	e.timers = append(e.timers, timerSlot{at: Never, p: payload{Kind: kind, Port: port, Dev: dev, Arg: arg}})
 	return TimerID(len(e.timers))
@@ -389,6 +407,71 @@ func (e *Engine) Next() (Event, bool) {
 		e.now = e.stop
 	}
 	return Event{}, false
+}
+
+// Hint is what a pending event will deliver: its kind, device, port and argument. It is
+// also the engine's own payload slot.
+type Hint struct {
+	Kind Kind
+	Port int16
+	Dev  int32
+	Arg  int64
+}
+
+// Upcoming returns the payloads of the two events most likely to fire next, in order
+// (nil when there are fewer), and hints the processor to load the payload of the third,
+// so that the caller can prefetch what the next events will touch while it handles the
+// current one (a chain: the third's payload now, the second's first lines, the next
+// one's deeper lines). The pointers are valid until the engine is next called. They are
+// hints only: they are taken from cur and the lowest non-empty buckets in bucket order,
+// so an event scheduled meanwhile, or an entry of a bucket that refill would split, may
+// come first, and an entry may be a stale timer arming.
+func (e *Engine) Upcoming() (next, after *Hint) {
+	if c := e.cur[e.head:]; len(c) >= 3 {
+		Prefetch(unsafe.Pointer(e.payloadOf(&c[2])))
+		return e.payloadOf(&c[0]), e.payloadOf(&c[1])
+	}
+	return e.upcomingBuckets()
+}
+
+// upcomingBuckets is Upcoming when cur holds fewer than three entries: the rest come
+// from the buckets in order.
+func (e *Engine) upcomingBuckets() (next, after *Hint) {
+	var en [3]*entry
+	k := 0
+	for i := e.head; i < len(e.cur); i++ {
+		en[k] = &e.cur[i]
+		k++
+	}
+	for lm := e.full; lm != 0; lm &= lm - 1 {
+		l := uint(bits.TrailingZeros64(lm)) % levels
+		for dm := e.occ[l]; dm != 0; dm &= dm - 1 {
+			q := e.buckets[l][uint(bits.TrailingZeros64(dm))%fanout]
+			for j := range q {
+				en[k] = &q[j]
+				if k++; k == len(en) {
+					Prefetch(unsafe.Pointer(e.payloadOf(en[2])))
+					return e.payloadOf(en[0]), e.payloadOf(en[1])
+				}
+			}
+		}
+	}
+	if k == 2 {
+		after = e.payloadOf(en[1])
+	}
+	if k >= 1 {
+		next = e.payloadOf(en[0])
+	}
+	return next, after
+}
+
+// payloadOf returns the payload entry en delivers (a timer's current one if stale).
+func (e *Engine) payloadOf(en *entry) *payload {
+	s := en.tie & slotMask
+	if en.tie&timerFlag != 0 {
+		return &e.timers[s].p
+	}
+	return &e.slots[s]
 }
 
 // refill makes cur hold the entries at the next minimum time (cur's entries have all

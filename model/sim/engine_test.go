@@ -26,6 +26,27 @@ func TestTieOrderIsInsertionOrder(t *testing.T) {
 	}
 }
 
+func TestUpcoming(t *testing.T) {
+	e := NewEngine()
+	if next, after := e.Upcoming(); next != nil || after != nil {
+		t.Fatalf("Upcoming of an empty engine found %v, %v", next, after)
+	}
+	// Distinct times in distinct buckets, and two at one time (cur).
+	times := []Time{5, 300 * Nanosecond, 2 * Microsecond, 2 * Microsecond, 2 * Microsecond, 2 * Microsecond}
+	for i, at := range times {
+		e.Schedule(at, kindTest, int32(i), int16(i), int64(i))
+	}
+	for want := int32(0); want < int32(len(times)); want++ {
+		next, after := e.Upcoming()
+		if next == nil || next.Dev != want || (want+1 < int32(len(times))) != (after != nil) || (after != nil && after.Dev != want+1) {
+			t.Fatalf("before event %d: Upcoming %+v %+v", want, next, after)
+		}
+		if ev, ok := e.Next(); !ok || ev.Dev != want {
+			t.Fatalf("event %d: %+v %v", want, ev, ok)
+		}
+	}
+}
+
 func TestOrderMatchesSort(t *testing.T) {
 	e := NewEngine()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -255,6 +276,11 @@ func matchHeap(t *testing.T, timers, scheds, resets, pops int, seed uint64) {
 		}
 		if a.Pending() != b.Pending() {
 			t.Fatalf("seed %d step %d: pending %d vs %d", seed, step, a.Pending(), b.Pending())
+		}
+		// Upcoming is a hint on any state (stale armings, borrowed buckets, stops): it
+		// must not fail, and finds something whenever anything is pending.
+		if next, after := a.Upcoming(); (a.Pending() > 0 && next == nil) || (next == nil && after != nil) {
+			t.Fatalf("seed %d step %d: Upcoming found %v, %v of %d pending", seed, step, next, after, a.Pending())
 		}
 		if step%97 == 0 {
 			if h := a.held(); h != a.n || a.stale < 0 || a.stale > a.n {

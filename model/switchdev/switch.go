@@ -2,7 +2,9 @@ package switchdev
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
+	"unsafe"
 
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/link"
@@ -240,6 +242,67 @@ func (s *Switch) Buffer() Buffer { return s.buf }
 func (s *Switch) NumPorts() int { return len(s.ports) }
 
 // Handle runs one of the switch's own events (kinds 0x01xx).
+// PrefetchTx hints the processor to load the first lines a serialization end on port e
+// reads: the port's egress line and its class queues.
+func (s *Switch) PrefetchTx(e int16) {
+	if uint(e) < uint(len(s.ports)) {
+		pt := &s.ports[e]
+		sim.Prefetch(unsafe.Pointer(pt))
+		sim.Prefetch(unsafe.Pointer(&pt.fifo[0]))
+	}
+}
+
+// PrefetchTxDeep hints the processor to load what a serialization end on port e reads
+// once the port's lines are in: its link, the ingress line of the frame's arrival port
+// and the head of the class queue served next.
+func (s *Switch) PrefetchTxDeep(e int16) {
+	if uint(e) >= uint(len(s.ports)) {
+		return
+	}
+	pt := &s.ports[e]
+	sim.Prefetch(unsafe.Pointer(pt.out))
+	if in := pt.tx.in; uint(in) < uint(len(s.ports)) {
+		sim.Prefetch(unsafe.Pointer(&s.ports[in].xoff))
+	}
+	s.prefetchPool(int(pt.txTC))
+	if pt.queued != 0 {
+		if h := pt.fifo[bits.Len8(pt.queued)-1].Head(); h != nil {
+			sim.Prefetch(unsafe.Pointer(h))
+		}
+	}
+}
+
+// prefetchPool hints the lines of class tc's pool: its totals and its views by
+// direction, which a frame's admission, transmission and release update.
+func (s *Switch) prefetchPool(tc int) {
+	sim.PrefetchSpan(unsafe.Pointer(&s.pools[s.fp.poolOfTC[tc&7]]), int(unsafe.Sizeof(swPool{})/64))
+}
+
+// PrefetchRx hints the processor to load the first lines frame p arriving on port i
+// reads: the port's ingress line, its class's pool and the route cache's entry.
+func (s *Switch) PrefetchRx(i int16, p *pkt.Packet) {
+	if uint(i) < uint(len(s.ports)) {
+		sim.Prefetch(unsafe.Pointer(&s.ports[i].xoff))
+	}
+	s.prefetchPool(s.classify(p))
+	dst := p.DstHost
+	es := &s.ecmp
+	if dst < 0 || (es.attach != nil && int(dst) >= len(es.attach)) {
+		return
+	}
+	key := dst
+	if es.attach != nil {
+		if a := es.attach[dst]; a != es.self {
+			key = a
+		} else if int(dst) < len(es.keys.Slot) {
+			key = es.n + es.keys.Slot[dst]
+		}
+	}
+	if uint(key) < uint(len(es.dst)) {
+		sim.Prefetch(unsafe.Pointer(&es.dst[key]))
+	}
+}
+
 func (s *Switch) Handle(ev sim.Event) {
 	switch ev.Kind {
 	case KindTxDone:

@@ -38,6 +38,15 @@ func (r *Ring[T]) Push(v T) {
 // Peek returns a pointer to the head value; the ring must not be empty.
 func (r *Ring[T]) Peek() *T { return &r.buf[r.head] }
 
+// Head returns a pointer to the head value, or nil when the ring is empty (for
+// prefetching: the caller must not keep it across a Push).
+func (r *Ring[T]) Head() *T {
+	if r.n == 0 {
+		return nil
+	}
+	return &r.buf[r.head]
+}
+
 // Pop removes and returns the head value; the ring must not be empty. The slot is not
 // cleared: every ring of the model holds pointer-free values, so a stale copy keeps
 // nothing alive (a ring of pointers would need it cleared for the collector).
