@@ -90,6 +90,7 @@ type sharedRun struct {
 	once sync.Once
 	root string
 	err  string
+	do   func() // runs the line once (the first call), returns when it has run
 }
 
 // exampleExit is the exit status of the examples that do not exit 0, and why.
@@ -255,15 +256,11 @@ func TestExamplesRun(t *testing.T) {
 		}
 		return root
 	}
-	shared := map[string]*sharedRun{}
-	for line := range sharedRuns {
-		shared[line] = &sharedRun{}
-	}
+	sharedBase := t.TempDir() // outlives every sequence
 	derived := map[string]*sharedRun{}
 	for line := range sharedReads {
 		derived[line] = &sharedRun{}
 	}
-	sharedBase := t.TempDir() // outlives every sequence
 	var runLine func(t *testing.T, root, line string)
 	// runArgs runs one example in root: "" if it exits as exampleExit says, else why not.
 	runArgs := func(root, line string, args []string) string {
@@ -285,6 +282,23 @@ func TestExamplesRun(t *testing.T) {
 		}
 		return ""
 	}
+	// The shared runs start at once, side by side, rather than when a sequence first
+	// reaches one: each is a whole study, and the sequences that need one wait for it.
+	shared := map[string]*sharedRun{}
+	for line := range sharedRuns {
+		s := &sharedRun{}
+		var err error
+		if s.root, err = os.MkdirTemp(sharedBase, "shared"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(configs, filepath.Join(s.root, "configs")); err != nil {
+			t.Fatal(err)
+		}
+		args := exampleArgs(t, line, s.root)
+		s.do = func() { s.once.Do(func() { s.err = runArgs(s.root, line, args) }) }
+		shared[line] = s
+		go s.do()
+	}
 	runLine = func(t *testing.T, root, line string) {
 		t.Helper()
 		args := exampleArgs(t, line, root)
@@ -294,16 +308,7 @@ func TestExamplesRun(t *testing.T) {
 		if s, ok := shared[exampleCommand(line)]; ok {
 			out := sharedRuns[exampleCommand(line)]
 			if _, err := os.Stat(filepath.Join(root, out)); errors.Is(err, fs.ErrNotExist) {
-				s.once.Do(func() {
-					var err error
-					if s.root, err = os.MkdirTemp(sharedBase, "shared"); err != nil {
-						s.err = err.Error()
-					} else if err := os.Symlink(configs, filepath.Join(s.root, "configs")); err != nil {
-						s.err = err.Error()
-					} else {
-						s.err = runArgs(s.root, line, exampleArgs(t, line, s.root))
-					}
-				})
+				s.do()
 				if s.err != "" {
 					t.Fatal(s.err)
 				}
@@ -320,7 +325,10 @@ func TestExamplesRun(t *testing.T) {
 					from = shared[l]
 				}
 			}
-			if from != nil && from.root != "" && sameTree(filepath.Join(root, dir), filepath.Join(from.root, dir)) {
+			if from != nil {
+				from.do()
+			}
+			if from != nil && from.err == "" && sameTree(filepath.Join(root, dir), filepath.Join(from.root, dir)) {
 				s := derived[exampleCommand(line)]
 				s.once.Do(func() {
 					var err error
