@@ -401,13 +401,19 @@ func Suggest(s string, names []string) string { return suggest(s, names) }
 
 // suggest proposes the closest of names to s.
 func suggest(s string, names []string) string {
+	limit := len(s)/3 + 1 // a name further than this is no suggestion
+	lower := strings.ToLower(s)
 	best, bd := "", 1<<30
 	for _, n := range names {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(n)); d < bd {
+		ln := strings.ToLower(n)
+		if abs(len(ln)-len(lower)) > limit {
+			continue // the edit distance is at least the difference in length
+		}
+		if d := editDistance(lower, ln); d < bd {
 			best, bd = n, d
 		}
 	}
-	if best == "" || bd > len(s)/3+1 {
+	if best == "" || bd > limit {
 		return ""
 	}
 	return " (did you mean " + best + "?)"
@@ -656,4 +662,11 @@ func (e *FieldError) Error() string {
 		fmt.Fprintf(&b, " (value %q)", e.Value)
 	}
 	return b.String()
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
