@@ -148,15 +148,7 @@ func TestSpillResourceStopsTheSweep(t *testing.T) {
 			if err != nil || rep.OK != 4 || rep.Skipped != 2 {
 				t.Fatalf("resume: %v, %d ok, %d skipped; want 4 and 2", err, rep.OK, rep.Skipped)
 			}
-			nd, status := rowsPerJob(t, dir)
-			if len(status) != 6 {
-				t.Fatalf("%d jobs recorded, want 6", len(status))
-			}
-			for id, st := range status {
-				if st != "ok" || nd[id] != 200 {
-					t.Errorf("job %s: %s with %d rows; want ok with 200", id, st, nd[id])
-				}
-			}
+			allOK(t, dir, 6, 200)
 		})
 	}
 }
@@ -168,13 +160,7 @@ func TestDiskBudgetFailsTheJob(t *testing.T) {
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	// 50 rows (~7 KB spilled) fit 1 MiB; the job of LossyAlpha 16 emits 20,000 (~3 MB).
-	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-		n := 50
-		if cfg.Switch.SharedBufferManager.LossyAlpha == 16 {
-			n = 20_000
-		}
-		return emittingJob(n)(ctx, cfg, id, emit)
-	}
+	job := bigAtAlpha16
 	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 2, MaxDiskPerJob: 1 << 20, SpillEveryRow: true})
 	if err != nil {
 		t.Fatal(err)
@@ -219,15 +205,7 @@ func TestInvalidDecidedAgain(t *testing.T) {
 	if err != nil || rep.OK != 1 || rep.Skipped != 5 || rep.Recovery.Redecided != 1 || rep.Recovery.Withdrawn != 1 {
 		t.Fatalf("resume under a larger budget: %v, %d ok, %d skipped, recovery %+v; want 1 ok (the invalid one) and 5 skipped", err, rep.OK, rep.Skipped, rep.Recovery)
 	}
-	nd, status := rowsPerJob(t, dir)
-	if len(status) != 6 {
-		t.Fatalf("%d jobs recorded, want 6", len(status))
-	}
-	for id, st := range status {
-		if st != "ok" || nd[id] != 20 {
-			t.Errorf("job %s: %s with %d rows; want ok with 20", id, st, nd[id])
-		}
-	}
+	allOK(t, dir, 6, 20)
 }
 
 // A disk budget that is a share of the free space (no --max-disk-per-job given) is the
@@ -237,13 +215,7 @@ func TestDiskShareStopsTheSweep(t *testing.T) {
 	t.Parallel()
 	p := faultPlan(t)
 	dir := filepath.Join(t.TempDir(), "out")
-	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-		n := 50
-		if cfg.Switch.SharedBufferManager.LossyAlpha == 16 {
-			n = 20_000
-		}
-		return emittingJob(n)(ctx, cfg, id, emit)
-	}
+	job := bigAtAlpha16
 	rep, err := Run(context.Background(), p, job, Options{Dir: dir, Workers: 1, MaxDiskPerJob: 1 << 20, MaxDiskShare: true, SpillEveryRow: true})
 	var me *MachineError
 	if !errors.As(err, &me) || !strings.Contains(err.Error(), "nearly full") || rep.Failed != 0 || rep.Machine != 1 {
@@ -255,5 +227,28 @@ func TestDiskShareStopsTheSweep(t *testing.T) {
 	}
 	if _, status := rowsPerJob(t, dir); len(status) != 6 {
 		t.Errorf("%d jobs recorded after --resume, want 6", len(status))
+	}
+}
+
+// bigAtAlpha16 emits 50 rows (~7 KB spilled), but 20,000 (~3 MB) at LossyAlpha 16.
+func bigAtAlpha16(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
+	n := 50
+	if cfg.Switch.SharedBufferManager.LossyAlpha == 16 {
+		n = 20_000
+	}
+	return emittingJob(n)(ctx, cfg, id, emit)
+}
+
+// allOK checks that dir records jobs jobs, each ok with rows nd_stats rows.
+func allOK(t *testing.T, dir string, jobs, rows int) {
+	t.Helper()
+	nd, status := rowsPerJob(t, dir)
+	if len(status) != jobs {
+		t.Fatalf("%d jobs recorded, want %d", len(status), jobs)
+	}
+	for id, st := range status {
+		if st != "ok" || nd[id] != rows {
+			t.Errorf("job %s: %s with %d rows; want ok with %d", id, st, nd[id], rows)
+		}
 	}
 }
