@@ -128,7 +128,7 @@ type replay struct {
 	pSum   [][]float64
 	front  []bool
 	delta  float64
-	tq     map[int]float64 // t quantile by degrees of freedom
+	tq     tCache
 	d      Decision
 }
 
@@ -170,7 +170,7 @@ func newReplay(p Problem) *replay {
 		p: p, cfg: cfg, k: k, n0: cfg.Initial, alpha: 1 - cfg.Confidence, sign: 1,
 		sum: make([]float64, k), used: make([]int, k), feas: make([]feasibility, k),
 		failed: make([]bool, k), modes: make([]map[float64]int, k), modal: make([]int, k),
-		pairs: make([][]pairStat, k), tq: map[int]float64{},
+		pairs: make([][]pairStat, k), tq: tCache{},
 	}
 	if p.Goal == question.Max {
 		r.sign = -1
@@ -579,7 +579,7 @@ func (r *replay) fixedJobs() int {
 				degenerate = degenerate || s.allEqual
 			}
 		}
-		t := r.tQuantile(1-(r.d.Split.Screening+r.d.Split.Rare)/float64(r.k-1), r.n0-1)
+		t := r.tq.quantile(1-(r.d.Split.Screening+r.d.Split.Rare)/float64(r.k-1), r.n0-1)
 		n = max(n, math.Ceil(t*t*s2max/(r.delta*r.delta)))
 		if degenerate {
 			n = max(n, float64(r.d.RareRunsPair))
@@ -626,12 +626,24 @@ func (r *replay) percentDelta() float64 {
 	return math.SmallestNonzeroFloat64 // a percent so small that it underflows
 }
 
-// tQuantile is t_{p, df}, cached by df (the procedure asks for one p).
-func (r *replay) tQuantile(p float64, df int) float64 {
-	q, ok := r.tq[df]
+// tCache holds the t quantiles a replay has asked for, by probability and degrees of
+// freedom: a stage asks every pair (and every metric of a Pareto objective) for the
+// same quantile, and each costs a bisection.
+type tCache map[struct {
+	p  float64
+	df int
+}]float64
+
+// quantile is t_{p, df} (tQuantile), computed once per cache.
+func (c tCache) quantile(p float64, df int) float64 {
+	k := struct {
+		p  float64
+		df int
+	}{p, df}
+	q, ok := c[k]
 	if !ok {
 		q = tQuantile(p, df)
-		r.tq[df] = q
+		c[k] = q
 	}
 	return q
 }

@@ -101,7 +101,7 @@ func (r *replay) paretoInterval(m, i, l, stage int) (lo, hi float64, ok bool) {
 	// The screening share over every pair and metric, then over the stages.
 	pairs := float64(r.k*(r.k-1)/2) * float64(len(r.p.Pareto))
 	beta := r.d.Split.Screening / pairs / (float64(stage) * float64(stage+1))
-	h := tQuantile(1-beta/2, ps.n-1) * math.Sqrt(ps.variance()/n)
+	h := r.tq.quantile(1-beta/2, ps.n-1) * math.Sqrt(ps.variance()/n)
 	return mean - h, mean + h, true
 }
 

@@ -74,7 +74,7 @@ type worstReplay struct {
 	pairsN      int          // (k − 1)·m
 	h2, delta   float64
 	shim        *replay // carries the split and the stage to the feasibility tests and badness
-	tq          map[int]float64
+	tq          tCache
 	d           Decision // over the settings
 }
 
@@ -129,7 +129,7 @@ func newWorstReplay(p Problem, g Grid) *worstReplay {
 	r := &worstReplay{p: p, g: g, cfg: cfg, k: k, m: m, n0: cfg.Initial, alpha: 1 - cfg.Confidence, sign: 1,
 		sum: make([][]float64, k), used: make([]int, k), extra: make([]int, k), feas: make([]feasibility, k),
 		failed: make([]bool, k), modes: make([][]map[float64]int, k), modal: make([][]int, k), mass: make([][]bool, k),
-		pairs: make([][]pairStat, k*m), verdict: make([][]int8, k*m), tq: map[int]float64{}}
+		pairs: make([][]pairStat, k*m), verdict: make([][]int8, k*m), tq: tCache{}}
 	if p.Goal == question.Max {
 		r.sign = -1
 	}
@@ -423,11 +423,7 @@ func (r *worstReplay) fixedJobs() int {
 			}
 		}
 		q := 1 - (r.d.Split.Screening+r.d.Split.Rare)/float64(r.pairsN)
-		t, ok := r.tq[r.n0-1]
-		if !ok {
-			t = tQuantile(q, r.n0-1)
-			r.tq[r.n0-1] = t
-		}
+		t := r.tq.quantile(q, r.n0-1)
 		n = max(n, math.Ceil(t*t*s2max/(r.delta*r.delta)))
 		if degenerate {
 			n = max(n, float64(r.d.RareRunsPair))
