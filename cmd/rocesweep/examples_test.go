@@ -23,8 +23,8 @@ import (
 var exampleSetup = map[string]string{
 	"results/quickstart": "rocesweep run",
 	"results/ci-main":    "rocesweep run configs/ci.yaml -o results/ci-main",
-	"results/a":          "rocesweep run configs/quickstart.yaml -o results/a",
-	"results/b":          "rocesweep run configs/quickstart.yaml -o results/b --set switch.TotalSharedBufferSize=32MB",
+	"results/a":          "rocesweep run configs/ci.yaml -o results/a --set replicates=5",
+	"results/b":          "rocesweep run configs/ci.yaml -o results/b --set replicates=5 --set switch.TotalSharedBufferSize=8MB",
 }
 
 // sharedRuns are the example command lines (exampleCommand) that several sequences run,
