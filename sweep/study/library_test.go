@@ -8,19 +8,13 @@ package study_test
 // own to link the sink and Parquet for.
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/fabric"
-	"github.com/rocesweep/rocesweep/model/stats"
-	"github.com/rocesweep/rocesweep/selection"
 	"github.com/rocesweep/rocesweep/sweep"
-	"github.com/rocesweep/rocesweep/sweep/launch"
 	"github.com/rocesweep/rocesweep/sweep/specfile"
-	"github.com/rocesweep/rocesweep/sweep/study"
 )
 
 // libraryDir is the folder of the study library, configs/.
@@ -83,53 +77,5 @@ func TestLibrarySpecsPlan(t *testing.T) {
 		if !seen[f] {
 			t.Errorf("%s is missing from configs/", f)
 		}
-	}
-}
-
-// The quickstart shares pool 1 between a lossless and a lossy class (sizing condition 3)
-// to show its trap: some points hold lossless senders paused with an empty buffer
-// (stuck_pause_ports), so not every lossless message completes; the selection rules them
-// out by its subject_to, and the point it selects has no stuck pause.
-func TestQuickstartDecidesAroundTheTrap(t *testing.T) {
-	t.Parallel() // no package state changed: runs beside the other parallel tests
-	data, err := os.ReadFile(filepath.Join(libraryDir, "quickstart.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := specfile.Parse("quickstart.yaml", data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.UseSelection()
-	p, err := sweep.Expand(s, fabric.Validate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stuck, best int64 = 0, -1
-	job := func(ctx context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-		return fabric.Run(ctx, cfg, fabric.Options{JobID: id})
-	}
-	sr, err := study.Select(context.Background(), p, job, launch.Options{Dir: filepath.Join(t.TempDir(), "qs"), Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sr.Decision
-	if d.State != selection.Decided {
-		t.Fatalf("quickstart: %s (%s), want decided", d.State, d.Why)
-	}
-	for j, sum := range sr.Summaries {
-		stuck += sum.StuckPausePorts
-		if j.Point == d.Best {
-			best = max(best, sum.StuckPausePorts)
-			if sum.MsgsCompletedLossless != 120 || sum.DropsLossless != 0 {
-				t.Errorf("%s: %d lossless messages completed, %d dropped; want 120, 0", p.Label(j), sum.MsgsCompletedLossless, sum.DropsLossless)
-			}
-		}
-	}
-	if stuck == 0 {
-		t.Error("no job of the quickstart has a stuck pause: it no longer shows the trap its comment describes")
-	}
-	if best != 0 {
-		t.Errorf("the selected point %s has stuck pauses (%d)", d.Labels[d.Best], best)
 	}
 }
