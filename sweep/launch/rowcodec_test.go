@@ -42,7 +42,7 @@ func fillBatch(n, seed int) stats.Batch {
 }
 
 // TestRowCodecRoundTrip: batches decoded one after the other into one reused Batch, as
-// replaySpill does, equal the batches encoded, whatever the last batch held (more rows,
+// writeSpilled does, equal the batches encoded, whatever the last batch held (more rows,
 // values where these are zero, tables these do not have), and NaN and infinities pass.
 func TestRowCodecRoundTrip(t *testing.T) {
 	withNaN := fillBatch(2, 3)
