@@ -24,14 +24,15 @@ import (
 // to holdRows; only a job whose rows pass that bound gets a spill file of its own,
 // DIR/.spill-SHARD/ID.rows, a stream of stats.Batch values (rowcodec.go): the rows held so
 // far as its first batch, then each batch as it comes. When the job ends ok, the one sink
-// goroutine replays the file into the shared part files, then writes the rows the spill
-// still held (a job run in a worker sends those in its response), then the rows the job's
-// recorder still held, then records the job: each table gets the job's rows in the order
-// the job produced them. A failed, timed-out or abandoned job's spill is dropped, file and
-// held rows. So a job's memory holds at most holdRows rows beyond the batch its recorder
-// fills, and the journal's all-or-nothing rule per job stands: rows reach the part files
-// only with their job's jobs row, in the same commit. Spill files are temporary: Run
-// removes the folder at its start (under the shard lock) and at its end.
+// goroutine writes its rows into the shared part files table by table (writeSpilled):
+// the table's rows of the file, then those the spill still held (a job run in a worker
+// sends those in its response), then those the job's recorder still held; then it records
+// the job. So each table gets the job's rows in the order the job produced them. A
+// failed, timed-out or abandoned job's spill is dropped, file and held rows. So a job's
+// memory holds at most holdRows rows beyond the batch its recorder fills, and the
+// journal's all-or-nothing rule per job stands: rows reach the part files only with their
+// job's jobs row, in the same commit. Spill files are temporary: Run removes the folder at
+// its start (under the shard lock) and at its end.
 
 // spillDir is the folder of the spill files of a shard.
 func spillDir(dir string, sh sweep.Shard) string { return filepath.Join(dir, ".spill-"+sh.Tag()) }
