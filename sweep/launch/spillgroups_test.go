@@ -16,9 +16,9 @@ import (
 
 // TestWriteSpilledEndsLargeGroups: writeSpilled writes each table's rows of a spilled job
 // in the order the job produced them (the file's, then the held rows, then the
-// recorder's), and ends the row group of a table the job gave groupEndRows rows or more,
-// not of one it gave fewer: the next job's rows of the first start a new row group, of
-// the second join the job's.
+// recorder's), and ends the row group of each table the job gave groupEndRows rows or
+// more (two here), not of one it gave fewer: the next job's rows of the first start a new
+// row group, of the second join the job's.
 func TestWriteSpilledEndsLargeGroups(t *testing.T) {
 	dir := t.TempDir()
 	var schemas []resultsdir.Schema
@@ -31,6 +31,7 @@ func TestWriteSpilledEndsLargeGroups(t *testing.T) {
 	}
 	nd := fillBatch(groupEndRows+3, 1).NdStats
 	msgs := fillBatch(6, 2).Messages
+	ecn := fillBatch(groupEndRows, 4).EcnPfcStats
 	path := filepath.Join(t.TempDir(), "job.rows")
 	f, err := os.Create(path)
 	if err != nil {
@@ -38,7 +39,7 @@ func TestWriteSpilledEndsLargeGroups(t *testing.T) {
 	}
 	enc := rowEncoder{w: f}
 	for off := 0; off < groupEndRows; off += 1000 {
-		b := stats.Batch{NdStats: nd[off:min(off+1000, groupEndRows)]}
+		b := stats.Batch{NdStats: nd[off:min(off+1000, groupEndRows)], EcnPfcStats: ecn[off:min(off+1000, groupEndRows)]}
 		if off == 0 {
 			b.Messages = msgs[:3]
 		}
@@ -54,7 +55,7 @@ func TestWriteSpilledEndsLargeGroups(t *testing.T) {
 	}
 	next := fillBatch(5, 3)
 	next.Messages = msgs[4:]
-	if err := writeBatch(w, stats.Batch{NdStats: next.NdStats, Messages: next.Messages}); err != nil {
+	if err := writeBatch(w, stats.Batch{NdStats: next.NdStats, EcnPfcStats: next.EcnPfcStats, Messages: next.Messages}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
@@ -77,7 +78,14 @@ func TestWriteSpilledEndsLargeGroups(t *testing.T) {
 	if !reflect.DeepEqual(gotMsgs, msgs) {
 		t.Errorf("messages: %s", firstDiff(gotMsgs, msgs))
 	}
-	for table, want := range map[string][]int64{"nd_stats": {groupEndRows + 3, 5}, "messages": {6}} {
+	gotEcn, err := resultsdir.ReadRows[stats.EcnPfcStats](dir, "ecn_pfc_stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append(append([]stats.EcnPfcStats(nil), ecn...), next.EcnPfcStats...); !reflect.DeepEqual(gotEcn, want) {
+		t.Errorf("ecn_pfc_stats: %s", firstDiff(gotEcn, want))
+	}
+	for table, want := range map[string][]int64{"nd_stats": {groupEndRows + 3, 5}, "ecn_pfc_stats": {groupEndRows, 5}, "messages": {6}} {
 		if got := rowGroups(t, dir, table); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: row groups of %v rows, want %v", table, got, want)
 		}
