@@ -90,6 +90,80 @@ func TestRowGroupBytesBoundsRowGroups(t *testing.T) {
 	}
 }
 
+// TestEndGroup: EndGroup ends a table's open row group (record batch) there and then,
+// in Parquet and Arrow alike, leaves a table without rows in its group as it is, and
+// refuses a table the writer does not have; every row reads back in order.
+func TestEndGroup(t *testing.T) {
+	for _, format := range []resultsdir.Format{resultsdir.Parquet, resultsdir.Arrow} {
+		t.Run(string(format), func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := Open(Options{Dir: dir, Format: format}, testTables())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := portRows("a", 30)
+			for _, part := range [][]portRow{rows[:10], rows[10:25], rows[25:]} {
+				if err := w.Write("nd_stats", part); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.EndGroup("nd_stats"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.EndGroup("nd_stats"); err != nil { // nothing open: no empty group
+				t.Fatal(err)
+			}
+			if err := w.EndGroup("no_such_table"); err == nil {
+				t.Error("EndGroup of an unknown table: no error")
+			}
+			if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			files, err := resultsdir.Files(dir, "nd_stats")
+			if err != nil || len(files) != 1 {
+				t.Fatalf("files %v, %v", files, err)
+			}
+			f, err := os.Open(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var sizes []int64
+			if format == resultsdir.Parquet {
+				if got := readParquet[portRow](t, dir, "nd_stats"); !reflect.DeepEqual(got, rows) {
+					t.Fatalf("nd_stats: %d rows read back, want the %d written, in order", len(got), len(rows))
+				}
+				st, _ := f.Stat()
+				pf, err := parquet.OpenFile(f, st.Size())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, g := range pf.RowGroups() {
+					sizes = append(sizes, g.NumRows())
+				}
+			} else {
+				r, err := ipc.NewFileReader(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range r.NumRecords() {
+					rec, err := r.Record(i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sizes = append(sizes, rec.NumRows())
+				}
+			}
+			if want := []int64{10, 15, 5}; !reflect.DeepEqual(sizes, want) {
+				t.Errorf("row groups of %v rows, want %v", sizes, want)
+			}
+		})
+	}
+}
+
 // TestPageBuffer: the page buffer reads back what was written, from where it was
 // rewound, as the Parquet writer uses it (write pages, seek to 0, copy out).
 func TestPageBuffer(t *testing.T) {

@@ -59,8 +59,8 @@ type Options struct {
 	// FileBytes commits (and so rotates to new files) once the open files of the
 	// commit hold this many bytes. Default 64 MiB.
 	FileBytes int64
-	// RowGroupRows is the number of rows per row group (Parquet) or record batch (Arrow).
-	// Default 65,536.
+	// RowGroupRows is the number of rows per row group (Parquet) or record batch (Arrow),
+	// unless RowGroupBytes or Writer.EndGroup ends one earlier. Default 65,536.
 	RowGroupRows int
 	// RowGroupBytes ends a table's row group (record batch) early once it holds this
 	// many bytes in memory (Parquet: parquet-go's estimate of its encoded pages and

@@ -73,6 +73,27 @@ func (w *Writer) write(t *tableFile, rows any) error {
 	return nil
 }
 
+// EndGroup ends the open row group (Parquet) or record batch (Arrow) of table, if it has
+// rows, as RowGroupRows and RowGroupBytes do: its pages are written out to the file and
+// its columns' buffers are released for the next rows of any table.
+func (w *Writer) EndGroup(table string) error {
+	if w.err != nil {
+		return w.err
+	}
+	t := w.byName[table]
+	if t == nil {
+		return fmt.Errorf("sink: unknown table %q", table)
+	}
+	if t.grp == 0 {
+		return nil
+	}
+	if err := t.flush(); err != nil {
+		w.fail(fmt.Errorf("writing %s: %w", t.tmp, err))
+		return w.err
+	}
+	return nil
+}
+
 // groupBytes is the memory the open row group holds (Options.RowGroupBytes).
 func (t *tableFile) groupBytes() int64 {
 	if t.pq != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // TestClearBatchReuse: batches decoded one after the other into one reused Batch, as
-// replaySpill does, equal the batches encoded, although gob leaves out zero fields and
+// writeSpilled does, equal the batches encoded, although gob leaves out zero fields and
 // empty tables (a row whose counter went back to 0, a batch without messages).
 func TestClearBatchReuse(t *testing.T) {
 	batches := []stats.Batch{

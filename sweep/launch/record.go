@@ -82,30 +82,33 @@ func (r *runner) record(o outcome) error {
 	}
 	var sum *stats.Summary
 	if o.status == journal.StatusOK {
+		// The job's rows in the order it produced them: the spill file's, those the
+		// spill held, those the recorder held at the end.
+		var rec stats.Batch
+		if o.res.Rec != nil {
+			rec = o.res.Rec.Batch
+		}
 		if o.spill != "" {
-			err := replaySpill(r.w, o.spill)
+			err := writeSpilled(r.w, o.spill, o.held, rec)
 			os.Remove(o.spill)
 			if err != nil {
 				return err
 			}
-		}
-		// The job's rows in the order it produced them: the spill file's, those the
-		// spill held, those the recorder held at the end.
-		if o.held.Rows() > 0 {
+		} else {
 			if err := writeBatch(r.w, o.held); err != nil {
 				return err
 			}
-			freeHeld(o.held)
-		}
-		if o.res.Rec != nil {
-			if err := writeBatch(r.w, o.res.Rec.Batch); err != nil {
+			if err := writeBatch(r.w, rec); err != nil {
 				return err
 			}
+		}
+		if o.held.Rows() > 0 {
+			freeHeld(o.held)
 		}
 		if r.o.Isolate != nil {
 			// The runner of worker processes holds little but the sink: collect its
 			// garbage (the strings of the rows decoded, the sink's encoding) every
-			// replayGarbage bytes, as replaySpill does, so that its footprint does not
+			// replayGarbage bytes, as writeSpilled does, so that its footprint does not
 			// grow to the collector's target, twice its live heap.
 			memory.CollectGarbage(replayGarbage)
 		}

@@ -13,7 +13,9 @@ import (
 )
 
 // The spill file format (spill.go): a stream of batches, each table of stats.Batch in
-// field order as a uvarint row count and its rows, each row its fields in order: signed
+// field order as a uvarint row count and, when there are rows, the uvarint length in
+// bytes of its rows and the rows (so that a reader of one table skips the others), each
+// row its fields in order: signed
 // integers as zig-zag varints, float64 as its 8 IEEE bytes (little-endian), bools as one
 // byte, strings as a uvarint length and the bytes. A file ends at a batch boundary. It is
 // written and read by the same binary, so it describes nothing of its types: gob did,
@@ -80,8 +82,9 @@ func rowTables() []rowTable {
 
 // rowEncoder writes batches to w. Not safe for concurrent use.
 type rowEncoder struct {
-	w   io.Writer
-	buf []byte
+	w    io.Writer
+	buf  []byte
+	rows []byte // one table's rows of one batch, before their length is known
 }
 
 // encode writes b to the encoder's writer, as batches of at most chunkRows rows a table
@@ -101,8 +104,13 @@ func (e *rowEncoder) encode(b *stats.Batch) error {
 			rows := bv.Field(t.field)
 			lo, hi := min(off, rows.Len()), min(off+chunkRows, rows.Len())
 			buf = binary.AppendUvarint(buf, uint64(hi-lo))
-			for r := lo; r < hi; r++ {
-				buf = appendRow(buf, t, rows.Index(r))
+			if hi > lo {
+				e.rows = e.rows[:0]
+				for r := lo; r < hi; r++ {
+					e.rows = appendRow(e.rows, t, rows.Index(r))
+				}
+				buf = binary.AppendUvarint(buf, uint64(len(e.rows)))
+				buf = append(buf, e.rows...)
 			}
 			if len(buf) >= flushBytes {
 				if _, err := e.w.Write(buf); err != nil {
@@ -168,7 +176,11 @@ var errCorrupt = errors.New("spill file corrupt")
 
 // decode reads the next batch into b, reusing b's tables (whose rows it overwrites
 // whole). It returns io.EOF at the end of the stream.
-func (d *rowDecoder) decode(b *stats.Batch) error {
+func (d *rowDecoder) decode(b *stats.Batch) error { return d.decodeTable(b, -1) }
+
+// decodeTable reads the next batch into b as decode does, but only the rows of the table
+// of stats.Batch field only (-1: every table): b's other tables are left empty.
+func (d *rowDecoder) decodeTable(b *stats.Batch, only int) error {
 	if d.strs == nil {
 		d.strs = make([][]map[string]string, len(batchTables))
 		for i := range batchTables {
@@ -189,6 +201,24 @@ func (d *rowDecoder) decode(b *stats.Batch) error {
 			return errCorrupt
 		}
 		rows := bv.Field(t.field)
+		if n == 0 {
+			rows.SetLen(0)
+			continue
+		}
+		size, err := binary.ReadUvarint(d.r)
+		if err != nil {
+			return d.fail(err)
+		}
+		if size > 1<<40 {
+			return errCorrupt
+		}
+		if only >= 0 && t.field != only {
+			rows.SetLen(0)
+			if _, err := d.r.Discard(int(size)); err != nil {
+				return d.fail(err)
+			}
+			continue
+		}
 		if int(n) > rows.Cap() {
 			grown := reflect.MakeSlice(rows.Type(), int(n), max(int(n), 2*rows.Cap()))
 			rows.Set(grown)

@@ -42,7 +42,7 @@ func fillBatch(n, seed int) stats.Batch {
 }
 
 // TestRowCodecRoundTrip: batches decoded one after the other into one reused Batch, as
-// replaySpill does, equal the batches encoded, whatever the last batch held (more rows,
+// writeSpilled does, equal the batches encoded, whatever the last batch held (more rows,
 // values where these are zero, tables these do not have), and NaN and infinities pass.
 func TestRowCodecRoundTrip(t *testing.T) {
 	withNaN := fillBatch(2, 3)
@@ -137,5 +137,59 @@ func TestRowCodecReplayAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("decoding a batch of %d rows: %v allocations, want 0", got.Rows(), a)
+	}
+}
+
+// TestRowCodecOneTable: decodeTable gives, batch after batch, the rows of its one table
+// that decode gives, every other table of the batch empty, for every table.
+func TestRowCodecOneTable(t *testing.T) {
+	batches := []stats.Batch{
+		fillBatch(3, 1),
+		{},
+		{Messages: fillBatch(2, 2).Messages},
+		fillBatch(2*chunkRows+5, 3), // encoded as three batches
+	}
+	var buf bytes.Buffer
+	enc := rowEncoder{w: &buf}
+	for i := range batches {
+		if err := enc.encode(&batches[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var whole []stats.Batch
+	dec := rowDecoder{r: bufio.NewReader(bytes.NewReader(buf.Bytes()))}
+	for {
+		var b stats.Batch // fresh: each batch kept
+		if err := dec.decode(&b); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		whole = append(whole, b)
+	}
+	for _, tb := range batchTables {
+		dec := rowDecoder{r: bufio.NewReader(bytes.NewReader(buf.Bytes()))}
+		var got stats.Batch // reused, as a replay does
+		for k := 0; ; k++ {
+			err := dec.decodeTable(&got, tb.field)
+			if err == io.EOF {
+				if k != len(whole) {
+					t.Errorf("field %d: %d batches, want %d", tb.field, k, len(whole))
+				}
+				break
+			}
+			if err != nil {
+				t.Fatalf("field %d, batch %d: %v", tb.field, k, err)
+			}
+			gv, wv := reflect.ValueOf(got), reflect.ValueOf(whole[k])
+			for f := 0; f < gv.NumField(); f++ {
+				switch {
+				case f == tb.field && (gv.Field(f).Len() > 0 || wv.Field(f).Len() > 0) && !reflect.DeepEqual(gv.Field(f).Interface(), wv.Field(f).Interface()):
+					t.Errorf("field %d, batch %d: rows differ from decode's", f, k)
+				case f != tb.field && gv.Field(f).Len() != 0:
+					t.Errorf("decoding field %d, batch %d: field %d holds %d rows, want none", tb.field, k, f, gv.Field(f).Len())
+				}
+			}
+		}
 	}
 }

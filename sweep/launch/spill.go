@@ -24,14 +24,15 @@ import (
 // to holdRows; only a job whose rows pass that bound gets a spill file of its own,
 // DIR/.spill-SHARD/ID.rows, a stream of stats.Batch values (rowcodec.go): the rows held so
 // far as its first batch, then each batch as it comes. When the job ends ok, the one sink
-// goroutine replays the file into the shared part files, then writes the rows the spill
-// still held (a job run in a worker sends those in its response), then the rows the job's
-// recorder still held, then records the job: each table gets the job's rows in the order
-// the job produced them. A failed, timed-out or abandoned job's spill is dropped, file and
-// held rows. So a job's memory holds at most holdRows rows beyond the batch its recorder
-// fills, and the journal's all-or-nothing rule per job stands: rows reach the part files
-// only with their job's jobs row, in the same commit. Spill files are temporary: Run
-// removes the folder at its start (under the shard lock) and at its end.
+// goroutine writes its rows into the shared part files table by table (writeSpilled):
+// the table's rows of the file, then those the spill still held (a job run in a worker
+// sends those in its response), then those the job's recorder still held; then it records
+// the job. So each table gets the job's rows in the order the job produced them. A
+// failed, timed-out or abandoned job's spill is dropped, file and held rows. So a job's
+// memory holds at most holdRows rows beyond the batch its recorder fills, and the
+// journal's all-or-nothing rule per job stands: rows reach the part files only with their
+// job's jobs row, in the same commit. Spill files are temporary: Run removes the folder at
+// its start (under the shard lock) and at its end.
 
 // spillDir is the folder of the spill files of a shard.
 func spillDir(dir string, sh sweep.Shard) string { return filepath.Join(dir, ".spill-"+sh.Tag()) }
@@ -287,38 +288,96 @@ func writeBatch(w *sink.Writer, b stats.Batch) error {
 	return nil
 }
 
-// replaySpill writes the batches of the spill file path into the record tables, one
-// batch in memory at a time, decoded into the memory of the one before (rowDecoder): a
-// job's rows cost the replay no allocation per row, whatever their number. A spill that
-// does not decode aborts the writer's open commit (sink.Writer.Abort): some of its rows
-// may already be in the open files.
-func replaySpill(w *sink.Writer, path string) error {
+// writeSpilled writes the rows of a finished job that made a spill file (path) into the
+// record tables: table by table, the table's rows of the file, then its rows in held
+// (those the spill still held) and in rec (those the job's recorder held at its end),
+// so that each table gets the job's rows in the order the job produced them. After a
+// table that the job gave groupEndRows rows or more, it ends the table's row group
+// (sink.Writer.EndGroup): so the writer holds the open row group of one large table of
+// the job at a time, not of all of them at once, and a long job's peak memory is that of
+// its largest table's page buffers rather than of every table's. Each table is one pass
+// over the file that decodes only its rows (rowDecoder.decodeTable), one batch in memory
+// at a time, decoded into the memory of the one before: a job's rows cost the replay no
+// allocation per row, whatever their number. A spill that does not decode aborts the
+// writer's open commit (sink.Writer.Abort): some of its rows may already be in the open
+// files.
+func writeSpilled(w *sink.Writer, path string, held, rec stats.Batch) error {
+	var b stats.Batch // one batch's memory, reused for every batch of the file
+	for i, t := range resultsdir.RecordTables {
+		n, err := replayTable(w, path, t, recordFields[i], &b)
+		if err != nil {
+			return err
+		}
+		for _, rows := range []any{t.Rows(held), t.Rows(rec)} {
+			if err := w.Write(t.Name, rows); err != nil {
+				return err
+			}
+			n += reflect.ValueOf(rows).Len()
+		}
+		if n >= groupEndRows {
+			if err := w.EndGroup(t.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// groupEndRows is the rows of one table from one spilled job after which writeSpilled
+// ends the table's row group: a page of a number column (the sink's page buffer), so
+// that a row group it ends holds at least full pages.
+const groupEndRows = 4096
+
+// replayTable writes the rows of table t (of stats.Batch field field) in the spill file
+// path into the record tables, decoding batches into b, and returns their number.
+func replayTable(w *sink.Writer, path string, t resultsdir.RecordTable, field int, b *stats.Batch) (int, error) {
 	f, err := dirfs.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
-		return w.Abort(fmt.Errorf("reading the rows of a finished job: %w", err))
+		return 0, w.Abort(fmt.Errorf("reading the rows of a finished job: %w", err))
 	}
 	defer f.Close()
 	dec := rowDecoder{r: bufio.NewReaderSize(f, spillBuffer)}
-	var b stats.Batch // one batch's memory, reused for every batch of the file
+	n := 0
 	for {
 		// What the sink allocates as it writes rows (its encoding) is collected every
 		// replayGarbage bytes, so that a job's rows cost the process the same memory at
 		// any count.
 		memory.CollectGarbage(replayGarbage)
-		err := dec.decode(&b)
+		err := dec.decodeTable(b, field)
 		if err == io.EOF {
-			return nil
+			return n, nil
 		}
 		if err != nil {
-			return w.Abort(fmt.Errorf("reading the rows of a finished job from %s: %w", path, err))
+			return n, w.Abort(fmt.Errorf("reading the rows of a finished job from %s: %w", path, err))
 		}
-		if err := writeBatch(w, b); err != nil {
-			return err
+		rows := t.Rows(*b)
+		if err := w.Write(t.Name, rows); err != nil {
+			return n, err
 		}
+		n += reflect.ValueOf(rows).Len()
 	}
 }
 
-// replayGarbage is the garbage replaySpill lets pile up before it collects: 1 MiB. It
+// recordFields are the stats.Batch field of each of resultsdir.RecordTables, in order.
+var recordFields = func() []int {
+	bt := reflect.TypeFor[stats.Batch]()
+	out := make([]int, len(resultsdir.RecordTables))
+	for i, t := range resultsdir.RecordTables {
+		rt := reflect.TypeOf(t.Rows(stats.Batch{}))
+		out[i] = -1
+		for f := 0; f < bt.NumField(); f++ {
+			if bt.Field(f).Type == rt {
+				out[i] = f
+			}
+		}
+		if out[i] < 0 {
+			panic(fmt.Sprintf("sweep: record table %s: no field of stats.Batch holds its rows (%v)", t.Name, rt))
+		}
+	}
+	return out
+}()
+
+// replayGarbage is the garbage writeSpilled lets pile up before it collects: 1 MiB. It
 // is what a job of many rows holds beyond a job of few (whose replay is never
 // collected), so it is kept small; each collection marks only the open writers.
 const replayGarbage = 1 << 20
