@@ -402,8 +402,9 @@ func (f *Fabric) recoverLimit(err *error) {
 
 // prefetchHosts is the fabric size from which the loop prefetches: a smaller fabric's
 // per-event state mostly stays in the caches, and the hints' instructions would cost more
-// than the misses they hide.
-const prefetchHosts = 128
+// than the misses they hide. The 128-host fabrics (leaf-spine 8×16, fat tree k = 8) are
+// still below it; a fat tree of k = 10 (250 hosts) is above.
+const prefetchHosts = 192
 
 // prefetchNext hints the processor to load, while the current event is handled, the
 // first lines the event after next will read (its link and frame, its switch port, its

@@ -97,15 +97,18 @@ const (
 //
 // The pending set is a radix heap (Ahuja, Mehlhorn, Orlin, Tarjan 1990), which fits a
 // discrete-event simulation exactly: nothing is scheduled before now, so keys are
-// monotone. cur holds the entries at the last extracted (or peeked) minimum time, last,
-// in insertion order. Every later entry sits in the bucket named by where its time
+// monotone. cur holds, in (time, insertion) order, every entry before hi: those at the
+// last extracted (or peeked) minimum time, last, or those of a small digit bucket that
+// refill sorted. Every later entry sits in the bucket named by where its time
 // first differs from last (see hiBit): three levels of 64 buckets by 6-bit digit for
 // times up to 262 ns ahead, then a bucket per bit; one occupancy word per level and a
-// word of non-empty levels. Insertion appends to one bucket, O(1). When cur runs empty,
+// word of non-empty levels. Insertion appends to one bucket, O(1), or joins cur in order
+// before hi. When cur runs empty,
 // the lowest non-empty bucket holds the minimum: Next delivers a bucket's only entry
 // straight from there (events at distinct times, the common case); otherwise refill
 // lends the bucket's array to cur, as it is when all its entries are at one time
-// (synchronised hosts), else keeping the entries at its minimum, compacted in place,
+// (synchronised hosts), sorted when it is a digit bucket of at most runMax entries
+// (each of them then moves once), else keeping the entries at its minimum, compacted in place,
 // after moving the others to lower levels. No entry maps to that bucket until last
 // changes, and the array goes back to it then, so every bucket keeps its own array.
 // An entry moves at most once per level it descends. Buckets are append-only slices,
@@ -138,7 +141,8 @@ type Engine struct {
 	stop    Time
 	last    Time // time of the last extracted (or peeked) minimum; all entries are >= last
 	seq     uint64
-	cur     []entry // entries at time last, delivered from cur[head]
+	cur     []entry // the entries before hi, in (at, tie) order, delivered from cur[head]
+	hi      Time    // an entry at < hi goes to cur, in order; the buckets hold the later ones
 	head    int
 	ol, od  uint           // the bucket whose array cur holds (spareLevel, 0: its own)
 	occ     [levels]uint64 // bit d set: buckets[l][d] may be non-empty (cleared when refill empties it)
@@ -154,7 +158,7 @@ type Engine struct {
 
 // NewEngine returns an engine at time 0 with no stop time.
 func NewEngine() *Engine {
-	return &Engine{stop: Never, cur: make([]entry, 0, 64), ol: spareLevel, slots: make([]payload, 0, 1024), timers: make([]timerSlot, 0, 1024)}
+	return &Engine{stop: Never, cur: make([]entry, 0, 64), hi: 1, ol: spareLevel, slots: make([]payload, 0, 1024), timers: make([]timerSlot, 0, 1024)}
 }
 
 // MaxPending is the most events one engine holds pending at once, and the most timers
@@ -210,11 +214,23 @@ func (e *Engine) StopTime() Time { return e.stop }
 
 func (e *Engine) insert(en entry) {
 	e.n++
-	if en.at == e.last {
-		e.cur = append(e.cur, en)
+	if en.at < e.hi {
+		e.toCur(en)
 		return
 	}
 	e.put(en, e.last)
+}
+
+// toCur adds en (last <= en.at < hi) to cur in (at, tie) order: its tie is the newest,
+// so it goes after every entry at or before its time. Entries at last, the common case,
+// go straight to the end.
+func (e *Engine) toCur(en entry) {
+	e.cur = append(e.cur, en)
+	i := len(e.cur) - 1
+	for ; i > e.head && e.cur[i-1].at > en.at; i-- {
+		e.cur[i] = e.cur[i-1]
+	}
+	e.cur[i] = en
 }
 
 // bucketOf returns the level and digit of the bucket of time at > last. Every entry in
@@ -251,8 +267,8 @@ func (e *Engine) Schedule(at Time, kind Kind, dev int32, port int16, arg int64) 
 	e.seq++
 	en := entry{at: at, tie: e.seq<<seqShift | uint64(s)}
 	e.n++
-	if at == e.last {
-		e.cur = append(e.cur, en)
+	if at < e.hi {
+		e.toCur(en)
 		return
 	}
 	e.put(en, e.last)
@@ -350,10 +366,11 @@ func (e *Engine) Next() (Event, bool) {
 	for {
 		var en entry
 		if e.head < len(e.cur) {
-			if e.last > e.stop {
+			if e.cur[e.head].at > e.stop {
 				break
 			}
 			en = e.cur[e.head]
+			e.last = en.at
 			e.head++
 			if e.head == len(e.cur) {
 				e.cur, e.head = e.cur[:0], 0
@@ -382,7 +399,7 @@ func (e *Engine) Next() (Event, bool) {
 			if e.occ[l] &^= 1 << d; e.occ[l] == 0 {
 				e.full &^= 1 << l
 			}
-			e.last = en.at
+			e.last, e.hi = en.at, en.at+1
 		}
 		e.n--
 		s := uint32(en.tie & slotMask)
@@ -507,9 +524,18 @@ func (e *Engine) refill() bool {
 				max = at
 			}
 		}
-		e.last = min
+		e.last, e.hi = min, min+1
 		if min == max { // one entry, or all at one time (synchronised hosts)
 			e.cur = src
+			return true
+		}
+		if l > 0 && l < digitLevels && len(src) <= runMax {
+			// A digit bucket of a few entries becomes cur sorted, so that each entry moves
+			// once: cur then holds everything before the bucket's end (hi), and what is
+			// scheduled before hi meanwhile joins it in order (toCur).
+			sortRun(src)
+			e.cur = src
+			e.hi = (min>>(l*digitBits) + 1) << (l * digitBits)
 			return true
 		}
 		k := 0
@@ -525,6 +551,23 @@ func (e *Engine) refill() bool {
 		return true
 	}
 	return false
+}
+
+// runMax is the most entries a digit bucket may hold for refill to sort it into cur;
+// a larger one is spread over the level below, as a bit level's bucket always is.
+const runMax = 32
+
+// sortRun sorts r by time, keeping the order of equal times (insertion order, as every
+// bucket holds them), so that r is in (at, tie) order.
+func sortRun(r []entry) {
+	for i := 1; i < len(r); i++ {
+		en := r[i]
+		j := i
+		for ; j > 0 && r[j-1].at > en.at; j-- {
+			r[j] = r[j-1]
+		}
+		r[j] = en
+	}
 }
 
 // release gives the array cur holds back to its bucket, before last changes, and makes
@@ -543,7 +586,7 @@ func (e *Engine) PeekTime() Time {
 			e.stale--
 		}
 		if e.head < len(e.cur) {
-			return e.last
+			return e.cur[e.head].at
 		}
 		if !e.refill() {
 			return Never
@@ -563,7 +606,7 @@ func (e *Engine) rebase() {
 		}
 	}
 	e.occ, e.full = [levels]uint64{}, 0
-	e.last = e.now
+	e.last, e.hi = e.now, e.now+1
 	e.n -= len(all)
 	// re-insert in (at, tie) order so FIFO order among equal times survives
 	slices.SortFunc(all, func(a, b entry) int {

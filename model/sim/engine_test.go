@@ -196,19 +196,22 @@ func itoa(n int) string {
 // random stream of schedules, timer resets, stops, stop times, peeks and pops; both must
 // deliver the identical event sequence (a metamorphic check of ordering and timer
 // semantics). The second case restarts many timers far more often than events fire, so
-// stale armings pile up and are compacted away.
+// stale armings pile up and are compacted away. The third schedules within 16 ns, so
+// that digit buckets are sorted into cur and what is scheduled meanwhile joins it.
 func TestRadixMatchesHeap(t *testing.T) {
 	cases := []struct {
 		timers, scheds, resets int // timers; of each draw of 10 + pops: schedules, resets, 1 stop,
 		pops                   int // 1 stop time, peek or pop, and pops
 		seeds                  uint64
+		span                   int // times are drawn up to 2^span ps ahead
 	}{
-		{timers: 50, scheds: 4, resets: 2, pops: 2, seeds: 20},
-		{timers: 3000, scheds: 1, resets: 7, pops: 0, seeds: 3},
+		{timers: 50, scheds: 4, resets: 2, pops: 2, seeds: 20, span: 40},
+		{timers: 3000, scheds: 1, resets: 7, pops: 0, seeds: 3, span: 40},
+		{timers: 50, scheds: 4, resets: 2, pops: 2, seeds: 20, span: 14},
 	}
 	for _, c := range cases {
 		for seed := uint64(1); seed <= c.seeds; seed++ {
-			matchHeap(t, c.timers, c.scheds, c.resets, c.pops, seed)
+			matchHeap(t, c.timers, c.scheds, c.resets, c.pops, seed, c.span)
 		}
 	}
 }
@@ -224,7 +227,7 @@ func (e *Engine) held() int {
 	return h
 }
 
-func matchHeap(t *testing.T, timers, scheds, resets, pops int, seed uint64) {
+func matchHeap(t *testing.T, timers, scheds, resets, pops int, seed uint64, span int) {
 	r := rand.New(rand.NewPCG(seed, 99))
 	a, b := NewEngine(), newHeapEngine()
 	var ta, tb []TimerID
@@ -237,12 +240,12 @@ func matchHeap(t *testing.T, timers, scheds, resets, pops int, seed uint64) {
 		now := a.Now()
 		switch op := r.IntN(10+pops) + 4 - scheds; { // op < 4: schedule
 		case op < 4:
-			at := now + Time(r.IntN(3))*Time(r.Int64N(1<<uint(r.IntN(40))))
+			at := now + Time(r.IntN(3))*Time(r.Int64N(1<<uint(r.IntN(span))))
 			a.Schedule(at, kindTest, 0, 0, int64(step))
 			b.Schedule(at, kindTest, 0, 0, int64(step))
 		case op < 4+resets:
 			k := r.IntN(len(ta))
-			at := now + Time(r.Int64N(1<<uint(r.IntN(40))))
+			at := now + Time(r.Int64N(1<<uint(r.IntN(span))))
 			stale := a.stale
 			a.Reset(ta[k], at)
 			b.Reset(tb[k], at)
@@ -256,7 +259,7 @@ func matchHeap(t *testing.T, timers, scheds, resets, pops int, seed uint64) {
 				t.Fatalf("seed %d step %d: Stop disagrees", seed, step)
 			}
 		case op < 6+resets && r.IntN(50) == 0:
-			st := now + Time(r.Int64N(1<<30))
+			st := now + Time(r.Int64N(1<<uint(min(30, span))))
 			a.SetStop(st)
 			b.SetStop(st)
 		case op < 6+resets && r.IntN(10) == 0:

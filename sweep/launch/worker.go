@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rocesweep/rocesweep/internal/memory"
 	"github.com/rocesweep/rocesweep/model/config"
 	"github.com/rocesweep/rocesweep/model/stats"
 	"github.com/rocesweep/rocesweep/resultsdir/journal"
@@ -164,7 +165,18 @@ type workerResponse struct {
 // job, and each job's configuration copied from it (specCache). Between jobs the worker hands a large heap back to
 // the system, so the runner's memory watch sees the next job, not the last one's
 // leftovers.
+//
+// The worker collects at memory.OneJobGCPercent, as a one-job process does, unless the
+// GOGC environment variable is set: little stays live between its jobs (a job's rows
+// leave with its response), so at Go's 100% the collector ran again and again through
+// the fabric and rows of small jobs, freeing little. Its memory limit (MaxMem) still
+// bounds it, a large fabric tightens the collector for its own job
+// (memory.TightenIfLarge) and starts with a collection (memory.HugePages), and each
+// job's own target ends with the job (serveJob).
 func ServeWorker(stdin io.Reader, stdout io.Writer, job JobFunc) error {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(memory.OneJobGCPercent)
+	}
 	return serveWorker(stdin, stdout, job, hooks{})
 }
 
