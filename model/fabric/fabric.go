@@ -234,6 +234,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	for t := range f.tierSw {
 		f.tierSw[t] = cfg.TierSwitch(t)
 	}
+	var shared switchdev.Shared // one copy of each distinct set of switch parameters
 	for _, n := range g.Switches {
 		node := &g.Nodes[n]
 		ports := make([]switchdev.PortSpec, len(node.Ports))
@@ -243,7 +244,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		nodeIdx := n
 		rk := g.RouteKeys(n)
 		keys := &switchdev.DestKeys{Attach: rk.Attach, Slot: rk.Slot, Self: rk.Self, N: rk.N, Size: rk.Size}
-		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier, Hosts: int32(len(g.NICs)), Keys: keys},
+		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier, Hosts: int32(len(g.NICs)), Keys: keys, Shared: &shared},
 			&f.tierSw[node.Tier], &f.cfg.Global, ports, func(dst int32) []int16 { return g.Route(nodeIdx, dst) },
 			f.eng, &f.pool, cfg.Seed)
 		if err != nil {

@@ -42,6 +42,30 @@ type Identity struct {
 	// Keys, when set, number the destinations this switch tells apart (topo.RouteKeys):
 	// the route cache holds one entry per key instead of one per host.
 	Keys *DestKeys
+	// Shared, when set, is where switches of one fabric find each other's read-only
+	// per-frame parameters: switches of one configuration then read one copy, which
+	// stays in the caches, instead of one each. Nil: the switch keeps its own.
+	Shared *Shared
+}
+
+// Shared holds the distinct read-only per-frame parameters (frameParams) of a fabric's
+// switches. The zero value is ready; not safe for concurrent use (one per job).
+type Shared struct {
+	fps []*frameParams
+}
+
+// intern returns the held copy equal to fp, holding fp's if there is none.
+func (sh *Shared) intern(fp *frameParams) *frameParams {
+	if sh == nil {
+		return fp
+	}
+	for _, h := range sh.fps {
+		if *h == *fp {
+			return h
+		}
+	}
+	sh.fps = append(sh.fps, fp)
+	return fp
 }
 
 // DestKeys is a dense numbering of destination hosts such that hosts with the same key
@@ -65,10 +89,11 @@ type PortSpec struct {
 // Switch is one shared-buffer switch (switch.md). It is driven by the fabric: Receive for
 // frames the links deliver, Handle for its own events. Not safe for concurrent use.
 //
-// Layout (TestSwitchHotLines): what every frame reads (line 0), the per-frame
-// counters (line 1), the buffer parameters (frameParams), the route cache's line
-// (ecmpState), then each pool's totals and views in lines of their own; what set-up,
-// records and rare paths read comes last.
+// Layout (TestSwitchHotLines): what every frame reads (line 0, with the buffer
+// parameters by pointer: switches of one configuration share them, Identity.Shared), the
+// per-frame counters (line 1), the route cache's line (ecmpState), then each pool's
+// totals and views in lines of their own; what set-up, records and rare paths read comes
+// last.
 type Switch struct {
 	eng       *sim.Engine
 	pool      *pkt.Pool
@@ -79,11 +104,9 @@ type Switch struct {
 	flowlet   bool
 	hashFn    uint8 // EcmpHashMethod: HashDPR...
 	_         [7]byte
-	gap       sim.Time // LoadBalancingFlowlet.Gap
+	fp        *frameParams // read-only; shared by the switches of one configuration
 
 	c Counters
-
-	fp frameParams
 
 	ecmp ecmpState
 
@@ -100,12 +123,14 @@ type Switch struct {
 	lastND, lastBuf, lastLB sim.Time
 }
 
-// frameParams are the buffer parameters (Buffer, switch.md §4) and ECN settings (§9)
-// that admission, release and marking read for every frame, copied in New: one line
-// holds the class maps, port thresholds, the ECN average's weight and whether marking is
-// on, then each pool's size, limit and ECN thresholds take 32 bytes (pools 0 and 1 share
-// a line). In Buffer and config.Switch they sit in as many lines as there are fields,
-// and a hop would read five or six cold lines of them.
+// frameParams are the buffer parameters (Buffer, switch.md §4), ECN settings (§9) and
+// flowlet gap (§10.4) that admission, release, marking and load balancing read for every
+// frame, copied in New: one line holds the class maps, port thresholds, the ECN
+// average's weight and whether marking is on, then each pool's size, limit and ECN
+// thresholds take 32 bytes (pools 0 and 1 share a line). In Buffer and config.Switch
+// they sit in as many lines as there are fields, and a hop would read five or six cold
+// lines of them. Never modified after New, so switches of one configuration share one
+// copy (Shared): on a large fabric each switch's own copy would be cold at every frame.
 type frameParams struct {
 	poolOfTC    [8]uint8 // Buffer.PoolOfTC
 	lossless    [8]bool  // Buffer.LosslessTC
@@ -117,6 +142,7 @@ type frameParams struct {
 	ecnOn       bool // EcnHandler.EnableEcn (§9)
 	_           [6]byte
 	pool        [8]poolParams
+	gap         sim.Time // LoadBalancingFlowlet.Gap (§10.4)
 }
 
 // poolParams are one pool's Buffer.PoolSize, PerPortLimit, EcnMin and EcnMax.
@@ -178,7 +204,6 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 		trim:     cfg.SharedBufferManager.UETPolicyEnabled && cfg.PacketTrimmer.TrimmingEnabled,
 		flowlet:  cfg.LoadBalancingMethod == "flowlet",
 		pfcAware: cfg.LoadBalancingFlowlet.PFCAware,
-		gap:      cfg.LoadBalancingFlowlet.Gap,
 	}
 	if k := id.Keys; k != nil {
 		s.ecmp.keys, s.ecmp.attach, s.ecmp.self, s.ecmp.n = k, k.Attach, k.Self, k.N
@@ -190,8 +215,10 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
-	s.fp = newFrameParams(&b, limit)
-	s.fp.ewma, s.fp.ecnOn = cfg.EcnHandler.EwmaWeight, cfg.EcnHandler.EnableEcn
+	fp := newFrameParams(&b, limit)
+	fp.ewma, fp.ecnOn = cfg.EcnHandler.EwmaWeight, cfg.EcnHandler.EnableEcn
+	fp.gap = cfg.LoadBalancingFlowlet.Gap
+	s.fp = id.Shared.intern(&fp)
 	hashFn, err := hashMethod(cfg.EcmpHashMethod)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
