@@ -252,9 +252,10 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		}
 		f.switches = append(f.switches, sw)
 	}
+	var nicShared nic.Shared // one copy of each distinct set of NIC limits
 	for h, n := range g.NICs {
 		node := &g.Nodes[n]
-		nc, err := nic.New(nic.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Host: int32(h)},
+		nc, err := nic.New(nic.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Host: int32(h), Shared: &nicShared},
 			&f.cfg.NIC, &f.cfg.Global, out(n, node.Ports[0]), f.eng, &f.pool, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", node.Name, err)
