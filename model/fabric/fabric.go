@@ -252,7 +252,8 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		}
 		f.switches = append(f.switches, sw)
 	}
-	var nicShared nic.Shared // one copy of each distinct set of NIC limits
+	var nicShared nic.Shared // one copy of each distinct set of NIC limits, and the NICs by value
+	nicShared.Reserve(len(g.NICs))
 	for h, n := range g.NICs {
 		node := &g.Nodes[n]
 		nc, err := nic.New(nic.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Host: int32(h), Shared: &nicShared},

@@ -9,7 +9,8 @@ import (
 // egress and ingress occupancies lines 1 and 2, the per-frame flags and parameters lines 3
 // and 4 (with the pointer to the shared per-class limits), the dedicated queue shares
 // line 5 with class 0's egress queue, the per-frame counters of Counters and RoceCounters are a line
-// each, and each PCIe direction takes three lines of its own.
+// each, each PCIe direction takes three lines of its own, and a NIC is an odd number of
+// whole lines.
 func TestNICHotLines(t *testing.T) {
 	var n NIC
 	var c Counters
@@ -33,6 +34,8 @@ func TestNICHotLines(t *testing.T) {
 		{"offset of RoceCounters.NacksSent (end of its first line)", unsafe.Offsetof(r.NacksSent), 56},
 		{"offset of n2h mod 64", unsafe.Offsetof(n.n2h) % 64, 0},
 		{"size of pcieDir", unsafe.Sizeof(pcieDir{}), 192},
+		{"size of NIC mod 64", unsafe.Sizeof(n) % 64, 0},
+		{"size of NIC in lines mod 2 (odd)", unsafe.Sizeof(n) / 64 % 2, 1},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s = %d, want %d", c.name, c.got, c.want)

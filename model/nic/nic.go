@@ -62,9 +62,26 @@ type Identity struct {
 }
 
 // Shared holds the distinct read-only per-frame parameters (the per-class limits) of a
-// fabric's NICs. The zero value is ready; not safe for concurrent use (one per job).
+// fabric's NICs, and the slab their values are built in (Reserve). The zero value is
+// ready; not safe for concurrent use (one per job).
 type Shared struct {
 	lims []*[8]tcLimits
+	slab []NIC // NICs not yet handed out by New
+}
+
+// Reserve sets aside one array for the next n NICs New builds with this Shared: NICs
+// by value, one after another, rather than each its own allocation (whose size class
+// would put every NIC at a multiple of 4 KiB, on the same cache sets).
+func (sh *Shared) Reserve(n int) { sh.slab = make([]NIC, n) }
+
+// alloc returns the next NIC of the slab, or a new one when none is left.
+func (sh *Shared) alloc() *NIC {
+	if sh == nil || len(sh.slab) == 0 {
+		return new(NIC)
+	}
+	n := &sh.slab[0]
+	sh.slab = sh.slab[1:]
+	return n
 }
 
 // intern returns the held copy equal to l, holding l if there is none.
@@ -239,6 +256,10 @@ type NIC struct {
 	pfc  [8]pfcStat
 	rtt  rttStat
 	last reportSnap
+	// A NIC is a whole, odd number of lines (TestNICHotLines): in a slab (Shared.Reserve)
+	// every NIC's line 0 starts a line, and the NICs' hot lines spread over the cache's
+	// sets instead of sharing the few a power-of-two stride maps them to.
+	_ [24]byte
 }
 
 // tcLimits are the pools and PFC thresholds of one class (Pools.Egress, Ingress, Xoff,
@@ -275,7 +296,8 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 	if n2hRate <= 0 || h2nRate <= 0 {
 		return nil, fmt.Errorf("nic %s: PCIe rate LaneBps x LaneCount must be positive (NIC side %g, host side %g bit/s; nic.md §5)", id.Name, n2hRate, h2nRate)
 	}
-	n := &NIC{
+	n := id.Shared.alloc()
+	*n = NIC{
 		id: id, host: id.Host, eng: eng, pool: pool, out: out,
 		P:         ComputePools(cfg, g, out.RateBps),
 		L:         out.RateBps,
