@@ -234,7 +234,12 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	for t := range f.tierSw {
 		f.tierSw[t] = cfg.TierSwitch(t)
 	}
-	var shared switchdev.Shared // one copy of each distinct set of switch parameters
+	var shared switchdev.Shared // one copy of each distinct set of switch parameters, and the switches and their ports by value
+	swPorts := 0
+	for _, n := range g.Switches {
+		swPorts += len(g.Nodes[n].Ports)
+	}
+	shared.Reserve(len(g.Switches), swPorts)
 	for _, n := range g.Switches {
 		node := &g.Nodes[n]
 		ports := make([]switchdev.PortSpec, len(node.Ports))

@@ -33,10 +33,11 @@ func TestPortHotLines(t *testing.T) {
 
 // TestSwitchHotLines pins the switch layout: what every frame reads fills line 0 (with
 // the pointer to the shared buffer parameters), the per-frame counters line 1, the
-// buffer parameters and ECN settings start a line of their own and each pool's 32 bytes
-// follow (pools 0 and 1 in the next line), the route cache's
+// buffer parameters and ECN settings hold the class maps and thresholds in their first 64
+// bytes and each pool's 32 bytes follow (pools 0 and 1 together), the route cache's
 // first line holds what every lookup reads, an ECMP set's first line what every frame
-// through it reads, and each pool's totals and views start a line, one view to a line.
+// through it reads, each pool's totals and views start a line, one view to a line, and a
+// switch is an odd number of whole lines.
 func TestSwitchHotLines(t *testing.T) {
 	var s Switch
 	var c Counters
@@ -59,6 +60,8 @@ func TestSwitchHotLines(t *testing.T) {
 		{"size of lineSampler", unsafe.Sizeof(lineSampler{}), 64},
 		{"offset of ing in swPool", unsafe.Offsetof(s.pools[0].ing), 64},
 		{"size of swPool", unsafe.Sizeof(swPool{}), 320},
+		{"size of Switch mod 64", unsafe.Sizeof(s) % 64, 0},
+		{"size of Switch in lines mod 2 (odd)", unsafe.Sizeof(s) / 64 % 2, 1},
 	})
 }
 

@@ -49,9 +49,42 @@ type Identity struct {
 }
 
 // Shared holds the distinct read-only per-frame parameters (frameParams) of a fabric's
-// switches. The zero value is ready; not safe for concurrent use (one per job).
+// switches, and the slabs their values and ports are built in (Reserve). The zero value
+// is ready; not safe for concurrent use (one per job).
 type Shared struct {
-	fps []*frameParams
+	fps   []*frameParams
+	sws   []Switch // switches not yet handed out by New
+	ports []port   // ports not yet handed out by New
+}
+
+// Reserve sets aside one array for the next switches New builds with this Shared and
+// one for their ports (ports in all): switches and ports by value, one after another,
+// rather than each switch and each switch's ports their own allocation (whose size
+// classes and page alignment would put every switch, and every switch's port i, on the
+// same cache sets).
+func (sh *Shared) Reserve(switches, ports int) {
+	sh.sws = make([]Switch, switches)
+	sh.ports = make([]port, ports)
+}
+
+// allocSwitch returns the next switch of the slab, or a new one when none is left.
+func (sh *Shared) allocSwitch() *Switch {
+	if sh == nil || len(sh.sws) == 0 {
+		return new(Switch)
+	}
+	s := &sh.sws[0]
+	sh.sws = sh.sws[1:]
+	return s
+}
+
+// allocPorts returns the next n ports of the slab, or new ones when fewer are left.
+func (sh *Shared) allocPorts(n int) []port {
+	if sh == nil || len(sh.ports) < n {
+		return make([]port, n)
+	}
+	p := sh.ports[:n:n]
+	sh.ports = sh.ports[n:]
+	return p
 }
 
 // intern returns the held copy equal to fp, holding fp's if there is none.
@@ -121,6 +154,11 @@ type Switch struct {
 	route func(dstHost int32) []int16
 
 	lastND, lastBuf, lastLB sim.Time
+	// A Switch is a whole, odd number of lines (TestSwitchHotLines): in a slab
+	// (Shared.Reserve) every switch's line 0 starts a line, and the switches' hot lines
+	// spread over the cache's sets instead of sharing the few a power-of-two stride maps
+	// them to.
+	_ [24]byte
 }
 
 // frameParams are the buffer parameters (Buffer, switch.md §4), ECN settings (§9) and
@@ -195,11 +233,12 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
-	s := &Switch{
+	s := id.Shared.allocSwitch()
+	*s = Switch{
 		id: id, dev: id.Dev, cfg: cfg, g: g, buf: b, eng: eng, pool: pool, route: route,
 		rng:      sim.NewRand(seed, uint64(id.NodeID)),
 		lbRng:    sim.NewRand(seed, LBStream(id.NodeID)),
-		ports:    make([]port, len(ports)),
+		ports:    id.Shared.allocPorts(len(ports)),
 		uet:      cfg.SharedBufferManager.UETPolicyEnabled,
 		trim:     cfg.SharedBufferManager.UETPolicyEnabled && cfg.PacketTrimmer.TrimmingEnabled,
 		flowlet:  cfg.LoadBalancingMethod == "flowlet",
