@@ -234,6 +234,12 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	for t := range f.tierSw {
 		f.tierSw[t] = cfg.TierSwitch(t)
 	}
+	var shared switchdev.Shared // one copy of each distinct set of switch parameters, and the switches and their ports by value
+	swPorts := 0
+	for _, n := range g.Switches {
+		swPorts += len(g.Nodes[n].Ports)
+	}
+	shared.Reserve(len(g.Switches), swPorts)
 	for _, n := range g.Switches {
 		node := &g.Nodes[n]
 		ports := make([]switchdev.PortSpec, len(node.Ports))
@@ -243,7 +249,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		nodeIdx := n
 		rk := g.RouteKeys(n)
 		keys := &switchdev.DestKeys{Attach: rk.Attach, Slot: rk.Slot, Self: rk.Self, N: rk.N, Size: rk.Size}
-		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier, Hosts: int32(len(g.NICs)), Keys: keys},
+		sw, err := switchdev.New(switchdev.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Tier: node.Tier, Hosts: int32(len(g.NICs)), Keys: keys, Shared: &shared},
 			&f.tierSw[node.Tier], &f.cfg.Global, ports, func(dst int32) []int16 { return g.Route(nodeIdx, dst) },
 			f.eng, &f.pool, cfg.Seed)
 		if err != nil {
@@ -251,9 +257,11 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 		}
 		f.switches = append(f.switches, sw)
 	}
+	var nicShared nic.Shared // one copy of each distinct set of NIC limits, and the NICs by value
+	nicShared.Reserve(len(g.NICs))
 	for h, n := range g.NICs {
 		node := &g.Nodes[n]
-		nc, err := nic.New(nic.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Host: int32(h)},
+		nc, err := nic.New(nic.Identity{Dev: node.Index, NodeID: node.ID, Name: node.Name, Host: int32(h), Shared: &nicShared},
 			&f.cfg.NIC, &f.cfg.Global, out(n, node.Ports[0]), f.eng, &f.pool, cfg.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", node.Name, err)

@@ -55,6 +55,47 @@ type Identity struct {
 	NodeID int64  // records' node_id
 	Name   string // records' component_name
 	Host   int32  // host index; its IPv4 address is Host+1
+	// Shared, when set, is where NICs of one fabric find each other's read-only
+	// per-frame parameters: NICs of one configuration then read one copy. Nil: the NIC
+	// keeps its own.
+	Shared *Shared
+}
+
+// Shared holds the distinct read-only per-frame parameters (the per-class limits) of a
+// fabric's NICs, and the slab their values are built in (Reserve). The zero value is
+// ready; not safe for concurrent use (one per job).
+type Shared struct {
+	lims []*[8]tcLimits
+	slab []NIC // NICs not yet handed out by New
+}
+
+// Reserve sets aside one array for the next n NICs New builds with this Shared: NICs
+// by value, one after another, rather than each its own allocation (whose size class
+// would put every NIC at a multiple of 4 KiB, on the same cache sets).
+func (sh *Shared) Reserve(n int) { sh.slab = make([]NIC, n) }
+
+// alloc returns the next NIC of the slab, or a new one when none is left.
+func (sh *Shared) alloc() *NIC {
+	if sh == nil || len(sh.slab) == 0 {
+		return new(NIC)
+	}
+	n := &sh.slab[0]
+	sh.slab = sh.slab[1:]
+	return n
+}
+
+// intern returns the held copy equal to l, holding l if there is none.
+func (sh *Shared) intern(l *[8]tcLimits) *[8]tcLimits {
+	if sh == nil {
+		return l
+	}
+	for _, h := range sh.lims {
+		if *h == *l {
+			return h
+		}
+	}
+	sh.lims = append(sh.lims, l)
+	return l
 }
 
 // Verb is the RDMA operation of a work request (nic.md §3). Both behave the same on the
@@ -120,7 +161,6 @@ type NIC struct {
 	clk   float64 // transmit clock factor 1 + offset (config ClockTolerancePpm); 1 = exact
 	egOcc [8]int64
 	inOcc [8]int64
-	lim   [8]tcLimits // P's per-class pools and thresholds, 32 B a class
 
 	txCur      pkt.Handle
 	host       int32 // id.Host: a frame's SrcHost (§6)
@@ -145,7 +185,11 @@ type NIC struct {
 	// OnDelivered is called at the receiver when an in-order data packet's payload has been
 	// written to host memory (its last PCIe write reached the host, §5). May be nil.
 	OnDelivered func(src int32, bytes int64)
-	_           [16]byte
+	// lim is P's per-class pools and thresholds, 32 B a class, read-only: NICs of one
+	// configuration share one copy (Identity.Shared), which stays in the caches where
+	// each NIC's own would be cold at its frames on a large fabric.
+	lim *[8]tcLimits
+	_   [8]byte
 
 	// Egress (§4, §6, §7, §11): the dedicated queue shares a line with class 0's queue.
 	dedicated ring.Ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
@@ -212,6 +256,10 @@ type NIC struct {
 	pfc  [8]pfcStat
 	rtt  rttStat
 	last reportSnap
+	// A NIC is a whole, odd number of lines (TestNICHotLines): in a slab (Shared.Reserve)
+	// every NIC's line 0 starts a line, and the NICs' hot lines spread over the cache's
+	// sets instead of sharing the few a power-of-two stride maps them to.
+	_ [24]byte
 }
 
 // tcLimits are the pools and PFC thresholds of one class (Pools.Egress, Ingress, Xoff,
@@ -248,7 +296,8 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 	if n2hRate <= 0 || h2nRate <= 0 {
 		return nil, fmt.Errorf("nic %s: PCIe rate LaneBps x LaneCount must be positive (NIC side %g, host side %g bit/s; nic.md §5)", id.Name, n2hRate, h2nRate)
 	}
-	n := &NIC{
+	n := id.Shared.alloc()
+	*n = NIC{
 		id: id, host: id.Host, eng: eng, pool: pool, out: out,
 		P:         ComputePools(cfg, g, out.RateBps),
 		L:         out.RateBps,
@@ -285,8 +334,9 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 	}
 	in := &cfg.NetworkInterface.IngressBufferManager
 	eg := &cfg.NetworkInterface.EgressBufferManager
+	var lim [8]tcLimits
 	for c := 0; c < 8; c++ {
-		n.lim[c] = tcLimits{egress: n.P.Egress[c], ingress: n.P.Ingress[c], xoff: n.P.Xoff[c], xon: n.P.Xon[c]}
+		lim[c] = tcLimits{egress: n.P.Egress[c], ingress: n.P.Ingress[c], xoff: n.P.Xoff[c], xon: n.P.Xon[c]}
 		n.pfcEnable[c] = in.PFCEnableVector[c] == 1 // §12.1: any other value disables
 		n.quanta[c] = int64(in.QuantaValue[c])
 		n.wrrWeight[c] = int64(eg.WRRQueueWeights[c])
@@ -296,6 +346,7 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		n.pauseTimer[c] = eng.NewTimer(KindPauseEnd, id.Dev, int16(c), 0)
 		n.refreshTimer[c] = eng.NewTimer(KindPfcRefresh, id.Dev, int16(c), 0)
 	}
+	n.lim = id.Shared.intern(&lim)
 	switch eg.QueueSchedulingType {
 	case "", "StrictPriority":
 		n.schedMode = schedSP
@@ -349,11 +400,10 @@ func (n *NIC) PrefetchRx(p *pkt.Packet) {
 }
 
 // prefetchHot hints the lines every frame reads (TestNICHotLines): the pointers, the
-// occupancies and classes 0 and 1's limits (lines 0-3), the flags, parameters and queues
-// (lines 7-10) and the first lines of the two counter sets.
+// occupancies, the flags, parameters and queues (lines 0-6) and the first lines of the
+// two counter sets.
 func (n *NIC) prefetchHot() {
-	sim.PrefetchSpan(unsafe.Pointer(n), 4)
-	sim.PrefetchSpan(unsafe.Pointer(&n.txCur), 4)
+	sim.PrefetchSpan(unsafe.Pointer(n), 7)
 	sim.Prefetch(unsafe.Pointer(&n.cnt))
 	sim.Prefetch(unsafe.Pointer(&n.roce))
 }

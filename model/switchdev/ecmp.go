@@ -299,7 +299,7 @@ func (s *Switch) selectEgress(p *pkt.Packet, tc int, now sim.Time) (int16, lbDec
 	slotIdx := int32(h % FlowTableSlots)
 	dec.slot = slotIdx
 	slot := &set.table[slotIdx]
-	if slot.valid && now-slot.last < s.gap {
+	if slot.valid && now-slot.last < s.fp.gap {
 		dec.member = slot.member // within the gap: keep it, even if since paused
 		return set.members[dec.member], dec
 	}

@@ -31,11 +31,13 @@ func TestPortHotLines(t *testing.T) {
 	t.Logf("port: %d B", unsafe.Sizeof(pt))
 }
 
-// TestSwitchHotLines pins the switch layout: what every frame reads fills line 0, the
-// per-frame counters line 1, the frame's buffer parameters and ECN settings start a line
-// and each pool's 32 bytes follow (pools 0 and 1 in the next line), the route cache's
+// TestSwitchHotLines pins the switch layout: what every frame reads fills line 0 (with
+// the pointer to the shared buffer parameters), the per-frame counters line 1, the
+// buffer parameters and ECN settings hold the class maps and thresholds in their first 64
+// bytes and each pool's 32 bytes follow (pools 0 and 1 together), the route cache's
 // first line holds what every lookup reads, an ECMP set's first line what every frame
-// through it reads, and each pool's totals and views start a line, one view to a line.
+// through it reads, each pool's totals and views start a line, one view to a line, and a
+// switch is an odd number of whole lines.
 func TestSwitchHotLines(t *testing.T) {
 	var s Switch
 	var c Counters
@@ -43,10 +45,9 @@ func TestSwitchHotLines(t *testing.T) {
 	var es ecmpState
 	var set ecmpSet
 	checkLayout(t, []layoutCheck{
-		{"offset of gap (end of line 0)", unsafe.Offsetof(s.gap), 56},
+		{"offset of fp (end of line 0)", unsafe.Offsetof(s.fp), 56},
 		{"offset of c", unsafe.Offsetof(s.c), 64},
 		{"offset of MaxPoolBytes (last per-frame counter)", unsafe.Offsetof(c.MaxPoolBytes), 56},
-		{"offset of fp mod 64", unsafe.Offsetof(s.fp) % 64, 0},
 		{"offset of fp.ecnOn (line 0 of fp)", unsafe.Offsetof(fp.ecnOn), 57},
 		{"offset of fp.pool", unsafe.Offsetof(fp.pool), 64},
 		{"size of poolParams", unsafe.Sizeof(poolParams{}), 32},
@@ -59,6 +60,8 @@ func TestSwitchHotLines(t *testing.T) {
 		{"size of lineSampler", unsafe.Sizeof(lineSampler{}), 64},
 		{"offset of ing in swPool", unsafe.Offsetof(s.pools[0].ing), 64},
 		{"size of swPool", unsafe.Sizeof(swPool{}), 320},
+		{"size of Switch mod 64", unsafe.Sizeof(s) % 64, 0},
+		{"size of Switch in lines mod 2 (odd)", unsafe.Sizeof(s) / 64 % 2, 1},
 	})
 }
 

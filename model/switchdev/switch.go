@@ -42,6 +42,63 @@ type Identity struct {
 	// Keys, when set, number the destinations this switch tells apart (topo.RouteKeys):
 	// the route cache holds one entry per key instead of one per host.
 	Keys *DestKeys
+	// Shared, when set, is where switches of one fabric find each other's read-only
+	// per-frame parameters: switches of one configuration then read one copy, which
+	// stays in the caches, instead of one each. Nil: the switch keeps its own.
+	Shared *Shared
+}
+
+// Shared holds the distinct read-only per-frame parameters (frameParams) of a fabric's
+// switches, and the slabs their values and ports are built in (Reserve). The zero value
+// is ready; not safe for concurrent use (one per job).
+type Shared struct {
+	fps   []*frameParams
+	sws   []Switch // switches not yet handed out by New
+	ports []port   // ports not yet handed out by New
+}
+
+// Reserve sets aside one array for the next switches New builds with this Shared and
+// one for their ports (ports in all): switches and ports by value, one after another,
+// rather than each switch and each switch's ports their own allocation (whose size
+// classes and page alignment would put every switch, and every switch's port i, on the
+// same cache sets).
+func (sh *Shared) Reserve(switches, ports int) {
+	sh.sws = make([]Switch, switches)
+	sh.ports = make([]port, ports)
+}
+
+// allocSwitch returns the next switch of the slab, or a new one when none is left.
+func (sh *Shared) allocSwitch() *Switch {
+	if sh == nil || len(sh.sws) == 0 {
+		return new(Switch)
+	}
+	s := &sh.sws[0]
+	sh.sws = sh.sws[1:]
+	return s
+}
+
+// allocPorts returns the next n ports of the slab, or new ones when fewer are left.
+func (sh *Shared) allocPorts(n int) []port {
+	if sh == nil || len(sh.ports) < n {
+		return make([]port, n)
+	}
+	p := sh.ports[:n:n]
+	sh.ports = sh.ports[n:]
+	return p
+}
+
+// intern returns the held copy equal to fp, holding fp's if there is none.
+func (sh *Shared) intern(fp *frameParams) *frameParams {
+	if sh == nil {
+		return fp
+	}
+	for _, h := range sh.fps {
+		if *h == *fp {
+			return h
+		}
+	}
+	sh.fps = append(sh.fps, fp)
+	return fp
 }
 
 // DestKeys is a dense numbering of destination hosts such that hosts with the same key
@@ -65,10 +122,11 @@ type PortSpec struct {
 // Switch is one shared-buffer switch (switch.md). It is driven by the fabric: Receive for
 // frames the links deliver, Handle for its own events. Not safe for concurrent use.
 //
-// Layout (TestSwitchHotLines): what every frame reads (line 0), the per-frame
-// counters (line 1), the buffer parameters (frameParams), the route cache's line
-// (ecmpState), then each pool's totals and views in lines of their own; what set-up,
-// records and rare paths read comes last.
+// Layout (TestSwitchHotLines): what every frame reads (line 0, with the buffer
+// parameters by pointer: switches of one configuration share them, Identity.Shared), the
+// per-frame counters (line 1), the route cache's line (ecmpState), then each pool's
+// totals and views in lines of their own; what set-up, records and rare paths read comes
+// last.
 type Switch struct {
 	eng       *sim.Engine
 	pool      *pkt.Pool
@@ -79,11 +137,9 @@ type Switch struct {
 	flowlet   bool
 	hashFn    uint8 // EcmpHashMethod: HashDPR...
 	_         [7]byte
-	gap       sim.Time // LoadBalancingFlowlet.Gap
+	fp        *frameParams // read-only; shared by the switches of one configuration
 
 	c Counters
-
-	fp frameParams
 
 	ecmp ecmpState
 
@@ -98,14 +154,21 @@ type Switch struct {
 	route func(dstHost int32) []int16
 
 	lastND, lastBuf, lastLB sim.Time
+	// A Switch is a whole, odd number of lines (TestSwitchHotLines): in a slab
+	// (Shared.Reserve) every switch's line 0 starts a line, and the switches' hot lines
+	// spread over the cache's sets instead of sharing the few a power-of-two stride maps
+	// them to.
+	_ [24]byte
 }
 
-// frameParams are the buffer parameters (Buffer, switch.md §4) and ECN settings (§9)
-// that admission, release and marking read for every frame, copied in New: one line
-// holds the class maps, port thresholds, the ECN average's weight and whether marking is
-// on, then each pool's size, limit and ECN thresholds take 32 bytes (pools 0 and 1 share
-// a line). In Buffer and config.Switch they sit in as many lines as there are fields,
-// and a hop would read five or six cold lines of them.
+// frameParams are the buffer parameters (Buffer, switch.md §4), ECN settings (§9) and
+// flowlet gap (§10.4) that admission, release, marking and load balancing read for every
+// frame, copied in New: one line holds the class maps, port thresholds, the ECN
+// average's weight and whether marking is on, then each pool's size, limit and ECN
+// thresholds take 32 bytes (pools 0 and 1 share a line). In Buffer and config.Switch
+// they sit in as many lines as there are fields, and a hop would read five or six cold
+// lines of them. Never modified after New, so switches of one configuration share one
+// copy (Shared): on a large fabric each switch's own copy would be cold at every frame.
 type frameParams struct {
 	poolOfTC    [8]uint8 // Buffer.PoolOfTC
 	lossless    [8]bool  // Buffer.LosslessTC
@@ -117,6 +180,7 @@ type frameParams struct {
 	ecnOn       bool // EcnHandler.EnableEcn (§9)
 	_           [6]byte
 	pool        [8]poolParams
+	gap         sim.Time // LoadBalancingFlowlet.Gap (§10.4)
 }
 
 // poolParams are one pool's Buffer.PoolSize, PerPortLimit, EcnMin and EcnMax.
@@ -169,16 +233,16 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
-	s := &Switch{
+	s := id.Shared.allocSwitch()
+	*s = Switch{
 		id: id, dev: id.Dev, cfg: cfg, g: g, buf: b, eng: eng, pool: pool, route: route,
 		rng:      sim.NewRand(seed, uint64(id.NodeID)),
 		lbRng:    sim.NewRand(seed, LBStream(id.NodeID)),
-		ports:    make([]port, len(ports)),
+		ports:    id.Shared.allocPorts(len(ports)),
 		uet:      cfg.SharedBufferManager.UETPolicyEnabled,
 		trim:     cfg.SharedBufferManager.UETPolicyEnabled && cfg.PacketTrimmer.TrimmingEnabled,
 		flowlet:  cfg.LoadBalancingMethod == "flowlet",
 		pfcAware: cfg.LoadBalancingFlowlet.PFCAware,
-		gap:      cfg.LoadBalancingFlowlet.Gap,
 	}
 	if k := id.Keys; k != nil {
 		s.ecmp.keys, s.ecmp.attach, s.ecmp.self, s.ecmp.n = k, k.Attach, k.Self, k.N
@@ -190,8 +254,10 @@ func New(id Identity, cfg *config.Switch, g *config.Global, ports []PortSpec, ro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
 	}
-	s.fp = newFrameParams(&b, limit)
-	s.fp.ewma, s.fp.ecnOn = cfg.EcnHandler.EwmaWeight, cfg.EcnHandler.EnableEcn
+	fp := newFrameParams(&b, limit)
+	fp.ewma, fp.ecnOn = cfg.EcnHandler.EwmaWeight, cfg.EcnHandler.EnableEcn
+	fp.gap = cfg.LoadBalancingFlowlet.Gap
+	s.fp = id.Shared.intern(&fp)
 	hashFn, err := hashMethod(cfg.EcmpHashMethod)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id.Name, err)
