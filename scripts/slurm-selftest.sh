@@ -245,7 +245,10 @@ check "$r1" configs/ci.yaml complete
 spec2=scripts/testdata/slurm-selftest.yaml
 say "round 2: $spec2 as a 3-task array; one task cancelled mid-run, then resubmitted"
 r2=$tmp/round2
-submit "$r2" "$spec2" --array-size 3
+# Commits every second, not every 10 s (the default): the victim is chosen at its first
+# commit, and at the default that came after most of a task's jobs had run, so the cancel
+# could land when none was left to lose.
+submit "$r2" "$spec2" --array-size 3 --commit-interval 1s
 first=$array
 victim=""
 start=$SECONDS
