@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/rocesweep/rocesweep/model/config"
@@ -92,17 +91,17 @@ func TestBisectDeterministicRuns(t *testing.T) {
 	}{{"deterministic", bisectSpec, thresholdJob}, {"stochastic", stochastic, noisyThresholdJob}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			run := func(dir string, o launch.Options, job launch.JobFunc) *study.SelectReport {
+			run := func(dir string, o launch.Options) *study.SelectReport {
 				t.Helper()
 				o.Dir = dir
-				sr, err := study.Select(context.Background(), bisectPlan(t, tc.spec), job, o)
+				sr, err := study.Select(context.Background(), bisectPlan(t, tc.spec), tc.job, o)
 				if err != nil {
 					t.Fatal(err)
 				}
 				return sr
 			}
 			base := t.TempDir()
-			one := run(filepath.Join(base, "j1"), launch.Options{Workers: 1}, tc.job)
+			one := run(filepath.Join(base, "j1"), launch.Options{Workers: 1})
 			d := one.Bisection
 			if d == nil || d.State != selection.Decided {
 				t.Fatalf("not decided: %+v", d)
@@ -126,7 +125,7 @@ func TestBisectDeterministicRuns(t *testing.T) {
 				t.Fatalf("%d jobs: the stochastic test wants several batches", d.Jobs)
 			}
 
-			two := run(filepath.Join(base, "j2"), launch.Options{Workers: 2}, tc.job)
+			two := run(filepath.Join(base, "j2"), launch.Options{Workers: 2})
 			if !reflect.DeepEqual(two.Bisection, d) {
 				t.Fatalf("-j 2 decided %+v, -j 1 %+v", two.Bisection, d)
 			}
@@ -136,27 +135,8 @@ func TestBisectDeterministicRuns(t *testing.T) {
 
 			// Killed after every 5 jobs, then resumed, until decided.
 			dir := filepath.Join(base, "killed")
-			var started atomic.Int64
-			for attempt := 0; ; attempt++ {
-				ctx, cancel := context.WithCancel(context.Background())
-				stopAt := started.Load() + 5
-				job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-					if started.Add(1) >= stopAt {
-						cancel()
-					}
-					return tc.job(c, cfg, id, emit)
-				}
-				sr, err := study.Select(ctx, bisectPlan(t, tc.spec), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
-				cancel()
-				if err == nil && sr.Bisection.State != selection.Running {
-					if !reflect.DeepEqual(sr.Bisection, d) {
-						t.Fatalf("after %d kills decided %+v, want %+v", attempt, sr.Bisection, d)
-					}
-					break
-				}
-				if attempt > 200 {
-					t.Fatal("no decision after 200 kills")
-				}
+			if sr := selectKilled(t, func() *sweep.Plan { return bisectPlan(t, tc.spec) }, tc.job, dir, 5); !reflect.DeepEqual(sr.Bisection, d) {
+				t.Fatalf("killed and resumed: decided %+v, want %+v", sr.Bisection, d)
 			}
 			if got := jobsOf(t, dir); !reflect.DeepEqual(got, want) {
 				t.Fatalf("killed and resumed: rows differ:\n%v\n%v", got, want)
@@ -164,20 +144,8 @@ func TestBisectDeterministicRuns(t *testing.T) {
 
 			// Two shards, each run in turn without waiting, until decided.
 			dir = filepath.Join(base, "shards")
-			for attempt := 0; ; attempt++ {
-				var last *study.SelectReport
-				for k := 1; k <= 2; k++ {
-					last = run(dir, launch.Options{Workers: 1, Shard: sweep.Shard{K: k, N: 2}, Resume: true}, tc.job)
-				}
-				if last.Bisection.State != selection.Running {
-					if !reflect.DeepEqual(last.Bisection, d) {
-						t.Fatalf("shards decided %+v, want %+v", last.Bisection, d)
-					}
-					break
-				}
-				if attempt > 200 {
-					t.Fatal("shards: no decision after 200 turns")
-				}
+			if last := selectShards(t, dir, run); !reflect.DeepEqual(last.Bisection, d) {
+				t.Fatalf("shards decided %+v, want %+v", last.Bisection, d)
 			}
 			if got := jobsOf(t, dir); !reflect.DeepEqual(got, want) {
 				t.Fatalf("shards: rows differ:\n%v\n%v", got, want)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,27 +115,8 @@ func TestSelectDeterministic(t *testing.T) {
 
 	// Killed after every 7 jobs, then resumed, until decided.
 	dir := filepath.Join(base, "killed")
-	var started atomic.Int64
-	for attempt := 0; ; attempt++ {
-		ctx, cancel := context.WithCancel(context.Background())
-		stopAt := started.Load() + 7
-		job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-			if started.Add(1) >= stopAt {
-				cancel()
-			}
-			return noisyJob(c, cfg, id, emit)
-		}
-		sr, err := study.Select(ctx, selectPlan(t), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
-		cancel()
-		if err == nil && sr.Decision.State != selection.Running {
-			if !reflect.DeepEqual(sr.Decision, d) {
-				t.Fatalf("after %d kills decided %+v, want %+v", attempt, sr.Decision, d)
-			}
-			break
-		}
-		if attempt > 100 {
-			t.Fatal("no decision after 100 kills")
-		}
+	if sr := selectKilled(t, func() *sweep.Plan { return selectPlan(t) }, noisyJob, dir, 7); !reflect.DeepEqual(sr.Decision, d) {
+		t.Fatalf("killed and resumed: decided %+v, want %+v", sr.Decision, d)
 	}
 	if got := jobsOf(t, dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("killed and resumed: rows differ:\n%v\n%v", got, want)
@@ -144,20 +124,8 @@ func TestSelectDeterministic(t *testing.T) {
 
 	// Two shards, each run in turn without waiting, until decided.
 	dir = filepath.Join(base, "shards")
-	for attempt := 0; ; attempt++ {
-		var last *study.SelectReport
-		for k := 1; k <= 2; k++ {
-			last = run(dir, launch.Options{Workers: 1, Shard: sweep.Shard{K: k, N: 2}, Resume: true})
-		}
-		if last.Decision.State != selection.Running {
-			if !reflect.DeepEqual(last.Decision, d) {
-				t.Fatalf("shards decided %+v, want %+v", last.Decision, d)
-			}
-			break
-		}
-		if attempt > 100 {
-			t.Fatal("shards: no decision after 100 turns")
-		}
+	if last := selectShards(t, dir, run); !reflect.DeepEqual(last.Decision, d) {
+		t.Fatalf("shards decided %+v, want %+v", last.Decision, d)
 	}
 	if got := jobsOf(t, dir); !reflect.DeepEqual(got, want) {
 		t.Fatalf("shards: rows differ:\n%v\n%v", got, want)
@@ -273,26 +241,7 @@ func TestSelectConditions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var started atomic.Int64
-	for attempt := 0; ; attempt++ {
-		ctx, cancel := context.WithCancel(context.Background())
-		stopAt := started.Load() + 5
-		job := func(c context.Context, cfg config.Config, id string, emit func(stats.Batch) error) (*stats.Result, error) {
-			if started.Add(1) >= stopAt {
-				cancel()
-			}
-			return condJob(c, cfg, id, emit)
-		}
-		sr, err := study.Select(ctx, plan(), job, launch.Options{Dir: dir, Workers: 2, Resume: attempt > 0})
-		cancel()
-		if err == nil && sr.Decision.State != selection.Running {
-			if !reflect.DeepEqual(sr.Decision, *want) {
-				t.Fatalf("after %d kills decided %+v, want %+v", attempt, sr.Decision, *want)
-			}
-			break
-		}
-		if attempt > 200 {
-			t.Fatal("no decision after 200 kills")
-		}
+	if sr := selectKilled(t, func() *sweep.Plan { return plan() }, condJob, dir, 5); !reflect.DeepEqual(sr.Decision, *want) {
+		t.Fatalf("killed and resumed: decided %+v, want %+v", sr.Decision, *want)
 	}
 }
