@@ -335,8 +335,8 @@ func (f *Fabric) Loop(ctx context.Context) (err error) {
 	defer f.recoverLimit(&err)
 	drain := f.cfg.Stop == "drain"
 	for {
-		ev, ok := f.eng.Next()
-		if !ok {
+		ev := f.eng.NextRef()
+		if ev == nil {
 			f.stopReason = "duration"
 			return nil
 		}
@@ -357,10 +357,10 @@ func (f *Fabric) Loop(ctx context.Context) (err error) {
 		case sim.OwnerNIC:
 			f.nics[ev.Dev].Handle(ev)
 		case sim.OwnerWorkload:
-			f.workloadEvent(ev)
+			f.workloadEvent(*ev)
 			f.checkDrained()
 		case sim.OwnerFabric:
-			f.report(ev)
+			f.report(*ev)
 		default:
 			return fmt.Errorf("fabric: event of unknown kind %#04x at %v", uint16(ev.Kind), ev.At)
 		}

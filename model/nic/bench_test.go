@@ -27,7 +27,7 @@ func BenchmarkPairLineRate(b *testing.B) {
 				h := pr.links[ev.Dev].Deliver(pr.eng)
 				pr.nics[1-ev.Dev].Receive(h)
 			case sim.OwnerNIC:
-				pr.nics[ev.Dev].Handle(ev)
+				pr.nics[ev.Dev].Handle(&ev)
 			}
 		}
 	}

@@ -86,7 +86,7 @@ func (pr *pair) run(until sim.Time) {
 			}
 			pr.nics[1-from].Receive(h)
 		case sim.OwnerNIC:
-			pr.nics[ev.Dev].Handle(ev)
+			pr.nics[ev.Dev].Handle(&ev)
 		case sim.OwnerTest:
 			pr.fns[ev.Arg]()
 		default:

@@ -431,7 +431,7 @@ func (n *NIC) pcieDirOf(port int16) *pcieDir {
 	return &n.h2n
 }
 
-func (n *NIC) Handle(ev sim.Event) {
+func (n *NIC) Handle(ev *sim.Event) {
 	switch ev.Kind {
 	case KindGenStart:
 		n.genRun()

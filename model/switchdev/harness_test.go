@@ -135,7 +135,7 @@ func (f *fab) step(ev sim.Event) {
 		f.sunk++
 		f.pool.Free(h)
 	case sim.OwnerSwitch:
-		f.sws[ev.Dev].Handle(ev)
+		f.sws[ev.Dev].Handle(&ev)
 		if f.afterSw != nil {
 			f.afterSw(int(ev.Dev), ev)
 		}

@@ -369,7 +369,7 @@ func (s *Switch) PrefetchRx(i int16, p *pkt.Packet) {
 	}
 }
 
-func (s *Switch) Handle(ev sim.Event) {
+func (s *Switch) Handle(ev *sim.Event) {
 	switch ev.Kind {
 	case KindTxDone:
 		s.txDone(int(ev.Port), pkt.Handle(ev.Arg))
