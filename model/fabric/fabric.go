@@ -111,6 +111,9 @@ type Fabric struct {
 	// prefetch: the loop hints the next events' lines (prefetchNext), on fabrics of at
 	// least prefetchHosts hosts.
 	prefetch bool
+	// hintFrames: below prefetchHosts, the loop still hints the frame that a link
+	// delivers next (fabrics of hintFrameHosts hosts or more).
+	hintFrames bool
 
 	lastTierHop [3]int64
 	stopReason  string
@@ -284,6 +287,7 @@ func New(cfg config.Config, opts Options) (*Fabric, error) {
 	}
 	f.qpTags = make([][]tagList, len(f.nics))
 	f.prefetch = len(f.nics) >= prefetchHosts
+	f.hintFrames = len(f.nics) >= hintFrameHosts
 
 	lineRate := g.Cables[g.Nodes[g.NICs[0]].Ports[0].Cable].RateBps
 	cdfs := opts.CDFs
@@ -342,6 +346,8 @@ func (f *Fabric) Loop(ctx context.Context) (err error) {
 		}
 		if f.prefetch {
 			f.prefetchNext()
+		} else if f.hintFrames {
+			f.hintFrame()
 		}
 		switch ev.Kind.Owner() {
 		case sim.OwnerLink:
@@ -407,6 +413,24 @@ func (f *Fabric) recoverLimit(err *error) {
 	*err = fmt.Errorf("job %s (%d hosts): more than %d %s at simulated %v, the most one job's event engine holds; %s",
 		job, len(f.nics), sim.MaxPending, le.What, le.At, fix)
 }
+
+// hintFrame hints the processor to load the frame that a link delivers next, when that
+// event is already in the engine's sorted run (one load to find it). Below
+// prefetchHosts it is the one hint the loop gives: the frame's first touch in the
+// switch's or NIC's Receive was the leaf-spine job's costliest miss (Receive 12.6% of
+// its CPU profile, 78% of that on the frame's first line; 7.2% with the hint).
+func (f *Fabric) hintFrame() {
+	if h := f.eng.NextInRun(); h != nil && h.Kind.Owner() == sim.OwnerLink {
+		sim.Prefetch(unsafe.Pointer(f.pool.Get(pkt.Handle(h.Arg))))
+	}
+}
+
+// hintFrameHosts is the fabric size from which the loop hints the next frame
+// (hintFrame), measured with go test -bench, interleaved pairs: a fat tree of k = 4 (16
+// hosts) took 12% longer with the hint and the 9-host incast 3% longer (their frames
+// stay in the caches); a leaf-spine of 32 hosts 3% less, the 128-host leaf-spine 5% less
+// and the fat tree of k = 8 (128 hosts) 11% less.
+const hintFrameHosts = 64
 
 // prefetchHosts is the fabric size from which the loop prefetches: a smaller fabric's
 // per-event state mostly stays in the caches, and the hints' instructions would cost more

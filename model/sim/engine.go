@@ -446,6 +446,15 @@ func (e *Engine) NextRef() *Event {
 	return nil
 }
 
+// NextInRun returns the payload of the event NextRef delivers next when that event is
+// already in the sorted run (cur), else nil: one load, for a hint to the processor.
+func (e *Engine) NextInRun() *Hint {
+	if e.head < len(e.cur) {
+		return e.payloadOf(&e.cur[e.head])
+	}
+	return nil
+}
+
 // Hint is what a pending event will deliver: its kind, device, port and argument. It is
 // also the engine's own payload slot.
 type Hint struct {

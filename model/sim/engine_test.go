@@ -47,6 +47,45 @@ func TestUpcoming(t *testing.T) {
 	}
 }
 
+// TestNextInRun: NextInRun names the event Next delivers next whenever it returns one
+// (it returns nil only when that event is not in the sorted run yet), on random
+// schedules with events added between deliveries.
+func TestNextInRun(t *testing.T) {
+	e := NewEngine()
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 200; i++ {
+		e.Schedule(Time(r.IntN(2000)), kindTest, int32(i), 0, int64(i))
+	}
+	named, n := 0, 200
+	for {
+		h := e.NextInRun()
+		var want Hint
+		if h != nil {
+			want = *h
+		}
+		ev, ok := e.Next()
+		if !ok {
+			if h != nil {
+				t.Fatalf("NextInRun named %+v, Next delivered nothing", want)
+			}
+			break
+		}
+		if h != nil {
+			named++
+			if want.Dev != ev.Dev || want.Arg != ev.Arg || want.Kind != ev.Kind {
+				t.Fatalf("NextInRun named %+v, Next delivered %+v", want, ev)
+			}
+		}
+		if n < 400 && r.IntN(2) == 0 { // some at now (into the run), some later
+			e.After(Time(r.IntN(3))*Time(r.IntN(500)), kindTest, int32(n), 0, int64(n))
+			n++
+		}
+	}
+	if named == 0 {
+		t.Fatal("NextInRun never named an event")
+	}
+}
+
 func TestOrderMatchesSort(t *testing.T) {
 	e := NewEngine()
 	r := rand.New(rand.NewPCG(1, 2))
