@@ -54,12 +54,12 @@ const layers = `
 
 	# The model: the simulator and its pieces, at the bottom. It imports nothing of this
 	# module outside model/.
-	model < model/sim, model/pkt, model/internal/invariants, model/internal/ring;
+	model < model/sim, model/pkt, model/internal/invariants, model/internal/ring, model/internal/intern;
 	model/sim < model/config, model/stats;
 	model/config < model/workload;
 	model/config, model/stats < model/topo;
 	model/sim, model/pkt, model/internal/ring < model/link;
-	model/config, model/stats, model/link, model/internal/invariants < model/nic, model/switchdev;
+	model/config, model/stats, model/link, model/internal/invariants, model/internal/intern < model/nic, model/switchdev;
 	model/nic, model/switchdev, model/topo < model/explain;
 	model/internal/invariants, model/nic, model/switchdev, model/topo, model/workload
 	< model/fabric;

@@ -31,23 +31,14 @@ func TestRowGroupBytesBoundsRowGroups(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			files, err := resultsdir.Files(dir, "nd_stats")
-			if err != nil || len(files) != 1 {
-				t.Fatalf("files %v, %v", files, err)
-			}
+			file := closeJobA(t, w, dir)
 			var groups int
 			if format == resultsdir.Parquet {
 				got := readParquet[portRow](t, dir, "nd_stats")
 				if !reflect.DeepEqual(got, rows) {
 					t.Fatalf("nd_stats: %d rows read back, want the %d written, in order", len(got), n)
 				}
-				f, err := os.Open(files[0])
+				f, err := os.Open(file)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -59,7 +50,7 @@ func TestRowGroupBytesBoundsRowGroups(t *testing.T) {
 				}
 				groups = len(pf.RowGroups())
 			} else {
-				f, err := os.Open(files[0])
+				f, err := os.Open(file)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -84,7 +75,7 @@ func TestRowGroupBytesBoundsRowGroups(t *testing.T) {
 			// 40,000 rows of ~50 B: at least 2 MB of values or pages, so several groups
 			// of 256 KiB, where RowGroupRows (65,536) alone would make one.
 			if groups < 3 {
-				t.Errorf("%s: %d row groups for %d rows at RowGroupBytes 256 KiB, want at least 3", filepath.Base(files[0]), groups, n)
+				t.Errorf("%s: %d row groups for %d rows at RowGroupBytes 256 KiB, want at least 3", filepath.Base(file), groups, n)
 			}
 		})
 	}
@@ -116,17 +107,8 @@ func TestEndGroup(t *testing.T) {
 			if err := w.EndGroup("no_such_table"); err == nil {
 				t.Error("EndGroup of an unknown table: no error")
 			}
-			if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			files, err := resultsdir.Files(dir, "nd_stats")
-			if err != nil || len(files) != 1 {
-				t.Fatalf("files %v, %v", files, err)
-			}
-			f, err := os.Open(files[0])
+			file := closeJobA(t, w, dir)
+			f, err := os.Open(file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,3 +184,19 @@ func TestPageBuffer(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// closeJobA ends job "a", closes w and returns the one nd_stats file the commit made.
+func closeJobA(t *testing.T, w *Writer, dir string) string {
+	t.Helper()
+	if err := w.JobDone(journal.JobLine{ID: "a", Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := resultsdir.Files(dir, "nd_stats")
+	if err != nil || len(files) != 1 {
+		t.Fatalf("files %v, %v", files, err)
+	}
+	return files[0]
+}

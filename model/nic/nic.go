@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/internal/intern"
 	"github.com/rocesweep/rocesweep/model/internal/ring"
 	"github.com/rocesweep/rocesweep/model/link"
 	"github.com/rocesweep/rocesweep/model/pkt"
@@ -89,13 +90,7 @@ func (sh *Shared) intern(l *[8]tcLimits) *[8]tcLimits {
 	if sh == nil {
 		return l
 	}
-	for _, h := range sh.lims {
-		if *h == *l {
-			return h
-		}
-	}
-	sh.lims = append(sh.lims, l)
-	return l
+	return intern.Value(&sh.lims, l)
 }
 
 // Verb is the RDMA operation of a work request (nic.md §3). Both behave the same on the

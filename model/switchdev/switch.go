@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/rocesweep/rocesweep/model/config"
+	"github.com/rocesweep/rocesweep/model/internal/intern"
 	"github.com/rocesweep/rocesweep/model/link"
 	"github.com/rocesweep/rocesweep/model/pkt"
 	"github.com/rocesweep/rocesweep/model/sim"
@@ -92,13 +93,7 @@ func (sh *Shared) intern(fp *frameParams) *frameParams {
 	if sh == nil {
 		return fp
 	}
-	for _, h := range sh.fps {
-		if *h == *fp {
-			return h
-		}
-	}
-	sh.fps = append(sh.fps, fp)
-	return fp
+	return intern.Value(&sh.fps, fp)
 }
 
 // DestKeys is a dense numbering of destination hosts such that hosts with the same key
