@@ -131,7 +131,7 @@ func (w *Writer) openFile(t *tableFile) error {
 	t.pq = newParquet(t.Schema, t.cw, []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.CreatedBy("rocesweep", "", ""),
-		parquet.PageBufferSize(pageBufferSize),
+		parquet.PageBufferSize(pageBufferOf(t.Type.NumField())),
 		parquet.ColumnPageBuffers(pageBuffers{}),
 	})
 	return nil
@@ -144,6 +144,23 @@ func (w *Writer) openFile(t *tableFile) error {
 // (docs/performance.md "Constants chosen by measurement"). Rows do not depend on it: only
 // the page boundaries of a table beyond 4,096 rows per row group do.
 const pageBufferSize = 32 << 10
+
+// tablePageBuffers bounds the page buffers of one table, all its columns together: 1 MiB.
+// A wide table's columns get smaller pages (pageBufferOf), so that writing a job's
+// widest table (roce_transport_stats, 75 columns: 2.4 MB of buffers at pageBufferSize)
+// costs no more memory than a narrow one's (docs/performance.md "Constants chosen by
+// measurement").
+const tablePageBuffers = 1 << 20
+
+// pageBufferOf is the page buffer of each column of a table of n columns:
+// pageBufferSize, or less for a table that would otherwise pass tablePageBuffers, in
+// whole KiB.
+func pageBufferOf(n int) int {
+	if n <= 0 || n*pageBufferSize <= tablePageBuffers {
+		return pageBufferSize
+	}
+	return tablePageBuffers / n &^ (1<<10 - 1)
+}
 
 // zstdCodec is shared by every file the process writes: its pool of zstd encoders (each
 // with hash tables of a few hundred KB) is filled once, not once per file. Its level is
