@@ -17,11 +17,12 @@
 //   - OneJob runs the collector at GOGC=400 in a process that runs one job (`sim`),
 //     unless the user set GOGC: its minimum heap goal is then 16 MB instead of 4 MB, so
 //     a small job, most of whose allocation is its Parquet writers, is not collected at
-//     all. While the job simulates (from TightenIfLarge to JobDone) the collector runs at
-//     Go's 100% instead, so that the garbage a long simulation makes (its spilled
-//     batches, report rows) is collected as at Go's default rather than piling up to
-//     16 MB: a job's footprint must not grow with simulated time. A large fabric gets
-//     TightenIfLarge's 25% once it is built, to the end.
+//     all. That holds through the simulation too: a long simulation's garbage (its
+//     report batches) is reused batch by batch and its spilled rows replayed under
+//     CollectGarbage, so its footprint stays flat in simulated time at 400% as at
+//     Go's 100%, which only added two collections to a short job's simulation (6% of
+//     the leaf-spine job's wall time). A large fabric gets TightenIfLarge's 25% once
+//     it is built, to the end.
 //   - CollectIfLarge collects at once between a large job's phases: a drained packet
 //     pool before the job's rows are built, the whole fabric before the rows are encoded,
 //     so that each next phase reuses the last one's pages instead of taking new ones.
@@ -47,10 +48,10 @@ const GCPercent = 25
 const LargeFabric = 16 << 20
 
 // TightenIfLarge sets the collector's target to GCPercent for the rest of the process
-// when the heap holds more than LargeFabric bytes, and to Go's 100% until JobDone in a
-// one-job process (OneJob) otherwise, unless the GOGC environment variable is set (then
-// Go has applied the user's choice). Jobs call it once their fabric is built. It is safe
-// for concurrent use.
+// when the heap holds more than LargeFabric bytes, unless the GOGC environment variable
+// is set (then Go has applied the user's choice); in a one-job process (OneJob) with a
+// smaller fabric it leaves OneJobGCPercent and marks the job simulating, for JobDone.
+// Jobs call it once their fabric is built. It is safe for concurrent use.
 func TightenIfLarge() {
 	if os.Getenv("GOGC") != "" {
 		return
@@ -59,32 +60,30 @@ func TightenIfLarge() {
 	case heapObjects() > LargeFabric:
 		debug.SetGCPercent(GCPercent)
 	case oneJob.Load():
-		// The simulation of a one-job process: collect as Go does, so that the garbage
-		// of a long simulation does not grow its footprint; JobDone loosens again.
-		debug.SetGCPercent(100)
+		// The simulation of a one-job process keeps OneJobGCPercent; JobDone collects
+		// the ended job's fabric.
 		simulating.Store(true)
 	}
 }
 
 // JobDone is called when a job has ended, before its rows are encoded: in a one-job
-// process whose fabric was not large, the collector goes back to OneJobGCPercent, after
-// collecting once if the heap holds more than jobLeftovers (the ended job's fabric,
-// garbage now), so that encoding reuses the fabric's memory instead of taking more; a
-// small job, a few MB of heap at its end, is not collected.
+// process whose fabric was not large, it collects once if the heap holds more than
+// jobLeftovers (the ended job's fabric, garbage now), so that encoding reuses the
+// fabric's memory instead of taking more; a small job, a few MB of heap at its end, is
+// not collected.
 func JobDone() {
 	if simulating.CompareAndSwap(true, false) && oneJob.Load() {
 		if heapObjects() > jobLeftovers {
 			runtime.GC()
 		}
-		debug.SetGCPercent(OneJobGCPercent)
 	}
 }
 
 // jobLeftovers is the heap above which JobDone collects.
 const jobLeftovers = 4 << 20
 
-// oneJob: OneJob is in force; simulating: TightenIfLarge set Go's 100% for the
-// simulation of that one job, and JobDone has not yet loosened it.
+// oneJob: OneJob is in force; simulating: TightenIfLarge marked the simulation of that
+// one job (its fabric not large), and JobDone has not yet run.
 var oneJob, simulating atomic.Bool
 
 func heapObjects() uint64 {

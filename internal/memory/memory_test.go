@@ -47,9 +47,9 @@ func TestTightenIfLarge(t *testing.T) {
 	runtime.KeepAlive(big)
 }
 
-// TestOneJob: OneJob sets OneJobGCPercent, TightenIfLarge (small heap) Go's 100% for the
-// simulation, JobDone OneJobGCPercent again, and restore the earlier target; with GOGC in
-// the environment it changes nothing.
+// TestOneJob: OneJob sets OneJobGCPercent, which TightenIfLarge (small heap) keeps for
+// the simulation, JobDone collects the ended job's garbage and keeps it too, and restore
+// puts back the earlier target; with GOGC in the environment it changes nothing.
 func TestOneJob(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
@@ -58,11 +58,11 @@ func TestOneJob(t *testing.T) {
 	if got := debug.SetGCPercent(OneJobGCPercent); got != OneJobGCPercent {
 		t.Errorf("after OneJob: collector at %d%%, want %d%%", got, OneJobGCPercent)
 	}
-	// The job's simulation runs at Go's 100%, its rows are encoded at OneJobGCPercent.
+	// The job's simulation and the encoding of its rows run at OneJobGCPercent.
 	runtime.GC()
 	TightenIfLarge()
-	if got := debug.SetGCPercent(100); got != 100 {
-		t.Errorf("simulating (small heap): collector at %d%%, want 100%%", got)
+	if got := debug.SetGCPercent(OneJobGCPercent); got != OneJobGCPercent {
+		t.Errorf("simulating (small heap): collector at %d%%, want %d%%", got, OneJobGCPercent)
 	}
 	makeGarbage(8)
 	if h := heapObjects(); h < jobLeftovers {
