@@ -377,10 +377,11 @@ var recordFields = func() []int {
 	return out
 }()
 
-// replayGarbage is the garbage writeSpilled lets pile up before it collects: 1 MiB. It
+// replayGarbage is the garbage writeSpilled lets pile up before it collects: 512 KiB. It
 // is what a job of many rows holds beyond a job of few (whose replay is never
-// collected), so it is kept small; each collection marks only the open writers.
-const replayGarbage = 1 << 20
+// collected), so it is kept small; each collection marks only the open writers
+// (docs/performance.md "Constants chosen by measurement").
+const replayGarbage = 512 << 10
 
 // clearBatch empties every table of b and zeroes the rows its slices held. gob decodes a
 // batch into b's slices when they are large enough and leaves out zero fields and empty
