@@ -184,7 +184,12 @@ type NIC struct {
 	// configuration share one copy (Identity.Shared), which stays in the caches where
 	// each NIC's own would be cold at its frames on a large fabric.
 	lim *[8]tcLimits
-	_   [8]byte
+	// lastResp is the index of the responder QP that the last data packet needing a
+	// lookup by its source went to (responder): a sender's packets carry no destination
+	// QPN until its first ACK returns, a round trip of packets on a large fabric, and a
+	// receiver's senders mostly come one at a time. -1: none yet.
+	lastResp int32
+	_        [4]byte
 
 	// Egress (§4, §6, §7, §11): the dedicated queue shares a line with class 0's queue.
 	dedicated ring.Ring[pkt.Handle]    // PFC frames and CNPs (§6, §7)
@@ -305,6 +310,7 @@ func New(id Identity, cfg *config.NIC, g *config.Global, out *link.Link, eng *si
 		dc:        newDcqcnParams(&cfg.ECNHandler, out.RateBps),
 		reqIndex:  make(map[qpKey]int32),
 		respIndex: make(map[qpKey]int32),
+		lastResp:  -1,
 		recND:     g.EnableNetDeviceStatLogging,
 		ndIvl:     g.NDStatsReportInterval,
 		recPFC:    g.EnablePFCECNStatsLogging,

@@ -85,13 +85,22 @@ func (n *NIC) responder(p *pkt.Packet) *qp {
 	if p.SrcHost < 0 {
 		panic(fmt.Sprintf("nic %s: data packet without a source host", n.id.Name))
 	}
+	// The responder QP of a source is unique (respIndex creates it once): the last one
+	// looked up, if it matches, is the one the map holds.
+	if i := n.lastResp; i >= 0 {
+		if q := &n.qps[i]; q.peerHost == p.SrcHost && q.peerQPN == p.SrcQP {
+			return q
+		}
+	}
 	key := qpKey{p.SrcHost, int32(p.SrcQP)}
 	if i, ok := n.respIndex[key]; ok {
+		n.lastResp = i
 		return &n.qps[i]
 	}
 	q := n.newQP(false, p.SrcHost, p.DataTC, p.CtrlTC)
 	q.peerQPN = p.SrcQP
 	n.respIndex[key] = q.idx
+	n.lastResp = q.idx
 	return q
 }
 
